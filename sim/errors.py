@@ -1,0 +1,10 @@
+"""The one exception type that means "the user gave us bad input"."""
+
+from __future__ import annotations
+
+
+class SimError(Exception):
+    """Bad input from the user: printed by the CLI as one line `sim: <message>`, exit status 2.
+
+    The message already names what is wrong (file, key, value); no traceback is shown.
+    """
