@@ -1,0 +1,122 @@
+"""An orbit camera: right-drag orbits, middle-drag (or shift+right-drag) pans, the wheel zooms.
+
+The left button is left alone for picking and dragging cubes. Handlers take the mouse position
+explicitly (Panda3D's normalised -1..1 coordinates), so tests drive them without a window.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from enum import Enum
+
+from panda3d.core import NodePath, Point3, Vec3
+
+ORBIT_DEG_PER_UNIT = 120.0  # dragging across the whole window (2 units) turns 240 degrees
+PAN_PER_UNIT = 0.6  # a full-width pan moves the target by 1.2 x the camera distance
+ZOOM_STEP = 0.88  # one wheel notch brings the camera this much closer
+MIN_PITCH_DEG, MAX_PITCH_DEG = -89.0, -5.0
+MIN_DISTANCE, MAX_DISTANCE = 1.5, 2000.0
+
+
+@dataclass(frozen=True, slots=True)
+class CameraPose:
+    """Where the orbit camera looks from.
+
+    Attributes:
+        target: World point the camera orbits and looks at.
+        distance: Camera distance from the target, world units.
+        heading_deg: Rotation about +Z; 0 looks along +Y.
+        pitch_deg: Tilt; negative looks down at the ground.
+    """
+
+    target: tuple[float, float, float]
+    distance: float
+    heading_deg: float
+    pitch_deg: float
+
+
+class DragMode(Enum):
+    """What a mouse drag does to the camera."""
+
+    ORBIT = "orbit"
+    PAN = "pan"
+
+
+class OrbitCamera:
+    """Keeps `camera` on a sphere around a target; input handlers change the pose."""
+
+    def __init__(self, camera: NodePath, home: CameraPose) -> None:
+        self._camera = camera
+        self._pivot = camera.get_parent().attach_new_node("camera-pivot")
+        camera.reparent_to(self._pivot)
+        self._home = home
+        self._pose = home
+        self._drag: DragMode | None = None
+        self._drag_from = (0.0, 0.0)
+        self._apply()
+
+    @property
+    def pose(self) -> CameraPose:
+        """The current pose."""
+        return self._pose
+
+    @property
+    def dragging(self) -> bool:
+        """True while an orbit or pan drag is under way."""
+        return self._drag is not None
+
+    def begin_drag(self, mode: DragMode, mouse: tuple[float, float]) -> None:
+        """Start orbiting or panning from the normalised mouse position `mouse`."""
+        self._drag = mode
+        self._drag_from = mouse
+
+    def drag_to(self, mouse: tuple[float, float]) -> None:
+        """Move the drag to `mouse`; does nothing when no drag is under way."""
+        if self._drag is None:
+            return
+        dx, dy = mouse[0] - self._drag_from[0], mouse[1] - self._drag_from[1]
+        self._drag_from = mouse
+        if self._drag is DragMode.ORBIT:
+            self._orbit(dx, dy)
+        else:
+            self._pan(dx, dy)
+
+    def end_drag(self) -> None:
+        """Finish the drag under way, if any."""
+        self._drag = None
+
+    def zoom(self, notches: int) -> None:
+        """Move closer for positive `notches`, further away for negative ones."""
+        distance = self._pose.distance * ZOOM_STEP**notches
+        self._set(distance=min(max(distance, MIN_DISTANCE), MAX_DISTANCE))
+
+    def reset(self) -> None:
+        """Go back to the pose the scene started with."""
+        self._pose = self._home
+        self._drag = None
+        self._apply()
+
+    def _orbit(self, dx: float, dy: float) -> None:
+        heading = (self._pose.heading_deg - dx * ORBIT_DEG_PER_UNIT) % 360.0
+        pitch = self._pose.pitch_deg + dy * ORBIT_DEG_PER_UNIT / 2
+        self._set(heading_deg=heading, pitch_deg=min(max(pitch, MIN_PITCH_DEG), MAX_PITCH_DEG))
+
+    def _pan(self, dx: float, dy: float) -> None:
+        # Pan in the ground plane, so dragging never lifts the target off the ground.
+        heading = math.radians(self._pose.heading_deg)
+        right = Vec3(math.cos(heading), math.sin(heading), 0.0)
+        forward = Vec3(-math.sin(heading), math.cos(heading), 0.0)
+        scale = self._pose.distance * PAN_PER_UNIT
+        target = Point3(*self._pose.target) - (right * dx + forward * dy) * scale
+        self._set(target=(target.x, target.y, target.z))
+
+    def _set(self, **changes: object) -> None:
+        self._pose = replace(self._pose, **changes)  # type: ignore[arg-type]
+        self._apply()
+
+    def _apply(self) -> None:
+        self._pivot.set_pos(*self._pose.target)
+        self._pivot.set_hpr(self._pose.heading_deg, self._pose.pitch_deg, 0.0)
+        self._camera.set_pos(0.0, -self._pose.distance, 0.0)
+        self._camera.set_hpr(0.0, 0.0, 0.0)

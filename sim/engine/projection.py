@@ -1,0 +1,25 @@
+"""World points to window pixels, for the report's `screen` field and for tests that click."""
+
+from __future__ import annotations
+
+from panda3d.core import Lens, NodePath, Point2, Point3
+
+
+def world_to_pixel(
+    point: Point3, *, camera: NodePath, lens: Lens, size: tuple[int, int]
+) -> tuple[int, int] | None:
+    """Return the pixel `(x, y)` where `point` appears, origin top-left, or None when not visible.
+
+    `point` is in the coordinate space of `camera`'s scene root. None means the point is behind
+    the camera or outside the window.
+    """
+    in_camera = camera.get_relative_point(camera.get_top(), point)
+    projected = Point2()
+    if not lens.project(in_camera, projected):
+        return None
+    width, height = size
+    x = (projected.x + 1.0) / 2.0 * width
+    y = (1.0 - projected.y) / 2.0 * height
+    if not (0 <= x < width and 0 <= y < height):
+        return None
+    return int(x), int(y)

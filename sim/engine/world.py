@@ -1,0 +1,241 @@
+"""World: owns the GameObjects under one root node and steps their components in a fixed order."""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from typing import TYPE_CHECKING
+
+from panda3d.core import NodePath
+
+from sim.engine.game_object import GameObject
+
+if TYPE_CHECKING:
+    from sim.engine.component import Component
+    from sim.engine.gizmos import Gizmos
+
+
+class World:
+    """The set of live GameObjects and the one place their hooks are called from.
+
+    Lifecycle rules (Unity's, in snake_case; deferred removal as in Ursina and esper):
+
+    - **awake**: once per component, as soon as the component is attached to an object that is in
+      this world *and* the world has started (its first `step()` has begun). Components that enter
+      before the first step are queued and awoken at the start of that step, in the order they
+      entered (object added, then its components in order; later `add_component` calls append).
+      After that, `World.add` and `GameObject.add_component` call `awake` before they return,
+      including when called from inside a hook.
+    - **start**: once per component, in the start phase of the first step after its awake, and
+      only while it is `enabled` (a disabled component starts in the first step it is enabled).
+    - **update(dt)**: every step for each component that has started, is `enabled` and whose
+      object is `alive`. So anything added during a step (in awake, start or update) gets awake
+      at once and its start and first update in the *next* step.
+    - **destroy**: `alive` turns False at once, so the object's remaining hooks in this frame
+      are skipped, but `find*` and `objects` still return it until the end of the step. Then
+      each destroyed object, in the order destroyed, gets `on_destroy` on its awoken components,
+      its node removed and its lookups dropped. Objects whose nodes lie under a destroyed
+      object's node are destroyed with it.
+
+    One `step(dt)` therefore runs: (1) queued awakes, (2) pending starts, (3) updates, in object
+    insertion order then component order, (4) deferred destroys. Exceptions from hooks propagate;
+    the step stops there and the rest of its work waits for the next step.
+
+    Args:
+        root: Node the world's objects hang under (e.g. ShowBase's `render`, or a bare
+            `NodePath("root")` in tests).
+
+    Raises:
+        ValueError: If `root` is empty.
+    """
+
+    def __init__(self, root: NodePath) -> None:
+        if root.is_empty():
+            raise ValueError("World needs a non-empty root NodePath, got an empty one.")
+        self._root = root
+        self._objects: list[GameObject] = []
+        self._awake_queue: deque[Component] = deque()
+        self._destroy_queue: deque[GameObject] = deque()
+        self._started = False
+        self._stepping = False
+        self._frame_count = 0
+        self._time_s = 0.0
+
+    @property
+    def root(self) -> NodePath:
+        """The node objects are parented to when they have no parent of their own."""
+        return self._root
+
+    @property
+    def objects(self) -> tuple[GameObject, ...]:
+        """Every object in the world, in insertion order (destroyed ones until the frame ends)."""
+        return tuple(self._objects)
+
+    @property
+    def started(self) -> bool:
+        """True once the first `step()` has begun; from then on awake runs immediately."""
+        return self._started
+
+    @property
+    def frame_count(self) -> int:
+        """Number of steps begun; during the n-th step's hooks it is n."""
+        return self._frame_count
+
+    @property
+    def time_s(self) -> float:
+        """Simulated seconds: the sum of every step's dt, this step's included."""
+        return self._time_s
+
+    def add(self, game_object: GameObject) -> GameObject:
+        """Add `game_object` and return it; its node is parented to `root` if it has no parent.
+
+        Adding an object already in this world does nothing. Awake follows the class rules.
+
+        Raises:
+            ValueError: If the object is destroyed or belongs to another world.
+        """
+        if game_object.world is self:
+            return game_object
+        if game_object.world is not None:
+            raise ValueError(f"{game_object!r} already belongs to another World.")
+        if not game_object.alive:
+            raise ValueError(f"Cannot add destroyed {game_object!r} to a World.")
+        if game_object.node.get_parent().is_empty():
+            game_object.node.reparent_to(self._root)
+        game_object._world = self
+        self._objects.append(game_object)
+        for component in game_object.components:
+            self._on_component_added(component)
+        return game_object
+
+    def spawn(
+        self, name: str, *, tag: str = "Untagged", node: NodePath | None = None
+    ) -> GameObject:
+        """Create a GameObject named `name`, add it, and return it.
+
+        Args:
+            name: The object's name; a given `node` is renamed to it.
+            tag: Unity-style tag, also set as the Panda3D tag `tag`.
+            node: Node to wrap (e.g. a loaded model); None makes an empty node under `root`.
+        """
+        if node is None:
+            node = self._root.attach_new_node(name)
+        else:
+            node.set_name(name)
+        return self.add(GameObject(node, tag=tag))
+
+    def find(self, name: str) -> GameObject | None:
+        """Return the first object (insertion order) named `name`, or None. O(number of objects)."""
+        return next((obj for obj in self._objects if obj.name == name), None)
+
+    def find_with_tag(self, tag: str) -> GameObject | None:
+        """Return the first object (insertion order) tagged `tag`, or None."""
+        return next((obj for obj in self._objects if obj.tag == tag), None)
+
+    def find_all_with_tag(self, tag: str) -> list[GameObject]:
+        """Return every object tagged `tag`, in insertion order."""
+        return [obj for obj in self._objects if obj.tag == tag]
+
+    def destroy(self, game_object: GameObject) -> None:
+        """Mark `game_object` (and objects under its node) dead; remove them at the frame's end.
+
+        Removal happens at the end of the step in progress, or, when called between steps, at the
+        end of the next step or the next `flush_destroyed()` (which a paused FrameLoop calls).
+        Destroying a dead object does nothing.
+
+        Raises:
+            ValueError: If the object is not in this world.
+        """
+        if game_object.world is not self:
+            raise ValueError(f"{game_object!r} is not in this World.")
+        if not game_object.alive:
+            return
+        doomed = [game_object]
+        doomed += [
+            obj
+            for obj in self._objects
+            if obj.alive and obj is not game_object and game_object.node.is_ancestor_of(obj.node)
+        ]
+        for obj in doomed:
+            obj._mark_dead()
+            self._destroy_queue.append(obj)
+
+    def flush_destroyed(self) -> int:
+        """Finish pending destroys now and return how many objects were removed.
+
+        For each, in the order destroyed: `on_destroy` on its awoken components, node removal,
+        removal from `objects` and lookups. Objects destroyed by an `on_destroy` are removed in
+        the same call.
+        """
+        removed = 0
+        while self._destroy_queue:
+            obj = self._destroy_queue.popleft()
+            obj._remove()
+            self._objects.remove(obj)
+            removed += 1
+        return removed
+
+    def step(self, dt: float) -> None:
+        """Advance the world by `dt` seconds in the four phases described on the class.
+
+        Raises:
+            ValueError: If `dt` is negative or not finite.
+            RuntimeError: If called from inside a step.
+        """
+        if not (math.isfinite(dt) and dt >= 0.0):
+            raise ValueError(f"dt must be a finite number >= 0, got {dt!r}.")
+        if self._stepping:
+            raise RuntimeError("World.step() called from inside a step.")
+        self._stepping = True
+        try:
+            self._frame_count += 1
+            self._time_s += dt
+            self._started = True
+            self._run_queued_awakes()
+            self._run_pending_starts()
+            self._run_updates(dt)
+            self.flush_destroyed()
+        finally:
+            self._stepping = False
+
+    def draw_gizmos(self, gizmos: Gizmos) -> None:
+        """Call `on_draw_gizmos(gizmos)` on every awoken, enabled component of every live object.
+
+        Order: object insertion order, then component order. Does not flush `gizmos`.
+        """
+        for obj in tuple(self._objects):
+            for component in obj.components:
+                if obj.alive and component.enabled and component._awoken:
+                    component.on_draw_gizmos(gizmos)
+
+    def _on_component_added(self, component: Component) -> None:
+        """Awake now if started, else queue for the first step (called by add/add_component)."""
+        if self._started:
+            self._awake(component)
+        else:
+            self._awake_queue.append(component)
+
+    @staticmethod
+    def _awake(component: Component) -> None:
+        component._awoken = True
+        component.awake()
+
+    def _run_queued_awakes(self) -> None:
+        # Pop one at a time so that, if an awake raises, the rest stay queued for the next step.
+        while self._awake_queue:
+            component = self._awake_queue.popleft()
+            if component.game_object.alive and not component._awoken:
+                self._awake(component)
+
+    def _run_pending_starts(self) -> None:
+        for obj in tuple(self._objects):
+            for component in obj.components:
+                if obj.alive and component.enabled and component._awoken and not component._started:
+                    component._started = True
+                    component.start()
+
+    def _run_updates(self, dt: float) -> None:
+        for obj in tuple(self._objects):
+            for component in obj.components:
+                if obj.alive and component.enabled and component._started:
+                    component.update(dt)
