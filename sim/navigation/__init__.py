@@ -1,0 +1,88 @@
+"""The pathfinding core: numpy and the standard library only, no Panda3D.
+
+Arrays are ``[row, col]``; a cell given as a pair is ``(row, col)``; the search core names a
+cell by its flat index ``row * width + col``. `find_path` is the entry point; `GridMap` places
+a grid in the world; `rasterize_boxes` turns obstacle footprints into a blocked mask;
+`movingai` reads the Moving AI benchmark files.
+
+>>> import numpy as np
+>>> find_path(np.ones((3, 3), dtype=bool), (0, 0), (2, 2)).cells
+((0, 0), (1, 1), (2, 2))
+"""
+
+from sim.navigation.grid import Cell, GridMap
+from sim.navigation.heuristics import (
+    Heuristic,
+    chebyshev,
+    euclidean,
+    is_admissible,
+    manhattan,
+    octile,
+    zero,
+)
+from sim.navigation.line_of_sight import (
+    cells_on_segment,
+    path_length,
+    segment_is_clear,
+    smooth_path,
+)
+from sim.navigation.moves import MoveGraph
+from sim.navigation.movingai import (
+    MapFormatError,
+    MovingAIMap,
+    Scenario,
+    parse_map,
+    parse_scenarios,
+    read_map,
+    read_scenarios,
+)
+from sim.navigation.raster import (
+    Box,
+    Footprint,
+    box_footprint,
+    rasterize_box_into,
+    rasterize_boxes,
+)
+from sim.navigation.search import (
+    Algorithm,
+    PathResult,
+    Reason,
+    Search,
+    find_path,
+    start_search,
+)
+
+__all__ = [
+    "Algorithm",
+    "Box",
+    "Cell",
+    "Footprint",
+    "GridMap",
+    "Heuristic",
+    "MapFormatError",
+    "MoveGraph",
+    "MovingAIMap",
+    "PathResult",
+    "Reason",
+    "Scenario",
+    "Search",
+    "box_footprint",
+    "cells_on_segment",
+    "chebyshev",
+    "euclidean",
+    "find_path",
+    "is_admissible",
+    "manhattan",
+    "octile",
+    "parse_map",
+    "parse_scenarios",
+    "path_length",
+    "rasterize_box_into",
+    "rasterize_boxes",
+    "read_map",
+    "read_scenarios",
+    "segment_is_clear",
+    "smooth_path",
+    "start_search",
+    "zero",
+]

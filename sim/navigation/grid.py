@@ -1,0 +1,234 @@
+"""GridMap: a walkable mask in the world, and the only place that converts world <-> cell.
+
+Conventions (shared by the whole package):
+
+- Arrays are indexed ``[row, col]``; a cell given as a pair is ``(row, col)``.
+- The column grows with world x and the row with world y: cell ``(r, c)`` covers the half-open
+  square ``x in [origin_x + c * cell_size, origin_x + (c + 1) * cell_size)`` and
+  ``y in [origin_y + r * cell_size, origin_y + (r + 1) * cell_size)``.
+- The search core names a cell by one flat integer, ``row * width + col``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+Cell = tuple[int, int]
+"""A cell as ``(row, col)``."""
+
+
+def check_walkable(walkable: object) -> NDArray[np.bool_]:
+    """Return `walkable` if it is a 2-D numpy bool array, else raise ValueError naming the problem.
+
+    >>> check_walkable(np.ones((2, 3), dtype=bool)).shape
+    (2, 3)
+    >>> check_walkable(np.ones((2, 3)))
+    Traceback (most recent call last):
+    ...
+    ValueError: walkable must have dtype bool, got float64
+    """
+    if not isinstance(walkable, np.ndarray):
+        raise ValueError(f"walkable must be a numpy array, got {type(walkable).__name__}")
+    if walkable.ndim != 2:
+        raise ValueError(f"walkable must be 2-D [row, col], got shape {walkable.shape}")
+    if walkable.dtype != np.bool_:
+        raise ValueError(f"walkable must have dtype bool, got {walkable.dtype}")
+    return walkable
+
+
+def check_costs(costs: object, walkable: NDArray[np.bool_]) -> NDArray[np.float64] | None:
+    """Return `costs` as float64 if it is a valid per-cell cost multiplier for `walkable`.
+
+    Every walkable cell needs a finite multiplier >= 1; blocked cells may hold anything
+    (``inf`` is a common choice). None means "every cell costs 1".
+
+    >>> check_costs(None, np.ones((1, 2), dtype=bool)) is None
+    True
+    >>> check_costs(np.array([[1.0, 0.5]]), np.ones((1, 2), dtype=bool))
+    Traceback (most recent call last):
+    ...
+    ValueError: costs[0, 1] = 0.5 on a walkable cell; a cost multiplier must be finite and >= 1
+    """
+    if costs is None:
+        return None
+    if not isinstance(costs, np.ndarray):
+        raise ValueError(f"costs must be a numpy array or None, got {type(costs).__name__}")
+    if costs.shape != walkable.shape:
+        raise ValueError(
+            f"costs must have the shape of walkable {walkable.shape}, got {costs.shape}"
+        )
+    if costs.dtype == np.bool_ or not np.issubdtype(costs.dtype, np.number):
+        raise ValueError(f"costs must have a real number dtype, got {costs.dtype}")
+    if np.issubdtype(costs.dtype, np.complexfloating):
+        raise ValueError(f"costs must have a real number dtype, got {costs.dtype}")
+    as_float = costs.astype(np.float64)
+    # `not (x >= 1)` also catches NaN.
+    bad = walkable & ~(np.isfinite(as_float) & (as_float >= 1.0))
+    if bad.any():
+        row, col = (int(i) for i in np.argwhere(bad)[0])
+        raise ValueError(
+            f"costs[{row}, {col}] = {float(as_float[row, col])!r} on a walkable cell; "
+            "a cost multiplier must be finite and >= 1"
+        )
+    return as_float
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class GridMap:
+    """A walkable mask placed in the world: where the agents may go, and what it costs.
+
+    Attributes:
+        walkable: ``[row, col]`` bool mask, True where an agent may stand.
+        costs: optional ``[row, col]`` multiplier (finite, >= 1 on walkable cells) applied to a
+            step that enters the cell, e.g. 3.0 for mud; None means 1 everywhere.
+        origin: world ``(x, y)`` of the corner of cell ``(0, 0)``, in world units.
+        cell_size: side of a cell in world units, > 0.
+
+    The arrays are held, not copied: whoever mutates them must not rely on a stale GridMap.
+    Comparison is by identity (two GridMaps are equal only if they are the same object).
+
+    >>> grid = GridMap.open(2, 3, origin=(-1.5, -1.0))
+    >>> grid.shape, grid.cell_to_world(0, 0)
+    ((2, 3), (-1.0, -0.5))
+    """
+
+    walkable: NDArray[np.bool_]
+    costs: NDArray[np.float64] | None = None
+    origin: tuple[float, float] = (0.0, 0.0)
+    cell_size: float = 1.0
+
+    def __post_init__(self) -> None:
+        walkable = check_walkable(self.walkable)
+        object.__setattr__(self, "costs", check_costs(self.costs, walkable))
+        if len(self.origin) != 2 or not all(math.isfinite(v) for v in self.origin):
+            raise ValueError(f"origin must be two finite numbers (x, y), got {self.origin!r}")
+        object.__setattr__(self, "origin", (float(self.origin[0]), float(self.origin[1])))
+        if not (math.isfinite(self.cell_size) and self.cell_size > 0):
+            raise ValueError(f"cell_size must be finite and > 0, got {self.cell_size!r}")
+        object.__setattr__(self, "cell_size", float(self.cell_size))
+
+    @classmethod
+    def open(
+        cls,
+        rows: int,
+        cols: int,
+        *,
+        origin: tuple[float, float] = (0.0, 0.0),
+        cell_size: float = 1.0,
+    ) -> GridMap:
+        """Make a grid of `rows` x `cols` cells, all walkable, all costing 1.
+
+        >>> GridMap.open(2, 5).walkable.sum()
+        np.int64(10)
+        """
+        return cls(np.ones((rows, cols), dtype=bool), origin=origin, cell_size=cell_size)
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        """``(rows, cols)`` of the grid."""
+        rows, cols = self.walkable.shape
+        return int(rows), int(cols)
+
+    def contains(self, row: int, col: int) -> bool:
+        """Tell whether ``(row, col)`` is a cell of this grid.
+
+        >>> GridMap.open(2, 2).contains(1, 2)
+        False
+        """
+        rows, cols = self.shape
+        return 0 <= row < rows and 0 <= col < cols
+
+    def world_to_cell(self, x: float, y: float, *, clamp: bool = False) -> Cell | None:
+        """Return the ``(row, col)`` whose square contains world point ``(x, y)``.
+
+        Cells are half-open: a point on the line between two cells belongs to the cell on its
+        +x / +y side. A point outside the grid gives None, or with ``clamp=True`` the nearest
+        cell on the border (each coordinate clamped on its own, like Unity's NodeFromWorldPoint).
+        NaN or infinite coordinates raise ValueError.
+
+        >>> grid = GridMap.open(4, 4, cell_size=0.5)
+        >>> grid.world_to_cell(1.2, 0.3), grid.world_to_cell(9.0, -1.0)
+        ((0, 2), None)
+        >>> grid.world_to_cell(9.0, -1.0, clamp=True)
+        (0, 3)
+        """
+        if not (math.isfinite(x) and math.isfinite(y)):
+            raise ValueError(f"world point ({x!r}, {y!r}) must be finite")
+        col = math.floor((x - self.origin[0]) / self.cell_size)
+        row = math.floor((y - self.origin[1]) / self.cell_size)
+        rows, cols = self.walkable.shape
+        if 0 <= row < rows and 0 <= col < cols:
+            return row, col
+        if not clamp:
+            return None
+        return min(max(row, 0), rows - 1), min(max(col, 0), cols - 1)
+
+    def cell_to_world(self, row: int, col: int) -> tuple[float, float]:
+        """Return the world ``(x, y)`` of the centre of cell ``(row, col)``.
+
+        The cell need not lie in the grid (the formula extends beyond it);
+        ``world_to_cell(*cell_to_world(r, c)) == (r, c)`` for every cell of the grid.
+
+        >>> GridMap.open(3, 3, origin=(10.0, 20.0), cell_size=2.0).cell_to_world(1, 2)
+        (15.0, 23.0)
+        """
+        return (
+            self.origin[0] + (col + 0.5) * self.cell_size,
+            self.origin[1] + (row + 0.5) * self.cell_size,
+        )
+
+    def nearest_walkable(self, cell: Cell) -> Cell | None:
+        """Return the walkable cell nearest to `cell` (itself if walkable); None if none is.
+
+        Nearest means the smallest Euclidean distance between cell centres, ignoring walls
+        (use it to move a start or goal out of an obstacle, then search). Ties go to the
+        smaller row, then the smaller column. The search grows a square window around `cell`
+        until it holds a walkable cell, then widens it once to the found distance so that no
+        closer cell outside the window is missed. A cell outside the grid raises ValueError.
+
+        >>> walkable = np.array([[True, False, False], [False, False, True]])
+        >>> GridMap(walkable).nearest_walkable((0, 2))
+        (1, 2)
+        >>> GridMap(walkable).nearest_walkable((1, 1))
+        (1, 2)
+        """
+        row, col = cell
+        if not self.contains(row, col):
+            rows, cols = self.shape
+            raise ValueError(f"cell {cell!r} lies outside the {rows}x{cols} grid")
+        if self.walkable[row, col]:
+            return row, col
+        rows, cols = self.shape
+        limit = max(row, rows - 1 - row, col, cols - 1 - col)
+        radius = 1
+        while True:
+            found = self._nearest_in_window(row, col, radius)
+            if found is not None:
+                best, distance_sq = found
+                # Any cell at Chebyshev distance > isqrt(d2) is farther than the best one.
+                reach = math.isqrt(distance_sq)
+                if reach <= radius:
+                    return best
+                # The wider window still holds `best`, so it finds a cell.
+                widened = self._nearest_in_window(row, col, reach)
+                return best if widened is None else widened[0]
+            if radius >= limit:
+                return None
+            radius = min(radius * 2, limit)
+
+    def _nearest_in_window(self, row: int, col: int, radius: int) -> tuple[Cell, int] | None:
+        """Return the nearest walkable cell within Chebyshev `radius` and its squared distance."""
+        top, left = max(row - radius, 0), max(col - radius, 0)
+        window = self.walkable[top : row + radius + 1, left : col + radius + 1]
+        found_rows, found_cols = np.nonzero(window)
+        if found_rows.size == 0:
+            return None
+        found_rows = found_rows + top
+        found_cols = found_cols + left
+        distance_sq = (found_rows - row) ** 2 + (found_cols - col) ** 2
+        best = int(np.lexsort((found_cols, found_rows, distance_sq))[0])
+        return (int(found_rows[best]), int(found_cols[best])), int(distance_sq[best])

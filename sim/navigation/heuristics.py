@@ -1,0 +1,120 @@
+"""Distance estimates for A*: tiny pure functions of the cell differences ``(dx, dy) >= 0``.
+
+Admissible (never above the true cost, so A* returns an optimal path) and also consistent:
+
+============  ===============  ===============
+heuristic     4-connected      8-connected
+============  ===============  ===============
+manhattan     yes (tightest)   **no**
+octile        yes              yes (tightest)
+euclidean     yes              yes
+chebyshev     yes              yes
+zero          yes (Dijkstra)   yes (Dijkstra)
+============  ===============  ===============
+
+Per-cell cost multipliers are >= 1, so they only raise the true cost: every "yes" above still
+holds with costs. Manhattan on an 8-connected grid overestimates (a diagonal step costs
+sqrt(2) < 2), so A* with it is fast but may return a longer path.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from enum import StrEnum
+
+SQRT2_MINUS_1 = math.sqrt(2.0) - 1.0
+
+HeuristicFn = Callable[[int, int], float]
+
+
+class Heuristic(StrEnum):
+    """The heuristic names `find_path` accepts."""
+
+    MANHATTAN = "manhattan"
+    OCTILE = "octile"
+    EUCLIDEAN = "euclidean"
+    CHEBYSHEV = "chebyshev"
+    ZERO = "zero"
+
+
+def manhattan(dx: int, dy: int) -> float:
+    """Sum of the differences: 4-connected unit-cost distance.
+
+    >>> manhattan(3, 4)
+    7.0
+    """
+    return float(dx + dy)
+
+
+def octile(dx: int, dy: int) -> float:
+    """Diagonal steps while both differ, then straight: 8-connected unit-cost distance.
+
+    >>> round(octile(3, 4), 6)
+    5.242641
+    """
+    if dx < dy:
+        dx, dy = dy, dx
+    return dx + SQRT2_MINUS_1 * dy
+
+
+def euclidean(dx: int, dy: int) -> float:
+    """Straight-line distance between the cell centres.
+
+    >>> euclidean(3, 4)
+    5.0
+    """
+    return math.hypot(dx, dy)
+
+
+def chebyshev(dx: int, dy: int) -> float:
+    """Larger difference: the move count with diagonals costing 1.
+
+    >>> chebyshev(3, 4)
+    4.0
+    """
+    return float(max(dx, dy))
+
+
+def zero(dx: int, dy: int) -> float:
+    """No estimate at all: A* becomes Dijkstra.
+
+    >>> zero(3, 4)
+    0.0
+    """
+    return 0.0
+
+
+HEURISTICS: dict[Heuristic, HeuristicFn] = {
+    Heuristic.MANHATTAN: manhattan,
+    Heuristic.OCTILE: octile,
+    Heuristic.EUCLIDEAN: euclidean,
+    Heuristic.CHEBYSHEV: chebyshev,
+    Heuristic.ZERO: zero,
+}
+
+
+def parse_heuristic(name: str) -> Heuristic:
+    """Return the Heuristic called `name`, or raise ValueError naming it and the choices.
+
+    >>> parse_heuristic("octile")
+    <Heuristic.OCTILE: 'octile'>
+    >>> parse_heuristic("taxicab")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown heuristic 'taxicab'; expected one of manhattan, octile, ...
+    """
+    try:
+        return Heuristic(name)
+    except ValueError:
+        choices = ", ".join(h.value for h in Heuristic)
+        raise ValueError(f"unknown heuristic {name!r}; expected one of {choices}") from None
+
+
+def is_admissible(heuristic: str, *, diagonal: bool) -> bool:
+    """Tell whether `heuristic` never overestimates on a 4- or 8-connected grid (costs >= 1).
+
+    >>> is_admissible("manhattan", diagonal=True), is_admissible("manhattan", diagonal=False)
+    (False, True)
+    """
+    return not (diagonal and parse_heuristic(heuristic) is Heuristic.MANHATTAN)

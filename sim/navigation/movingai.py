@@ -1,0 +1,248 @@
+"""Readers for the Moving AI Lab grid benchmarks: ``.map`` grids and ``.scen`` scenario lists.
+
+Format (https://movingai.com/benchmarks/formats.html, Sturtevant 2012):
+
+- ``.map``: ``type octile``, ``height H``, ``width W``, ``map``, then H rows of W characters.
+  ``.``, ``G`` and ``S`` are passable; ``@``, ``O``, ``T`` and ``W`` are blocked. CRLF line ends
+  are accepted.
+- ``.scen``: ``version 1``, then one scenario a line, tab- or space-separated: bucket, map,
+  map width, map height, start x, start y, goal x, goal y, optimal length. x is the column and
+  y the row, (0, 0) the top-left cell of the file (row 0 is the first map row).
+
+Malformed files raise `MapFormatError` whose message starts ``FILE:LINE:``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from numpy.typing import NDArray
+
+from sim.navigation.grid import Cell
+
+PASSABLE = frozenset(".GS")
+BLOCKED = frozenset("@OTW")
+KNOWN = PASSABLE | BLOCKED
+
+
+class MapFormatError(ValueError):
+    """A Moving AI file breaks the format; the message starts with ``FILE:LINE:``."""
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class MovingAIMap:
+    """A parsed ``.map`` file.
+
+    Attributes:
+        source: where it was read from (a path, or a label for text).
+        rows: the map's character rows, top (row 0) first.
+        walkable: ``[row, col]`` bool, True on ``.``, ``G``, ``S``.
+    """
+
+    source: str
+    rows: tuple[str, ...]
+    walkable: NDArray[np.bool_]
+
+    @property
+    def height(self) -> int:
+        """Number of rows."""
+        return len(self.rows)
+
+    @property
+    def width(self) -> int:
+        """Number of columns."""
+        return int(self.walkable.shape[1])
+
+    def terrain(self, cell: Cell) -> str:
+        """Return the map character at ``(row, col)``."""
+        row, col = cell
+        return self.rows[row][col]
+
+
+@dataclass(frozen=True, slots=True)
+class Scenario:
+    """One line of a ``.scen`` file: a start, a goal and the published optimal length.
+
+    Attributes:
+        bucket: the file's difficulty bucket (roughly optimal length // 4).
+        map_name: the map named in the file (a path in older files, a bare name in newer).
+        map_width: width the scenario expects, in cells.
+        map_height: height the scenario expects, in cells.
+        start_x: start column.
+        start_y: start row.
+        goal_x: goal column.
+        goal_y: goal row.
+        optimal_length: published optimal cost (8-connected, sqrt(2) diagonals, no corner
+            cutting); printed with 6 significant digits in older files, so compare with a
+            relative tolerance of 1e-5, never exactly.
+        line: line number in the file, 1-based.
+    """
+
+    bucket: int
+    map_name: str
+    map_width: int
+    map_height: int
+    start_x: int
+    start_y: int
+    goal_x: int
+    goal_y: int
+    optimal_length: float
+    line: int
+
+    @property
+    def start(self) -> Cell:
+        """Start as ``(row, col)``."""
+        return self.start_y, self.start_x
+
+    @property
+    def goal(self) -> Cell:
+        """Goal as ``(row, col)``."""
+        return self.goal_y, self.goal_x
+
+
+def read_map(path: str | Path) -> MovingAIMap:
+    """Read a ``.map`` file; OSError if it cannot be read, MapFormatError if malformed."""
+    return parse_map(_read_text(path), source=str(path))
+
+
+def read_scenarios(path: str | Path) -> list[Scenario]:
+    """Read a ``.scen`` file; OSError if it cannot be read, MapFormatError if malformed."""
+    return parse_scenarios(_read_text(path), source=str(path))
+
+
+def parse_map(text: str, *, source: str = "<map>") -> MovingAIMap:
+    r"""Parse the text of a ``.map`` file.
+
+    >>> grid = parse_map("type octile\nheight 2\nwidth 3\nmap\n.@.\nGTS\n")
+    >>> grid.walkable.astype(int).tolist()
+    [[1, 0, 1], [1, 0, 1]]
+    >>> parse_map("type octile\nheight 1\nwidth 2\nmap\n.x\n", source="m.map")
+    Traceback (most recent call last):
+    ...
+    sim.navigation.movingai.MapFormatError: m.map:5: unknown map character 'x' at column 1
+    """
+    lines = _lines(text)
+    header: dict[str, tuple[str, int]] = {}
+    index = 0
+    while index < len(lines) and lines[index].strip().lower() != "map":
+        if not lines[index].strip():
+            index += 1
+            continue
+        key, _, value = lines[index].strip().partition(" ")
+        if key.lower() not in {"type", "height", "width"} or not value.strip():
+            expected = "expected 'type', 'height', 'width' or 'map'"
+            raise _error(source, index, f"{expected}, got {lines[index]!r}")
+        header[key.lower()] = (value.strip(), index)
+        index += 1
+    if index == len(lines):
+        raise _error(source, index - 1, "no 'map' line before the end of the file")
+    map_type, type_index = header.get("type", ("", index))
+    if map_type != "octile":
+        raise _error(source, type_index, f"expected 'type octile', got type {map_type!r}")
+    height = _header_int(header, "height", source, index)
+    width = _header_int(header, "width", source, index)
+    first_row = index + 1
+    rows = [line.rstrip(" \t") for line in lines[first_row : first_row + height]]
+    if len(rows) < height:
+        raise _error(
+            source, first_row + len(rows), f"expected {height} map rows, found {len(rows)}"
+        )
+    for offset, row in enumerate(rows):
+        if len(row) != width:
+            raise _error(source, first_row + offset, f"expected {width} characters, got {len(row)}")
+        if not KNOWN.issuperset(row):
+            col, char = next((c, ch) for c, ch in enumerate(row) if ch not in KNOWN)
+            raise _error(
+                source, first_row + offset, f"unknown map character {char!r} at column {col}"
+            )
+    for extra in range(first_row + height, len(lines)):
+        if lines[extra].strip():
+            raise _error(source, extra, f"unexpected text after the last map row: {lines[extra]!r}")
+    codes = np.frombuffer("".join(rows).encode("latin-1"), dtype=np.uint8).reshape(height, width)
+    walkable = np.isin(codes, np.frombuffer("".join(sorted(PASSABLE)).encode(), dtype=np.uint8))
+    return MovingAIMap(source=source, rows=tuple(rows), walkable=walkable)
+
+
+def parse_scenarios(text: str, *, source: str = "<scen>") -> list[Scenario]:
+    r"""Parse the text of a ``.scen`` file (version 1) into scenarios, in file order.
+
+    >>> text = "version 1\n0\tm.map\t3\t2\t0\t1\t2\t0\t2.41421\n"
+    >>> scenario = parse_scenarios(text)[0]
+    >>> scenario.start, scenario.goal, scenario.optimal_length
+    ((1, 0), (0, 2), 2.41421)
+    """
+    lines = _lines(text)
+    first = next((i for i, line in enumerate(lines) if line.strip()), None)
+    if first is None:
+        raise _error(source, 0, "empty file; expected 'version 1'")
+    version = lines[first].split()
+    if len(version) != 2 or version[0].lower() != "version" or version[1] not in {"1", "1.0"}:
+        raise _error(source, first, f"expected 'version 1', got {lines[first]!r}")
+    scenarios = []
+    for index in range(first + 1, len(lines)):
+        if lines[index].strip():
+            scenarios.append(_parse_scenario(lines[index], source, index))
+    return scenarios
+
+
+def _parse_scenario(line: str, source: str, index: int) -> Scenario:
+    fields = [f.strip() for f in line.split("\t")] if "\t" in line else line.split()
+    fields = [f for f in fields if f]
+    if len(fields) != 9:
+        raise _error(source, index, f"expected 9 fields, got {len(fields)}: {line!r}")
+    names = ("bucket", "map width", "map height", "start x", "start y", "goal x", "goal y")
+    raw = [fields[0], *fields[2:8]]
+    numbers: list[int] = []
+    for name, value in zip(names, raw, strict=True):
+        try:
+            number = int(value)
+        except ValueError:
+            raise _error(source, index, f"{name} must be an integer, got {value!r}") from None
+        if number < 0:
+            raise _error(source, index, f"{name} must be >= 0, got {number}")
+        numbers.append(number)
+    bucket, width, height, start_x, start_y, goal_x, goal_y = numbers
+    for name, x, y in (("start", start_x, start_y), ("goal", goal_x, goal_y)):
+        if x >= width or y >= height:
+            raise _error(source, index, f"{name} ({x}, {y}) lies outside the {width}x{height} map")
+    try:
+        optimal = float(fields[8])
+    except ValueError:
+        raise _error(source, index, f"optimal length must be a number, got {fields[8]!r}") from None
+    if not (math.isfinite(optimal) and optimal >= 0):
+        raise _error(source, index, f"optimal length must be finite and >= 0, got {fields[8]!r}")
+    return Scenario(
+        bucket, fields[1], width, height, start_x, start_y, goal_x, goal_y, optimal, index + 1
+    )
+
+
+def _read_text(path: str | Path) -> str:
+    # latin-1 never fails to decode, so a stray byte is reported with its line number.
+    return Path(path).read_bytes().decode("latin-1")
+
+
+def _lines(text: str) -> list[str]:
+    """Split into lines without their CR/LF ends (a final line end opens no extra line)."""
+    lines = [line.rstrip("\r") for line in text.split("\n")]
+    if len(lines) > 1 and lines[-1] == "":
+        lines.pop()
+    return lines
+
+
+def _header_int(header: dict[str, tuple[str, int]], key: str, source: str, map_index: int) -> int:
+    value, index = header.get(key, ("", map_index))
+    try:
+        number = int(value)
+    except ValueError:
+        number = -1
+    if number < 1:
+        raise _error(source, index, f"expected '{key} N' with N >= 1 before 'map', got {value!r}")
+    return number
+
+
+def _error(source: str, index: int, message: str) -> MapFormatError:
+    """Make the error for 0-based line `index` of `source`."""
+    return MapFormatError(f"{source}:{index + 1}: {message}")

@@ -1,0 +1,443 @@
+"""One best-first search core for A*, weighted A*, Dijkstra, breadth-first and greedy search.
+
+The variants differ only in data, never in code (after Red Blob Games' "Implementation of A*"):
+
+=========  ===============================  ===========================  =====================
+algorithm  priority of a frontier cell      step length                  path returned
+=========  ===============================  ===========================  =====================
+astar      g + weight * h                   1 or sqrt(2), times cost     optimal if h is
+                                                                         admissible, weight 1
+dijkstra   g                                1 or sqrt(2), times cost     optimal
+bfs        number of moves                  1 (cell costs ignored)       fewest moves
+greedy     h                                1 or sqrt(2), times cost     any path
+=========  ===============================  ===========================  =====================
+
+The loop: pop the frontier cell with the lowest priority (a binary heap); skip it if already
+closed; close it; stop at the goal; otherwise relax each legal move: a neighbour's
+``cost_so_far`` and ``came_from`` change only when the new cost is strictly lower, and then it
+is pushed again (stale heap entries are skipped when popped). Closed cells are never reopened:
+with a consistent heuristic (every admissible one in `sim.navigation.heuristics`) that loses
+nothing; weighted A* then stays within ``weight`` times the optimum.
+
+Ties on priority go to the smaller ``h`` (equivalently the larger ``g``: the cell deeper along
+its path, which favours straight paths and ends sooner), then to the smaller flat cell index,
+so every run is deterministic. Equal-cost paths sum their steps in different orders and so
+differ in the last bits; priorities are therefore floored to multiples of ``1 / TIE_SCALE``
+(about 1e-9) before comparing, or the tie-break would rarely apply. The price: two costs closer
+than that count as equal, so "optimal" means optimal to within about 1e-9 per step of depth
+(exact for grid moves, whose distinct path lengths a + b*sqrt(2) lie much further apart).
+
+The search state lives in flat lists indexed by the cell ``row * width + col``
+(``cost_so_far``, ``came_from``, a ``closed`` bytearray, a cache of ``h``), the shape a compiled
+kernel will take over. The same loop runs a whole search (`Search.run`) or a budget of
+expansions at a time (`Search.advance`, `Search.steps`) for a visualizer.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import operator
+from collections.abc import Iterator
+from dataclasses import dataclass
+from enum import StrEnum
+from heapq import heappop, heappush
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from sim.navigation.grid import Cell
+from sim.navigation.heuristics import HEURISTICS, Heuristic, parse_heuristic
+from sim.navigation.moves import SQRT2, MoveGraph
+
+TIE_SCALE = 2.0**30
+"""Priorities are floored to multiples of 1 / TIE_SCALE (about 1e-9) before comparing."""
+
+
+class Algorithm(StrEnum):
+    """The search variants `find_path` runs (weighted A* is astar with weight > 1)."""
+
+    ASTAR = "astar"
+    DIJKSTRA = "dijkstra"
+    BFS = "bfs"
+    GREEDY = "greedy"
+
+
+class Reason(StrEnum):
+    """How a search ended: FOUND, or why there is no path."""
+
+    FOUND = "found"
+    START_BLOCKED = "start blocked"
+    GOAL_BLOCKED = "goal blocked"
+    GOAL_OUTSIDE = "goal outside the grid"
+    UNREACHABLE = "unreachable"
+
+
+@dataclass(frozen=True, slots=True)
+class PathResult:
+    """The outcome of a search; "no path" is ``found=False`` with a reason, never an exception.
+
+    Attributes:
+        found: whether a path was found.
+        cells: ``(row, col)`` of every cell from start to goal, both included; empty if not found.
+        cost: sum over the steps of (1 or sqrt(2)) x the cost of the cell entered, in cells;
+            0.0 when start == goal, ``inf`` when not found.
+        expanded: how many cells were expanded (closed).
+        reason: `Reason.FOUND`, or why not: start blocked, goal blocked, goal outside the
+            grid, unreachable.
+    """
+
+    found: bool
+    cells: tuple[Cell, ...]
+    cost: float
+    expanded: int
+    reason: Reason
+
+
+def find_path(
+    walkable: NDArray[np.bool_],
+    start: Cell,
+    goal: Cell,
+    *,
+    diagonal: bool = True,
+    heuristic: str = "octile",
+    algorithm: str = "astar",
+    costs: NDArray[Any] | None = None,
+    weight: float = 1.0,
+) -> PathResult:
+    """Find a path from `start` to `goal` (``(row, col)``) on a ``[row, col]`` walkable mask.
+
+    Args:
+        walkable: 2-D bool array, True where a path may go.
+        start: first cell of the path; must lie in the grid.
+        goal: last cell; a goal outside the grid gives ``found=False``.
+        diagonal: allow the 4 diagonal moves (never cutting a corner).
+        heuristic: manhattan, octile, euclidean, chebyshev or zero (see `heuristics` for
+            which are admissible); used by astar and greedy only.
+        algorithm: astar, dijkstra, bfs or greedy.
+        costs: optional per-cell multiplier, finite and >= 1 on walkable cells, charged on
+            entering a cell.
+        weight: heuristic weight for astar, >= 1 (1 is plain A*); the cost stays within
+            ``weight`` x optimal for an admissible heuristic.
+
+    Returns:
+        A PathResult; no path is ``found=False`` with a reason, never an exception.
+
+    Raises:
+        ValueError: naming the value, for a mask that is not 2-D bool, bad costs, a start
+            outside the grid or a cell that is not two integers, an unknown heuristic or
+            algorithm, a weight below 1.
+
+    >>> walkable = np.array([[1, 1, 1], [0, 1, 1], [1, 1, 1]], dtype=bool)
+    >>> result = find_path(walkable, (0, 0), (2, 0))  # no corner cutting around (1, 0)
+    >>> result.cells
+    ((0, 0), (0, 1), (1, 1), (2, 1), (2, 0))
+    >>> result.cost, result.reason
+    (4.0, <Reason.FOUND: 'found'>)
+    >>> find_path(walkable, (0, 0), (1, 0)).reason
+    <Reason.GOAL_BLOCKED: 'goal blocked'>
+    >>> round(find_path(walkable, (0, 0), (2, 2)).cost, 4)  # 1 + sqrt(2) + 1
+    3.4142
+    """
+    return start_search(
+        walkable,
+        start,
+        goal,
+        diagonal=diagonal,
+        heuristic=heuristic,
+        algorithm=algorithm,
+        costs=costs,
+        weight=weight,
+    ).run()
+
+
+def start_search(
+    walkable: NDArray[np.bool_],
+    start: Cell,
+    goal: Cell,
+    *,
+    diagonal: bool = True,
+    heuristic: str = "octile",
+    algorithm: str = "astar",
+    costs: NDArray[Any] | None = None,
+    weight: float = 1.0,
+) -> Search:
+    """Set up the search `find_path` would run, without running it; same arguments and errors.
+
+    Drive it with `Search.steps` (one expansion per item) or `Search.advance`, then read
+    `Search.result`.
+
+    >>> search = start_search(np.ones((1, 3), dtype=bool), (0, 0), (0, 2))
+    >>> list(search.steps())
+    [(0, 0), (0, 1), (0, 2)]
+    >>> search.result().cost
+    2.0
+    """
+    graph = MoveGraph.build(walkable, diagonal=diagonal, costs=costs)
+    return Search(graph, start, goal, heuristic=heuristic, algorithm=algorithm, weight=weight)
+
+
+class Search:
+    """One search on a MoveGraph, run all at once or a few expansions at a time.
+
+    Between expansions it exposes the search tree for drawing: `frontier_mask`, `closed_mask`,
+    `g_costs`, `f_costs`, `came_from` (all ``[row, col]`` arrays, fresh copies).
+
+    >>> graph = MoveGraph.build(np.ones((3, 3), dtype=bool))
+    >>> search = Search(graph, (0, 0), (2, 2))
+    >>> search.advance(1), search.current, int(search.frontier_mask().sum())
+    (False, (0, 0), 3)
+    >>> round(search.run().cost, 3)
+    2.828
+    """
+
+    def __init__(
+        self,
+        graph: MoveGraph,
+        start: Cell,
+        goal: Cell,
+        *,
+        algorithm: str = "astar",
+        heuristic: str = "octile",
+        weight: float = 1.0,
+    ) -> None:
+        """Check the arguments (ValueError naming the value) and put `start` on the frontier."""
+        self._graph = graph
+        self._algorithm = _parse_algorithm(algorithm)
+        chosen = parse_heuristic(heuristic)
+        if isinstance(weight, bool) or not isinstance(
+            weight, int | float | np.integer | np.floating
+        ):
+            raise ValueError(f"weight must be a number >= 1, got {weight!r}")
+        if not (math.isfinite(weight) and weight >= 1.0):
+            raise ValueError(f"weight must be a finite number >= 1, got {weight!r}")
+        start_row, start_col = _check_cell("start", start)
+        goal_row, goal_col = _check_cell("goal", goal)
+        height, width = graph.height, graph.width
+        if not (0 <= start_row < height and 0 <= start_col < width):
+            raise ValueError(f"start {start!r} lies outside the {height}x{width} grid [row, col]")
+        size = height * width
+        self._start = start_row * width + start_col
+        self._goal = goal_row * width + goal_col
+        self._goal_row, self._goal_col = goal_row, goal_col
+        self._cost_so_far = [math.inf] * size
+        self._came_from = [-1] * size
+        self._closed = bytearray(size)
+        self._frontier: list[tuple[float, float, int]] = []
+        self._expanded = 0
+        self._current = -1
+        self._done = False
+        self._reason = Reason.UNREACHABLE
+
+        if self._algorithm is Algorithm.ASTAR:
+            self._h_weight, self._g_weight = float(weight), 1.0
+        elif self._algorithm is Algorithm.GREEDY:
+            self._h_weight, self._g_weight = 1.0, 0.0
+        else:
+            chosen = Heuristic.ZERO
+            self._h_weight, self._g_weight = 1.0, 1.0
+        self._heuristic = HEURISTICS[chosen]
+        if self._algorithm is Algorithm.BFS:
+            # Breadth-first counts moves: every step has length 1 and no cell cost.
+            self._moves, self._cell_cost = graph.unit_moves, [1.0] * size
+        else:
+            self._moves, self._cell_cost = graph.moves, graph.cell_cost
+        # h is computed once per touched cell; -1 marks "not yet", 0 everywhere skips it.
+        self._h_cache = [0.0 if chosen is Heuristic.ZERO else -1.0] * size
+
+        if not (0 <= goal_row < height and 0 <= goal_col < width):
+            self._finish(Reason.GOAL_OUTSIDE)
+        elif not graph.walkable[start_row, start_col]:
+            self._finish(Reason.START_BLOCKED)
+        elif not graph.walkable[goal_row, goal_col]:
+            self._finish(Reason.GOAL_BLOCKED)
+        else:
+            h = self._h_of(self._start)
+            self._cost_so_far[self._start] = 0.0
+            self._frontier.append((h * TIE_SCALE // 1.0, h, self._start))
+
+    @property
+    def done(self) -> bool:
+        """Whether the search has ended (found the goal or proved there is no path)."""
+        return self._done
+
+    @property
+    def expanded(self) -> int:
+        """How many cells have been expanded so far."""
+        return self._expanded
+
+    @property
+    def current(self) -> Cell | None:
+        """The cell expanded last, ``(row, col)``; None before the first expansion."""
+        return None if self._current < 0 else divmod(self._current, self._graph.width)
+
+    def advance(self, max_expansions: int | None = None) -> bool:
+        """Expand up to `max_expansions` cells (all it takes if None); return `done`.
+
+        A bounded budget lets a frame loop spread one search over several frames.
+        """
+        if max_expansions is not None and max_expansions < 1:
+            raise ValueError(f"max_expansions must be >= 1 or None, got {max_expansions!r}")
+        if self._done:
+            return True
+        # Local names: this loop is the hot path of the whole simulator.
+        frontier = self._frontier
+        cost_so_far = self._cost_so_far
+        came_from = self._came_from
+        closed = self._closed
+        h_cache = self._h_cache
+        graph = self._graph
+        legal = graph.legal
+        moves, cell_cost = self._moves, self._cell_cost
+        heuristic, h_weight, g_weight = self._heuristic, self._h_weight, self._g_weight
+        width, goal_row, goal_col = graph.width, self._goal_row, self._goal_col
+        goal = self._goal
+        expanded = self._expanded
+        stop_at = -1 if max_expansions is None else expanded + max_expansions
+        current = self._current
+        reason: Reason | None = None
+        while True:
+            if not frontier:
+                reason = Reason.UNREACHABLE
+                break
+            cell = heappop(frontier)[2]
+            if closed[cell]:
+                continue  # a stale entry: the cell was pushed again with a lower cost
+            current = cell
+            closed[current] = 1
+            expanded += 1
+            if current == goal:
+                reason = Reason.FOUND
+                break
+            g = cost_so_far[current]
+            for offset, length in moves[legal[current]]:
+                neighbour = current + offset
+                if closed[neighbour]:
+                    continue
+                new_cost = g + length * cell_cost[neighbour]
+                if new_cost < cost_so_far[neighbour]:
+                    cost_so_far[neighbour] = new_cost
+                    came_from[neighbour] = current
+                    h = h_cache[neighbour]
+                    if h < 0.0:
+                        row, col = divmod(neighbour, width)
+                        h = h_weight * heuristic(abs(col - goal_col), abs(row - goal_row))
+                        h_cache[neighbour] = h
+                    priority = (g_weight * new_cost + h) * TIE_SCALE // 1.0
+                    heappush(frontier, (priority, h, neighbour))
+            if expanded == stop_at:
+                break
+        self._expanded = expanded
+        self._current = current
+        if reason is not None:
+            self._finish(reason)
+        return self._done
+
+    def steps(self) -> Iterator[Cell]:
+        """Expand one cell per item, yielding its ``(row, col)``, until the search ends.
+
+        Read the search state between items; `result` is ready when the iterator ends.
+        """
+        while not self._done:
+            before = self._expanded
+            self.advance(1)
+            if self._expanded > before:
+                yield divmod(self._current, self._graph.width)
+
+    def run(self) -> PathResult:
+        """Run the search to its end and return its result."""
+        self.advance()
+        return self.result()
+
+    def result(self) -> PathResult:
+        """Return the result of a finished search (RuntimeError if it is not finished)."""
+        if not self._done:
+            raise RuntimeError("the search has not finished; call run() or exhaust steps()")
+        if self._reason is not Reason.FOUND:
+            return PathResult(False, (), math.inf, self._expanded, self._reason)
+        flat_path = self._flat_path()
+        width = self._graph.width
+        cells = tuple(divmod(cell, width) for cell in flat_path)
+        return PathResult(True, cells, self._path_cost(flat_path), self._expanded, self._reason)
+
+    def frontier_mask(self) -> NDArray[np.bool_]:
+        """``[row, col]`` True on cells waiting on the frontier (open, not yet closed)."""
+        mask = np.zeros(self._graph.height * self._graph.width, dtype=bool)
+        waiting = [cell for _, _, cell in self._frontier if not self._closed[cell]]
+        mask[np.array(waiting, dtype=np.intp)] = True
+        return self._grid_shaped(mask)
+
+    def closed_mask(self) -> NDArray[np.bool_]:
+        """``[row, col]`` True on expanded (closed) cells."""
+        return self._grid_shaped(np.frombuffer(bytes(self._closed), dtype=np.uint8).astype(bool))
+
+    def g_costs(self) -> NDArray[np.float64]:
+        """``[row, col]`` best known cost from the start (g); inf on untouched cells."""
+        return self._grid_shaped(np.array(self._cost_so_far, dtype=np.float64))
+
+    def f_costs(self) -> NDArray[np.float64]:
+        """``[row, col]`` priority the cell was last queued with (f); inf on untouched cells."""
+        g = np.array(self._cost_so_far, dtype=np.float64)
+        h = np.array(self._h_cache, dtype=np.float64)
+        f = np.full_like(g, np.inf)
+        touched = np.isfinite(g)
+        f[touched] = self._g_weight * g[touched] + h[touched]
+        return self._grid_shaped(f)
+
+    def came_from(self) -> NDArray[np.intp]:
+        """``[row, col]`` flat index of each cell's parent; -1 for the start and untouched cells."""
+        return self._grid_shaped(np.array(self._came_from, dtype=np.intp))
+
+    def _finish(self, reason: Reason) -> None:
+        self._done = True
+        self._reason = reason
+
+    def _h_of(self, cell: int) -> float:
+        h = self._h_cache[cell]
+        if h < 0.0:
+            row, col = divmod(cell, self._graph.width)
+            dx, dy = abs(col - self._goal_col), abs(row - self._goal_row)
+            h = self._h_weight * self._heuristic(dx, dy)
+            self._h_cache[cell] = h
+        return h
+
+    def _flat_path(self) -> list[int]:
+        """Follow came_from back from the goal; return flat cells from start to goal."""
+        path = [self._goal]
+        came_from = self._came_from
+        while path[-1] != self._start:
+            path.append(came_from[path[-1]])
+        path.reverse()
+        return path
+
+    def _path_cost(self, flat_path: list[int]) -> float:
+        """Sum the true step costs in path order (the same sums the search made for g)."""
+        width, cell_cost = self._graph.width, self._graph.cell_cost
+        total = 0.0
+        for here, there in itertools.pairwise(flat_path):
+            diagonal = (here % width != there % width) and (here // width != there // width)
+            total += (SQRT2 if diagonal else 1.0) * cell_cost[there]
+        return total
+
+    def _grid_shaped(self, flat: NDArray[Any]) -> NDArray[Any]:
+        return flat.reshape(self._graph.height, self._graph.width)
+
+
+def _parse_algorithm(name: str) -> Algorithm:
+    try:
+        return Algorithm(name)
+    except ValueError:
+        choices = ", ".join(a.value for a in Algorithm)
+        raise ValueError(f"unknown algorithm {name!r}; expected one of {choices}") from None
+
+
+def _check_cell(name: str, cell: object) -> Cell:
+    """Return `cell` as two Python ints, or raise ValueError naming it."""
+    parts: tuple[Any, ...] = tuple(cell) if isinstance(cell, tuple | list) else ()
+    if len(parts) == 2 and not any(isinstance(part, bool) for part in parts):
+        try:
+            return operator.index(parts[0]), operator.index(parts[1])
+        except TypeError:
+            pass
+    raise ValueError(f"{name} must be a (row, col) pair of integers, got {cell!r}")

@@ -1,0 +1,203 @@
+"""Property tests of the search core on random grids up to 40x40 with walls and cell costs.
+
+Hypothesis runs derandomized (the same examples every run) and keeps no database. Every
+comparison is against an independent textbook Dijkstra (`oracle_cost`) as well as our own.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+from numpy.typing import NDArray
+
+from sim.navigation import Heuristic, find_path, is_admissible, start_search
+from tests.unit.test_nav_oracles import ascii_grid, assert_legal_path, oracle_cost, steps_cost
+
+PROPERTY_SETTINGS = settings(
+    derandomize=True,
+    database=None,
+    deadline=None,
+    max_examples=300,
+    suppress_health_check=[
+        HealthCheck.too_slow,
+        HealthCheck.data_too_large,
+        HealthCheck.large_base_example,
+    ],
+)
+
+# A few distinct levels: random floats would make near-ties that only differ far below any
+# meaningful precision and say nothing about the search.
+COST_LEVELS = (1.0, 1.0, 1.0, 1.25, 1.5, 2.0, 3.0, 7.5)
+ALL_HEURISTICS = tuple(h.value for h in Heuristic)
+COST_TOLERANCE = {"rel": 1e-9, "abs": 1e-9}
+
+
+@dataclass(frozen=True)
+class Problem:
+    walkable: NDArray[np.bool_]
+    costs: NDArray[np.float64] | None
+    start: tuple[int, int]
+    goal: tuple[int, int]
+
+    def __repr__(self) -> str:
+        return f"Problem(start={self.start}, goal={self.goal})\n{ascii_grid(self.walkable)}"
+
+
+@st.composite
+def problems(draw: st.DrawFn, *, with_costs: bool = True) -> Problem:
+    """A grid up to 40x40, walls of a drawn density, optional costs, walkable start and goal."""
+    height = draw(st.integers(1, 40))
+    width = draw(st.integers(1, 40))
+    walls_in_six = draw(st.sampled_from((0, 1, 2, 3)))  # about 0 %, 17 %, 33 % or 50 % walls
+    elements = st.sampled_from((True,) * (6 - walls_in_six) + (False,) * walls_in_six)
+    walkable = draw(hnp.arrays(np.bool_, (height, width), elements=elements))
+    costs = None
+    if with_costs and draw(st.booleans()):
+        costs = draw(hnp.arrays(np.float64, (height, width), elements=st.sampled_from(COST_LEVELS)))
+    start = (draw(st.integers(0, height - 1)), draw(st.integers(0, width - 1)))
+    goal = (draw(st.integers(0, height - 1)), draw(st.integers(0, width - 1)))
+    walkable = walkable.copy()
+    walkable[start] = walkable[goal] = True
+    return Problem(walkable, costs, start, goal)
+
+
+def admissible_heuristics(diagonal: bool) -> list[str]:
+    return [h for h in ALL_HEURISTICS if is_admissible(h, diagonal=diagonal)]
+
+
+@PROPERTY_SETTINGS
+@given(problem=problems(), diagonal=st.booleans(), data=st.data())
+def test_astar_with_admissible_heuristic_is_optimal(
+    problem: Problem, diagonal: bool, data: st.DataObject
+) -> None:
+    heuristic = data.draw(st.sampled_from(admissible_heuristics(diagonal)), label="heuristic")
+    p = problem
+    astar = find_path(
+        p.walkable, p.start, p.goal, diagonal=diagonal, heuristic=heuristic, costs=p.costs
+    )
+    dijkstra = find_path(
+        p.walkable, p.start, p.goal, diagonal=diagonal, algorithm="dijkstra", costs=p.costs
+    )
+    expected = oracle_cost(p.walkable, p.start, p.goal, diagonal=diagonal, costs=p.costs)
+    assert astar.found == dijkstra.found == math.isfinite(expected)
+    if astar.found:
+        assert astar.cost == pytest.approx(dijkstra.cost, **COST_TOLERANCE)
+        assert astar.cost == pytest.approx(expected, **COST_TOLERANCE)
+        assert_legal_path(p.walkable, astar.cells, p.start, p.goal, diagonal=diagonal)
+        assert astar.cost == pytest.approx(steps_cost(astar.cells, p.costs), rel=1e-12)
+    else:
+        assert (astar.cells, astar.cost, astar.reason) == ((), math.inf, "unreachable")
+
+
+@PROPERTY_SETTINGS
+@given(problem=problems(with_costs=False))
+def test_four_connected_unit_astar_matches_breadth_first(problem: Problem) -> None:
+    p = problem
+    astar = find_path(p.walkable, p.start, p.goal, diagonal=False, heuristic="manhattan")
+    bfs = find_path(p.walkable, p.start, p.goal, diagonal=False, algorithm="bfs")
+    assert astar.found == bfs.found
+    if astar.found:
+        assert astar.cost == len(bfs.cells) - 1 == len(astar.cells) - 1
+        assert bfs.cost == astar.cost
+        assert_legal_path(p.walkable, bfs.cells, p.start, p.goal, diagonal=False)
+
+
+@PROPERTY_SETTINGS
+@given(problem=problems(), diagonal=st.booleans())
+def test_breadth_first_takes_fewest_moves(problem: Problem, diagonal: bool) -> None:
+    p = problem
+    bfs = find_path(p.walkable, p.start, p.goal, diagonal=diagonal, algorithm="bfs", costs=p.costs)
+    fewest = oracle_cost(p.walkable, p.start, p.goal, diagonal=diagonal, unit=True)
+    assert bfs.found == math.isfinite(fewest)
+    if bfs.found:
+        assert len(bfs.cells) - 1 == fewest
+        assert_legal_path(p.walkable, bfs.cells, p.start, p.goal, diagonal=diagonal)
+        assert bfs.cost == pytest.approx(steps_cost(bfs.cells, p.costs), rel=1e-12)
+
+
+@PROPERTY_SETTINGS
+@given(
+    problem=problems(),
+    diagonal=st.booleans(),
+    weight=st.sampled_from((1.0, 1.2, 1.5, 2.0, 3.0, 10.0)),
+    data=st.data(),
+)
+def test_weighted_astar_stays_within_weight_times_optimal(
+    problem: Problem, diagonal: bool, weight: float, data: st.DataObject
+) -> None:
+    heuristic = data.draw(st.sampled_from(admissible_heuristics(diagonal)), label="heuristic")
+    p = problem
+    weighted = find_path(
+        p.walkable,
+        p.start,
+        p.goal,
+        diagonal=diagonal,
+        heuristic=heuristic,
+        costs=p.costs,
+        weight=weight,
+    )
+    optimal = oracle_cost(p.walkable, p.start, p.goal, diagonal=diagonal, costs=p.costs)
+    assert weighted.found == math.isfinite(optimal)
+    if weighted.found:
+        assert weighted.cost <= weight * optimal + 1e-9
+        assert weighted.cost >= optimal - 1e-9
+        assert_legal_path(p.walkable, weighted.cells, p.start, p.goal, diagonal=diagonal)
+
+
+@PROPERTY_SETTINGS
+@given(problem=problems(), diagonal=st.booleans(), heuristic=st.sampled_from(ALL_HEURISTICS))
+def test_greedy_finds_a_path_exactly_when_one_exists(
+    problem: Problem, diagonal: bool, heuristic: str
+) -> None:
+    p = problem
+    greedy = find_path(
+        p.walkable,
+        p.start,
+        p.goal,
+        diagonal=diagonal,
+        heuristic=heuristic,
+        algorithm="greedy",
+        costs=p.costs,
+    )
+    exists = math.isfinite(oracle_cost(p.walkable, p.start, p.goal, diagonal=diagonal))
+    assert greedy.found == exists
+    if greedy.found:
+        assert_legal_path(p.walkable, greedy.cells, p.start, p.goal, diagonal=diagonal)
+        assert greedy.cost == pytest.approx(steps_cost(greedy.cells, p.costs), rel=1e-12)
+    else:
+        assert greedy.cells == ()
+
+
+@PROPERTY_SETTINGS
+@given(
+    problem=problems(),
+    diagonal=st.booleans(),
+    algorithm=st.sampled_from(("astar", "dijkstra", "bfs", "greedy")),
+    heuristic=st.sampled_from(ALL_HEURISTICS),
+    weight=st.sampled_from((1.0, 1.5, 4.0)),
+)
+def test_step_by_step_ends_like_one_shot(
+    problem: Problem, diagonal: bool, algorithm: str, heuristic: str, weight: float
+) -> None:
+    p = problem
+    options = {
+        "diagonal": diagonal,
+        "algorithm": algorithm,
+        "heuristic": heuristic,
+        "weight": weight,
+        "costs": p.costs,
+    }
+    search = start_search(p.walkable, p.start, p.goal, **options)  # type: ignore[arg-type]
+    expanded_cells = list(search.steps())
+    result = search.result()
+    assert result == find_path(p.walkable, p.start, p.goal, **options)  # type: ignore[arg-type]
+    assert len(expanded_cells) == len(set(expanded_cells)) == result.expanded
+    closed = search.closed_mask()
+    assert closed.sum() == result.expanded
+    assert all(closed[cell] for cell in expanded_cells)

@@ -1,0 +1,254 @@
+"""`sim plan` through `sim.cli.main`: scenario checks, one path, and one-line errors (exit 2)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from sim.cli import main
+from tests.conftest import movingai_dir
+
+SMALL_MAP = "type octile\nheight 4\nwidth 5\nmap\n.....\n.@@@.\n.@..T\n.....\n"
+# bucket, map, width, height, start x, start y, goal x, goal y, optimal (x = column, y = row)
+SMALL_SCEN = (
+    "version 1\n"
+    "0\tsmall.map\t5\t4\t0\t0\t4\t0\t4\n"
+    "0\tsmall.map\t5\t4\t0\t0\t2\t2\t6\n"
+    "1\tsmall.map\t5\t4\t4\t0\t0\t3\t7\n"
+    "0\tsmall.map\t5\t4\t0\t3\t3\t2\t3.41421\n"
+)
+
+
+@pytest.fixture
+def small(tmp_path: Path) -> Path:
+    """A 5 x 4 map with its scenario file beside it; returns the map's path."""
+    (tmp_path / "small.map").write_text(SMALL_MAP)
+    (tmp_path / "small.map.scen").write_text(SMALL_SCEN)
+    return tmp_path / "small.map"
+
+
+def scen_of(map_path: Path) -> str:
+    return str(map_path) + ".scen"
+
+
+def test_scenarios_all_pass(small: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    status = main(["plan", str(small), "--scen", scen_of(small)])
+    lines = capsys.readouterr().out.splitlines()
+    assert status == 0
+    assert lines[-1] == "4 passed, 0 failed"
+    scenario_lines = lines[2:-1]
+    assert len(scenario_lines) == 4
+    assert all(line.endswith("ok") for line in scenario_lines)
+    assert scenario_lines[3].split()[:7] == [
+        "5",
+        "0",
+        "0,3",
+        "3,2",
+        "3.41421000",
+        "3.41421356",
+        "1.0e-06",
+    ]
+
+
+def test_limit_keeps_the_first_scenarios(small: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["plan", str(small), "--scen", scen_of(small), "--limit", "2"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[-1] == "2 passed, 0 failed"
+    assert [line.split()[0] for line in lines[2:-1]] == ["2", "3"]
+
+
+def sampled_lines(small: Path, seed: str, capsys: pytest.CaptureFixture[str]) -> list[str]:
+    main(["plan", str(small), "--scen", scen_of(small), "--sample", "2", "--seed", seed])
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[-1] == "2 passed, 0 failed"
+    return [line.split()[0] for line in lines[2:-1]]
+
+
+def test_sample_is_seeded_and_in_file_order(
+    small: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    first = sampled_lines(small, "7", capsys)
+    assert first == sampled_lines(small, "7", capsys)
+    assert first == sorted(first, key=int)
+
+
+def test_wrong_length_fails_with_exit_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "small.map").write_text(SMALL_MAP)
+    scen = tmp_path / "wrong.scen"
+    scen.write_text("version 1\n0\tsmall.map\t5\t4\t0\t0\t4\t0\t4.0001\n")
+    status = main(["plan", str(tmp_path / "small.map"), "--scen", str(scen)])
+    lines = capsys.readouterr().out.splitlines()
+    assert status == 1
+    assert lines[-1] == "0 passed, 1 failed"
+    assert "FAIL" in lines[-2]
+
+
+def test_scenario_on_a_wall_fails(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "small.map").write_text(SMALL_MAP)
+    scen = tmp_path / "wall.scen"
+    scen.write_text("version 1\n0\tsmall.map\t5\t4\t1\t1\t4\t0\t4\n")
+    assert main(["plan", str(tmp_path / "small.map"), "--scen", str(scen)]) == 1
+    assert "FAIL (start blocked)" in capsys.readouterr().out
+
+
+def test_scenarios_as_json(small: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["plan", str(small), "--scen", scen_of(small), "--json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert (document["passed"], document["failed"]) == (4, 0)
+    last = document["scenarios"][3]
+    assert (last["start"], last["goal"], last["optimal"]) == ([0, 3], [3, 2], 3.41421)
+    assert last["cost"] == pytest.approx(3.41421356)
+    assert last["passed"] is True
+
+
+def test_one_path(small: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["plan", str(small), "--from", "0,0", "--to", "2,2"]) == 0
+    summary, path = capsys.readouterr().out.splitlines()
+    assert summary.startswith("from 0,0 to 2,2: cost 6.00000000, 7 cells,")
+    assert path == "path (x,y): 0,0 0,1 0,2 0,3 1,3 2,3 2,2"
+
+
+def test_one_path_as_json(small: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["plan", str(small), "--from", "0,3", "--to", "3,2", "--json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert document["found"] is True
+    assert document["path"] == [[0, 3], [1, 3], [2, 3], [3, 2]]
+    assert document["cost"] == pytest.approx(2 + 2**0.5)
+
+
+def test_no_path_exits_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "split.map"
+    path.write_text("type octile\nheight 1\nwidth 3\nmap\n.@.\n")
+    assert main(["plan", str(path), "--from", "0,0", "--to", "2,0"]) == 1
+    assert "no path (unreachable)" in capsys.readouterr().out
+
+
+def user_error(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
+    """Run `sim` expecting bad input: exit 2 and exactly one line on stderr; return it."""
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    lines = captured.err.splitlines()
+    assert len(lines) == 1, captured.err
+    return lines[0]
+
+
+def test_missing_map_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    absent = tmp_path / "absent.map"
+    assert user_error(["plan", str(absent), "--from", "0,0", "--to", "1,1"], capsys) == (
+        f"sim: {absent}: no such file"
+    )
+
+
+def test_map_is_a_directory(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    line = user_error(["plan", str(tmp_path), "--from", "0,0", "--to", "1,1"], capsys)
+    assert line == f"sim: {tmp_path}: is a directory, not a file"
+
+
+def test_missing_scen_file(small: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    absent = small.with_name("absent.scen")
+    line = user_error(["plan", str(small), "--scen", str(absent)], capsys)
+    assert line == f"sim: {absent}: no such file"
+
+
+def test_malformed_map_names_file_and_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "bad.map"
+    path.write_text("type octile\nheight 2\nwidth 2\nmap\n..\n.?\n")
+    line = user_error(["plan", str(path), "--from", "0,0", "--to", "1,0"], capsys)
+    assert line == f"sim: {path}:6: unknown map character '?' at column 1"
+
+
+def test_malformed_scen_names_file_and_line(
+    small: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    scen = small.with_name("bad.scen")
+    scen.write_text("version 1\n0\tsmall.map\t5\t4\t0\t0\t4\t0\n")
+    line = user_error(["plan", str(small), "--scen", str(scen)], capsys)
+    assert (
+        line == f"sim: {scen}:2: expected 9 fields, got 8: '0\\tsmall.map\\t5\\t4\\t0\\t0\\t4\\t0'"
+    )
+
+
+def test_scen_for_another_map_size(small: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    scen = small.with_name("other.scen")
+    scen.write_text("version 1\n0\tother.map\t9\t9\t0\t0\t4\t0\t4\n")
+    line = user_error(["plan", str(small), "--scen", str(scen)], capsys)
+    assert line == f"sim: {scen}:2: scenario expects a 9x9 map, {small} is 5x4"
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        pytest.param("a,b", "sim: --from: expected X,Y (two integers), got 'a,b'", id="letters"),
+        pytest.param("1", "sim: --from: expected X,Y (two integers), got '1'", id="one-number"),
+        pytest.param("1,2,3", "sim: --from: expected X,Y (two integers), got '1,2,3'", id="three"),
+        pytest.param("1.5,2", "sim: --from: expected X,Y (two integers), got '1.5,2'", id="float"),
+    ],
+)
+def test_bad_from_value(
+    small: Path, value: str, expected: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert user_error(["plan", str(small), "--from", value, "--to", "0,0"], capsys) == expected
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "problem"),
+    [
+        pytest.param("--from", "5,0", "--from 5,0 lies outside the 5x4 map", id="from-right"),
+        pytest.param("--to", "0,4", "--to 0,4 lies outside the 5x4 map", id="to-below"),
+        pytest.param("--to", "-1,0", "--to -1,0 lies outside the 5x4 map", id="to-negative"),
+        pytest.param("--from", "1,1", "--from 1,1 is on a blocked cell '@'", id="from-wall"),
+        pytest.param("--to", "4,2", "--to 4,2 is on a blocked cell 'T'", id="to-tree"),
+    ],
+)
+def test_point_outside_or_on_a_wall(
+    small: Path, option: str, value: str, problem: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    points = {"--from": "0,0", "--to": "4,0", option: value}
+    # "--to=-1,0": argparse would read a bare "-1,0" as an option.
+    argv = ["plan", str(small), f"--from={points['--from']}", f"--to={points['--to']}"]
+    assert user_error(argv, capsys).startswith(f"sim: {small}: {problem}")
+
+
+@pytest.mark.parametrize(
+    ("extra", "expected"),
+    [
+        pytest.param([], "sim: plan: give --scen FILE, or --from X,Y and --to X,Y", id="no-mode"),
+        pytest.param(
+            ["--scen", "x.scen", "--from", "0,0", "--to", "1,0"],
+            "sim: plan: give either --scen or --from/--to, not both",
+            id="both-modes",
+        ),
+        pytest.param(["--from", "0,0"], "sim: plan: --from and --to go together", id="no-to"),
+        pytest.param(
+            ["--from", "0,0", "--to", "1,0", "--limit", "3"],
+            "sim: plan: --limit and --sample apply to --scen only",
+            id="limit-without-scen",
+        ),
+    ],
+)
+def test_inconsistent_options(
+    small: Path, extra: list[str], expected: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert user_error(["plan", str(small), *extra], capsys) == expected
+
+
+@pytest.mark.parametrize("value", ["0", "-3", "many"], ids=["zero", "negative", "word"])
+def test_limit_must_be_a_positive_integer(
+    small: Path, value: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    line = user_error(["plan", str(small), "--scen", scen_of(small), "--limit", value], capsys)
+    assert line == f"sim plan: argument --limit: expected a positive integer, got '{value}'"
+
+
+def test_shared_arena_sample(capsys: pytest.CaptureFixture[str]) -> None:
+    arena = movingai_dir() / "arena.map"
+    if not arena.is_file():
+        pytest.skip(f"Moving AI benchmark arena.map not found in {movingai_dir()}")
+    assert (
+        main(["plan", str(arena), "--scen", scen_of(arena), "--sample", "40", "--seed", "1"]) == 0
+    )
+    assert capsys.readouterr().out.splitlines()[-1] == "40 passed, 0 failed"
