@@ -44,7 +44,10 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the `sim` command line and return its exit status."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exit_request:  # --help, or a bad value already reported in one line
+        return int(exit_request.code or 0)
     try:
         status: int = args.func(args)
     except SimError as error:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -11,3 +13,22 @@ DEFAULT_SCENE = SCENES_DIR / "default.toml"
 
 # Headless runs step a non-real-time clock at this rate, so dt is exactly 1/60 s.
 DEFAULT_FIXED_FPS = 60
+
+
+class AgentMode(StrEnum):
+    """What an agent does: chase the End cube, or go back and forth between Start and End."""
+
+    CHASE = "chase"
+    PATROL = "patrol"
+
+
+@dataclass(frozen=True, slots=True)
+class AgentConfig:
+    """How an Agent-tagged object moves; units are world units and seconds."""
+
+    speed: float = 3.0
+    turn_rate: float = 5.0
+    replan_interval_s: float = 1.0
+    arrival_radius: float = 0.25
+    mode: AgentMode = AgentMode.CHASE
+    smoothing: bool = True

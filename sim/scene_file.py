@@ -21,7 +21,7 @@ from enum import Enum, StrEnum
 from pathlib import Path
 from typing import Final, Literal, TypeVar
 
-from sim.config import MODELS_DIR, SCENES_DIR
+from sim.config import MODELS_DIR, SCENES_DIR, AgentConfig, AgentMode
 from sim.errors import SimError
 
 SUPPORTED_VERSION: Final = 1
@@ -54,13 +54,6 @@ class Tag(StrEnum):
     END = "End"
     AGENT = "Agent"
     UNTAGGED = "Untagged"
-
-
-class AgentMode(StrEnum):
-    """What an agent does: chase the End cube, or go back and forth between Start and End."""
-
-    CHASE = "chase"
-    PATROL = "patrol"
 
 
 DEFAULT_COLORS: Final[Mapping[Tag, Color]] = {
@@ -115,18 +108,6 @@ class CameraSpec:
 
 
 @dataclass(frozen=True, slots=True)
-class AgentSpec:
-    """How an Agent-tagged object moves; units are world units and seconds."""
-
-    speed: float = 3.0
-    turn_rate: float = 5.0
-    replan_interval_s: float = 1.0
-    arrival_radius: float = 0.25
-    mode: AgentMode = AgentMode.CHASE
-    smoothing: bool = True
-
-
-@dataclass(frozen=True, slots=True)
 class ObjectSpec:
     """One object in the scene.
 
@@ -142,7 +123,7 @@ class ObjectSpec:
     scale: tuple[float, float, float] = (1.0, 1.0, 1.0)
     heading: float = 0.0
     color: Color = DEFAULT_COLORS[Tag.UNTAGGED]
-    agent: AgentSpec | None = None
+    agent: AgentConfig | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -548,10 +529,10 @@ class _Camera:
         )
 
 
-def _agent(at: _Reader, value: object) -> AgentSpec:
+def _agent(at: _Reader, value: object) -> AgentConfig:
     table = _Table(at, value, _AGENT_KEYS)
-    default = AgentSpec()
-    return AgentSpec(
+    default = AgentConfig()
+    return AgentConfig(
         speed=table.get("speed", _positive, default.speed),
         turn_rate=table.get("turn_rate", _positive, default.turn_rate),
         replan_interval_s=table.get("replan_interval_s", _positive, default.replan_interval_s),
@@ -611,5 +592,5 @@ class _Objects:
         color = table.get("color", _color, DEFAULT_COLORS[tag])
         if tag is not Tag.AGENT and "agent" in table:
             raise at.at("agent").error(f"only allowed on objects tagged 'Agent', not {tag.value!r}")
-        agent = table.get("agent", _agent, AgentSpec()) if tag is Tag.AGENT else None
+        agent = table.get("agent", _agent, AgentConfig()) if tag is Tag.AGENT else None
         return ObjectSpec(name, tag, model, pos, scale, heading, color, agent)

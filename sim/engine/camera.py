@@ -9,8 +9,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 from enum import Enum
+from typing import Any
 
-from panda3d.core import NodePath, Point3, Vec3
+from panda3d.core import KeyboardButton, MouseWatcher, NodePath, Point3, Vec3
 
 ORBIT_DEG_PER_UNIT = 120.0  # dragging across the whole window (2 units) turns 240 degrees
 PAN_PER_UNIT = 0.6  # a full-width pan moves the target by 1.2 x the camera distance
@@ -120,3 +121,46 @@ class OrbitCamera:
         self._pivot.set_hpr(self._pose.heading_deg, self._pose.pitch_deg, 0.0)
         self._camera.set_pos(0.0, -self._pose.distance, 0.0)
         self._camera.set_hpr(0.0, 0.0, 0.0)
+
+
+class OrbitCameraInput:
+    """Binds the mouse to an OrbitCamera: right-drag orbits, middle or shift+right pans, wheel.
+
+    `events` is anything with DirectObject's `accept` (ShowBase is one); the mouse is read from
+    `watcher` (a MouseWatcher) once per frame by the task this adds at sort -10, after input.
+    """
+
+    TASK_NAME = "camera-input"
+
+    def __init__(
+        self, camera: OrbitCamera, *, events: Any, watcher: MouseWatcher, task_mgr: Any
+    ) -> None:
+        self._camera = camera
+        self._watcher = watcher
+        self._task_mgr = task_mgr
+        events.accept("mouse3", self._on_right_press)
+        events.accept("mouse2", lambda: camera.begin_drag(DragMode.PAN, self.mouse()))
+        events.accept("mouse3-up", camera.end_drag)
+        events.accept("mouse2-up", camera.end_drag)
+        events.accept("wheel_up", camera.zoom, [1])
+        events.accept("wheel_down", camera.zoom, [-1])
+        task_mgr.add(self._follow_mouse, self.TASK_NAME, sort=-10)
+
+    def mouse(self) -> tuple[float, float]:
+        """The pointer in normalised window coordinates, or the centre when outside."""
+        if not self._watcher.has_mouse():
+            return (0.0, 0.0)
+        return (self._watcher.get_mouse_x(), self._watcher.get_mouse_y())
+
+    def _on_right_press(self) -> None:
+        shift = self._watcher.is_button_down(KeyboardButton.shift())
+        self._camera.begin_drag(DragMode.PAN if shift else DragMode.ORBIT, self.mouse())
+
+    def _follow_mouse(self, task: Any) -> int:
+        if self._camera.dragging and self._watcher.has_mouse():
+            self._camera.drag_to(self.mouse())
+        return int(task.cont)
+
+    def detach(self) -> None:
+        """Stop following the mouse."""
+        self._task_mgr.remove(self.TASK_NAME)

@@ -15,8 +15,8 @@ from sim.config import SCENES_DIR
 from sim.scene_file import (
     DEFAULT_COLORS,
     MAX_GRID_CELLS,
+    AgentConfig,
     AgentMode,
-    AgentSpec,
     CameraSpec,
     GridSpec,
     ObjectSpec,
@@ -208,7 +208,7 @@ def test_minimal_scene_gets_every_default(write):
     assert obstacle == ObjectSpec(
         "a", Tag.OBSTACLE, "cube", (1.5, 1.5, 0.0), (1, 1, 1), 0, color, None
     )
-    assert agent.agent == AgentSpec(3.0, 5.0, 1.0, 0.25, AgentMode.CHASE, True)
+    assert agent.agent == AgentConfig(3.0, 5.0, 1.0, 0.25, AgentMode.CHASE, True)
     assert agent.color == DEFAULT_COLORS[Tag.AGENT]
 
 
@@ -223,7 +223,7 @@ def test_partial_tables_keep_the_other_defaults(write):
     (agent,) = spec.objects
     assert agent.scale == (2.0, 2.0, 2.0)
     assert agent.color == (0.1, 0.2, 0.3, 0.5)
-    assert agent.agent == AgentSpec(mode=AgentMode.PATROL)
+    assert agent.agent == AgentConfig(mode=AgentMode.PATROL)
 
 
 def test_grid_spec_geometry():

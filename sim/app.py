@@ -1,0 +1,290 @@
+"""The composition root: a ShowBase, a World and its components, built from a SceneSpec."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from panda3d.core import ClockObject, Filename, ModifierButtons, Point3
+
+from sim import status
+from sim.components.agent_controller import AgentController
+from sim.components.grid_manager import HEURISTICS, GridManager
+from sim.components.hud import Hud
+from sim.components.start_end_path import StartEndPath
+from sim.config import AgentConfig
+from sim.engine import FrameLoop, GameObject, Gizmos, World
+from sim.engine.camera import CameraPose, OrbitCamera, OrbitCameraInput
+from sim.engine.projection import world_to_pixel
+from sim.engine.showbase import DisplaySettings, open_showbase
+from sim.report import object_entry, write_json_atomic
+from sim.scene_builder import build_scene
+from sim.scene_file import SceneSpec, Tag
+
+BACKGROUND_COLOR = (0.16, 0.18, 0.22, 1.0)
+CAMERA_FOV_DEG = 50.0
+REPORT_EVERY_S = 1.0
+HELP_TEXT = (
+    "right-drag orbit  middle/shift+right-drag pan  wheel zoom  C camera  G grid  B blocks  "
+    "P path  H HUD\nSpace pause  R reset agent  M chase/patrol  K heuristic  N 4/8-connected  "
+    "Esc quit"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class RunOptions:
+    """What `sim run` was asked to do.
+
+    Attributes:
+        scene: The loaded scene.
+        display: Window or offscreen buffer settings.
+        frames: Stop after this many frames; None runs until the user quits.
+        screenshot: Save a PNG of the last frame here.
+        report: Keep a JSON report here, rewritten every simulated second and at exit.
+    """
+
+    scene: SceneSpec
+    display: DisplaySettings
+    frames: int | None = None
+    screenshot: Path | None = None
+    report: Path | None = None
+
+
+class SimApp:
+    """One running scene: builds everything in the constructor, `run()` drives the frames.
+
+    Update order each frame (the World's insertion order): the GridManager first, so obstacle
+    changes are in the grid before anything plans; then the Start -> End path; then the scene's
+    objects with their agents; the HUD last.
+    """
+
+    def __init__(self, options: RunOptions) -> None:
+        self.options = options
+        self.base = open_showbase(options.display)
+        self.base.set_background_color(*BACKGROUND_COLOR)
+        self.base.camLens.set_min_fov(CAMERA_FOV_DEG)
+        self.clock = ClockObject.get_global_clock()
+        self.world = World(self.base.render)
+        self.gizmos = Gizmos(self.base.render)
+        headless = options.display.headless
+        fixed_dt = 1.0 / options.display.fixed_fps if headless else None
+        self.loop = FrameLoop(self.world, self.clock, gizmos=self.gizmos, fixed_dt=fixed_dt)
+        self.loop.attach(self.base.task_mgr)
+        scene = options.scene
+        self.grid = self._add_grid_manager()
+        self.path = self.world.spawn("start-end-path").add_component(
+            StartEndPath(self.grid, replan_interval_s=self._replan_interval())
+        )
+        self.objects = build_scene(self.world, self.base.loader, scene)
+        self.agents = self._add_agents()
+        self.hud = self.world.spawn("hud").add_component(
+            Hud(
+                top_left=self.base.a2dTopLeft,
+                bottom_left=self.base.a2dBottomLeft,
+                help_text=HELP_TEXT,
+                status=self.status_lines,
+            )
+        )
+        pose = scene.camera
+        home = CameraPose(pose.target, pose.distance, pose.heading, pose.pitch)
+        self.camera = OrbitCamera(self.base.camera, home)
+        self.camera_input: OrbitCameraInput | None = None
+        if self.base.mouseWatcherNode is not None:
+            self._bind_mouse()
+        self.frames = 0
+        self.errors: list[str] = []
+        self._next_report_s = 0.0
+        self._bind_keys()
+
+    def _add_grid_manager(self) -> GridManager:
+        grid = self.options.scene.grid
+        manager = GridManager(
+            origin=grid.origin,
+            num_of_rows=grid.rows,
+            num_of_columns=grid.columns,
+            grid_cell_size=grid.cell_size,
+            connectivity=grid.connectivity,
+        )
+        return self.world.spawn("grid-manager").add_component(manager)
+
+    def _replan_interval(self) -> float:
+        agents = self.options.scene.objects_with_tag(Tag.AGENT)
+        return agents[0].agent.replan_interval_s if agents and agents[0].agent else 1.0
+
+    def _add_agents(self) -> list[AgentController]:
+        controllers = []
+        for spec, game_object in zip(self.options.scene.objects, self.objects, strict=True):
+            if spec.tag == Tag.AGENT:
+                config = spec.agent or AgentConfig()
+                controllers.append(game_object.add_component(AgentController(self.grid, config)))
+        return controllers
+
+    def _bind_keys(self) -> None:
+        base = self.base
+        base.accept("escape", base.userExit)
+        base.accept("c", self.camera.reset)
+        base.accept("g", self.toggle_grid)
+        base.accept("b", self.toggle_blocks)
+        base.accept("p", self.toggle_path)
+        base.accept("h", self.toggle_hud)
+        base.accept("space", self.toggle_pause)
+        base.accept("r", self.reset_agents)
+        base.accept("m", self.toggle_agent_mode)
+        base.accept("k", self.cycle_heuristic)
+        base.accept("n", self.toggle_connectivity)
+
+    def _bind_mouse(self) -> None:
+        # Without modifier buttons Panda3D sends plain "mouse3" whatever is held, so shift is
+        # read at press time instead of needing a "shift-mouse3" binding for every combination.
+        self.base.mouseWatcherNode.set_modifier_buttons(ModifierButtons())
+        self.base.buttonThrowers[0].node().set_modifier_buttons(ModifierButtons())
+        self.camera_input = OrbitCameraInput(
+            self.camera,
+            events=self.base,
+            watcher=self.base.mouseWatcherNode,
+            task_mgr=self.base.task_mgr,
+        )
+
+    def toggle_grid(self) -> None:
+        """Show or hide the grid lines."""
+        self.grid.show_grid = not self.grid.show_grid
+
+    def toggle_blocks(self) -> None:
+        """Show or hide the shading of blocked cells."""
+        self.grid.show_obstacle_blocks = not self.grid.show_obstacle_blocks
+
+    def toggle_path(self) -> None:
+        """Show or hide the Start -> End path and the agents' routes."""
+        self.path.show_path = not self.path.show_path
+        for agent in self.agents:
+            agent.show_path = self.path.show_path
+
+    def toggle_hud(self) -> None:
+        """Show or hide the HUD text."""
+        self.hud.visible = not self.hud.visible
+
+    def toggle_pause(self) -> None:
+        """Stop or resume simulated time (the camera keeps working)."""
+        self.loop.paused = not self.loop.paused
+
+    def reset_agents(self) -> None:
+        """Put every agent back on Start."""
+        for agent in self.agents:
+            agent.reset_to_start()
+
+    def toggle_agent_mode(self) -> None:
+        """Switch every agent between chase and patrol."""
+        for agent in self.agents:
+            agent.toggle_mode()
+
+    def cycle_heuristic(self) -> None:
+        """Plan with the next heuristic (octile, euclidean, chebyshev, manhattan, zero)."""
+        following = (HEURISTICS.index(self.grid.heuristic) + 1) % len(HEURISTICS)
+        self.grid.set_planning(heuristic=HEURISTICS[following])
+
+    def toggle_connectivity(self) -> None:
+        """Switch planning between 8- and 4-connected moves."""
+        self.grid.set_planning(diagonal=not self.grid.diagonal)
+
+    def status_lines(self) -> list[str]:
+        """What the HUD shows now."""
+        fps = self.clock.get_average_frame_rate()
+        lines = [
+            status.fps_line(fps, paused=self.loop.paused),
+            f"scene: {self.options.scene.name}",
+            status.planner_line(self.grid),
+            *status.path_lines(self.path.outcome, self.path.plans),
+        ]
+        return lines + [status.agent_line(agent) for agent in self.agents]
+
+    def step(self) -> None:
+        """Run one frame: input, world update, gizmos, render; rewrite the report when due."""
+        self.base.task_mgr.step()
+        self.frames += 1
+        if self.options.report is not None and self.world.time_s >= self._next_report_s:
+            self._next_report_s = self.world.time_s + REPORT_EVERY_S
+            self.write_report(self.options.report)
+
+    def run(self) -> int:
+        """Run until the frame budget is spent or the user quits; return the exit status."""
+        frames = self.options.frames
+        status = 0
+        try:
+            while not self.base.quit_requested and (frames is None or self.frames < frames):
+                self.step()
+        except KeyboardInterrupt:
+            status = 130
+        window_open = self.base.win is not None and self.base.win.is_valid()
+        if self.options.screenshot is not None and window_open:
+            self.save_screenshot(self.options.screenshot)
+        if self.options.report is not None:
+            self.write_report(self.options.report)
+        return status
+
+    def screen_of(self, game_object: GameObject) -> tuple[int, int] | None:
+        """Where the middle of `game_object` shows in the window (origin top-left), if visible."""
+        bounds = game_object.node.get_tight_bounds(self.base.render)
+        if bounds is None:
+            point = game_object.node.get_pos(self.base.render)
+        else:
+            low, high = bounds
+            point = Point3((low + high) / 2)
+        return world_to_pixel(
+            point, camera=self.base.cam, lens=self.base.camLens, size=self.window_size()
+        )
+
+    def window_size(self) -> tuple[int, int]:
+        """The window's or buffer's size in pixels."""
+        return (self.base.win.get_x_size(), self.base.win.get_y_size())
+
+    def report(self) -> dict[str, Any]:
+        """The report as it stands now (see README, "Report")."""
+        return {
+            "scene": str(self.options.scene.path),
+            "frames": self.frames,
+            "sim_time_s": round(self.world.time_s, 6),
+            "window": {"size": list(self.window_size())},
+            "camera": self._camera_entry(),
+            "grid": status.grid_entry(self.grid),
+            "path": status.path_entry(self.path.outcome),
+            "objects": [object_entry(obj, self.screen_of) for obj in self.objects if obj.alive],
+            "agents": [status.agent_entry(agent) for agent in self.agents],
+            "hud": self.hud.text(),
+            "errors": list(self.errors),
+        }
+
+    def _camera_entry(self) -> dict[str, Any]:
+        pose = self.camera.pose
+        return {
+            "target": [round(value, 5) for value in pose.target],
+            "distance": round(pose.distance, 5),
+            "heading_deg": round(pose.heading_deg, 4),
+            "pitch_deg": round(pose.pitch_deg, 4),
+        }
+
+    def write_report(self, path: Path) -> None:
+        """Rewrite the report at `path` atomically; a failed write is recorded, not raised."""
+        try:
+            write_json_atomic(path, self.report())
+        except OSError as error:
+            message = f"report {path}: {error.strerror or error}"
+            if message not in self.errors:
+                self.errors.append(message)
+
+    def save_screenshot(self, path: Path) -> None:
+        """Save the last rendered frame as a PNG at `path`."""
+        if not self.base.win.save_screenshot(Filename.from_os_specific(str(path))):
+            self.errors.append(f"screenshot {path}: could not be written")
+
+    def destroy(self) -> None:
+        """Tear everything down so another SimApp can open in the same process."""
+        self.loop.detach()
+        if self.camera_input is not None:
+            self.camera_input.detach()
+        self.base.ignore_all()
+        for game_object in self.world.objects:
+            self.world.destroy(game_object)
+        self.world.flush_destroyed()
+        self.gizmos.destroy()
+        self.base.destroy()

@@ -1,0 +1,327 @@
+"""GridManager: rasterizes the scene's obstacles into the navigation grid and plans on it."""
+
+from __future__ import annotations
+
+import itertools
+import math
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+from numpy.typing import NDArray
+
+from sim.engine import Component, GameObject, Gizmos
+from sim.navigation import Box, Footprint, GridMap, Reason, box_footprint, find_path
+from sim.navigation.line_of_sight import segment_is_clear, smooth_path
+
+GRID_LINE_Z = 0.02  # lines sit just above the ground: polygon offsets do not apply to lines
+BLOCK_Z = 0.01
+GRID_COLOR = (0.12, 0.14, 0.16, 1.0)
+BLOCK_COLOR = (0.75, 0.2, 0.15, 0.45)
+OBSTACLE_TAG = "Obstacle"
+HEURISTICS = ("octile", "euclidean", "chebyshev", "manhattan", "zero")
+
+Cell = tuple[int, int]
+Point = tuple[float, float]
+
+REASON_TEXT = {
+    Reason.GOAL_BLOCKED: "End lies inside an obstacle",
+    Reason.START_BLOCKED: "Start lies inside an obstacle",
+    Reason.UNREACHABLE: "End cannot be reached: walled in",
+    Reason.GOAL_OUTSIDE: "End lies outside the grid",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class PlanOutcome:
+    """A plan between two world points, ready to draw, steer along and report.
+
+    Attributes:
+        found: Whether a path exists.
+        reason: Plain words for the user: why there is no path, or what was adjusted ("" if
+            nothing was).
+        cells: Grid path `(row, col)` from the start cell to the goal cell, both included.
+        waypoints: World `(x, y)` points to steer through after the start: the centres of the
+            smoothed path's cells, the last replaced by the goal point itself when it is on
+            a walkable cell.
+        cost: Path cost in world units (step lengths times cell costs times the cell size).
+        length: World length of the path through its cells' centres.
+        expanded: Nodes the search expanded.
+        plan_ms: Wall-clock time of the search in milliseconds.
+    """
+
+    found: bool
+    reason: str = ""
+    cells: tuple[Cell, ...] = ()
+    waypoints: tuple[Point, ...] = ()
+    cost: float = math.inf
+    length: float = math.inf
+    expanded: int = 0
+    plan_ms: float = 0.0
+
+
+@dataclass(slots=True)
+class _Tracked:
+    key: tuple[float, ...]
+    footprint: Footprint = field(repr=False)
+
+
+class GridManager(Component):
+    """Owns the navigation grid: which cells the `Obstacle`-tagged objects cover, and planning.
+
+    Names follow the seed's GridManager (`num_of_rows`, `num_of_columns`, `grid_cell_size`,
+    `show_grid`, `show_obstacle_blocks`). Rows run along world +Y, columns along world +X;
+    `origin` is the grid's minimum corner. Each obstacle's full footprint (position, scale,
+    heading) is rasterized; every frame the obstacles are checked, only footprints that changed
+    are redone, and `version` goes up whenever the walkable mask or the planning settings change.
+    """
+
+    def __init__(
+        self,
+        *,
+        origin: Point,
+        num_of_rows: int,
+        num_of_columns: int,
+        grid_cell_size: float,
+        connectivity: int = 8,
+        show_grid: bool = True,
+        show_obstacle_blocks: bool = True,
+    ) -> None:
+        super().__init__()
+        self.origin = origin
+        self.num_of_rows = num_of_rows
+        self.num_of_columns = num_of_columns
+        self.grid_cell_size = grid_cell_size
+        self.show_grid = show_grid
+        self.show_obstacle_blocks = show_obstacle_blocks
+        self._diagonal = connectivity == 8
+        self._heuristic = HEURISTICS[0]
+        self._cover = np.zeros((num_of_rows, num_of_columns), dtype=np.int32)
+        self._walkable = np.ones((num_of_rows, num_of_columns), dtype=bool)
+        self.grid = GridMap(self._walkable, origin=origin, cell_size=grid_cell_size)
+        self._tracked: dict[int, _Tracked] = {}
+        self._objects: dict[int, GameObject] = {}
+        self.version = 0
+        self.rasterized_footprints = 0  # how many footprints were (re)done, for tests
+        self._grid_drawn = False
+        self._blocks: tuple[int, NDArray[np.float32]] | None = None
+
+    @property
+    def walkable(self) -> NDArray[np.bool_]:
+        """`[row, col]` mask of cells no obstacle covers (do not modify)."""
+        return self._walkable
+
+    @property
+    def diagonal(self) -> bool:
+        """True for 8-connected planning, False for 4-connected."""
+        return self._diagonal
+
+    @property
+    def heuristic(self) -> str:
+        """The A* heuristic in use."""
+        return self._heuristic
+
+    def set_planning(self, *, diagonal: bool | None = None, heuristic: str | None = None) -> None:
+        """Change connectivity or heuristic; planners see a new `version` and replan."""
+        if heuristic is not None:
+            if heuristic not in HEURISTICS:
+                raise ValueError(f"unknown heuristic {heuristic!r}; expected one of {HEURISTICS}")
+            self._heuristic = heuristic
+        if diagonal is not None:
+            self._diagonal = diagonal
+        self.version += 1
+
+    def start(self) -> None:
+        """Rasterize every obstacle present when the scene starts."""
+        self.sync_obstacles()
+
+    def update(self, dt: float) -> None:
+        """Pick up obstacles that were added, moved, turned, scaled or removed."""
+        self.sync_obstacles()
+
+    def sync_obstacles(self) -> bool:
+        """Redo the footprints of obstacles that changed since the last call; True if any did."""
+        world = self.world
+        if world is None:
+            return False
+        current = {id(obj): obj for obj in world.find_all_with_tag(OBSTACLE_TAG) if obj.alive}
+        changed = False
+        for gone in set(self._tracked) - set(current):
+            self._apply(self._tracked.pop(gone).footprint, -1)
+            del self._objects[gone]
+            changed = True
+        for key, obj in current.items():
+            footprint_key = self._footprint_key(obj)
+            tracked = self._tracked.get(key)
+            if tracked is not None and tracked.key == footprint_key:
+                continue
+            if tracked is not None:
+                self._apply(tracked.footprint, -1)
+            footprint = self._footprint(footprint_key)
+            self._apply(footprint, +1)
+            self._tracked[key] = _Tracked(footprint_key, footprint)
+            self._objects[key] = obj
+            self.rasterized_footprints += 1
+            changed = True
+        if changed:
+            self.version += 1
+        return changed
+
+    def _footprint_key(self, obj: GameObject) -> tuple[float, ...]:
+        node = obj.node
+        root = node.get_top()
+        pos, scale = node.get_pos(root), node.get_scale(root)
+        # Rounded so float32 noise from re-reading a transform never counts as a move.
+        values = (pos.x, pos.y, abs(scale.x), abs(scale.y), node.get_h(root) % 360.0)
+        return tuple(round(float(value), 5) for value in values)
+
+    def _footprint(self, key: tuple[float, ...]) -> Footprint:
+        x, y, size_x, size_y, heading = key
+        box = Box(x, y, size_x, size_y, heading)
+        return box_footprint(
+            box, self._cover.shape, origin=self.origin, cell_size=self.grid_cell_size
+        )
+
+    def _apply(self, footprint: Footprint, sign: int) -> None:
+        window = self._cover[footprint.rows, footprint.cols]
+        window += sign * footprint.mask.astype(np.int32)
+        self._walkable[footprint.rows, footprint.cols] = window == 0
+
+    def blocked_cells(self) -> int:
+        """How many cells obstacles cover."""
+        return int(self._walkable.size - np.count_nonzero(self._walkable))
+
+    def world_to_cell(self, x: float, y: float, *, clamp: bool = False) -> Cell | None:
+        """The cell under world point `(x, y)`; None outside the grid unless `clamp`."""
+        return self.grid.world_to_cell(x, y, clamp=clamp)
+
+    def clamped_cell(self, point: Point) -> Cell:
+        """The cell under world point `point`, or the nearest border cell when it is outside."""
+        cell = self.grid.world_to_cell(*point, clamp=True)
+        if cell is None:  # clamping always finds a cell; this keeps the type honest
+            raise ValueError(f"no cell for {point!r}")
+        return cell
+
+    def cell_to_world(self, cell: Cell) -> Point:
+        """The world `(x, y)` of a cell's centre."""
+        return self.grid.cell_to_world(*cell)
+
+    def is_blocked_at(self, x: float, y: float) -> bool:
+        """True when world point `(x, y)` lies in a cell an obstacle covers."""
+        cell = self.world_to_cell(x, y)
+        return cell is not None and not bool(self._walkable[cell])
+
+    def move_is_clear(self, start: Point, end: Point) -> bool:
+        """True when a straight move between two world points stays in walkable cells.
+
+        Points outside the grid are never clear; a corner between two blocked cells is not
+        squeezed through (the planner's no-corner-cutting rule).
+        """
+        return segment_is_clear(
+            self._walkable, self._to_cell_space(start), self._to_cell_space(end)
+        )
+
+    def _to_cell_space(self, point: Point) -> Point:
+        return (
+            (point[0] - self.origin[0]) / self.grid_cell_size,
+            (point[1] - self.origin[1]) / self.grid_cell_size,
+        )
+
+    def plan(self, start: Point, goal: Point, *, smoothing: bool = True) -> PlanOutcome:
+        """Plan from world point `start` to world point `goal`; never raises for "no path".
+
+        Points off the grid use the nearest border cell; a start or goal inside an obstacle
+        uses the nearest walkable cell, and `reason` says so.
+        """
+        start_cell, goal_cell = self.clamped_cell(start), self.clamped_cell(goal)
+        notes = []
+        if not self._walkable[goal_cell]:
+            moved = self.grid.nearest_walkable(goal_cell)
+            if moved is None:
+                return PlanOutcome(False, "the grid has no walkable cell")
+            goal_cell = moved
+            notes.append("End is inside an obstacle: using the nearest free cell")
+        if not self._walkable[start_cell]:
+            moved = self.grid.nearest_walkable(start_cell)
+            if moved is None:
+                return PlanOutcome(False, "the grid has no walkable cell")
+            start_cell = moved
+            notes.append("start is inside an obstacle: using the nearest free cell")
+        began = time.perf_counter()
+        result = find_path(
+            self._walkable,
+            start_cell,
+            goal_cell,
+            diagonal=self._diagonal,
+            heuristic=self._heuristic,
+        )
+        plan_ms = (time.perf_counter() - began) * 1000.0
+        if not result.found:
+            reason = REASON_TEXT.get(result.reason, str(result.reason))
+            return PlanOutcome(False, reason, expanded=result.expanded, plan_ms=plan_ms)
+        cells = tuple(result.cells)
+        steps = itertools.pairwise(cells)
+        return PlanOutcome(
+            True,
+            "; ".join(notes),
+            cells,
+            self._waypoints(cells, goal, smoothing=smoothing),
+            cost=result.cost * self.grid_cell_size,
+            length=sum(math.dist(a, b) for a, b in steps) * self.grid_cell_size,
+            expanded=result.expanded,
+            plan_ms=plan_ms,
+        )
+
+    def _waypoints(
+        self, cells: tuple[Cell, ...], goal: Point, *, smoothing: bool
+    ) -> tuple[Point, ...]:
+        kept = smooth_path(self._walkable, cells) if smoothing else list(cells)
+        points = [self.cell_to_world(cell) for cell in kept[1:]]
+        if self.world_to_cell(*goal) == cells[-1]:
+            # End the path on the goal itself, not on its cell's centre, when that is legal.
+            before = points[-2] if len(points) >= 2 else self.cell_to_world(kept[0])
+            if points and self.move_is_clear(before, goal):
+                points[-1] = goal
+            else:
+                points.append(goal)
+        return tuple(points)
+
+    def on_draw_gizmos(self, gizmos: Gizmos) -> None:
+        """Draw the grid once as static lines, and the blocked cells as shaded quads."""
+        if not self._grid_drawn:
+            gizmos.static_lines("grid", self.grid_line_segments(), GRID_COLOR)
+            self._grid_drawn = True
+        gizmos.set_visible("grid", self.show_grid)
+        if self.show_obstacle_blocks and self.blocked_cells():
+            gizmos.quads("blocked", self._block_quads(), BLOCK_COLOR)
+
+    def _block_quads(self) -> NDArray[np.float32]:
+        if self._blocks is None or self._blocks[0] != self.version:
+            rows, cols = np.nonzero(~self._walkable)
+            size = self.grid_cell_size
+            x0 = self.origin[0] + cols * size
+            y0 = self.origin[1] + rows * size
+            z = np.full_like(x0, BLOCK_Z, dtype=np.float64)
+            corners = np.stack(
+                [
+                    np.stack([x0, y0, z], axis=1),
+                    np.stack([x0 + size, y0, z], axis=1),
+                    np.stack([x0 + size, y0 + size, z], axis=1),
+                    np.stack([x0, y0 + size, z], axis=1),
+                ],
+                axis=1,
+            )
+            self._blocks = (self.version, corners.astype(np.float32))
+        return self._blocks[1]
+
+    def grid_line_segments(self) -> NDArray[np.float32]:
+        """Return the grid's lines as segments `(N, 2, 3)`: one line per row and column edge."""
+        x0, y0 = self.origin
+        size = self.grid_cell_size
+        x1 = x0 + self.num_of_columns * size
+        y1 = y0 + self.num_of_rows * size
+        xs = x0 + size * np.arange(self.num_of_columns + 1)
+        ys = y0 + size * np.arange(self.num_of_rows + 1)
+        vertical = [((x, y0, GRID_LINE_Z), (x, y1, GRID_LINE_Z)) for x in xs]
+        horizontal = [((x0, y, GRID_LINE_Z), (x1, y, GRID_LINE_Z)) for y in ys]
+        return np.asarray(vertical + horizontal, dtype=np.float32)

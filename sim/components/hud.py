@@ -1,0 +1,80 @@
+"""The HUD: a status block in the top-left corner and a key-help line along the bottom."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from direct.gui.OnscreenText import OnscreenText
+from panda3d.core import NodePath, TextNode
+
+from sim.engine import Component, Every
+
+REFRESH_S = 0.25  # rewriting text every frame costs more than it tells anybody
+TEXT_SCALE = 0.045
+HELP_SCALE = 0.04
+TEXT_COLOR = (1.0, 1.0, 1.0, 1.0)
+SHADOW_COLOR = (0.0, 0.0, 0.0, 0.8)
+
+
+class Hud(Component):
+    """On-screen text: `status()` is asked for its lines a few times a second.
+
+    The status callable is handed in by whoever composes the scene, so the HUD knows nothing
+    about paths or agents.
+    """
+
+    def __init__(
+        self,
+        *,
+        top_left: NodePath,
+        bottom_left: NodePath,
+        help_text: str,
+        status: Callable[[], list[str]],
+    ) -> None:
+        super().__init__()
+        self._status_lines = status
+        self._status = _text(top_left, pos=(0.05, -0.09), scale=TEXT_SCALE)
+        self._help = _text(bottom_left, pos=(0.05, 0.09), scale=HELP_SCALE)
+        self._help.text = help_text
+        self._refresh = Every(REFRESH_S, fire_at_start=True)
+        self._visible = True
+
+    @property
+    def visible(self) -> bool:
+        """Whether the HUD is shown."""
+        return self._visible
+
+    @visible.setter
+    def visible(self, shown: bool) -> None:
+        self._visible = shown
+        for node in (self._status, self._help):
+            if shown:
+                node.show()
+            else:
+                node.hide()
+
+    def text(self) -> str:
+        """The status block as it reads now."""
+        return "\n".join(self._status_lines())
+
+    def update(self, dt: float) -> None:
+        """Refresh the status text a few times a second."""
+        if self._refresh.tick(dt):
+            self._status.text = self.text()
+
+    def on_destroy(self) -> None:
+        """Remove the text nodes from the 2-D scene."""
+        self._status.destroy()
+        self._help.destroy()
+
+
+def _text(parent: NodePath, *, pos: tuple[float, float], scale: float) -> OnscreenText:
+    return OnscreenText(
+        parent=parent,
+        pos=pos,
+        scale=scale,
+        fg=TEXT_COLOR,
+        shadow=SHADOW_COLOR,
+        align=TextNode.A_left,
+        mayChange=True,
+    )

@@ -1,0 +1,61 @@
+"""The Start -> End path (the seed's TestCode): planned on an interval and on every change."""
+
+from __future__ import annotations
+
+from sim.components.grid_manager import GridManager, PlanOutcome, Point
+from sim.engine import Component, Every, GameObject, Gizmos
+
+PATH_COLOR = (0.1, 0.95, 0.2, 1.0)
+PATH_Z = 0.05  # above the grid lines and block shading, below the cubes' tops
+START_TAG, END_TAG = "Start", "End"
+
+
+class StartEndPath(Component):
+    """Plans from the Start cube to the End cube and draws the grid path as a green line.
+
+    Replans every `replan_interval_s`, and at once when Start or End moves to another cell or
+    the grid changes. `outcome` is None until both cubes exist.
+    """
+
+    def __init__(self, grid: GridManager, *, replan_interval_s: float = 1.0) -> None:
+        super().__init__()
+        self._grid = grid
+        self._replan = Every(replan_interval_s)
+        self._planned_for: tuple[object, ...] | None = None
+        self.outcome: PlanOutcome | None = None
+        self.plans = 0
+        self.show_path = True
+
+    def update(self, dt: float) -> None:
+        """Replan when the interval is up or Start, End or the grid changed."""
+        start, end = self._find(START_TAG), self._find(END_TAG)
+        due = self._replan.tick(dt)
+        if start is None or end is None:
+            self.outcome, self._planned_for = None, None
+            return
+        start_point, end_point = _xy(start), _xy(end)
+        key = (
+            self._grid.version,
+            self._grid.world_to_cell(*start_point, clamp=True),
+            self._grid.world_to_cell(*end_point, clamp=True),
+        )
+        if due or key != self._planned_for:
+            self._planned_for = key
+            self.outcome = self._grid.plan(start_point, end_point, smoothing=False)
+            self.plans += 1
+
+    def _find(self, tag: str) -> GameObject | None:
+        world = self.world
+        return None if world is None else world.find_with_tag(tag)
+
+    def on_draw_gizmos(self, gizmos: Gizmos) -> None:
+        """Draw the path through the centres of its cells."""
+        if self.show_path and self.outcome is not None and self.outcome.found:
+            centres = [self._grid.cell_to_world(cell) for cell in self.outcome.cells]
+            points = [(x, y, PATH_Z) for x, y in centres]
+            gizmos.polyline("start-end-path", points, PATH_COLOR, thickness=3.0)
+
+
+def _xy(obj: GameObject) -> Point:
+    pos = obj.node.get_pos(obj.node.get_top())
+    return (float(pos.x), float(pos.y))

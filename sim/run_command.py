@@ -1,0 +1,142 @@
+"""`sim run`: open a scene in a window, or run it headless with a fixed time step."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+from typing import Any
+
+from sim.config import DEFAULT_FIXED_FPS, DEFAULT_SCENE
+from sim.errors import SimError
+from sim.scene_file import load_scene
+
+HEADLESS_DEFAULT_FRAMES = 600
+WINDOW_SIZE = (1024, 768)
+HEADLESS_SIZE = (800, 600)
+MAX_SIDE_PX = 8192
+
+DESCRIPTION = """\
+Open SCENE (default: scenes/default.toml) in a window. Controls: right-drag orbits the camera,
+middle-drag or shift+right-drag pans, the wheel zooms, C resets the camera, G toggles the grid,
+H the HUD, Space pauses, Esc or closing the window quits (exit status 0).
+
+With --headless the scene renders offscreen with Panda3D's software renderer (no display or GPU
+needed) and simulated time advances exactly 1/FPS seconds per frame, so runs are repeatable.
+"""
+
+
+def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
+    """Register `sim run`."""
+    parser = subparsers.add_parser(
+        "run",
+        help="open a scene in a window, or run it headless",
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "scene", nargs="?", type=Path, default=DEFAULT_SCENE, help="scene file (.toml)"
+    )
+    parser.add_argument(
+        "--headless",
+        action="store_true",
+        help="render offscreen (p3tinydisplay) with a fixed time step; no display needed",
+    )
+    parser.add_argument(
+        "--frames",
+        type=positive_int,
+        metavar="N",
+        help=f"stop after N frames (headless default: {HEADLESS_DEFAULT_FRAMES}; "
+        "a window runs until closed)",
+    )
+    parser.add_argument(
+        "--fps",
+        type=positive_int,
+        default=DEFAULT_FIXED_FPS,
+        metavar="N",
+        help=f"headless frames per simulated second, dt = 1/N (default {DEFAULT_FIXED_FPS})",
+    )
+    parser.add_argument(
+        "--screenshot", type=Path, metavar="PNG", help="save the last frame as a PNG"
+    )
+    parser.add_argument(
+        "--report",
+        type=Path,
+        metavar="JSON",
+        help="keep a JSON report of the scene, rewritten every simulated second and at exit",
+    )
+    parser.add_argument(
+        "--size",
+        type=window_size,
+        metavar="WxH",
+        help="window or image size in pixels (default 1024x768, headless 800x600)",
+    )
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Load the scene, check the output paths, then open the app and run it."""
+    scene = load_scene(args.scene)
+    for flag, path in (("--screenshot", args.screenshot), ("--report", args.report)):
+        if path is not None:
+            check_writable(flag, path)
+    # Panda3D is imported only now, so `sim plan` and argument errors never pay for it.
+    from sim.app import RunOptions, SimApp
+    from sim.engine.showbase import DisplaySettings
+
+    size = args.size or (HEADLESS_SIZE if args.headless else WINDOW_SIZE)
+    frames = args.frames
+    if frames is None and args.headless:
+        frames = HEADLESS_DEFAULT_FRAMES
+    title = f"gridpath-sim: {scene.name}"
+    display = DisplaySettings(headless=args.headless, size=size, title=title, fixed_fps=args.fps)
+    options = RunOptions(
+        scene=scene,
+        display=display,
+        frames=frames,
+        screenshot=args.screenshot,
+        report=args.report,
+    )
+    try:
+        app = SimApp(options)
+    except RuntimeError as error:
+        raise SimError(str(error)) from error
+    try:
+        return app.run()
+    finally:
+        app.destroy()
+
+
+def positive_int(text: str) -> int:
+    """Parse a whole number >= 1 (argparse type)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a number >= 1, got {value}")
+    return value
+
+
+def window_size(text: str) -> tuple[int, int]:
+    """Parse `WxH` into a pixel size, each side 16..8192 (argparse type)."""
+    parts = text.lower().split("x")
+    if len(parts) != 2 or not all(part.strip().isdigit() for part in parts):
+        raise argparse.ArgumentTypeError(f"expected WIDTHxHEIGHT such as 800x600, got {text!r}")
+    width, height = (int(part) for part in parts)
+    if not (16 <= width <= MAX_SIDE_PX and 16 <= height <= MAX_SIDE_PX):
+        raise argparse.ArgumentTypeError(
+            f"each side must be 16 to {MAX_SIDE_PX} pixels, got {width}x{height}"
+        )
+    return width, height
+
+
+def check_writable(flag: str, path: Path) -> None:
+    """Raise SimError unless a file can be written at `path` (its folder exists and is ours)."""
+    folder = path.parent if str(path.parent) else Path(".")
+    if path.is_dir():
+        raise SimError(f"{flag} {path}: is a folder, expected a file name")
+    if not folder.is_dir():
+        raise SimError(f"{flag} {path}: folder {folder} does not exist")
+    if not os.access(folder, os.W_OK):
+        raise SimError(f"{flag} {path}: folder {folder} is not writable")

@@ -1,0 +1,28 @@
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from sim.app import RunOptions, SimApp
+from sim.engine.showbase import DisplaySettings
+from sim.scene_file import load_scene
+
+OpenApp = Callable[..., SimApp]
+
+
+@pytest.fixture
+def open_app() -> Iterator[OpenApp]:
+    """Open a headless SimApp on a scene; it is destroyed after the test."""
+    opened: list[SimApp] = []
+
+    def _open(scene: Path, *, size: tuple[int, int] = (800, 600)) -> SimApp:
+        display = DisplaySettings(headless=True, size=size)
+        app = SimApp(RunOptions(scene=load_scene(scene), display=display))
+        opened.append(app)
+        return app
+
+    yield _open
+    for app in opened:
+        app.destroy()

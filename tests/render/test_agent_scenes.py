@@ -1,0 +1,76 @@
+"""The live scene headless: agents arrive in every scene, the path shows, the HUD explains."""
+
+from __future__ import annotations
+
+import pytest
+
+from sim.components.agent_controller import AgentState
+from sim.components.start_end_path import PATH_COLOR
+from sim.engine import GameObject
+from sim.scene_file import list_scenes
+from tests.pixels import near, screenshot_rgb
+
+pytestmark = pytest.mark.render
+
+SCENES = list_scenes()
+# Simulated seconds each shipped scene's agent needs at most to reach End (the field's path is
+# about 113 units at 3 units/s, the maze's 55 at 3, the default's 24).
+ARRIVAL_BUDGET_S = {"default": 15.0, "maze": 30.0, "field": 50.0}
+PATH_RGB = tuple(round(channel * 255) for channel in PATH_COLOR[:3])
+
+
+def green_path_pixels(app) -> int:
+    return int(near(screenshot_rgb(app.base.win), PATH_RGB, 40).sum())
+
+
+@pytest.mark.parametrize("scene", SCENES, ids=[path.stem for path in SCENES])
+def test_agent_reaches_end_in_every_scene(open_app, scene):
+    app = open_app(scene, size=(160, 120))
+    budget_frames = round(ARRIVAL_BUDGET_S[scene.stem] * 60)
+    for _ in range(budget_frames):
+        app.step()
+        if all(agent.state is AgentState.ARRIVED for agent in app.agents):
+            break
+    report = app.report()
+    assert report["path"]["found"]
+    for agent in report["agents"]:
+        assert agent["reached_goal"], f"{agent['name']} is {agent['state']} at {agent['pos']}"
+        assert agent["blocked_cell_frames"] == 0
+
+
+def test_path_is_drawn_green_and_the_path_key_hides_it(open_app):
+    app = open_app(SCENES[0])
+    app.step()
+    app.step()
+    shown = green_path_pixels(app)
+    app.toggle_path()
+    app.step()
+    hidden = green_path_pixels(app)
+    assert shown > 150
+    assert hidden < shown / 10
+
+
+def test_walled_in_end_is_reported_on_the_hud(open_app):
+    app = open_app(SCENES[0])
+    app.step()
+    end = app.world.find_with_tag("End")
+    x, y = end.node.get_x(), end.node.get_y()
+    for name, (dx, dy, sx, sy) in {
+        "n": (0, 1.5, 4, 1),
+        "s": (0, -1.5, 4, 1),
+        "e": (1.5, 0, 1, 2),
+        "w": (-1.5, 0, 1, 2),
+    }.items():
+        wall = app.base.loader.load_model("cube")
+        node = app.world.root.attach_new_node(f"wall-{name}")
+        wall.reparent_to(node)
+        node.set_pos(x + dx, y + dy, 0)
+        node.set_scale(sx, sy, 1)
+        app.world.add(GameObject(node, tag="Obstacle"))
+    for _ in range(30):
+        app.step()
+    hud = app.hud.text()
+    assert "NO PATH: End cannot be reached" in hud
+    assert "no path" in hud
+    assert app.report()["path"]["found"] is False
+    assert green_path_pixels(app) < 20
