@@ -6,7 +6,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from panda3d.core import ClockObject, Filename, ModifierButtons, Point3
+from panda3d.core import (
+    ButtonThrower,
+    ClockObject,
+    Filename,
+    ModifierButtons,
+    MouseWatcher,
+    Point3,
+)
 
 from sim import status
 from sim.components.agent_controller import AgentController
@@ -20,15 +27,18 @@ from sim.engine.projection import world_to_pixel
 from sim.engine.showbase import DisplaySettings, open_showbase
 from sim.report import object_entry, write_json_atomic
 from sim.scene_builder import build_scene
+from sim.scene_editor import SceneEditor
 from sim.scene_file import SceneSpec, Tag
 
 BACKGROUND_COLOR = (0.16, 0.18, 0.22, 1.0)
 CAMERA_FOV_DEG = 50.0
 REPORT_EVERY_S = 1.0
+MESSAGE_S = 4.0  # how long an edit or save message stays on the HUD
 HELP_TEXT = (
-    "right-drag orbit  middle/shift+right-drag pan  wheel zoom  C camera  G grid  B blocks  "
-    "P path  H HUD\nSpace pause  R reset agent  M chase/patrol  K heuristic  N 4/8-connected  "
-    "Esc quit"
+    "left-drag move cube   shift+click add obstacle   X/Del remove   V snap   Ctrl+S save\n"
+    "right-drag orbit   middle/shift+right-drag pan   wheel zoom   C camera   Esc quit\n"
+    "G grid  B blocks  P path  H HUD  Space pause  R reset agent  M chase/patrol  "
+    "K heuristic  N 4/8"
 )
 
 
@@ -42,6 +52,7 @@ class RunOptions:
         frames: Stop after this many frames; None runs until the user quits.
         screenshot: Save a PNG of the last frame here.
         report: Keep a JSON report here, rewritten every simulated second and at exit.
+        save_as: Ctrl+S saves the edited scene here instead of over its own file.
     """
 
     scene: SceneSpec
@@ -49,6 +60,7 @@ class RunOptions:
     frames: int | None = None
     screenshot: Path | None = None
     report: Path | None = None
+    save_as: Path | None = None
 
 
 class SimApp:
@@ -86,16 +98,29 @@ class SimApp:
                 status=self.status_lines,
             )
         )
+        self.editor = SceneEditor(
+            world=self.world,
+            loader=self.base.loader,
+            camera=self.base.cam,
+            grid=self.grid,
+            path=self.path,
+            agents=self.agents,
+            objects=self.objects,
+            scene=scene,
+            save_as=options.save_as,
+            notify=self.notify,
+        )
         pose = scene.camera
         home = CameraPose(pose.target, pose.distance, pose.heading, pose.pitch)
         self.camera = OrbitCamera(self.base.camera, home)
         self.camera_input: OrbitCameraInput | None = None
-        if self.base.mouseWatcherNode is not None:
-            self._bind_mouse()
         self.frames = 0
         self.errors: list[str] = []
+        self._message: tuple[str, float] | None = None
         self._next_report_s = 0.0
         self._bind_keys()
+        if self.base.mouseWatcherNode is not None:
+            self.bind_mouse(self.base.mouseWatcherNode, self.base.buttonThrowers[0].node())
 
     def _add_grid_manager(self) -> GridManager:
         grid = self.options.scene.grid
@@ -134,17 +159,21 @@ class SimApp:
         base.accept("k", self.cycle_heuristic)
         base.accept("n", self.toggle_connectivity)
 
-    def _bind_mouse(self) -> None:
-        # Without modifier buttons Panda3D sends plain "mouse3" whatever is held, so shift is
-        # read at press time instead of needing a "shift-mouse3" binding for every combination.
-        self.base.mouseWatcherNode.set_modifier_buttons(ModifierButtons())
-        self.base.buttonThrowers[0].node().set_modifier_buttons(ModifierButtons())
+    def bind_mouse(self, watcher: MouseWatcher, thrower: ButtonThrower) -> None:
+        """Drive the camera and the editor from `watcher` (a window's, or a VirtualMouse's)."""
+        # Without modifier buttons Panda3D sends plain "mouse1"/"mouse3" whatever is held, so
+        # shift and control are read at press time instead of binding every combination.
+        watcher.set_modifier_buttons(ModifierButtons())
+        thrower.set_modifier_buttons(ModifierButtons())
         self.camera_input = OrbitCameraInput(
-            self.camera,
-            events=self.base,
-            watcher=self.base.mouseWatcherNode,
-            task_mgr=self.base.task_mgr,
+            self.camera, events=self.base, watcher=watcher, task_mgr=self.base.task_mgr
         )
+        self.editor.bind(events=self.base, watcher=watcher, task_mgr=self.base.task_mgr)
+
+    def notify(self, message: str) -> None:
+        """Show `message` on the HUD for a few seconds and print it for whoever watches stdout."""
+        self._message = (message, self.world.time_s + MESSAGE_S)
+        print(f"sim: {message}", flush=True)
 
     def toggle_grid(self) -> None:
         """Show or hide the grid lines."""
@@ -196,7 +225,10 @@ class SimApp:
             status.planner_line(self.grid),
             *status.path_lines(self.path.outcome, self.path.plans),
         ]
-        return lines + [status.agent_line(agent) for agent in self.agents]
+        lines += [status.agent_line(agent) for agent in self.agents]
+        if self._message is not None and self.world.time_s <= self._message[1]:
+            lines.append(self._message[0])
+        return lines
 
     def step(self) -> None:
         """Run one frame: input, world update, gizmos, render; rewrite the report when due."""
@@ -230,6 +262,10 @@ class SimApp:
         else:
             low, high = bounds
             point = Point3((low + high) / 2)
+        return self.screen_of_point(point)
+
+    def screen_of_point(self, point: Point3) -> tuple[int, int] | None:
+        """Where world `point` shows in the window (origin top-left), if visible."""
         return world_to_pixel(
             point, camera=self.base.cam, lens=self.base.camLens, size=self.window_size()
         )
@@ -247,12 +283,20 @@ class SimApp:
             "window": {"size": list(self.window_size())},
             "camera": self._camera_entry(),
             "grid": status.grid_entry(self.grid),
-            "path": status.path_entry(self.path.outcome),
+            "path": self._path_entry(),
             "objects": [object_entry(obj, self.screen_of) for obj in self.objects if obj.alive],
             "agents": [status.agent_entry(agent) for agent in self.agents],
             "hud": self.hud.text(),
             "errors": list(self.errors),
         }
+
+    def _path_entry(self) -> dict[str, Any]:
+        entry = status.path_entry(self.path.outcome)
+        entry["screen"] = [
+            self.screen_of_point(Point3(*self.grid.cell_to_world(tuple(cell)), 0.0))
+            for cell in entry["cells"]
+        ]
+        return entry
 
     def _camera_entry(self) -> dict[str, Any]:
         pose = self.camera.pose
@@ -282,6 +326,7 @@ class SimApp:
         self.loop.detach()
         if self.camera_input is not None:
             self.camera_input.detach()
+        self.editor.detach()
         self.base.ignore_all()
         for game_object in self.world.objects:
             self.world.destroy(game_object)

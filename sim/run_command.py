@@ -18,8 +18,12 @@ MAX_SIDE_PX = 8192
 
 DESCRIPTION = """\
 Open SCENE (default: scenes/default.toml) in a window. Controls: right-drag orbits the camera,
-middle-drag or shift+right-drag pans, the wheel zooms, C resets the camera, G toggles the grid,
-H the HUD, Space pauses, Esc or closing the window quits (exit status 0).
+middle-drag or shift+right-drag pans, the wheel zooms, C resets the camera. Left-drag moves the
+Start, End and obstacle cubes; shift+click on the ground adds an obstacle, X or Delete removes the
+one under the cursor, V snaps to cell centres, Ctrl+S saves the scene (to --save-as if given).
+G, B, P and H toggle the grid, blocked cells, paths and HUD; Space pauses; R puts the agents back on
+Start; M switches chase/patrol; K cycles the heuristic; N switches 8/4-connected moves. Esc or
+closing the window quits (exit status 0).
 
 With --headless the scene renders offscreen with Panda3D's software renderer (no display or GPU
 needed) and simulated time advances exactly 1/FPS seconds per frame, so runs are repeatable.
@@ -66,6 +70,12 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
         help="keep a JSON report of the scene, rewritten every simulated second and at exit",
     )
     parser.add_argument(
+        "--save-as",
+        type=Path,
+        metavar="TOML",
+        help="Ctrl+S saves the edited scene to this file instead of over SCENE",
+    )
+    parser.add_argument(
         "--size",
         type=window_size,
         metavar="WxH",
@@ -77,7 +87,8 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
 def run(args: argparse.Namespace) -> int:
     """Load the scene, check the output paths, then open the app and run it."""
     scene = load_scene(args.scene)
-    for flag, path in (("--screenshot", args.screenshot), ("--report", args.report)):
+    outputs = (("--screenshot", args.screenshot), ("--report", args.report))
+    for flag, path in (*outputs, ("--save-as", args.save_as)):
         if path is not None:
             check_writable(flag, path)
     # Panda3D is imported only now, so `sim plan` and argument errors never pay for it.
@@ -96,6 +107,7 @@ def run(args: argparse.Namespace) -> int:
         frames=frames,
         screenshot=args.screenshot,
         report=args.report,
+        save_as=args.save_as,
     )
     try:
         app = SimApp(options)

@@ -8,6 +8,7 @@ from enum import StrEnum
 from panda3d.core import Quat
 
 from sim.components.grid_manager import GridManager, PlanOutcome, Point
+from sim.components.start_end_path import MIN_REPLAN_GAP_S
 from sim.components.steering import (
     angle_between_deg,
     heading_quat,
@@ -47,8 +48,9 @@ class AgentController(Component):
     corner is not taken. The position is kept in Python floats and copied to the node, so
     float32 rounding never accumulates.
 
-    It replans on the interval timer, and at once when the grid changes or its target moves to
-    another cell. With no path it stops where it is and keeps trying on the timer.
+    It replans on the interval timer, on `replan_now()`, and when the grid changes or its target
+    moves to another cell (at most every `MIN_REPLAN_GAP_S`). With no path it stops where it is
+    and keeps trying on the timer.
     """
 
     def __init__(self, grid: GridManager, config: AgentConfig) -> None:
@@ -70,6 +72,12 @@ class AgentController(Component):
         self._x = self._y = 0.0
         self._rotation = heading_quat(0.0)
         self._home: tuple[float, float, float] = (0.0, 0.0, 0.0)
+        self._since_plan_s = math.inf
+
+    def replan_now(self) -> None:
+        """Plan on the next update whatever changed (a cube was just dropped)."""
+        self._planned_for = None
+        self._since_plan_s = math.inf
 
     @property
     def position(self) -> Point:
@@ -103,7 +111,7 @@ class AgentController(Component):
             self._x, self._y = self._home[0], self._home[1]
         self._rotation = heading_quat(self._home[2])
         self._patrol_to_start = False
-        self._planned_for = None
+        self.replan_now()
         self.state = AgentState.IDLE
         self._write_node()
 
@@ -111,7 +119,7 @@ class AgentController(Component):
         """Switch between chase and patrol; the next frame replans."""
         self.mode = AgentMode.PATROL if self.mode is AgentMode.CHASE else AgentMode.CHASE
         self._patrol_to_start = False
-        self._planned_for = None
+        self.replan_now()
 
     def update(self, dt: float) -> None:
         """Replan when due, then turn and drive toward the next waypoint."""
@@ -122,7 +130,10 @@ class AgentController(Component):
         else:
             goal = self._position_of(target)
             key = (self._grid.version, self._grid.world_to_cell(*goal, clamp=True))
-            if self._replan.tick(dt) or key != self._planned_for:
+            self._since_plan_s += dt
+            due = self._replan.tick(dt)
+            changed = key != self._planned_for and self._since_plan_s >= MIN_REPLAN_GAP_S
+            if due or changed:
                 self._plan(goal, key)
             if self.state is AgentState.MOVING:
                 self._steer(dt)
@@ -145,6 +156,7 @@ class AgentController(Component):
 
     def _plan(self, goal: Point, key: tuple[int, tuple[int, int] | None]) -> None:
         self._planned_for = key
+        self._since_plan_s = 0.0
         self.replans += 1
         outcome = self._grid.plan(self.position, goal, smoothing=self.config.smoothing)
         self.outcome = outcome
@@ -189,7 +201,7 @@ class AgentController(Component):
         self.arrivals += 1
         if self.mode is AgentMode.PATROL:
             self._patrol_to_start = not self._patrol_to_start
-            self._planned_for = None  # head for the other end on the next frame
+            self.replan_now()  # head for the other end on the next frame
             self.state = AgentState.MOVING
         else:
             self.state = AgentState.ARRIVED
@@ -235,7 +247,7 @@ class AgentController(Component):
         free = self._grid.grid.nearest_walkable(cell)
         if free is not None:
             self._x, self._y = self._grid.cell_to_world(free)
-            self._planned_for = None
+            self.replan_now()
 
     def _write_node(self) -> None:
         node = self.game_object.node

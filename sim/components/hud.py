@@ -34,7 +34,7 @@ class Hud(Component):
         super().__init__()
         self._status_lines = status
         self._status = _text(top_left, pos=(0.05, -0.09), scale=TEXT_SCALE)
-        self._help = _text(bottom_left, pos=(0.05, 0.09), scale=HELP_SCALE)
+        self._help = _text(bottom_left, pos=(0.05, 0.13), scale=HELP_SCALE)
         self._help.text = help_text
         self._refresh = Every(REFRESH_S, fire_at_start=True)
         self._visible = True

@@ -7,14 +7,18 @@ from sim.engine import Component, Every, GameObject, Gizmos
 
 PATH_COLOR = (0.1, 0.95, 0.2, 1.0)
 PATH_Z = 0.05  # above the grid lines and block shading, below the cubes' tops
+# Changes (a cube dragged across cells) trigger a replan at most this often, so a live drag on a
+# large grid keeps the frame rate; the interval timer and replan_now() are not held back.
+MIN_REPLAN_GAP_S = 0.1
 START_TAG, END_TAG = "Start", "End"
 
 
 class StartEndPath(Component):
     """Plans from the Start cube to the End cube and draws the grid path as a green line.
 
-    Replans every `replan_interval_s`, and at once when Start or End moves to another cell or
-    the grid changes. `outcome` is None until both cubes exist.
+    Replans every `replan_interval_s`, and when Start or End moves to another cell or the grid
+    changes (at most every `MIN_REPLAN_GAP_S`), and on `replan_now()`. `outcome` is None until
+    both cubes exist.
     """
 
     def __init__(self, grid: GridManager, *, replan_interval_s: float = 1.0) -> None:
@@ -25,11 +29,18 @@ class StartEndPath(Component):
         self.outcome: PlanOutcome | None = None
         self.plans = 0
         self.show_path = True
+        self._since_plan_s = 0.0
+        self._forced = False
+
+    def replan_now(self) -> None:
+        """Plan on the next update whatever changed (a cube was just dropped)."""
+        self._forced = True
 
     def update(self, dt: float) -> None:
         """Replan when the interval is up or Start, End or the grid changed."""
         start, end = self._find(START_TAG), self._find(END_TAG)
-        due = self._replan.tick(dt)
+        due = self._replan.tick(dt) or self._forced
+        self._since_plan_s += dt
         if start is None or end is None:
             self.outcome, self._planned_for = None, None
             return
@@ -39,8 +50,9 @@ class StartEndPath(Component):
             self._grid.world_to_cell(*start_point, clamp=True),
             self._grid.world_to_cell(*end_point, clamp=True),
         )
-        if due or key != self._planned_for:
-            self._planned_for = key
+        changed = key != self._planned_for and self._since_plan_s >= MIN_REPLAN_GAP_S
+        if due or changed or self.outcome is None:
+            self._planned_for, self._since_plan_s, self._forced = key, 0.0, False
             self.outcome = self._grid.plan(start_point, end_point, smoothing=False)
             self.plans += 1
 

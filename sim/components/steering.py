@@ -79,10 +79,10 @@ def turn_fraction(turn_rate: float, dt: float) -> float:
     The seed used `turn_rate * dt` directly, which turns faster at low frame rates (and
     overshoots when `turn_rate * dt > 1`). This form closes the same fraction of the
     remaining angle per second at any frame rate, and equals the seed's to first order:
-    at 60 fps with turn_rate 5 it is 0.0799 against the seed's 0.0833.
+    at 60 fps with turn_rate 5 it is 0.0800 against the seed's 0.0833.
 
     >>> round(turn_fraction(5.0, 1 / 60), 4)
-    0.0799
+    0.08
     """
     return 1.0 - math.exp(-turn_rate * dt)
 

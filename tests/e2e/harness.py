@@ -161,3 +161,28 @@ class _ClientMessage(ctypes.Structure):
         ("data", ctypes.c_long * 5),
         ("pad", ctypes.c_long * 12),
     ]
+
+
+def screenshot(display: str, path: Path) -> None:
+    """Save the whole X screen as a PNG (ImageMagick's `import`), for a person to look at."""
+    if shutil.which("import"):
+        subprocess.run(
+            ["import", "-window", "root", str(path)],
+            env={**os.environ, "DISPLAY": display},
+            timeout=30,
+            check=False,
+            capture_output=True,
+        )
+
+
+def drag(app: RunningApp, start: tuple[int, int], end: tuple[int, int], steps: int = 10) -> None:
+    """Press the left button at `start`, move to `end` in steps, release: as a hand would."""
+    window = app.window
+    args = ["mousemove", "--window", window, str(start[0]), str(start[1]), "sleep", "0.15"]
+    args += ["mousedown", "1", "sleep", "0.1"]
+    for i in range(1, steps + 1):
+        x = round(start[0] + (end[0] - start[0]) * i / steps)
+        y = round(start[1] + (end[1] - start[1]) * i / steps)
+        args += ["mousemove", "--window", window, str(x), str(y), "sleep", "0.05"]
+    args += ["sleep", "0.1", "mouseup", "1", "sleep", "0.1"]
+    app.xdotool(*args, timeout_s=30)

@@ -17,9 +17,11 @@ def open_app() -> Iterator[OpenApp]:
     """Open a headless SimApp on a scene; it is destroyed after the test."""
     opened: list[SimApp] = []
 
-    def _open(scene: Path, *, size: tuple[int, int] = (800, 600)) -> SimApp:
+    def _open(
+        scene: Path, *, size: tuple[int, int] = (800, 600), save_as: Path | None = None
+    ) -> SimApp:
         display = DisplaySettings(headless=True, size=size)
-        app = SimApp(RunOptions(scene=load_scene(scene), display=display))
+        app = SimApp(RunOptions(scene=load_scene(scene), display=display, save_as=save_as))
         opened.append(app)
         return app
 

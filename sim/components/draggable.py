@@ -1,0 +1,140 @@
+"""Drag Start, End and obstacles across the ground with the left button; add and remove cubes.
+
+Every input source (a real mouse, xdotool, a VirtualMouse, a test calling the handlers) goes
+through the same three handlers: `on_press`, `on_move` and `on_release`, with the mouse in
+Panda3D's normalised window coordinates (-1..1, +y up).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+from panda3d.core import Point3
+
+from sim.components.grid_manager import GridManager, Point
+from sim.engine import Component, GameObject
+from sim.engine.picking import Picker
+
+DRAGGABLE_TAGS = frozenset({"Start", "End", "Obstacle"})
+REMOVABLE_TAGS = frozenset({"Obstacle"})
+HOVER_BRIGHTEN = (1.45, 1.45, 1.45, 1.0)
+EDGE_MARGIN = 1e-3  # keeps a dropped cube's centre strictly inside the grid
+
+
+class DragController(Component):
+    """Moves the picked cube to the ground point under the cursor while the left button is held.
+
+    The cube keeps the offset between its position and the point where it was grabbed, so it
+    does not jump under the cursor; its centre is clamped to the grid, and with `snap` on it
+    lands on cell centres. `on_drop` is called after a drag ends, so the planners can replan at
+    once; `add_obstacle(x, y)` makes a new obstacle cube (shift+click on empty ground).
+    """
+
+    def __init__(
+        self,
+        picker: Picker,
+        grid: GridManager,
+        *,
+        add_obstacle: Callable[[float, float], GameObject],
+        on_drop: Callable[[GameObject], None],
+    ) -> None:
+        super().__init__()
+        self._picker = picker
+        self._grid = grid
+        self._add_obstacle = add_obstacle
+        self._on_drop = on_drop
+        self.snap = False
+        self.hovered: GameObject | None = None
+        self.dragged: GameObject | None = None
+        self._grab_offset = (0.0, 0.0)
+
+    def on_press(self, mouse: tuple[float, float], *, shift: bool = False) -> None:
+        """Left button down: grab the cube under the cursor, or add one with shift on ground."""
+        hit = self._picker.pick(mouse)
+        if hit is not None and hit.tag in DRAGGABLE_TAGS:
+            ground = self._picker.ground_point(mouse)
+            node = hit.node
+            if ground is not None:
+                self._grab_offset = (node.get_x() - ground.x, node.get_y() - ground.y)
+            else:
+                self._grab_offset = (0.0, 0.0)
+            self.dragged = hit
+            self._set_hover(hit)
+            return
+        if shift:
+            ground = self._picker.ground_point(mouse)
+            if ground is not None and self._grid.world_to_cell(ground.x, ground.y) is not None:
+                cell = self._grid.clamped_cell((ground.x, ground.y))
+                self._add_obstacle(*self._grid.cell_to_world(cell))
+
+    def on_move(self, mouse: tuple[float, float]) -> None:
+        """The cursor moved (or a frame passed): drag the held cube, or update the hover."""
+        if self.dragged is None:
+            hit = self._picker.pick(mouse)
+            self._set_hover(hit if hit is not None and hit.tag in DRAGGABLE_TAGS else None)
+            return
+        if not self.dragged.alive:
+            self.dragged = None
+            return
+        ground = self._picker.ground_point(mouse)
+        if ground is not None:
+            x, y = self._placed(ground)
+            self.dragged.node.set_x(x)
+            self.dragged.node.set_y(y)
+
+    def on_release(self, mouse: tuple[float, float]) -> None:
+        """Left button up: drop the held cube where the cursor is."""
+        if self.dragged is None:
+            return
+        self.on_move(mouse)
+        dropped, self.dragged = self.dragged, None
+        if dropped.alive:
+            self._on_drop(dropped)
+
+    def remove_hovered(self) -> GameObject | None:
+        """Remove the obstacle under the cursor (Start and End stay); return it, or None."""
+        target = self.hovered
+        if target is None or target.tag not in REMOVABLE_TAGS or target is self.dragged:
+            return None
+        self._set_hover(None)
+        target.destroy()
+        return target
+
+    def _placed(self, ground: Point3) -> Point:
+        x = ground.x + self._grab_offset[0]
+        y = ground.y + self._grab_offset[1]
+        grid = self._grid
+        x0, y0 = grid.origin
+        x1 = x0 + grid.num_of_columns * grid.grid_cell_size
+        y1 = y0 + grid.num_of_rows * grid.grid_cell_size
+        x = min(max(x, x0 + EDGE_MARGIN), x1 - EDGE_MARGIN)
+        y = min(max(y, y0 + EDGE_MARGIN), y1 - EDGE_MARGIN)
+        if self.snap:
+            return grid.cell_to_world(grid.clamped_cell((x, y)))
+        return (x, y)
+
+    def _set_hover(self, target: GameObject | None) -> None:
+        if target is self.hovered:
+            return
+        if self.hovered is not None and self.hovered.alive:
+            self.hovered.node.clear_color_scale()
+        self.hovered = target
+        if target is not None:
+            target.node.set_color_scale(*HOVER_BRIGHTEN)
+
+    def on_destroy(self) -> None:
+        """Leave no highlight behind."""
+        self._set_hover(None)
+
+
+def unique_name(prefix: str, taken: Iterable[str]) -> str:
+    """The first of `prefix-1`, `prefix-2`, ... not in `taken`.
+
+    >>> unique_name("obstacle", ["obstacle-1", "wall"])
+    'obstacle-2'
+    """
+    used = set(taken)
+    number = 1
+    while f"{prefix}-{number}" in used:
+        number += 1
+    return f"{prefix}-{number}"

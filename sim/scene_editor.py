@@ -1,0 +1,185 @@
+"""Editing the running scene with the mouse: drag cubes, add and remove obstacles, save.
+
+Left-drag moves Start, End and obstacles; shift+left-click on empty ground adds an obstacle;
+Delete or X removes the obstacle under the cursor; V toggles snapping to cell centres; Ctrl+S
+saves the scene (to `--save-as` when given).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from direct.showbase.Loader import Loader
+from panda3d.core import KeyboardButton, MouseWatcher, NodePath
+
+from sim.components.agent_controller import AgentController
+from sim.components.draggable import DRAGGABLE_TAGS, DragController, unique_name
+from sim.components.grid_manager import GridManager
+from sim.components.start_end_path import StartEndPath
+from sim.engine import GameObject, World
+from sim.engine.picking import Picker, make_pickable
+from sim.errors import SimError
+from sim.scene_file import DEFAULT_COLORS, SceneSpec, Tag
+from sim.scene_writer import ObjectState, save_scene
+
+NEW_OBSTACLE_MODEL = "cube"
+
+
+class SceneEditor:
+    """Owns the picker and the drag controller, and turns their results into scene edits."""
+
+    DRAG_TASK = "drag-input"
+
+    def __init__(
+        self,
+        *,
+        world: World,
+        loader: Loader,
+        camera: NodePath,
+        grid: GridManager,
+        path: StartEndPath,
+        agents: Sequence[AgentController],
+        objects: list[GameObject],
+        scene: SceneSpec,
+        save_as: Path | None,
+        notify: Callable[[str], None],
+    ) -> None:
+        self._world, self._loader = world, loader
+        self._grid, self._path, self._agents = grid, path, agents
+        self._objects = objects
+        self._source, self._save_as = scene.path, save_as
+        self._notify = notify
+        self._models = {spec.name: spec.model for spec in scene.objects}
+        self._authored = {spec.name: spec for spec in scene.objects}
+        self.picker = Picker(camera, world.root)
+        for obj in objects:
+            if obj.tag in DRAGGABLE_TAGS:
+                make_pickable(obj)
+        self.drag = world.spawn("drag-controller").add_component(
+            DragController(self.picker, grid, add_obstacle=self.add_obstacle, on_drop=self.on_drop)
+        )
+        self._watcher: MouseWatcher | None = None
+        self._task_mgr: Any = None
+
+    def bind(self, *, events: Any, watcher: MouseWatcher, task_mgr: Any) -> None:
+        """Route the left button, the editing keys and the pointer to the drag controller."""
+        self._watcher, self._task_mgr = watcher, task_mgr
+        events.accept("mouse1", self._on_left_press)
+        events.accept("mouse1-up", lambda: self.drag.on_release(self._mouse()))
+        events.accept("delete", self.remove_hovered)
+        events.accept("x", self.remove_hovered)
+        events.accept("v", self.toggle_snap)
+        events.accept("s", self._on_s)
+        task_mgr.add(self._follow_pointer, self.DRAG_TASK, sort=-9)
+
+    def _mouse(self) -> tuple[float, float]:
+        watcher = self._watcher
+        if watcher is None or not watcher.has_mouse():
+            return (0.0, 0.0)
+        return (watcher.get_mouse_x(), watcher.get_mouse_y())
+
+    def _is_down(self, button: Any) -> bool:
+        return self._watcher is not None and bool(self._watcher.is_button_down(button))
+
+    def _on_left_press(self) -> None:
+        if self._watcher is not None and self._watcher.has_mouse():
+            self.drag.on_press(self._mouse(), shift=self._is_down(KeyboardButton.shift()))
+
+    def _on_s(self) -> None:
+        if self._is_down(KeyboardButton.control()):
+            self.save()
+
+    def _follow_pointer(self, task: Any) -> int:
+        if self._watcher is not None and self._watcher.has_mouse():
+            self.drag.on_move(self._mouse())
+        return int(task.cont)
+
+    def add_obstacle(self, x: float, y: float) -> GameObject:
+        """Put a new unit obstacle cube with its centre at world `(x, y)`."""
+        name = unique_name("obstacle", (obj.name for obj in self._world.objects))
+        node = self._world.root.attach_new_node(name)
+        self._loader.load_model(NEW_OBSTACLE_MODEL).reparent_to(node)
+        node.set_pos(x, y, 0.0)
+        node.set_color(*DEFAULT_COLORS[Tag.OBSTACLE])
+        obstacle = self._world.add(GameObject(node, tag=str(Tag.OBSTACLE)))
+        make_pickable(obstacle)
+        self._models[name] = NEW_OBSTACLE_MODEL
+        self._objects.append(obstacle)
+        self._notify(f"added {name} at ({x:.2f}, {y:.2f})")
+        return obstacle
+
+    def remove_hovered(self) -> None:
+        """Remove the obstacle under the cursor, if any."""
+        removed = self.drag.remove_hovered()
+        if removed is not None:
+            self._notify(f"removed {removed.name}")
+
+    def toggle_snap(self) -> None:
+        """Turn snapping dropped cubes to cell centres on or off."""
+        self.drag.snap = not self.drag.snap
+        self._notify(f"snap to cell centres {'on' if self.drag.snap else 'off'}")
+
+    def on_drop(self, dropped: GameObject) -> None:
+        """A drag ended: bring the grid up to date and replan everything at once."""
+        self._grid.sync_obstacles()
+        self._path.replan_now()
+        for agent in self._agents:
+            agent.replan_now()
+        x, y = dropped.node.get_x(), dropped.node.get_y()
+        cell = self._grid.world_to_cell(x, y)
+        self._notify(f"drop {dropped.name} at ({x:.2f}, {y:.2f}) cell {cell}")
+
+    def object_states(self) -> list[ObjectState]:
+        """The scene's objects as the user left them, for saving.
+
+        Cubes the user can move are saved where they stand; agents (which move by themselves)
+        keep the place and heading the file gave them, so saving mid-run never moves a spawn.
+        """
+        states = []
+        for obj in self._objects:
+            if not obj.alive:
+                continue
+            authored = self._authored.get(obj.name)
+            if authored is not None and obj.tag not in DRAGGABLE_TAGS:
+                states.append(
+                    ObjectState(
+                        name=obj.name,
+                        tag=obj.tag,
+                        model=authored.model,
+                        pos=authored.pos,
+                        scale=authored.scale,
+                        heading=authored.heading,
+                    )
+                )
+                continue
+            node = obj.node
+            model = self._models.get(obj.name, NEW_OBSTACLE_MODEL)
+            states.append(
+                ObjectState(
+                    name=obj.name,
+                    tag=obj.tag,
+                    model=model,
+                    pos=(node.get_x(), node.get_y(), node.get_z()),
+                    scale=(node.get_sx(), node.get_sy(), node.get_sz()),
+                    heading=node.get_h(),
+                )
+            )
+        return states
+
+    def save(self) -> Path | None:
+        """Save the scene to `--save-as` or its own file; report success or failure on screen."""
+        try:
+            target = save_scene(self._source, self.object_states(), target=self._save_as)
+        except SimError as error:
+            self._notify(f"save failed: {error}")
+            return None
+        self._notify(f"saved {target}")
+        return target
+
+    def detach(self) -> None:
+        """Stop following the pointer and drop the picking ray."""
+        if self._task_mgr is not None:
+            self._task_mgr.remove(self.DRAG_TASK)
+        self.picker.destroy()
