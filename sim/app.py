@@ -103,8 +103,7 @@ class SimApp:
             loader=self.base.loader,
             camera=self.base.cam,
             grid=self.grid,
-            path=self.path,
-            agents=self.agents,
+            replan=self.replan_all,
             objects=self.objects,
             scene=scene,
             save_as=options.save_as,
@@ -211,10 +210,18 @@ class SimApp:
         """Plan with the next heuristic (octile, euclidean, chebyshev, manhattan, zero)."""
         following = (HEURISTICS.index(self.grid.heuristic) + 1) % len(HEURISTICS)
         self.grid.set_planning(heuristic=HEURISTICS[following])
+        self.replan_all()
 
     def toggle_connectivity(self) -> None:
         """Switch planning between 8- and 4-connected moves."""
         self.grid.set_planning(diagonal=not self.grid.diagonal)
+        self.replan_all()
+
+    def replan_all(self) -> None:
+        """Replan the Start -> End path and every agent on the next frame."""
+        self.path.replan_now()
+        for agent in self.agents:
+            agent.replan_now()
 
     def status_lines(self) -> list[str]:
         """What the HUD shows now."""

@@ -7,17 +7,15 @@ saves the scene (to `--save-as` when given).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from direct.showbase.Loader import Loader
 from panda3d.core import KeyboardButton, MouseWatcher, NodePath
 
-from sim.components.agent_controller import AgentController
 from sim.components.draggable import DRAGGABLE_TAGS, DragController, unique_name
 from sim.components.grid_manager import GridManager
-from sim.components.start_end_path import StartEndPath
 from sim.engine import GameObject, World
 from sim.engine.picking import Picker, make_pickable
 from sim.errors import SimError
@@ -39,15 +37,14 @@ class SceneEditor:
         loader: Loader,
         camera: NodePath,
         grid: GridManager,
-        path: StartEndPath,
-        agents: Sequence[AgentController],
+        replan: Callable[[], None],
         objects: list[GameObject],
         scene: SceneSpec,
         save_as: Path | None,
         notify: Callable[[str], None],
     ) -> None:
         self._world, self._loader = world, loader
-        self._grid, self._path, self._agents = grid, path, agents
+        self._grid, self._replan = grid, replan
         self._objects = objects
         self._source, self._save_as = scene.path, save_as
         self._notify = notify
@@ -124,9 +121,7 @@ class SceneEditor:
     def on_drop(self, dropped: GameObject) -> None:
         """A drag ended: bring the grid up to date and replan everything at once."""
         self._grid.sync_obstacles()
-        self._path.replan_now()
-        for agent in self._agents:
-            agent.replan_now()
+        self._replan()
         x, y = dropped.node.get_x(), dropped.node.get_y()
         cell = self._grid.world_to_cell(x, y)
         self._notify(f"drop {dropped.name} at ({x:.2f}, {y:.2f}) cell {cell}")
