@@ -174,3 +174,19 @@ def test_ctrl_s_saves_the_edited_scene(open_app, tmp_path):
     assert [o for o in saved.objects if o.name != "obstacle-1"] == list(original.objects)
     assert (saved.grid, saved.camera, saved.name) == (original.grid, original.camera, original.name)
     assert "saved" in app.hud.text()
+
+
+def test_the_path_follows_end_while_it_is_still_held(scene):
+    app, mouse = scene
+    end = find(app, "end")
+    mouse.move(app.screen_of(end))
+    mouse.virtual.press_button(MouseButton.one())
+    app.step()
+    mouse.move(pixel_of(app, *FREE_SPOT, 0.4))
+    for _ in range(12):  # a little over the 0.1 s between live replans
+        app.step()
+    assert app.editor.drag.dragged is end, "still held"
+    assert app.path.outcome.cells[-1] == app.grid.world_to_cell(*xy(end))
+    mouse.virtual.release_button(MouseButton.one())
+    app.step()
+    assert app.editor.drag.dragged is None
