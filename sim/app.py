@@ -25,6 +25,7 @@ from sim.engine import FrameLoop, GameObject, Gizmos, World
 from sim.engine.camera import CameraPose, OrbitCamera, OrbitCameraInput
 from sim.engine.projection import world_to_pixel
 from sim.engine.showbase import DisplaySettings, open_showbase
+from sim.navigation import Box
 from sim.report import object_entry, write_json_atomic
 from sim.scene_builder import build_scene
 from sim.scene_editor import SceneEditor
@@ -34,6 +35,7 @@ BACKGROUND_COLOR = (0.16, 0.18, 0.22, 1.0)
 CAMERA_FOV_DEG = 50.0
 REPORT_EVERY_S = 1.0
 MESSAGE_S = 4.0  # how long an edit or save message stays on the HUD
+NO_AGENT_TEXT = "agents: none in this scene (an object tagged 'Agent' follows the path)"
 HELP_TEXT = (
     "left-drag move cube   shift+click add obstacle   X/Del remove   V snap   Ctrl+S save\n"
     "right-drag orbit   middle/shift+right-drag pan   wheel zoom   C camera   Esc quit\n"
@@ -85,6 +87,7 @@ class SimApp:
         self.loop.attach(self.base.task_mgr)
         scene = options.scene
         self.grid = self._add_grid_manager()
+        self._note_obstacles_off_the_grid()
         self.path = self.world.spawn("start-end-path").add_component(
             StartEndPath(self.grid, replan_interval_s=self._replan_interval())
         )
@@ -131,6 +134,15 @@ class SimApp:
             connectivity=grid.connectivity,
         )
         return self.world.spawn("grid-manager").add_component(manager)
+
+    def _note_obstacles_off_the_grid(self) -> None:
+        """Print once, at startup, each obstacle the grid clips (part or all of it is ignored)."""
+        for spec in self.options.scene.objects_with_tag(Tag.OBSTACLE):
+            x, y, _ = spec.pos
+            box = Box(x, y, abs(spec.scale[0]), abs(spec.scale[1]), spec.heading)
+            note = self.grid.outside_note(spec.name, box)
+            if note is not None:
+                print(f"sim: note: {note}", flush=True)
 
     def _replan_interval(self) -> float:
         agents = self.options.scene.objects_with_tag(Tag.AGENT)
@@ -233,6 +245,8 @@ class SimApp:
             *status.path_lines(self.path.outcome, self.path.plans),
         ]
         lines += [status.agent_line(agent) for agent in self.agents]
+        if not self.agents:
+            lines.append(NO_AGENT_TEXT)
         if self._message is not None and self.world.time_s <= self._message[1]:
             lines.append(self._message[0])
         return lines

@@ -27,7 +27,7 @@ class OneLineParser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     """Build the top-level parser with every sub-command registered."""
-    from sim import plan_command, run_command
+    from sim import plan_command, run_command, soak_command
 
     parser = OneLineParser(
         prog="sim",
@@ -38,6 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run_command.add_parser(subparsers)
     plan_command.add_parser(subparsers)
+    soak_command.add_parser(subparsers)
     return parser
 
 

@@ -64,33 +64,41 @@ class SceneEditor:
         """Route the left button, the editing keys and the pointer to the drag controller."""
         self._watcher, self._task_mgr = watcher, task_mgr
         events.accept("mouse1", self._on_left_press)
-        events.accept("mouse1-up", lambda: self.drag.on_release(self._mouse()))
+        events.accept("mouse1-up", self._on_left_release)
         events.accept("delete", self.remove_hovered)
         events.accept("x", self.remove_hovered)
         events.accept("v", self.toggle_snap)
         events.accept("s", self._on_s)
         task_mgr.add(self._follow_pointer, self.DRAG_TASK, sort=-9)
 
-    def _mouse(self) -> tuple[float, float]:
+    def _mouse(self) -> tuple[float, float] | None:
+        """The pointer now, or None when the window does not have it."""
         watcher = self._watcher
         if watcher is None or not watcher.has_mouse():
-            return (0.0, 0.0)
+            return None
         return (watcher.get_mouse_x(), watcher.get_mouse_y())
 
     def _is_down(self, button: Any) -> bool:
         return self._watcher is not None and bool(self._watcher.is_button_down(button))
 
     def _on_left_press(self) -> None:
-        if self._watcher is not None and self._watcher.has_mouse():
-            self.drag.on_press(self._mouse(), shift=self._is_down(KeyboardButton.shift()))
+        mouse = self._mouse()
+        if mouse is not None:
+            self.drag.on_press(mouse, shift=self._is_down(KeyboardButton.shift()))
+
+    def _on_left_release(self) -> None:
+        # Without the pointer (it left the window, or the window lost it for a frame) the cube
+        # stays where the last seen pointer put it, instead of jumping to the window's centre.
+        self.drag.on_release(self._mouse())
 
     def _on_s(self) -> None:
         if self._is_down(KeyboardButton.control()):
             self.save()
 
     def _follow_pointer(self, task: Any) -> int:
-        if self._watcher is not None and self._watcher.has_mouse():
-            self.drag.on_move(self._mouse())
+        mouse = self._mouse()
+        if mouse is not None:
+            self.drag.on_move(mouse)
         return int(task.cont)
 
     def add_obstacle(self, x: float, y: float) -> GameObject:

@@ -27,6 +27,11 @@ from sim.errors import SimError
 SUPPORTED_VERSION: Final = 1
 # 16.7 M cells: a bool mask of this size is 16 MB, about the most a pure-Python frame loop can own.
 MAX_GRID_CELLS: Final = 4096 * 4096
+# What a grid costs while it is planned on: the app's masks (5 bytes a cell) plus the search's
+# per-cell lists. A full search of a 1024 x 1024 grid peaked at 103 bytes a cell (measured with
+# ru_maxrss, CPython 3.11, numpy 2), so 100 is the round figure; the budget follows from the limit.
+BYTES_PER_CELL: Final = 100
+MEMORY_BUDGET_BYTES: Final = MAX_GRID_CELLS * BYTES_PER_CELL
 # Panda3D stores positions as float32; beyond about 1e6 units a 1-unit cell is no longer exact.
 MAX_COORDINATE: Final = 1_000_000.0
 # The default camera distance fits a sphere around the grid into this field of view: the app's
@@ -327,6 +332,21 @@ def _short(value: object) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
+def _thousands(number: int) -> str:
+    """`25,000,000`; never raises for an int past Python's int-to-str digit limit."""
+    try:
+        return f"{number:,}"
+    except ValueError:
+        return "a number too long to print"
+
+
+def _gigabytes(size: int) -> str:
+    """A byte count in GB (10**9 bytes), one decimal: `2.5 GB`."""
+    if size.bit_length() > 1000:  # float() would overflow
+        return "more GB than any machine has"
+    return f"{size / 10**9:,.1f} GB"
+
+
 def _one_line(text: str) -> str:
     return " ".join(text.splitlines())
 
@@ -499,8 +519,10 @@ def _grid(at: _Reader, value: object) -> GridSpec:
     cells = rows * columns
     if cells > MAX_GRID_CELLS:
         raise at.error(
-            f"{_short(rows)} rows x {_short(columns)} columns = {_short(cells)} cells, "
-            f"more than the limit of {MAX_GRID_CELLS} (4096 x 4096)"
+            f"{_thousands(rows)} rows x {_thousands(columns)} columns would need "
+            f"{_gigabytes(cells * BYTES_PER_CELL)} for {_thousands(cells)} cells "
+            f"({BYTES_PER_CELL} bytes a cell); the memory budget is "
+            f"{_gigabytes(MEMORY_BUDGET_BYTES)} ({MAX_GRID_CELLS:,} cells, 4096 x 4096)"
         )
     return GridSpec(origin, rows, columns, cell_size, connectivity)
 

@@ -69,6 +69,8 @@ def path_lines(outcome: PlanOutcome | None, plans: int) -> list[str]:
     ]
     if outcome.reason:
         lines.append(f"  note: {outcome.reason}")
+    if len(outcome.cells) == 1:
+        lines.append("  note: Start and End are on the same cell")
     return lines
 
 

@@ -163,13 +163,16 @@ class AgentController(Component):
         if not outcome.found:
             self.state, self.waypoints = AgentState.NO_PATH, []
             return
-        waypoints = list(outcome.waypoints)
+        # No waypoints: the agent already stands on the path's last cell, the free cell nearest
+        # a goal inside an obstacle; that cell's centre is as close as it can get.
+        waypoints = list(outcome.waypoints) or [self._grid.cell_to_world(outcome.cells[-1])]
         # From off-centre, the straight line to the first waypoint may clip a wall corner;
         # going through the own cell's centre first is always legal.
-        if waypoints and not self._grid.move_is_clear(self.position, waypoints[0]):
+        if not self._grid.move_is_clear(self.position, waypoints[0]):
             waypoints.insert(0, self._grid.cell_to_world(outcome.cells[0]))
         self.waypoints = waypoints
-        if self.state is not AgentState.ARRIVED or self._distance_to(goal) > self._radius():
+        end = waypoints[-1]  # the goal itself, or the free cell nearest it
+        if self.state is not AgentState.ARRIVED or self._distance_to(end) > self._radius():
             self.state = AgentState.MOVING
         self._advance_waypoints()
 
@@ -198,6 +201,8 @@ class AgentController(Component):
 
     def _arrive(self) -> None:
         self.waypoints = []
+        if self.state is AgentState.ARRIVED:  # a replan while standing at the goal
+            return
         self.arrivals += 1
         if self.mode is AgentMode.PATROL:
             self._patrol_to_start = not self._patrol_to_start

@@ -82,11 +82,12 @@ class DragController(Component):
             self.dragged.node.set_x(x)
             self.dragged.node.set_y(y)
 
-    def on_release(self, mouse: tuple[float, float]) -> None:
-        """Left button up: drop the held cube where the cursor is."""
+    def on_release(self, mouse: tuple[float, float] | None) -> None:
+        """Left button up: drop the held cube where the cursor is (None: where it already is)."""
         if self.dragged is None:
             return
-        self.on_move(mouse)
+        if mouse is not None:
+            self.on_move(mouse)
         dropped, self.dragged = self.dragged, None
         if dropped.alive:
             self._on_drop(dropped)

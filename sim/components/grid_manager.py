@@ -182,6 +182,27 @@ class GridManager(Component):
             box, self._cover.shape, origin=self.origin, cell_size=self.grid_cell_size
         )
 
+    def outside_note(self, name: str, box: Box) -> str | None:
+        """Say how much of obstacle `name` (its footprint `box`) lies off the grid, if any.
+
+        Returns:
+            None when the box lies wholly on the grid, else a one-line note for the user; the
+            part off the grid is never rasterized (cells outside do not exist).
+        """
+        corners = np.array(box.corners())
+        low, high = corners.min(axis=0), corners.max(axis=0)
+        x0, y0 = self.origin
+        x1 = x0 + self.num_of_columns * self.grid_cell_size
+        y1 = y0 + self.num_of_rows * self.grid_cell_size
+        if low[0] >= x0 and low[1] >= y0 and high[0] <= x1 and high[1] <= y1:
+            return None
+        footprint = box_footprint(
+            box, self._cover.shape, origin=self.origin, cell_size=self.grid_cell_size
+        )
+        if not footprint.mask.any():
+            return f"obstacle {name!r} lies wholly outside the grid; it is ignored"
+        return f"obstacle {name!r} lies partly outside the grid; the outside part is ignored"
+
     def _apply(self, footprint: Footprint, sign: int) -> None:
         window = self._cover[footprint.rows, footprint.cols]
         window += sign * footprint.mask.astype(np.int32)

@@ -190,3 +190,19 @@ def test_the_path_follows_end_while_it_is_still_held(scene):
     mouse.virtual.release_button(MouseButton.one())
     app.step()
     assert app.editor.drag.dragged is None
+
+
+def test_a_release_without_the_pointer_drops_the_cube_where_it_was(scene):
+    app, mouse = scene
+    end = find(app, "end")
+    mouse.move(app.screen_of(end))
+    mouse.virtual.press_button(MouseButton.one())
+    app.step()
+    mouse.move(pixel_of(app, *FREE_SPOT, 0.4))
+    held_at = xy(end)
+    mouse.virtual.set_mouse_on(False)  # the window loses the pointer
+    app.step()
+    mouse.virtual.release_button(MouseButton.one())
+    app.step()
+    assert app.editor.drag.dragged is None
+    assert xy(end) == pytest.approx(held_at)

@@ -1,0 +1,295 @@
+"""`sim soak`: run a scene headless for simulated minutes while cubes jump to random places.
+
+Every `SHUFFLE_EVERY_S` simulated seconds Start, End and a few obstacles are put somewhere
+random (seeded): on free ground, inside another obstacle, or off the grid altogether. A
+programmatic move is not clamped to the grid as a mouse drag is, so this checks that the grid,
+the planners and the agents cope with anything. The JSON report is rewritten every simulated
+second, as with `sim run --report`, and re-read after every rewrite. Resident memory is read
+from `/proc/self/statm` (current RSS, not the peak that `resource.getrusage` gives).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import random
+import tempfile
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from sim.config import DEFAULT_SCENE
+from sim.errors import SimError
+from sim.run_command import check_writable
+from sim.scene_file import SceneSpec, load_scene
+
+if TYPE_CHECKING:
+    from sim.app import SimApp
+    from sim.engine import GameObject
+
+SOAK_SIZE = (160, 120)  # pixels: rendering is not what a soak measures
+SHUFFLE_EVERY_S = 2.0
+OBSTACLES_PER_SHUFFLE = 3
+BASELINE_MINUTE = 2.0  # memory growth is measured from here, after caches have warmed up
+MAX_RSS_GROWTH_MB = 20.0
+MAX_EXCEPTIONS = 100  # stop early: past this the run says nothing new
+# Where a moved cube lands: free ground (most often), inside an obstacle, or off the grid.
+PLACES = ("anywhere", "inside-obstacle", "off-grid")
+PLACE_WEIGHTS = (6, 2, 2)
+MB = 1024 * 1024
+
+
+def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
+    """Register `sim soak`."""
+    parser = subparsers.add_parser(
+        "soak",
+        help="run a scene headless for simulated minutes while cubes jump around",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "scene", nargs="?", type=Path, default=DEFAULT_SCENE, help="scene file (.toml)"
+    )
+    parser.add_argument(
+        "--minutes",
+        type=positive_float,
+        default=30.0,
+        metavar="M",
+        help="simulated minutes to run (default 30)",
+    )
+    parser.add_argument("--seed", type=int, default=1, metavar="S", help="random seed (default 1)")
+    parser.add_argument(
+        "--report",
+        type=Path,
+        metavar="JSON",
+        help="keep the JSON report here (default: a temporary file, deleted afterwards)",
+    )
+    parser.set_defaults(func=run)
+
+
+def positive_float(text: str) -> float:
+    """Parse a finite number > 0 (argparse type)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"expected a number > 0, got {text}")
+    return value
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the soak; 0 when it stayed clean, 1 when anything went wrong (see `SoakResult`)."""
+    scene = load_scene(args.scene)
+    if args.report is not None:
+        check_writable("--report", args.report)
+        return soak(scene, minutes=args.minutes, seed=args.seed, report=args.report).exit_status()
+    with tempfile.TemporaryDirectory(prefix="sim-soak-") as folder:
+        report = Path(folder) / "report.json"
+        return soak(scene, minutes=args.minutes, seed=args.seed, report=report).exit_status()
+
+
+@dataclass(slots=True)
+class SoakResult:
+    """What a soak saw.
+
+    Attributes:
+        minutes: Simulated minutes run.
+        frames: Frames stepped.
+        exceptions: Exceptions raised by a frame (each caught, counted, the run goes on).
+        first_traceback: The first exception's traceback, or "".
+        blocked_cell_frames: Frames any agent spent in a blocked cell, summed over agents.
+        reports_checked: Report rewrites re-read and parsed.
+        bad_reports: One line per rewrite that was not valid JSON.
+        baseline_minute: When the first memory reading was taken.
+        rss_baseline_mb: Resident memory then, in MB (2**20 bytes).
+        rss_end_mb: Resident memory at the end, in MB.
+    """
+
+    minutes: float = 0.0
+    frames: int = 0
+    exceptions: int = 0
+    first_traceback: str = ""
+    blocked_cell_frames: int = 0
+    reports_checked: int = 0
+    bad_reports: list[str] = field(default_factory=list)
+    baseline_minute: float = 0.0
+    rss_baseline_mb: float = 0.0
+    rss_end_mb: float = 0.0
+
+    @property
+    def rss_growth_mb(self) -> float:
+        """Resident memory growth from the baseline to the end, in MB."""
+        return self.rss_end_mb - self.rss_baseline_mb
+
+    @property
+    def reports_written(self) -> int:
+        """Report rewrites seen, valid or not."""
+        return self.reports_checked + len(self.bad_reports)
+
+    def summary(self) -> str:
+        """The one-line summary `sim soak` prints."""
+        return (
+            f"soak: {self.minutes:.1f} simulated minutes, {self.frames} frames, "
+            f"{self.exceptions} exceptions, blocked_cell_frames {self.blocked_cell_frames}, "
+            f"{self.reports_checked} reports valid of {self.reports_written}, "
+            f"RSS {self.rss_baseline_mb:.1f} MB at minute {self.baseline_minute:g} -> "
+            f"{self.rss_end_mb:.1f} MB at the end ({self.rss_growth_mb:+.1f} MB)"
+        )
+
+    def failures(self) -> list[str]:
+        """Why the soak failed, one line each; empty when it passed."""
+        problems = []
+        if self.exceptions:
+            problems.append(f"{self.exceptions} exceptions")
+        if self.blocked_cell_frames:
+            problems.append(f"agents spent {self.blocked_cell_frames} frames in blocked cells")
+        problems += self.bad_reports[:5]
+        if self.rss_growth_mb >= MAX_RSS_GROWTH_MB:
+            problems.append(
+                f"resident memory grew {self.rss_growth_mb:.1f} MB (limit {MAX_RSS_GROWTH_MB:g} MB)"
+            )
+        return problems
+
+    def exit_status(self) -> int:
+        """Print the summary (and the first traceback and failures); 0 if clean, else 1."""
+        if self.first_traceback:
+            print(self.first_traceback, end="", flush=True)
+        print(self.summary(), flush=True)
+        for problem in self.failures():
+            print(f"soak: FAILED: {problem}", flush=True)
+        return 1 if self.failures() else 0
+
+
+def soak(scene: SceneSpec, *, minutes: float, seed: int, report: Path) -> SoakResult:
+    """Open `scene` headless and run it for `minutes` simulated minutes, shuffling cubes.
+
+    Args:
+        scene: The loaded scene.
+        minutes: Simulated minutes; frames are `minutes * 60` times the headless frame rate.
+        seed: Seeds every random move, so a soak repeats exactly.
+        report: Where the app keeps its JSON report (it must be writable).
+
+    Returns:
+        What was seen; the caller decides what counts as failure (`SoakResult.failures`).
+    """
+    # Panda3D is imported only now, like `sim run`.
+    from sim.app import RunOptions, SimApp
+    from sim.engine.showbase import DisplaySettings
+
+    display = DisplaySettings(headless=True, size=SOAK_SIZE, title=f"soak: {scene.name}")
+    try:
+        app = SimApp(RunOptions(scene=scene, display=display, report=report))
+    except RuntimeError as error:
+        raise SimError(str(error)) from error
+    try:
+        return _drive(app, minutes=minutes, rng=random.Random(seed), report=report)
+    finally:
+        app.destroy()
+
+
+def _drive(app: SimApp, *, minutes: float, rng: random.Random, report: Path) -> SoakResult:
+    fps = app.options.display.fixed_fps
+    total = round(minutes * 60 * fps)
+    shuffle_every = round(SHUFFLE_EVERY_S * fps)
+    baseline_minute = min(BASELINE_MINUTE, minutes / 2)
+    baseline_frame = round(baseline_minute * 60 * fps)
+    result = SoakResult(minutes=minutes, baseline_minute=round(baseline_minute, 3))
+    shuffler = _Shuffler(app, rng)
+    seen_report: tuple[int, int] | None = None
+    for frame in range(total):
+        if frame and frame % shuffle_every == 0:
+            shuffler.shuffle()
+        try:
+            app.step()
+        except Exception:  # a soak counts every failure and carries on
+            result.exceptions += 1
+            if not result.first_traceback:
+                result.first_traceback = traceback.format_exc()
+            if result.exceptions >= MAX_EXCEPTIONS:
+                break
+        result.frames += 1
+        seen_report = _check_report(report, seen_report, result)
+        if result.frames == baseline_frame:
+            result.rss_baseline_mb = resident_mb()
+    result.rss_end_mb = resident_mb()
+    if result.frames < baseline_frame:
+        result.rss_baseline_mb = result.rss_end_mb
+    result.blocked_cell_frames = sum(agent.blocked_cell_frames for agent in app.agents)
+    return result
+
+
+def _check_report(
+    report: Path, seen: tuple[int, int] | None, result: SoakResult
+) -> tuple[int, int] | None:
+    """Re-read the report when it was rewritten (a new inode or mtime); record bad JSON."""
+    try:
+        stat = report.stat()
+    except FileNotFoundError:
+        return seen
+    key = (stat.st_ino, stat.st_mtime_ns)
+    if key == seen:
+        return seen
+    try:
+        json.loads(report.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        result.bad_reports.append(f"report at frame {result.frames}: {error}")
+    else:
+        result.reports_checked += 1
+    return key
+
+
+class _Shuffler:
+    """Moves Start, End and some obstacles to random places, as a careless user might."""
+
+    def __init__(self, app: SimApp, rng: random.Random) -> None:
+        self._app, self._rng = app, rng
+        grid = app.grid
+        self._low = grid.origin
+        self._size = (
+            grid.num_of_columns * grid.grid_cell_size,
+            grid.num_of_rows * grid.grid_cell_size,
+        )
+
+    def shuffle(self) -> None:
+        world = self._app.world
+        movers = [world.find_with_tag(tag) for tag in ("Start", "End")]
+        obstacles = [obj for obj in world.find_all_with_tag("Obstacle") if obj.alive]
+        count = min(OBSTACLES_PER_SHUFFLE, len(obstacles))
+        movers += self._rng.sample(obstacles, count)
+        for obj in movers:
+            if obj is not None and obj.alive:
+                x, y = self._place(obstacles, obj)
+                obj.pos = (x, y, float(obj.node.get_z()))
+
+    def _place(self, obstacles: list[GameObject], moving: GameObject) -> tuple[float, float]:
+        rng = self._rng
+        (x0, y0), (width, height) = self._low, self._size
+        place = rng.choices(PLACES, PLACE_WEIGHTS)[0]
+        others = [obj for obj in obstacles if obj is not moving]
+        if place == "inside-obstacle" and others:
+            pos = rng.choice(others).node.get_pos(moving.node.get_top())
+            return (float(pos.x), float(pos.y))
+        if place == "off-grid":
+            # Up to one grid size beyond a random edge, anywhere along it (corners included).
+            x = rng.uniform(x0 - width, x0 + 2 * width)
+            y = rng.uniform(y0 - height, y0 + 2 * height)
+            side = rng.choice("nsew")
+            if side in "ns":
+                beyond = rng.uniform(0.0, height)
+                return (x, y0 + height + beyond if side == "n" else y0 - beyond)
+            beyond = rng.uniform(0.0, width)
+            return (x0 + width + beyond if side == "e" else x0 - beyond, y)
+        return (rng.uniform(x0, x0 + width), rng.uniform(y0, y0 + height))
+
+
+def resident_mb() -> float:
+    """This process's resident memory now, in MB, from `/proc/self/statm` (0 if unavailable)."""
+    try:
+        fields = Path("/proc/self/statm").read_text().split()
+    except OSError:
+        return 0.0
+    return int(fields[1]) * os.sysconf("SC_PAGE_SIZE") / MB

@@ -1,0 +1,32 @@
+"""A save that fails leaves the app running and says why on the HUD."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+import sim.scene_editor
+from sim.scene_writer import SceneSaveError
+from tests.conftest import REPO_ROOT
+
+pytestmark = pytest.mark.render
+
+
+def test_failed_save_keeps_the_app_running_and_shows_why(open_app, monkeypatch, tmp_path):
+    scene = tmp_path / "default.toml"
+    shutil.copy(REPO_ROOT / "scenes" / "default.toml", scene)
+    before = scene.read_bytes()
+
+    def refuse(*args, **kwargs):
+        raise SceneSaveError(f"{scene}: No space left on device")
+
+    monkeypatch.setattr(sim.scene_editor, "save_scene", refuse)
+    app = open_app(scene, size=(160, 120))
+    app.step()
+    assert app.editor.save() is None
+    for _ in range(30):
+        app.step()
+    assert f"save failed: {scene}: No space left on device" in app.hud.text()
+    assert not app.base.quit_requested
+    assert scene.read_bytes() == before
