@@ -144,6 +144,11 @@ def test_empty_scenario_list() -> None:
             id="goal-outside",
         ),
         pytest.param(
+            "version 1\n0 m 4 3 0 3 3 0 1\n",
+            r"s.scen:2: start \(0, 3\) lies outside the 4x3 map",
+            id="start-below-the-last-row",
+        ),
+        pytest.param(
             "version 1\n0 m 4 3 0 2 3 0 far\n",
             r"s.scen:2: optimal length must be a number, got 'far'",
             id="length-word",
