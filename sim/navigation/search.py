@@ -105,6 +105,7 @@ def find_path(
     algorithm: str = "astar",
     costs: NDArray[Any] | None = None,
     weight: float = 1.0,
+    implementation: str = "auto",
 ) -> PathResult:
     """Find a path from `start` to `goal` (``(row, col)``) on a ``[row, col]`` walkable mask.
 
@@ -120,6 +121,8 @@ def find_path(
             entering a cell.
         weight: heuristic weight for astar, >= 1 (1 is plain A*); the cost stays within
             ``weight`` x optimal for an admissible heuristic.
+        implementation: "c" runs the compiled kernel (`sim.navigation.kernel`), "python" the
+            loop of `Search`, "auto" the kernel when it is built; both give identical results.
 
     Returns:
         A PathResult; no path is ``found=False`` with a reason, never an exception.
@@ -127,7 +130,8 @@ def find_path(
     Raises:
         ValueError: naming the value, for a mask that is not 2-D bool, bad costs, a start
             outside the grid or a cell that is not two integers, an unknown heuristic or
-            algorithm, a weight below 1.
+            algorithm, a weight below 1, an unknown implementation, or "c" when the kernel
+            is not built.
 
     >>> walkable = np.array([[1, 1, 1], [0, 1, 1], [1, 1, 1]], dtype=bool)
     >>> result = find_path(walkable, (0, 0), (2, 0))  # no corner cutting around (1, 0)
@@ -140,6 +144,24 @@ def find_path(
     >>> round(find_path(walkable, (0, 0), (2, 2)).cost, 4)  # 1 + sqrt(2) + 1
     3.4142
     """
+    # Imported here: kernel.py imports this module for PathResult and the argument checks.
+    from sim.navigation import kernel
+
+    if implementation not in {"auto", "c", "python"}:
+        raise ValueError(f"implementation must be auto, c or python, got {implementation!r}")
+    if implementation == "c" and not kernel.KERNEL_AVAILABLE:
+        raise ValueError("implementation='c' but the compiled kernel is not built")
+    if implementation != "python" and kernel.KERNEL_AVAILABLE:
+        return kernel.find_path(
+            walkable,
+            start,
+            goal,
+            diagonal=diagonal,
+            heuristic=heuristic,
+            algorithm=algorithm,
+            costs=costs,
+            weight=weight,
+        )
     return start_search(
         walkable,
         start,

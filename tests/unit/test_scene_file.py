@@ -645,13 +645,13 @@ SCALARS = (
     | st.times()
     | st.none()
 )
-VALUES = st.recursive(
-    SCALARS,
-    lambda inner: (
-        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=3)
-    ),
-    max_leaves=8,
-)
+
+
+def _containers(inner: st.SearchStrategy) -> st.SearchStrategy:
+    return st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=3)
+
+
+VALUES = st.recursive(SCALARS, _containers, max_leaves=8)
 
 
 def containers(node: Any, into: list[Any]) -> list[Any]:
@@ -741,14 +741,19 @@ TOML_SCALARS = st.one_of(
     st.sampled_from(WORDS).map(lambda word: f'"{word}"'),
     st.text(STRING_CHARS, max_size=6).map(lambda text: f'"{text}"'),
 )
+
+
+def _toml_containers(inner: st.SearchStrategy) -> st.SearchStrategy:
+    arrays = st.lists(inner, max_size=4).map(lambda items: "[" + ", ".join(items) + "]")
+    tables = st.lists(st.tuples(st.sampled_from(KNOWN_KEYS), inner), max_size=3).map(
+        lambda pairs: "{" + ", ".join(f"{key} = {value}" for key, value in pairs) + "}"
+    )
+    return arrays | tables
+
+
 TOML_VALUES = st.recursive(
     TOML_SCALARS,
-    lambda inner: (
-        st.lists(inner, max_size=4).map(lambda items: "[" + ", ".join(items) + "]")
-        | st.lists(st.tuples(st.sampled_from(KNOWN_KEYS), inner), max_size=3).map(
-            lambda pairs: "{" + ", ".join(f"{key} = {value}" for key, value in pairs) + "}"
-        )
-    ),
+    _toml_containers,
     max_leaves=6,
 )
 TOML_KEYS = st.sampled_from(KNOWN_KEYS) | st.from_regex(r"[a-z_]{1,6}", fullmatch=True)

@@ -1,0 +1,14 @@
+"""Build the optional compiled search kernel; all metadata lives in pyproject.toml."""
+
+from setuptools import Extension, setup
+
+setup(
+    ext_modules=[
+        Extension(
+            "sim.navigation._kernel",
+            ["sim/navigation/_kernel.c"],
+            optional=True,
+            extra_compile_args=["-O3"],
+        )
+    ]
+)

@@ -1,0 +1,16 @@
+from typing import Any
+
+def search(
+    walkable: Any,
+    costs: Any | None,
+    height: int,
+    width: int,
+    start: int,
+    goal: int,
+    diagonal: bool,
+    heuristic: int,
+    h_weight: float,
+    g_weight: float,
+    unit: bool,
+    /,
+) -> tuple[bool, tuple[tuple[int, int], ...], float, int]: ...
