@@ -27,11 +27,11 @@ class OneLineParser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     """Build the top-level parser with every sub-command registered."""
-    from sim import plan_command, run_command, soak_command
+    from sim import bench, plan_command, run_command, soak_command
 
     parser = OneLineParser(
         prog="sim",
-        description="Grid pathfinding sandbox: run a 3D scene, plan on Moving AI maps.",
+        description="Grid pathfinding sandbox: run a 3D scene, plan on Moving AI maps, benchmark.",
     )
     subparsers = parser.add_subparsers(
         dest="command", required=True, metavar="COMMAND", parser_class=OneLineParser
@@ -39,6 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
     run_command.add_parser(subparsers)
     plan_command.add_parser(subparsers)
     soak_command.add_parser(subparsers)
+    bench.add_parser(subparsers)
     return parser
 
 
@@ -56,6 +57,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        # `sim plan ... | head` closed our output early: not an error, and no traceback.
+        sys.stderr.close()
+        return 0
     return status
 
 
