@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -16,7 +17,8 @@ from panda3d.core import (
 )
 
 from sim import status
-from sim.components.agent_controller import AgentController
+from sim.components.agent_controller import AgentController, AgentState
+from sim.components.crowd import CrowdField
 from sim.components.grid_manager import HEURISTICS, GridManager
 from sim.components.hud import Hud
 from sim.components.start_end_path import StartEndPath
@@ -35,6 +37,7 @@ BACKGROUND_COLOR = (0.16, 0.18, 0.22, 1.0)
 CAMERA_FOV_DEG = 50.0
 REPORT_EVERY_S = 1.0
 MESSAGE_S = 4.0  # how long an edit or save message stays on the HUD
+HUD_AGENT_LINES = 8  # past this many agents the HUD sums them up in one line
 NO_AGENT_TEXT = "agents: none in this scene (an object tagged 'Agent' follows the path)"
 HELP_TEXT = (
     "left-drag move cube   shift+click add obstacle   X/Del remove   V snap   Ctrl+S save\n"
@@ -69,8 +72,8 @@ class SimApp:
     """One running scene: builds everything in the constructor, `run()` drives the frames.
 
     Update order each frame (the World's insertion order): the GridManager first, so obstacle
-    changes are in the grid before anything plans; then the Start -> End path; then the scene's
-    objects with their agents; the HUD last.
+    changes are in the grid before anything plans; then the Start -> End path and the crowd's
+    shared fields; then the scene's objects with their agents; the HUD last.
     """
 
     def __init__(self, options: RunOptions) -> None:
@@ -90,6 +93,9 @@ class SimApp:
         self._note_obstacles_off_the_grid()
         self.path = self.world.spawn("start-end-path").add_component(
             StartEndPath(self.grid, replan_interval_s=self._replan_interval())
+        )
+        self.crowd = self.world.spawn("crowd-field").add_component(
+            CrowdField(self.grid, replan_interval_s=self._replan_interval())
         )
         self.objects = build_scene(self.world, self.base.loader, scene)
         self.agents = self._add_agents()
@@ -153,7 +159,8 @@ class SimApp:
         for spec, game_object in zip(self.options.scene.objects, self.objects, strict=True):
             if spec.tag == Tag.AGENT:
                 config = spec.agent or AgentConfig()
-                controllers.append(game_object.add_component(AgentController(self.grid, config)))
+                controller = AgentController(self.grid, config, crowd=self.crowd)
+                controllers.append(game_object.add_component(controller))
         return controllers
 
     def _bind_keys(self) -> None:
@@ -244,7 +251,15 @@ class SimApp:
             status.planner_line(self.grid),
             *status.path_lines(self.path.outcome, self.path.plans),
         ]
-        lines += [status.agent_line(agent) for agent in self.agents]
+        if len(self.agents) > HUD_AGENT_LINES:
+            states = Counter(agent.state for agent in self.agents)
+            mode = "one shared field" if self.crowd.active else "A* each"
+            line = f"agents: {len(self.agents)} ({mode}), {states[AgentState.ARRIVED]} arrived"
+            if states[AgentState.NO_PATH]:
+                line += f", {states[AgentState.NO_PATH]} no path (waiting)"
+            lines.append(line)
+        else:
+            lines += [status.agent_line(agent) for agent in self.agents]
         if not self.agents:
             lines.append(NO_AGENT_TEXT)
         if self._message is not None and self.world.time_s <= self._message[1]:

@@ -62,6 +62,12 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
         ),
     )
     parser.add_argument(
+        "--crowd",
+        action="store_true",
+        help="instead: simulated-time throughput of 50, 200 and 1000 agents sharing one End "
+        "(scenes/crowd.toml, headless, no rendering)",
+    )
+    parser.add_argument(
         "--maps", nargs="+", metavar="NAME", help="map names (e.g. arena maze512-1-0); default all"
     )
     parser.add_argument(
@@ -102,6 +108,10 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``sim bench``; return 0 (SimError for bad input)."""
+    if args.crowd:
+        from sim import crowd_bench  # Panda3D's core is needed only for the crowd
+
+        return crowd_bench.main([])
     directory = movingai_dir()
     maps = _map_paths(directory, args.maps)
     contestants, notes = _contestants(args.peers)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import datetime
 import difflib
 import math
+import random
 import re
 import tomllib
 from collections.abc import Callable, Mapping, Sequence
@@ -41,6 +42,14 @@ CAMERA_FOV_DEG: Final = 50.0
 DEFAULT_CONNECTIVITY: Final[int] = 8
 DEFAULT_CAMERA_HEADING: Final = 20.0
 DEFAULT_CAMERA_PITCH: Final = -55.0
+# A [[crowds]] table expands into at most this many agents (each one is a live object).
+MAX_CROWD: Final = 10_000
+# Crowd agents sit on a lattice in their area, each moved up to this fraction of the lattice
+# spacing off its lattice point, so a crowd does not look like a parade.
+CROWD_JITTER: Final = 0.25
+CROWD_NAME: Final[str] = "crowd"  # crowd agents are called crowd-1, crowd-2, ...
+CROWD_MODEL: Final[str] = "agent"
+CROWD_SEED: Final[int] = 0
 
 T = TypeVar("T")
 E = TypeVar("E", bound=StrEnum)
@@ -213,7 +222,9 @@ def parse_scene(
     grid = root.get("grid", _grid)
     camera = root.get("camera", _Camera(grid), _default_camera(grid))
     no_objects: tuple[ObjectSpec, ...] = ()
-    objects = root.get("objects", _Objects(_ModelCatalog(models_dir)), no_objects)
+    models = _ModelCatalog(models_dir)
+    objects = root.get("objects", _Objects(models), no_objects)
+    objects += root.get("crowds", _Crowds(models, objects), no_objects)
     return SceneSpec(Path(source), version, name, grid, camera, objects)
 
 
@@ -495,7 +506,8 @@ def _version(at: _Reader, value: object) -> int:
 
 # --- the tables -------------------------------------------------------------------------------
 
-_ROOT_KEYS = ("version", "name", "grid", "camera", "objects")
+_ROOT_KEYS = ("version", "name", "grid", "camera", "objects", "crowds")
+_CROWD_KEYS = ("name", "count", "area", "seed", "model", "heading", "color", "agent")
 _GRID_KEYS = ("origin", "rows", "columns", "cell_size", "connectivity")
 _CAMERA_KEYS = ("target", "distance", "heading", "pitch")
 _OBJECT_KEYS = ("name", "tag", "model", "pos", "scale", "heading", "color", "agent")
@@ -616,3 +628,96 @@ class _Objects:
             raise at.at("agent").error(f"only allowed on objects tagged 'Agent', not {tag.value!r}")
         agent = table.get("agent", _agent, AgentConfig()) if tag is Tag.AGENT else None
         return ObjectSpec(name, tag, model, pos, scale, heading, color, agent)
+
+
+def _area(at: _Reader, value: object) -> tuple[float, float, float, float]:
+    x0, y0, x1, y1 = _numbers(at, value, (4,), _coordinate)
+    if not (x0 < x1 and y0 < y1):
+        raise at.error(f"expected [x0, y0, x1, y1] with x0 < x1 and y0 < y1, got {value!r}")
+    return (x0, y0, x1, y1)
+
+
+def _crowd_count(at: _Reader, value: object) -> int:
+    number = _count(at, value)
+    if number > MAX_CROWD:
+        raise at.error(f"must be at most {MAX_CROWD:,}, got {_short(number)}")
+    return number
+
+
+def crowd_positions(
+    count: int, area: tuple[float, float, float, float], seed: int
+) -> list[tuple[float, float]]:
+    """Place `count` points on a seeded jittered lattice inside `area` ``(x0, y0, x1, y1)``.
+
+    The lattice has about as many columns per unit as rows; each point is moved off its lattice
+    point by up to `CROWD_JITTER` of the spacing, so it stays strictly inside the area. Points
+    come row by row from ``(x0, y0)``; the same arguments always give the same points.
+
+    >>> crowd_positions(2, (0.0, 0.0, 2.0, 1.0), 0)[0][0] < 1.0
+    True
+    """
+    x0, y0, x1, y1 = area
+    width, height = x1 - x0, y1 - y0
+    columns = max(1, math.ceil(math.sqrt(count * width / height)))
+    rows = math.ceil(count / columns)
+    step_x, step_y = width / columns, height / rows
+    rng = random.Random(seed)
+    points = []
+    for index in range(count):
+        row, column = divmod(index, columns)
+        jitter_x = rng.uniform(-CROWD_JITTER, CROWD_JITTER) * step_x
+        jitter_y = rng.uniform(-CROWD_JITTER, CROWD_JITTER) * step_y
+        points.append(
+            (x0 + (column + 0.5) * step_x + jitter_x, y0 + (row + 0.5) * step_y + jitter_y)
+        )
+    return points
+
+
+@dataclass(frozen=True, slots=True)
+class _Crowds:
+    """Reads `[[crowds]]`: each expands into Agent objects `<name>-1` ... `<name>-<count>`."""
+
+    models: _ModelCatalog
+    objects: tuple[ObjectSpec, ...]
+
+    def __call__(self, at: _Reader, value: object) -> tuple[ObjectSpec, ...]:
+        if not isinstance(value, list | tuple):
+            raise at.error(f"expected an array of tables ([[crowds]]), got {_describe(value)}")
+        taken = {obj.name: f"objects[{index}]" for index, obj in enumerate(self.objects)}
+        expanded: list[ObjectSpec] = []
+        for index, item in enumerate(value):
+            crowd = self._crowd(at.at(index), item)
+            for obj in crowd:
+                if obj.name in taken:
+                    raise (
+                        at.at(index)
+                        .at("name")
+                        .error(f"{_short(obj.name)} is already the name of {taken[obj.name]}")
+                    )
+                taken[obj.name] = f"crowds[{index}]"
+            expanded += crowd
+        return tuple(expanded)
+
+    def _crowd(self, at: _Reader, value: object) -> list[ObjectSpec]:
+        table = _Table(at, value, _CROWD_KEYS)
+        prefix = table.get("name", _non_empty_string, CROWD_NAME)
+        count = table.get("count", _crowd_count)
+        area = table.get("area", _area)
+        seed = table.get("seed", _integer, CROWD_SEED)
+        model = table.get("model", self.models, CROWD_MODEL)
+        heading = table.get("heading", _number, 0.0)
+        color = table.get("color", _color, DEFAULT_COLORS[Tag.AGENT])
+        agent = table.get("agent", _agent, AgentConfig())
+        return [
+            ObjectSpec(
+                f"{prefix}-{number}",
+                Tag.AGENT,
+                model,
+                (x, y, 0.0),
+                (1.0, 1.0, 1.0),
+                heading,
+                color,
+                agent,
+            )
+            for number, (x, y) in enumerate(crowd_positions(count, area, seed), start=1)
+        ]

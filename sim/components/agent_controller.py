@@ -7,6 +7,7 @@ from enum import StrEnum
 
 from panda3d.core import Quat
 
+from sim.components.crowd import CrowdField
 from sim.components.grid_manager import GridManager, PlanOutcome, Point
 from sim.components.start_end_path import MIN_REPLAN_GAP_S
 from sim.components.steering import (
@@ -51,11 +52,19 @@ class AgentController(Component):
     It replans on the interval timer, on `replan_now()`, and when the grid changes or its target
     moves to another cell (at most every `MIN_REPLAN_GAP_S`). With no path it stops where it is
     and keeps trying on the timer.
+
+    Given a `crowd`, the agent tells it which goal cell it chases; while `crowd.active_for` that
+    cell (`CROWD_THRESHOLD` agents or more share it) each replan follows the crowd's shared
+    distance field instead of running its own A* search. Nothing else changes: the same
+    replans, waypoints (of an equally short path) and steering.
     """
 
-    def __init__(self, grid: GridManager, config: AgentConfig) -> None:
+    def __init__(
+        self, grid: GridManager, config: AgentConfig, *, crowd: CrowdField | None = None
+    ) -> None:
         super().__init__()
         self._grid = grid
+        self._crowd = crowd
         self.config = config
         self.mode = config.mode
         self.state = AgentState.IDLE
@@ -101,6 +110,19 @@ class AgentController(Component):
         self._rotation = heading_quat(float(node.get_h()))
         self._home = (self._x, self._y, float(node.get_h()))
 
+    def start(self) -> None:
+        """Tell the crowd which goal this agent chases, before anyone plans."""
+        if self._crowd is not None:
+            target = self._target()
+            goal = None if target is None else self._position_of(target)
+            cell = None if goal is None else self._grid.world_to_cell(*goal, clamp=True)
+            self._crowd.track(self, cell)
+
+    def on_destroy(self) -> None:
+        """Leave the crowd."""
+        if self._crowd is not None:
+            self._crowd.leave(self)
+
     def reset_to_start(self) -> None:
         """Put the agent back on the Start cube (or where it spawned) and replan."""
         start = self._find(START_TAG)
@@ -127,9 +149,13 @@ class AgentController(Component):
         target = self._target()
         if target is None:
             self.state, self.waypoints = AgentState.IDLE, []
+            if self._crowd is not None:
+                self._crowd.track(self, None)
         else:
             goal = self._position_of(target)
             key = (self._grid.version, self._grid.world_to_cell(*goal, clamp=True))
+            if self._crowd is not None:
+                self._crowd.track(self, key[1])
             self._since_plan_s += dt
             due = self._replan.tick(dt)
             changed = key != self._planned_for and self._since_plan_s >= MIN_REPLAN_GAP_S
@@ -158,7 +184,11 @@ class AgentController(Component):
         self._planned_for = key
         self._since_plan_s = 0.0
         self.replans += 1
-        outcome = self._grid.plan(self.position, goal, smoothing=self.config.smoothing)
+        smoothing = self.config.smoothing
+        if self._crowd is not None and self._crowd.active_for(key[1]):
+            outcome = self._crowd.waypoints_from(self.position, goal, smoothing=smoothing)
+        else:
+            outcome = self._grid.plan(self.position, goal, smoothing=smoothing)
         self.outcome = outcome
         if not outcome.found:
             self.state, self.waypoints = AgentState.NO_PATH, []

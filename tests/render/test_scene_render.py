@@ -12,6 +12,7 @@ from tests.pixels import dominant, near, screenshot_rgb
 pytestmark = pytest.mark.render
 
 SCENES = list_scenes()
+DEFAULT = next(path for path in SCENES if path.stem == "default")
 GRID_RGB = tuple(round(channel * 255) for channel in GRID_COLOR[:3])
 RED, GREEN = 0, 1
 
@@ -42,7 +43,7 @@ def test_scene_shows_ground_grid_obstacles_start_and_end(open_app, scene, tmp_pa
 
 
 def test_grid_toggle_hides_grid_lines(open_app):
-    app = open_app(SCENES[0])
+    app = open_app(DEFAULT)
     app.toggle_hud()  # the text's dark shadow would count as grid colour
     app.step()
     before = pixels_of_grid(screenshot_rgb(app.base.win))
@@ -54,7 +55,7 @@ def test_grid_toggle_hides_grid_lines(open_app):
 
 
 def test_hud_toggle_hides_text(open_app):
-    app = open_app(SCENES[0])
+    app = open_app(DEFAULT)
     app.step()
     white_before = near(screenshot_rgb(app.base.win), (255, 255, 255), 30).sum()
     app.toggle_hud()

@@ -87,3 +87,15 @@ def test_bad_values_exit_2(
     assert status == 2
     assert len(err.strip().splitlines()) == 1
     assert message in err
+
+
+def test_bench_crowd_prints_the_throughput_table(capsys, monkeypatch):
+    from sim import crowd_bench
+
+    monkeypatch.setattr(crowd_bench, "SIZES", (10,))
+    assert main(["bench", "--crowd"]) == 0
+    out = capsys.readouterr().out
+    assert "crowd throughput on crowd.toml" in out
+    row = out.strip().splitlines()[-1].split()
+    assert row[0] == "10"
+    assert float(row[2]) > 0, "simulated frames per second"

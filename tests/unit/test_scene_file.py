@@ -299,7 +299,7 @@ def test_odd_but_valid_scene_loads(write, text: str):
 
 TAGS = "'Obstacle', 'Start', 'End', 'Agent', 'Untagged'"
 GRID_KEYS = "'origin', 'rows', 'columns', 'cell_size', 'connectivity'"
-TOP_KEYS = "'version', 'name', 'grid', 'camera', 'objects'"
+TOP_KEYS = "'version', 'name', 'grid', 'camera', 'objects', 'crowds'"
 HAVE = "(have: agent, cube, plane)"
 
 
@@ -309,6 +309,15 @@ def with_grid(*lines: str) -> str:
 
 def with_obstacle(line: str) -> str:
     return scene(obstacle_with(line))
+
+
+CROWD_HEAD = """
+[[crowds]]
+"""
+
+
+def crowd(*lines: str, area: str = "[1.0, 1.0, 4.0, 3.0]") -> str:
+    return scene(CROWD_HEAD, f"area = {area}\n", *(line + "\n" for line in lines))
 
 
 def with_agent(table: str) -> str:
@@ -521,6 +530,34 @@ BROKEN = {
         scene(OBSTACLE, AGENT, "[objects.agent]\narrival_radius = true\n"),
         "objects[1].agent.arrival_radius: expected a number, got boolean true",
     ),
+    # [[crowds]]
+    "crowd-typo": (crowd("cont = 3"), "crowds[0].cont: unknown key; did you mean 'count'?"),
+    "crowd-count-missing": (crowd(), "crowds[0].count: missing required key"),
+    "crowd-count-zero": (crowd("count = 0"), "crowds[0].count: must be at least 1, got 0"),
+    "crowd-count-huge": (
+        crowd("count = 20000"),
+        "crowds[0].count: must be at most 10,000, got 20000",
+    ),
+    "crowd-area-short": (
+        crowd("count = 2", area="[0, 0, 1]"),
+        "crowds[0].area: expected 4 numbers, got 3",
+    ),
+    "crowd-area-inverted": (
+        crowd("count = 2", area="[3, 0, 1, 1]"),
+        "crowds[0].area: expected [x0, y0, x1, y1] with x0 < x1 and y0 < y1, got [3, 0, 1, 1]",
+    ),
+    "crowd-agent-typo": (
+        crowd("count = 2", "[crowds.agent]", "sped = 1"),
+        "crowds[0].agent.sped: unknown key; did you mean 'speed'?",
+    ),
+    "crowd-name-clash": (
+        scene(AGENT.replace('"bot"', '"crowd-2"'), CROWD_HEAD, "count = 3\narea = [1, 1, 3, 3]\n"),
+        "crowds[0].name: 'crowd-2' is already the name of objects[0]",
+    ),
+    "crowds-not-array": (
+        top("crowds = 3"),
+        "crowds: expected an array of tables ([[crowds]]), got integer 3",
+    ),
 }
 
 
@@ -530,6 +567,25 @@ def test_broken_scene_is_one_line_naming_file_and_key(write, text: str, problem:
         load_scene(write(text))
     assert str(caught.value) == f"bad.toml: {problem}"
     assert len(str(caught.value).splitlines()) == 1
+
+
+def test_crowd_expands_into_named_agents_inside_its_area(write):
+    spec = load_scene(
+        write(crowd("count = 7", "seed = 3", "[crowds.agent]", "speed = 5.0"), name="c.toml")
+    )
+    agents = spec.objects_with_tag(Tag.AGENT)
+    assert [agent.name for agent in agents] == [f"crowd-{number}" for number in range(1, 8)]
+    assert all(1.0 < agent.pos[0] < 4.0 and 1.0 < agent.pos[1] < 3.0 for agent in agents)
+    assert len({agent.pos for agent in agents}) == 7
+    assert all(agent.agent == AgentConfig(speed=5.0) for agent in agents)
+    assert all(agent.model == "agent" for agent in agents)
+
+
+def test_crowd_positions_repeat_for_a_seed(write):
+    text = crowd("count = 5", "seed = 9")
+    first = [obj.pos for obj in load_scene(write(text)).objects]
+    second = [obj.pos for obj in load_scene(write(text)).objects]
+    assert first == second
 
 
 def test_broken_cases_are_distinct():
