@@ -13,6 +13,8 @@
  * Bit-identical sums need the compiler not to fuse a * b + c into one FMA instruction (which
  * rounds once instead of twice); the pragmas below forbid that on GCC and Clang.
  *
+ * `field` (further down) is the distance field of field.py on the same move rules.
+ *
  * The search state (g, came_from, closed) lives in a workspace reused across calls: only the
  * cells a search touched are reset afterwards. The GIL is released during the search; the
  * input buffers stay pinned by their Py_buffer views.
@@ -424,8 +426,188 @@ static PyObject *kernel_search(PyObject *module, PyObject *args) {
                          expanded);
 }
 
+/* ---- The distance field of sim/navigation/field.py (`_reverse_dijkstra`) ----
+ *
+ * One Dijkstra outward from `goal` over the legal moves above; the step `neighbour -> current`
+ * costs `length * cost[current]` (the cell entered on the way to the goal), added to the
+ * popped cost exactly as Python does: `g + length * enter`. The frontier orders by
+ * (cost, cell) as Python's heap of `(cost, cell)` tuples; closed cells are never relaxed and a
+ * neighbour is relaxed only on a strictly lower cost. `out` receives every cell's cost, INFINITY
+ * where the goal cannot be reached (everywhere when the goal is blocked). */
+typedef struct {
+    const uint8_t *walkable;
+    const double *costs; /* NULL: every cell costs 1 */
+    Py_ssize_t height, width;
+    int32_t goal;
+    int diagonal;
+    double *out;
+} FieldProblem;
+
+/* Runs without the GIL: touches only the problem's buffers and the workspace's frontier and
+ * closed bytes (which it leaves all zero again). Returns 0 when out of memory. */
+static int run_field(const FieldProblem *p, Workspace *ws) {
+    const uint8_t *walkable = p->walkable;
+    const double *costs = p->costs;
+    const long width = (long)p->width, height = (long)p->height;
+    const Py_ssize_t size = p->height * p->width;
+    const int move_count = p->diagonal ? 8 : 4;
+    double *cost_so_far = p->out;
+    uint8_t *closed = ws->closed;
+    Py_ssize_t frontier_count = 0;
+    int ok = 1;
+    double length_of[8];
+    long offset_of[8];
+    for (int i = 0; i < 8; i++) {
+        length_of[i] = (D_ROW[i] && D_COL[i]) ? SQRT2 : 1.0;
+        offset_of[i] = D_ROW[i] * width + D_COL[i];
+    }
+    for (Py_ssize_t i = 0; i < size; i++) cost_so_far[i] = INFINITY;
+    if (!walkable[p->goal]) return 1;
+    cost_so_far[p->goal] = 0.0;
+    /* Node.priority_bits holds the cost, h_bits is 0: node_less is (cost, cell) order. */
+    Node first = {bits_of(0.0), 0, p->goal};
+    if (!frontier_push(ws, &frontier_count, first)) return 0;
+    while (frontier_count > 0) {
+        Node node = frontier_pop(ws->frontier, &frontier_count);
+        int32_t current = node.cell;
+        if (closed[current]) continue; /* a stale entry: pushed again with a lower cost */
+        closed[current] = 1;
+        double g;
+        memcpy(&g, &node.priority_bits, sizeof g);
+        const double enter = costs ? costs[current] : 1.0;
+        const long row = current / width, col = current % width;
+        for (int i = 0; i < move_count; i++) {
+            const long n_row = row + D_ROW[i], n_col = col + D_COL[i];
+            if (n_row < 0 || n_row >= height || n_col < 0 || n_col >= width) continue;
+            const int32_t neighbour = (int32_t)(current + offset_of[i]);
+            if (!walkable[neighbour]) continue;
+            if (i >= 4 && !(walkable[n_row * width + col] && walkable[row * width + n_col]))
+                continue;
+            if (closed[neighbour]) continue;
+            const double new_cost = g + length_of[i] * enter;
+            if (new_cost < cost_so_far[neighbour]) {
+                cost_so_far[neighbour] = new_cost;
+                Node next = {bits_of(new_cost), 0, neighbour};
+                if (!frontier_push(ws, &frontier_count, next)) {
+                    ok = 0;
+                    goto done;
+                }
+            }
+        }
+    }
+done:
+    memset(closed, 0, (size_t)size);
+    return ok;
+}
+
+PyDoc_STRVAR(field_doc,
+             "field(walkable, costs, height, width, goal, diagonal, out) -> None\n\n"
+             "Fill `out` (height * width float64) with every cell's cost to flat `goal`;\n"
+             "see sim/navigation/kernel.py (field_flat) for the contract.");
+
+static PyObject *kernel_field(PyObject *module, PyObject *args) {
+    (void)module;
+    PyObject *walkable_obj, *costs_obj, *out_obj;
+    Py_ssize_t height, width, goal;
+    int diagonal;
+    if (!PyArg_ParseTuple(args, "OOnnnpO:field", &walkable_obj, &costs_obj, &height, &width,
+                          &goal, &diagonal, &out_obj))
+        return NULL;
+    if (height <= 0 || width <= 0 || height > INT32_MAX / width) {
+        PyErr_Format(PyExc_ValueError, "grid of %zd x %zd cells: need 1 to 2**31 - 1 cells",
+                     height, width);
+        return NULL;
+    }
+    const Py_ssize_t size = height * width;
+    if (goal < 0 || goal >= size) {
+        PyErr_Format(PyExc_ValueError, "goal %zd outside the %zd cells", goal, size);
+        return NULL;
+    }
+
+    Py_buffer walkable_view, costs_view, out_view;
+    int have_costs = costs_obj != Py_None;
+    if (PyObject_GetBuffer(walkable_obj, &walkable_view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
+        return NULL;
+    if (walkable_view.itemsize != 1 || walkable_view.len != size ||
+        !(format_is(&walkable_view, '?') || format_is(&walkable_view, 'B'))) {
+        PyErr_Format(PyExc_ValueError,
+                     "walkable must be %zd contiguous bytes (bool or uint8), got %zd items of "
+                     "%zd bytes",
+                     size, walkable_view.len / (walkable_view.itemsize ? walkable_view.itemsize : 1),
+                     walkable_view.itemsize);
+        PyBuffer_Release(&walkable_view);
+        return NULL;
+    }
+    if (have_costs) {
+        if (PyObject_GetBuffer(costs_obj, &costs_view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
+            PyBuffer_Release(&walkable_view);
+            return NULL;
+        }
+        if (costs_view.itemsize != 8 || costs_view.len != size * 8 || !format_is(&costs_view, 'd')) {
+            PyErr_Format(PyExc_ValueError,
+                         "costs must be %zd contiguous float64 values, got %zd bytes", size,
+                         costs_view.len);
+            PyBuffer_Release(&costs_view);
+            PyBuffer_Release(&walkable_view);
+            return NULL;
+        }
+    }
+    if (PyObject_GetBuffer(out_obj, &out_view,
+                           PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
+        if (have_costs) PyBuffer_Release(&costs_view);
+        PyBuffer_Release(&walkable_view);
+        return NULL;
+    }
+    if (out_view.itemsize != 8 || out_view.len != size * 8 || !format_is(&out_view, 'd')) {
+        PyErr_Format(PyExc_ValueError, "out must be %zd contiguous float64 values, got %zd bytes",
+                     size, out_view.len);
+        PyBuffer_Release(&out_view);
+        if (have_costs) PyBuffer_Release(&costs_view);
+        PyBuffer_Release(&walkable_view);
+        return NULL;
+    }
+    /* `out` is written while walkable and costs are read: they must not share memory. */
+    const char *out_begin = out_view.buf, *out_end = out_begin + out_view.len;
+    const char *w_begin = walkable_view.buf, *w_end = w_begin + walkable_view.len;
+    int overlap = out_begin < w_end && w_begin < out_end;
+    if (have_costs) {
+        const char *c_begin = costs_view.buf, *c_end = c_begin + costs_view.len;
+        overlap = overlap || (out_begin < c_end && c_begin < out_end);
+    }
+    if (overlap) {
+        PyErr_SetString(PyExc_ValueError, "out must not share memory with walkable or costs");
+        PyBuffer_Release(&out_view);
+        if (have_costs) PyBuffer_Release(&costs_view);
+        PyBuffer_Release(&walkable_view);
+        return NULL;
+    }
+
+    FieldProblem problem = {walkable_view.buf, have_costs ? costs_view.buf : NULL,
+                            height,            width,
+                            (int32_t)goal,     diagonal,
+                            out_view.buf};
+    Workspace *ws = workspace_take(size);
+    if (ws == NULL) {
+        PyBuffer_Release(&out_view);
+        if (have_costs) PyBuffer_Release(&costs_view);
+        PyBuffer_Release(&walkable_view);
+        return PyErr_NoMemory();
+    }
+    int ok;
+    Py_BEGIN_ALLOW_THREADS
+    ok = run_field(&problem, ws);
+    Py_END_ALLOW_THREADS
+    workspace_give_back(ws);
+    PyBuffer_Release(&out_view);
+    if (have_costs) PyBuffer_Release(&costs_view);
+    PyBuffer_Release(&walkable_view);
+    if (!ok) return PyErr_NoMemory();
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef kernel_methods[] = {
     {"search", kernel_search, METH_VARARGS, search_doc},
+    {"field", kernel_field, METH_VARARGS, field_doc},
     {NULL, NULL, 0, NULL},
 };
 

@@ -14,3 +14,13 @@ def search(
     unit: bool,
     /,
 ) -> tuple[bool, tuple[tuple[int, int], ...], float, int]: ...
+def field(
+    walkable: Any,
+    costs: Any | None,
+    height: int,
+    width: int,
+    goal: int,
+    diagonal: bool,
+    out: Any,
+    /,
+) -> None: ...

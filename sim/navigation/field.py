@@ -39,6 +39,7 @@ def distance_field(
     *,
     diagonal: bool = True,
     costs: NDArray[Any] | None = None,
+    implementation: str = "auto",
 ) -> NDArray[np.float64]:
     """Return ``[row, col]`` the optimal cost from each cell to `goal`; ``inf`` if unreachable.
 
@@ -51,37 +52,77 @@ def distance_field(
         goal: ``(row, col)``; must lie in the grid.
         diagonal: allow the 4 diagonal moves.
         costs: optional per-cell multiplier, finite and >= 1 on walkable cells.
+        implementation: "c" runs the compiled kernel (`sim.navigation.kernel.field_flat`),
+            "python" the loop of `_reverse_dijkstra`, "auto" the kernel when it is built; both
+            give identical fields (``==`` on every cell).
 
     Raises:
-        ValueError: naming the value, for a bad mask or costs, or a goal outside the grid.
+        ValueError: naming the value, for a bad mask or costs, a goal outside the grid, an
+            unknown implementation, or "c" when the kernel is not built.
 
     >>> walkable = np.array([[1, 1, 1], [0, 1, 1], [1, 1, 1]], dtype=bool)
     >>> distance_field(walkable, (2, 0)).round(4).tolist()  # no cutting round (1, 0)
     [[4.0, 3.0, 3.4142], [inf, 2.0, 2.4142], [0.0, 1.0, 2.0]]
     """
+    _check_implementation(implementation)
     graph = MoveGraph.build(walkable, diagonal=diagonal, costs=costs)
-    flat = field_on_graph(graph, _flat_cell(graph, "goal", goal))
+    flat = field_on_graph(graph, _flat_cell(graph, "goal", goal), implementation=implementation)
     return np.array(flat, dtype=np.float64).reshape(graph.height, graph.width)
 
 
-def field_on_graph(graph: MoveGraph, goal: int) -> list[float]:
+def field_on_graph(graph: MoveGraph, goal: int, *, implementation: str = "auto") -> list[float]:
     """Return the flat cost-to-`goal` of every cell of `graph` (flat `goal` in the grid).
 
-    The form for callers that keep a `MoveGraph` and follow the field many times.
+    The form for callers that keep a `MoveGraph` and follow the field many times;
+    `implementation` as in `distance_field`.
 
     >>> field_on_graph(MoveGraph.build(np.ones((1, 3), dtype=bool)), 0)
     [0.0, 1.0, 2.0]
     """
     if not 0 <= goal < graph.height * graph.width:
         raise ValueError(f"goal {goal!r} lies outside the {graph.height}x{graph.width} grid")
-    return _reverse_dijkstra(graph, goal)
+    _check_implementation(implementation)
+    return _reverse_dijkstra(graph, goal, implementation=implementation)
 
 
-def _reverse_dijkstra(graph: MoveGraph, goal: int) -> list[float]:
+def _check_implementation(implementation: str) -> None:
+    # Imported here: importing kernel warns once when the extension is not built.
+    from sim.navigation import kernel
+
+    if implementation not in {"auto", "c", "python"}:
+        raise ValueError(f"implementation must be auto, c or python, got {implementation!r}")
+    if implementation == "c" and not kernel.KERNEL_AVAILABLE:
+        raise ValueError("implementation='c' but the compiled kernel is not built")
+
+
+def _reverse_dijkstra(graph: MoveGraph, goal: int, *, implementation: str = "auto") -> list[float]:
     """Dijkstra outward from `goal`; each step ``neighbour -> current`` costs entering current.
 
-    The seam for a compiled kernel: it reads only ``graph.legal``, ``graph.moves`` and
-    ``graph.cell_cost`` and returns a flat list of costs.
+    The seam for the compiled kernel: `kernel.field_flat` (``_kernel.field``) when it is built
+    and `implementation` is not "python", else the reference loop `_reverse_dijkstra_python`.
+    Both return the same flat list of costs, bit for bit.
+    """
+    from sim.navigation import kernel
+
+    if implementation != "python" and kernel.KERNEL_AVAILABLE:
+        costs = (
+            np.array(graph.cell_cost, dtype=np.float64).reshape(graph.height, graph.width)
+            if graph.has_costs
+            else None
+        )
+        field = kernel.field_flat(
+            np.ascontiguousarray(graph.walkable), costs, goal, diagonal=graph.diagonal
+        )
+        flat: list[float] = field.tolist()
+        return flat
+    return _reverse_dijkstra_python(graph, goal)
+
+
+def _reverse_dijkstra_python(graph: MoveGraph, goal: int) -> list[float]:
+    """The reference loop of `_reverse_dijkstra`, and the fallback when C is not built.
+
+    It reads only ``graph.legal``, ``graph.moves`` and ``graph.cell_cost`` and returns a flat
+    list of costs.
     """
     size = graph.height * graph.width
     cost_so_far = [math.inf] * size

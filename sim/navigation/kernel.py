@@ -6,6 +6,9 @@ same cells, the same cost to the last bit, the same expansion count. `search_fla
 checked boundary just above the C function. When the extension cannot be imported (a failed
 compile: it is built with ``optional=True``), `KERNEL_AVAILABLE` is False, one warning is
 issued, and `search.find_path` keeps using the Python reference.
+
+`field_flat` is the same kind of boundary for `field._reverse_dijkstra`: the distance field
+of a goal, bit-identical to the Python loop.
 """
 
 from __future__ import annotations
@@ -165,6 +168,47 @@ def search_flat(
         g_weight,
         algorithm is Algorithm.BFS,
     )
+
+
+def field_flat(
+    walkable: NDArray[np.bool_],
+    costs: NDArray[np.float64] | None,
+    goal: int,
+    *,
+    diagonal: bool,
+) -> NDArray[np.float64]:
+    """Return the flat cost from every cell to flat `goal`, as `field._reverse_dijkstra` does.
+
+    The boundary of the C function ``_kernel.field``: `walkable` must be a C-contiguous 2-D
+    bool array, `costs` None or a C-contiguous float64 array of its shape (finite and >= 1 on
+    walkable cells, not checked here), `goal` a flat cell index inside the grid. A blocked
+    `goal` is allowed and gives ``inf`` everywhere, as in Python. Anything else is a ValueError
+    before C reads a byte (and the C function checks sizes and indices again).
+    """
+    if not KERNEL_AVAILABLE:
+        raise ValueError("the compiled kernel sim.navigation._kernel is not available")
+    if not isinstance(walkable, np.ndarray) or walkable.ndim != 2 or walkable.dtype != np.bool_:
+        raise ValueError(f"walkable must be a 2-D numpy bool array, got {_describe(walkable)}")
+    if not walkable.flags.c_contiguous:
+        raise ValueError("walkable must be C-contiguous (use np.ascontiguousarray)")
+    size = walkable.size
+    if not 0 < size <= _MAX_CELLS:
+        raise ValueError(f"walkable must have 1 to 2**31 - 1 cells, got {walkable.shape}")
+    if costs is not None:
+        if not isinstance(costs, np.ndarray) or costs.dtype != np.float64:
+            raise ValueError(f"costs must be a float64 numpy array or None, got {_describe(costs)}")
+        if costs.shape != walkable.shape:
+            raise ValueError(f"costs must have shape {walkable.shape}, got {costs.shape}")
+        if not costs.flags.c_contiguous:
+            raise ValueError("costs must be C-contiguous (use np.ascontiguousarray)")
+    if isinstance(goal, bool) or not isinstance(goal, int | np.integer):
+        raise ValueError(f"goal must be a flat cell index (int), got {goal!r}")
+    if not 0 <= goal < size:
+        raise ValueError(f"goal {goal} lies outside the {size} cells of the grid")
+    height, width = walkable.shape
+    out = np.empty(size, dtype=np.float64)
+    _kernel.field(walkable, costs, height, width, int(goal), bool(diagonal), out)
+    return out
 
 
 def _describe(value: object) -> str:

@@ -19,7 +19,9 @@ from hypothesis.extra import numpy as hnp
 from numpy.typing import NDArray
 
 from sim.navigation import Heuristic, find_path, read_map, read_scenarios
-from sim.navigation.kernel import KERNEL_AVAILABLE, search_flat
+from sim.navigation.field import distance_field, field_on_graph
+from sim.navigation.kernel import KERNEL_AVAILABLE, field_flat, search_flat
+from sim.navigation.moves import MoveGraph
 from sim.navigation.search import Algorithm
 from tests.conftest import movingai_dir
 from tests.unit.test_nav_oracles import ascii_grid
@@ -235,3 +237,167 @@ def test_without_the_extension_python_runs_with_one_warning() -> None:
     lines = done.stdout.splitlines()
     assert lines[0].startswith("warned: sim.navigation._kernel is not built")
     assert lines[1] == "((0, 0), (1, 1))"
+
+
+# ---- The distance field: kernel.field_flat / _kernel.field against field.py's Python loop ----
+
+
+def fields_both(walkable: NDArray[np.bool_], goal: Any, **options: Any) -> tuple[Any, Any]:
+    """The C and the Python distance field of the same query."""
+    c = distance_field(walkable, goal, implementation="c", **options)
+    python = distance_field(walkable, goal, implementation="python", **options)
+    return c, python
+
+
+def assert_same_field(c: NDArray[np.float64], python: NDArray[np.float64], context: str) -> None:
+    assert c.dtype == python.dtype == np.float64, context
+    assert c.shape == python.shape, context
+    # Exact, inf == inf; np.array_equal alone would accept -0.0 == 0.0, so compare bits too.
+    assert np.array_equal(c, python), context
+    assert c.tobytes() == python.tobytes(), context
+
+
+@needs_kernel
+@settings(
+    derandomize=True,
+    database=None,
+    deadline=None,
+    max_examples=200,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(grid=grids(), diagonal=st.booleans())
+def test_field_kernel_matches_reference_on_random_grids(
+    grid: tuple[NDArray[np.bool_], NDArray[np.float64] | None, Any, Any], diagonal: bool
+) -> None:
+    walkable, costs, _, goal = grid  # the goal is sometimes blocked: inf everywhere
+    c, python = fields_both(walkable, goal, diagonal=diagonal, costs=costs)
+    context = f"{diagonal=} costs={costs is not None} goal={goal}\n{ascii_grid(walkable)}"
+    assert_same_field(c, python, context)
+    if not walkable[goal]:
+        assert np.isinf(c).all(), context
+
+
+@needs_kernel
+def test_field_kernel_matches_reference_on_a_movingai_map() -> None:
+    folder = movingai_dir()
+    path = folder / "den312d.map"
+    if not path.exists():
+        pytest.skip(f"no den312d.map in {folder}")
+    walkable = read_map(path).walkable
+    cells = np.argwhere(walkable)
+    picks = cells[np.linspace(0, len(cells) - 1, 3).round().astype(int)]
+    for number, (row, col) in enumerate(picks):
+        diagonal = number != 1
+        c, python = fields_both(walkable, (int(row), int(col)), diagonal=diagonal)
+        assert_same_field(c, python, f"den312d goal {(row, col)} {diagonal=}")
+        assert np.isfinite(c).sum() > 1
+
+
+@needs_kernel
+def test_field_kernel_on_graph_and_with_costs_matches_reference() -> None:
+    rng = np.random.default_rng(7)
+    walkable = rng.random((30, 45)) > 0.25
+    costs = np.where(rng.random((30, 45)) > 0.5, 1.0, 1.0 + 9.0 * rng.random((30, 45)))
+    walkable[3, 4] = True
+    graph = MoveGraph.build(walkable[:, ::-1], costs=costs)  # a non-contiguous mask
+    c = field_on_graph(graph, 3 * 45 + 40, implementation="c")
+    python = field_on_graph(graph, 3 * 45 + 40, implementation="python")
+    assert c == python
+    assert isinstance(c, list)
+    assert all(type(value) is float for value in c)
+
+
+@needs_kernel
+def test_field_kernel_reuses_buffers_across_grid_sizes() -> None:
+    # Interleaved with searches: the shared workspace must come back clean from both.
+    big, small = np.ones((60, 50), dtype=bool), np.ones((5, 7), dtype=bool)
+    big[10:50, 25] = False
+    for walkable, goal in ((big, (59, 49)), (small, (4, 6)), (big, (30, 2)), (small, (0, 6))):
+        assert_same_field(*fields_both(walkable, goal), f"{walkable.shape} -> {goal}")
+        assert_identical(*both(walkable, (0, 0), goal), f"{walkable.shape} -> {goal}")
+
+
+@needs_kernel
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"walkable": np.ones((3, 3), dtype=np.uint8)}, "walkable must be a 2-D numpy bool"),
+        ({"walkable": np.ones(9, dtype=bool)}, "walkable must be a 2-D numpy bool"),
+        ({"walkable": [[True] * 3] * 3}, "walkable must be a 2-D numpy bool"),
+        ({"walkable": np.ones((3, 6), dtype=bool)[:, ::2]}, "walkable must be C-contiguous"),
+        ({"walkable": np.ones((0, 3), dtype=bool)}, "1 to 2..31 - 1 cells"),
+        ({"costs": np.ones((3, 3), dtype=np.float32)}, "costs must be a float64"),
+        ({"costs": np.ones((3, 4))}, r"costs must have shape \(3, 3\)"),
+        ({"costs": np.ones((3, 6))[:, ::2]}, "costs must be C-contiguous"),
+        ({"goal": 9}, "goal 9 lies outside the 9 cells"),
+        ({"goal": -1}, "goal -1 lies outside the 9 cells"),
+        ({"goal": 1.0}, "goal must be a flat cell index"),
+        ({"goal": True}, "goal must be a flat cell index"),
+    ],
+    ids=lambda value: None if isinstance(value, dict) else "",
+)
+def test_field_flat_rejects_bad_input(options: dict[str, Any], message: str) -> None:
+    arguments: dict[str, Any] = {
+        "walkable": np.ones((3, 3), dtype=bool),
+        "costs": None,
+        "goal": 8,
+        "diagonal": True,
+    }
+    arguments.update(options)
+    with pytest.raises(ValueError, match=message):
+        field_flat(**arguments)
+
+
+@needs_kernel
+def test_field_flat_blocked_goal_is_inf_everywhere() -> None:
+    walkable = np.ones((3, 3), dtype=bool)
+    walkable[1, 1] = False
+    assert np.isinf(field_flat(walkable, None, 4, diagonal=True)).all()
+
+
+@needs_kernel
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ((np.ones(8, dtype=bool), None, 3, 3, 0, np.empty(9)), "walkable must be 9 contiguous"),
+        ((np.ones(9, dtype=np.int16), None, 3, 3, 0, np.empty(9)), "walkable must be 9"),
+        ((np.ones(9, dtype=bool), np.ones(8), 3, 3, 0, np.empty(9)), "costs must be 9"),
+        ((np.ones(9, dtype=bool), np.ones(9, np.float32), 3, 3, 0, np.empty(9)), "costs must"),
+        ((np.ones(9, dtype=bool), None, 3, 3, 0, np.empty(8)), "out must be 9 contiguous"),
+        ((np.ones(9, dtype=bool), None, 3, 3, 0, np.empty(9, np.float32)), "out must be 9"),
+        ((np.ones(9, dtype=bool), None, 3, 3, 0, np.empty(18)[::2]), "contiguous"),
+        ((np.ones(9, dtype=bool), None, 3, 3, 0, np.zeros(9).tobytes()), "writable|read-only"),
+        ((np.ones(9, dtype=bool), None, 3, 3, 9, np.empty(9)), "goal 9 outside the 9 cells"),
+        ((np.ones(9, dtype=bool), None, 3, 3, -1, np.empty(9)), "outside the 9 cells"),
+        ((np.ones(9, dtype=bool), None, 3, -3, 0, np.empty(9)), "grid of 3 x -3 cells"),
+        ((np.ones(9, dtype=bool), None, 2**20, 2**20, 0, np.empty(9)), "need 1 to 2..31 - 1"),
+        ((np.ones(18, dtype=bool)[::2], None, 3, 3, 0, np.empty(9)), "contiguous"),
+    ],
+    ids=lambda value: "" if isinstance(value, str) else None,
+)
+def test_c_field_checks_sizes_and_indices(args: tuple[Any, ...], message: str) -> None:
+    from sim.navigation import _kernel
+
+    walkable, costs, height, width, goal, out = args
+    with pytest.raises((ValueError, TypeError, BufferError), match=message):
+        _kernel.field(walkable, costs, height, width, goal, True, out)
+
+
+@needs_kernel
+def test_c_field_rejects_out_sharing_memory_with_its_inputs() -> None:
+    from sim.navigation import _kernel
+
+    costs = np.ones(9)
+    with pytest.raises(ValueError, match="out must not share memory"):
+        _kernel.field(np.ones(9, dtype=bool), costs, 3, 3, 0, True, costs)
+    buffer = np.ones(9, dtype=np.float64)
+    with pytest.raises(ValueError, match="out must not share memory"):
+        _kernel.field(buffer.view(np.bool_)[:9], None, 3, 3, 0, True, buffer)
+
+
+def test_field_implementation_must_be_known() -> None:
+    with pytest.raises(ValueError, match="implementation must be auto, c or python"):
+        distance_field(np.ones((2, 2), dtype=bool), (1, 1), implementation="fortran")
+    graph = MoveGraph.build(np.ones((2, 2), dtype=bool))
+    with pytest.raises(ValueError, match="implementation must be auto, c or python"):
+        field_on_graph(graph, 3, implementation="fortran")
