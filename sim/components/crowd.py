@@ -16,7 +16,13 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 
-from sim.components.grid_manager import GridManager, PlanOutcome, Point
+from sim.components.grid_manager import (
+    NO_WALKABLE_TEXT,
+    GridManager,
+    PlanOutcome,
+    Point,
+    endpoint_notes,
+)
 from sim.engine import Component
 from sim.navigation.field import descend_on_graph, field_on_graph, path_on_graph
 from sim.navigation.line_of_sight import segment_is_clear
@@ -135,20 +141,11 @@ class CrowdField(Component):
         self, start: Point, goal: Point, *, smoothing: bool, began: float
     ) -> PlanOutcome:
         grid = self._grid
-        start_cell, goal_cell = grid.clamped_cell(start), grid.clamped_cell(goal)
-        notes = []
-        if not grid.walkable[goal_cell]:
-            moved = grid.grid.nearest_walkable(goal_cell)
-            if moved is None:
-                return PlanOutcome(False, "the grid has no walkable cell")
-            goal_cell = moved
-            notes.append("End is inside an obstacle: using the nearest free cell")
-        if not grid.walkable[start_cell]:
-            moved = grid.grid.nearest_walkable(start_cell)
-            if moved is None:
-                return PlanOutcome(False, "the grid has no walkable cell")
-            start_cell = moved
-            notes.append("start is inside an obstacle: using the nearest free cell")
+        ends = grid.grid.endpoints(start, goal)
+        if ends.start is None or ends.goal is None:
+            return PlanOutcome(False, NO_WALKABLE_TEXT)
+        start_cell, goal_cell = ends.start, ends.goal
+        notes = endpoint_notes(ends)
         goal_field = self._field_for(goal_cell)
         key = (start_cell, goal, smoothing)
         cached = goal_field.plans.get(key)

@@ -11,7 +11,15 @@ import numpy as np
 from numpy.typing import NDArray
 
 from sim.engine import Component, GameObject, Gizmos
-from sim.navigation import Box, Footprint, GridMap, Reason, box_footprint, find_path
+from sim.navigation import (
+    Box,
+    Endpoints,
+    Footprint,
+    GridMap,
+    Reason,
+    box_footprint,
+    find_path,
+)
 from sim.navigation.line_of_sight import segment_is_clear, smooth_path
 
 GRID_LINE_Z = 0.02  # lines sit just above the ground: polygon offsets do not apply to lines
@@ -30,6 +38,19 @@ REASON_TEXT = {
     Reason.UNREACHABLE: "End cannot be reached: walled in",
     Reason.GOAL_OUTSIDE: "End lies outside the grid",
 }
+
+
+NO_WALKABLE_TEXT = "the grid has no walkable cell"
+
+
+def endpoint_notes(ends: Endpoints) -> list[str]:
+    """What the HUD says when Start or End stood inside an obstacle and a free cell stood in."""
+    notes = []
+    if ends.goal_moved:
+        notes.append("End is inside an obstacle: using the nearest free cell")
+    if ends.start_moved:
+        notes.append("start is inside an obstacle: using the nearest free cell")
+    return notes
 
 
 @dataclass(frozen=True, slots=True)
@@ -254,20 +275,11 @@ class GridManager(Component):
         Points off the grid use the nearest border cell; a start or goal inside an obstacle
         uses the nearest walkable cell, and `reason` says so.
         """
-        start_cell, goal_cell = self.clamped_cell(start), self.clamped_cell(goal)
-        notes = []
-        if not self._walkable[goal_cell]:
-            moved = self.grid.nearest_walkable(goal_cell)
-            if moved is None:
-                return PlanOutcome(False, "the grid has no walkable cell")
-            goal_cell = moved
-            notes.append("End is inside an obstacle: using the nearest free cell")
-        if not self._walkable[start_cell]:
-            moved = self.grid.nearest_walkable(start_cell)
-            if moved is None:
-                return PlanOutcome(False, "the grid has no walkable cell")
-            start_cell = moved
-            notes.append("start is inside an obstacle: using the nearest free cell")
+        ends = self.grid.endpoints(start, goal)
+        if ends.start is None or ends.goal is None:
+            return PlanOutcome(False, NO_WALKABLE_TEXT)
+        start_cell, goal_cell = ends.start, ends.goal
+        notes = endpoint_notes(ends)
         began = time.perf_counter()
         result = find_path(
             self._walkable,

@@ -10,7 +10,7 @@ a grid in the world; `rasterize_boxes` turns obstacle footprints into a blocked 
 ((0, 0), (1, 1), (2, 2))
 """
 
-from sim.navigation.grid import Cell, GridMap
+from sim.navigation.grid import Cell, Endpoints, GridMap
 from sim.navigation.heuristics import (
     Heuristic,
     chebyshev,
@@ -56,6 +56,7 @@ __all__ = [
     "Algorithm",
     "Box",
     "Cell",
+    "Endpoints",
     "Footprint",
     "GridMap",
     "Heuristic",

@@ -21,6 +21,23 @@ Cell = tuple[int, int]
 """A cell as ``(row, col)``."""
 
 
+@dataclass(frozen=True, slots=True)
+class Endpoints:
+    """The cells a plan between two world points runs between (see `GridMap.endpoints`).
+
+    Attributes:
+        start: the start cell, or None when the grid has no walkable cell at all.
+        goal: the goal cell, or None when the grid has no walkable cell at all.
+        start_moved: the start point lay on a blocked cell; `start` is the nearest free one.
+        goal_moved: the same for the goal point.
+    """
+
+    start: Cell | None
+    goal: Cell | None
+    start_moved: bool = False
+    goal_moved: bool = False
+
+
 def check_walkable(walkable: object) -> NDArray[np.bool_]:
     """Return `walkable` if it is a 2-D numpy bool array, else raise ValueError naming the problem.
 
@@ -219,6 +236,26 @@ class GridMap:
             if radius >= limit:
                 return None
             radius = min(radius * 2, limit)
+
+    def endpoints(self, start: tuple[float, float], goal: tuple[float, float]) -> Endpoints:
+        """Return the cells to plan between for the world points `start` and `goal`.
+
+        A point off the grid takes the nearest border cell (`world_to_cell` with clamping); a
+        point on a blocked cell takes the nearest walkable cell (`nearest_walkable`), and the
+        result says so. Both cells are None when no cell of the grid is walkable.
+
+        >>> grid = GridMap(np.array([[True, True, False]]))
+        >>> grid.endpoints((-5.0, 0.5), (2.5, 0.5))
+        Endpoints(start=(0, 0), goal=(0, 1), start_moved=False, goal_moved=True)
+        """
+        start_cell = self.world_to_cell(*start, clamp=True)
+        goal_cell = self.world_to_cell(*goal, clamp=True)
+        if start_cell is None or goal_cell is None:  # clamping always finds a cell
+            raise ValueError(f"no cell for {start!r} or {goal!r}")
+        start_free, goal_free = self.nearest_walkable(start_cell), self.nearest_walkable(goal_cell)
+        if start_free is None or goal_free is None:
+            return Endpoints(None, None)
+        return Endpoints(start_free, goal_free, start_free != start_cell, goal_free != goal_cell)
 
     def _nearest_in_window(self, row: int, col: int, radius: int) -> tuple[Cell, int] | None:
         """Return the nearest walkable cell within Chebyshev `radius` and its squared distance."""

@@ -223,3 +223,22 @@ def test_bad_grid_arguments_raise(kwargs: dict[str, object], message: str) -> No
 def test_world_point_must_be_finite() -> None:
     with pytest.raises(ValueError, match=r"world point \(nan, 0.0\) must be finite"):
         GridMap.open(2, 2).world_to_cell(math.nan, 0.0)
+
+
+def test_endpoints_clamp_points_off_the_grid_to_the_border() -> None:
+    ends = GridMap.open(3, 4).endpoints((-9.0, 1.5), (99.0, 99.0))
+    assert (ends.start, ends.goal) == ((1, 0), (2, 3))
+    assert not ends.start_moved and not ends.goal_moved
+
+
+def test_endpoints_move_blocked_points_to_the_nearest_free_cell() -> None:
+    walkable = np.ones((3, 3), dtype=bool)
+    walkable[1, 1] = walkable[0, 0] = False
+    ends = GridMap(walkable).endpoints((0.5, 0.5), (1.5, 1.5))
+    assert (ends.start, ends.start_moved) == ((0, 1), True)
+    assert (ends.goal, ends.goal_moved) == ((0, 1), True)
+
+
+def test_endpoints_on_a_grid_with_no_free_cell_are_none() -> None:
+    ends = GridMap(np.zeros((2, 2), dtype=bool)).endpoints((0.5, 0.5), (1.5, 1.5))
+    assert ends.start is None and ends.goal is None
