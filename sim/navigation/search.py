@@ -1,6 +1,7 @@
-"""One best-first search core for A*, weighted A*, Dijkstra, breadth-first and greedy search.
+"""One best-first search core for A*, weighted A*, Dijkstra, breadth-first, greedy and DFS.
 
-The variants differ only in data, never in code (after Red Blob Games' "Implementation of A*"):
+The variants differ only in data, never in code (after Red Blob Games' "Implementation of A*"),
+except depth-first search, the teaching baseline, which has its own small loop:
 
 =========  ===============================  ===========================  =====================
 algorithm  priority of a frontier cell      step length                  path returned
@@ -10,6 +11,8 @@ astar      g + weight * h                   1 or sqrt(2), times cost     optimal
 dijkstra   g                                1 or sqrt(2), times cost     optimal
 bfs        number of moves                  1 (cell costs ignored)       fewest moves
 greedy     h                                1 or sqrt(2), times cost     any path
+dfs        -(push sequence number): LIFO    1 or sqrt(2), times cost     any path (usually
+                                                                         not the shortest)
 =========  ===============================  ===========================  =====================
 
 The loop: pop the frontier cell with the lowest priority (a binary heap); skip it if already
@@ -26,6 +29,13 @@ differ in the last bits; priorities are therefore floored to multiples of ``1 / 
 (about 1e-9) before comparing, or the tie-break would rarely apply. The price: two costs closer
 than that count as equal, so "optimal" means optimal to within about 1e-9 per step of depth
 (exact for grid moves, whose distinct path lengths a + b*sqrt(2) lie much further apart).
+
+Depth-first search keeps its frontier as a stack: the most recent push pops first (its
+priority is minus the push sequence number, so there are never ties). Every legal move to a
+cell not yet closed sets that cell's ``came_from`` and ``cost_so_far`` (the latest discovery
+wins, matching the pop order) and pushes it; ``h`` is 0, so f = g. The path it returns is
+legal and its cost is the true cost of its steps, but it is rarely the shortest. The compiled
+kernel does not run it: `find_path` keeps dfs in Python.
 
 The search state lives in flat lists indexed by the cell ``row * width + col``
 (``cost_so_far``, ``came_from``, a ``closed`` bytearray, a cache of ``h``), the shape a compiled
@@ -62,6 +72,7 @@ class Algorithm(StrEnum):
     DIJKSTRA = "dijkstra"
     BFS = "bfs"
     GREEDY = "greedy"
+    DFS = "dfs"
 
 
 class Reason(StrEnum):
@@ -116,13 +127,14 @@ def find_path(
         diagonal: allow the 4 diagonal moves (never cutting a corner).
         heuristic: manhattan, octile, euclidean, chebyshev or zero (see `heuristics` for
             which are admissible); used by astar and greedy only.
-        algorithm: astar, dijkstra, bfs or greedy.
+        algorithm: astar, dijkstra, bfs, greedy or dfs.
         costs: optional per-cell multiplier, finite and >= 1 on walkable cells, charged on
             entering a cell.
         weight: heuristic weight for astar, >= 1 (1 is plain A*); the cost stays within
             ``weight`` x optimal for an admissible heuristic.
         implementation: "c" runs the compiled kernel (`sim.navigation.kernel`), "python" the
             loop of `Search`, "auto" the kernel when it is built; both give identical results.
+            The kernel does not run dfs: "auto" runs it in Python, "c" refuses it.
 
     Returns:
         A PathResult; no path is ``found=False`` with a reason, never an exception.
@@ -131,7 +143,7 @@ def find_path(
         ValueError: naming the value, for a mask that is not 2-D bool, bad costs, a start
             outside the grid or a cell that is not two integers, an unknown heuristic or
             algorithm, a weight below 1, an unknown implementation, or "c" when the kernel
-            is not built.
+            is not built or the algorithm is dfs.
 
     >>> walkable = np.array([[1, 1, 1], [0, 1, 1], [1, 1, 1]], dtype=bool)
     >>> result = find_path(walkable, (0, 0), (2, 0))  # no corner cutting around (1, 0)
@@ -149,9 +161,15 @@ def find_path(
 
     if implementation not in {"auto", "c", "python"}:
         raise ValueError(f"implementation must be auto, c or python, got {implementation!r}")
+    # The kernel has no depth-first loop: decide here, so dfs never reaches it.
+    dfs = isinstance(algorithm, str) and algorithm == Algorithm.DFS
+    if implementation == "c" and dfs:
+        raise ValueError(
+            "the compiled kernel does not run dfs; use implementation='auto' or 'python'"
+        )
     if implementation == "c" and not kernel.KERNEL_AVAILABLE:
         raise ValueError("implementation='c' but the compiled kernel is not built")
-    if implementation != "python" and kernel.KERNEL_AVAILABLE:
+    if implementation != "python" and kernel.KERNEL_AVAILABLE and not dfs:
         return kernel.find_path(
             walkable,
             start,
@@ -204,7 +222,9 @@ class Search:
     """One search on a MoveGraph, run all at once or a few expansions at a time.
 
     Between expansions it exposes the search tree for drawing: `frontier_mask`, `closed_mask`,
-    `g_costs`, `f_costs`, `came_from` (all ``[row, col]`` arrays, fresh copies).
+    `g_costs`, `f_costs`, `came_from` (all ``[row, col]`` arrays, fresh copies), and
+    `cell_state` reads one cell without copying anything (`sim.navigation.search_log` records
+    a whole search that way).
 
     >>> graph = MoveGraph.build(np.ones((3, 3), dtype=bool))
     >>> search = Search(graph, (0, 0), (2, 2))
@@ -246,7 +266,9 @@ class Search:
         self._cost_so_far = [math.inf] * size
         self._came_from = [-1] * size
         self._closed = bytearray(size)
+        # A binary heap of (floored priority, h, cell); a plain stack for dfs.
         self._frontier: list[tuple[float, float, int]] = []
+        self._pushes = 0  # dfs only: the push sequence number its priorities count down
         self._expanded = 0
         self._current = -1
         self._done = False
@@ -259,6 +281,7 @@ class Search:
         else:
             chosen = Heuristic.ZERO
             self._h_weight, self._g_weight = 1.0, 1.0
+        self._heuristic_name = chosen
         self._heuristic = HEURISTICS[chosen]
         if self._algorithm is Algorithm.BFS:
             # Breadth-first counts moves: every step has length 1 and no cell cost.
@@ -278,6 +301,7 @@ class Search:
             h = self._h_of(self._start)
             self._cost_so_far[self._start] = 0.0
             self._frontier.append((h * TIE_SCALE // 1.0, h, self._start))
+            self._pushes = 1
 
     @property
     def done(self) -> bool:
@@ -294,6 +318,40 @@ class Search:
         """The cell expanded last, ``(row, col)``; None before the first expansion."""
         return None if self._current < 0 else divmod(self._current, self._graph.width)
 
+    @property
+    def algorithm(self) -> Algorithm:
+        """The variant this search runs."""
+        return self._algorithm
+
+    @property
+    def heuristic(self) -> Heuristic:
+        """The heuristic the priorities use: zero for dijkstra, bfs and dfs."""
+        return self._heuristic_name
+
+    @property
+    def priority_weights(self) -> tuple[float, float]:
+        """``(g_weight, h_weight)``: a frontier cell's priority is g_weight * g + h_weight * h.
+
+        dfs reports ``(1.0, 1.0)`` with h = 0 (f = g), though its stack ignores priorities.
+        """
+        return self._g_weight, self._h_weight
+
+    @property
+    def graph(self) -> MoveGraph:
+        """The MoveGraph searched (its moves and walkable mask, shared, not copied)."""
+        return self._graph
+
+    def cell_state(self, cell: int) -> tuple[float, int]:
+        """Return ``(cost_so_far, came_from)`` of flat `cell` now: ``(inf, -1)`` if untouched.
+
+        One cell, no copy: cheap enough to call for every neighbour of every expansion.
+
+        >>> search = Search(MoveGraph.build(np.ones((1, 3), dtype=bool)), (0, 0), (0, 2))
+        >>> search.advance(1), search.cell_state(1), search.cell_state(2)
+        (False, (1.0, 0), (inf, -1))
+        """
+        return self._cost_so_far[cell], self._came_from[cell]
+
     def advance(self, max_expansions: int | None = None) -> bool:
         """Expand up to `max_expansions` cells (all it takes if None); return `done`.
 
@@ -303,6 +361,8 @@ class Search:
             raise ValueError(f"max_expansions must be >= 1 or None, got {max_expansions!r}")
         if self._done:
             return True
+        if self._algorithm is Algorithm.DFS:
+            return self._advance_dfs(max_expansions)
         # Local names: this loop is the hot path of the whole simulator.
         frontier = self._frontier
         cost_so_far = self._cost_so_far
@@ -350,6 +410,53 @@ class Search:
                     heappush(frontier, (priority, h, neighbour))
             if expanded == stop_at:
                 break
+        self._expanded = expanded
+        self._current = current
+        if reason is not None:
+            self._finish(reason)
+        return self._done
+
+    def _advance_dfs(self, max_expansions: int | None) -> bool:
+        """`advance` for depth-first search: a stack, and the latest discovery always wins."""
+        frontier = self._frontier
+        cost_so_far = self._cost_so_far
+        came_from = self._came_from
+        closed = self._closed
+        legal = self._graph.legal
+        moves, cell_cost = self._moves, self._cell_cost
+        goal = self._goal
+        pushes = self._pushes
+        expanded = self._expanded
+        stop_at = -1 if max_expansions is None else expanded + max_expansions
+        current = self._current
+        reason: Reason | None = None
+        while True:
+            if not frontier:
+                reason = Reason.UNREACHABLE
+                break
+            cell = frontier.pop()[2]
+            if closed[cell]:
+                continue  # pushed again later by another cell, and expanded from there
+            current = cell
+            closed[current] = 1
+            expanded += 1
+            if current == goal:
+                reason = Reason.FOUND
+                break
+            g = cost_so_far[current]
+            for offset, length in moves[legal[current]]:
+                neighbour = current + offset
+                if closed[neighbour]:
+                    continue
+                new_cost = g + length * cell_cost[neighbour]
+                # Unconditional: the entry pushed last pops first, so its parent must win.
+                cost_so_far[neighbour] = new_cost
+                came_from[neighbour] = current
+                frontier.append((-float(pushes), 0.0, neighbour))
+                pushes += 1
+            if expanded == stop_at:
+                break
+        self._pushes = pushes
         self._expanded = expanded
         self._current = current
         if reason is not None:

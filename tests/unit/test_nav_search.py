@@ -6,6 +6,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from numpy.typing import NDArray
 
 from sim.navigation import (
@@ -18,7 +20,8 @@ from sim.navigation import (
     is_admissible,
     start_search,
 )
-from tests.unit.test_nav_oracles import assert_legal_path, steps_cost
+from tests.unit.test_nav_oracles import assert_legal_path, oracle_cost, steps_cost
+from tests.unit.test_nav_properties import PROPERTY_SETTINGS, Problem, problems
 
 
 def grid(text: str) -> NDArray[np.bool_]:
@@ -199,7 +202,7 @@ def test_unreachable_explores_the_whole_component() -> None:
         pytest.param({"start": (True, 1)}, r"start must be .* \(True, 1\)", id="start-bool"),
         pytest.param({"goal": "ab"}, "goal must be a .* got 'ab'", id="goal-string"),
         pytest.param({"heuristic": "taxicab"}, "unknown heuristic 'taxicab'", id="heuristic"),
-        pytest.param({"algorithm": "dfs"}, "unknown algorithm 'dfs'", id="algorithm"),
+        pytest.param({"algorithm": "ida*"}, r"unknown algorithm 'ida\*'", id="algorithm"),
         pytest.param({"weight": 0.5}, "weight must be a finite number >= 1, got 0.5", id="w-low"),
         pytest.param({"weight": math.nan}, "weight must be a finite .* nan", id="weight-nan"),
         pytest.param({"weight": math.inf}, "weight must be a finite .* inf", id="weight-inf"),
@@ -339,3 +342,72 @@ def test_graph_neighbours_follow_the_rules() -> None:
         2 * width + 3,
         3 * width + 2,
     ]
+
+
+# ---- Depth-first search: the teaching baseline, legal but not shortest ----
+
+
+@PROPERTY_SETTINGS
+@given(problem=problems(), diagonal=st.booleans())
+def test_dfs_finds_a_legal_path_iff_one_exists(problem: Problem, diagonal: bool) -> None:
+    p = problem
+    dfs = find_path(p.walkable, p.start, p.goal, diagonal=diagonal, algorithm="dfs", costs=p.costs)
+    exists = oracle_cost(p.walkable, p.start, p.goal, diagonal=diagonal, costs=p.costs)
+    assert dfs.found is math.isfinite(exists), p
+    if dfs.found:
+        assert_legal_path(p.walkable, dfs.cells, p.start, p.goal, diagonal=diagonal)
+        # The true cost of its own cells, summed in path order: equal to the last bit.
+        assert dfs.cost == steps_cost(dfs.cells, p.costs), p
+        assert dfs.cost >= exists - 1e-9 * max(exists, 1.0), p
+        assert dfs.expanded <= int(p.walkable.sum())
+    else:
+        assert dfs.reason is Reason.UNREACHABLE
+
+
+def test_dfs_is_usually_not_shortest() -> None:
+    walkable = np.ones((5, 5), dtype=bool)
+    dfs = find_path(walkable, (0, 0), (0, 4), algorithm="dfs")
+    # The stack pops the last move pushed (down-right), so it dives away from the goal.
+    assert dfs.cost > find_path(walkable, (0, 0), (0, 4), algorithm="dijkstra").cost + 1.0
+    assert_legal_path(walkable, dfs.cells, (0, 0), (0, 4), diagonal=True)
+    assert dfs.cost == steps_cost(dfs.cells)
+
+
+def test_dfs_latest_discovery_wins() -> None:
+    walkable = grid(
+        """
+        .....
+        ..#..
+        .....
+        """
+    )
+    width = walkable.shape[1]
+    search = start_search(walkable, (1, 0), (1, 4), algorithm="dfs")
+    search.advance(2)
+    # (1, 0) found (1, 1) at cost 1, then (2, 1), expanded next (pushed last), found it again
+    # at the higher cost sqrt(2) + 1: the later discovery still wins, as the stack pops it.
+    assert search.current == (2, 1)
+    assert search.cell_state(1 * width + 1) == (math.sqrt(2.0) + 1.0, 2 * width + 1)
+
+
+def test_dfs_never_reaches_the_compiled_kernel() -> None:
+    auto = find_path(ROOM, (4, 0), (2, 5), algorithm="dfs")
+    assert auto == find_path(ROOM, (4, 0), (2, 5), algorithm="dfs", implementation="python")
+    assert auto.found
+
+
+def test_dfs_on_the_compiled_kernel_is_a_value_error() -> None:
+    with pytest.raises(
+        ValueError, match="the compiled kernel does not run dfs; use implementation"
+    ):
+        find_path(ROOM, (4, 0), (2, 5), algorithm="dfs", implementation="c")
+
+
+def test_dfs_ignores_the_heuristic_and_the_weight() -> None:
+    plain = find_path(ROOM, (4, 0), (2, 5), algorithm="dfs")
+    assert find_path(ROOM, (4, 0), (2, 5), algorithm="dfs", heuristic="manhattan") == plain
+    assert find_path(ROOM, (4, 0), (2, 5), algorithm="dfs", weight=3.0) == plain
+    search = start_search(ROOM, (4, 0), (2, 5), algorithm="dfs")
+    search.run()
+    closed = search.closed_mask()
+    assert (search.f_costs()[closed] == search.g_costs()[closed]).all()  # h = 0: f = g
