@@ -3,13 +3,15 @@
 Arrays are ``[row, col]``; a cell given as a pair is ``(row, col)``; the search core names a
 cell by its flat index ``row * width + col``. `find_path` is the entry point; `GridMap` places
 a grid in the world; `rasterize_boxes` turns obstacle footprints into a blocked mask;
-`movingai` reads the Moving AI benchmark files.
+`movingai` reads the Moving AI benchmark files. `ExpansionLog` and `SearchReplay` record a
+search and step through it both ways; `compare_searches` runs every variant on one grid.
 
 >>> import numpy as np
 >>> find_path(np.ones((3, 3), dtype=bool), (0, 0), (2, 2)).cells
 ((0, 0), (1, 1), (2, 2))
 """
 
+from sim.navigation.compare import ComparisonRow, compare_searches, format_table
 from sim.navigation.grid import Cell, Endpoints, GridMap
 from sim.navigation.heuristics import (
     Heuristic,
@@ -51,12 +53,16 @@ from sim.navigation.search import (
     find_path,
     start_search,
 )
+from sim.navigation.search_log import CellStatus, ExpansionLog, ReplayState, SearchReplay
 
 __all__ = [
     "Algorithm",
     "Box",
     "Cell",
+    "CellStatus",
+    "ComparisonRow",
     "Endpoints",
+    "ExpansionLog",
     "Footprint",
     "GridMap",
     "Heuristic",
@@ -65,13 +71,17 @@ __all__ = [
     "MovingAIMap",
     "PathResult",
     "Reason",
+    "ReplayState",
     "Scenario",
     "Search",
+    "SearchReplay",
     "box_footprint",
     "cells_on_segment",
     "chebyshev",
+    "compare_searches",
     "euclidean",
     "find_path",
+    "format_table",
     "is_admissible",
     "manhattan",
     "octile",

@@ -1,0 +1,347 @@
+"""Run every search variant on one grid and say which found the shortest path, and at what price.
+
+`compare_searches` runs 15 searches between the same two cells: A* with each of the four
+distance heuristics, weighted A* with the same four, greedy best-first with the same four,
+then Dijkstra, breadth-first and depth-first search. Every one runs the Python reference loop,
+`Search` (what ``find_path(..., implementation="python")`` runs), on one `MoveGraph` built
+once: the compiled kernel does not run dfs, and one loop for all keeps the times comparable
+with each other (not with the kernel, which is many times faster).
+Dijkstra's cost is the optimum every other row is measured against. `format_table` lays the
+rows out as plain text for a terminal.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from sim.navigation.grid import Cell
+from sim.navigation.heuristics import Heuristic, is_admissible
+from sim.navigation.moves import MoveGraph
+from sim.navigation.search import Algorithm, PathResult, Reason, Search
+
+COMPARED_HEURISTICS = (
+    Heuristic.MANHATTAN,
+    Heuristic.OCTILE,
+    Heuristic.EUCLIDEAN,
+    Heuristic.CHEBYSHEV,
+)
+"""The heuristics A*, weighted A* and greedy are each run with, in table order."""
+
+FOOTNOTE = "not a shortest path: gap = cost - Dijkstra's cost (the optimum), and in % of it"
+"""What the ``*`` of `format_table` means (its last line when a row is marked)."""
+
+OPTIMAL_REL_TOLERANCE = 1e-9
+"""A row is optimal when its cost is within this relative distance of Dijkstra's."""
+
+
+@dataclass(frozen=True, slots=True)
+class ComparisonRow:
+    """One search of a comparison: what ran, what it found, how long it took.
+
+    Attributes:
+        algorithm: the variant run.
+        heuristic: the heuristic used; None for dijkstra, bfs and dfs, which use none.
+        weight: the weight on the heuristic (1.0 except for weighted A*).
+        label: a name for people: "A*", "weighted A* x1.5", "greedy", "Dijkstra", "BFS", "DFS".
+        found: whether a path was found (all rows agree: every variant is complete).
+        expanded: cells expanded.
+        ms: fastest wall-clock time of the repeats in milliseconds: the Python reference
+            loop, without building the MoveGraph (shared by all rows).
+        cost: path cost times the comparison's `cost_scale`; inf when not found.
+        gap: ``cost - optimal`` (same units), 0.0 for an optimal row, None when no path.
+        optimal: the cost is within a relative 1e-9 of Dijkstra's (False when no path).
+        guaranteed: this variant on this grid always returns a shortest path: Dijkstra; A*
+            with weight 1 and a heuristic admissible on this connectivity; BFS on a
+            4-connected grid whose walkable cells all cost the same.
+        note: a few words on the row: why it may miss the optimum, or "no path (reason)".
+        path: the cells of the path found, start to goal; empty when not found.
+        reason: how the search ended (`Reason.FOUND` or why there is no path).
+    """
+
+    algorithm: Algorithm
+    heuristic: Heuristic | None
+    weight: float
+    label: str
+    found: bool
+    expanded: int
+    ms: float
+    cost: float
+    gap: float | None
+    optimal: bool
+    guaranteed: bool
+    note: str
+    path: tuple[Cell, ...] = ()
+    reason: Reason = Reason.FOUND
+
+
+@dataclass(frozen=True, slots=True)
+class _Variant:
+    algorithm: Algorithm
+    heuristic: Heuristic | None
+    weight: float
+    label: str
+
+
+def compare_searches(
+    walkable: NDArray[np.bool_],
+    start: Cell,
+    goal: Cell,
+    *,
+    diagonal: bool = True,
+    weight: float = 1.5,
+    costs: NDArray[Any] | None = None,
+    repeat: int = 3,
+    cost_scale: float = 1.0,
+) -> list[ComparisonRow]:
+    """Run the 15 search variants from `start` to `goal` and compare them with Dijkstra.
+
+    Rows, in order: A* with manhattan, octile, euclidean, chebyshev; weighted A* (`weight`)
+    with the same four; greedy with the same four; Dijkstra; BFS; DFS. Each runs `repeat`
+    times on the Python reference loop (as ``find_path(..., implementation="python")``, so
+    dfs runs and all rows run the same code) over one MoveGraph built up front;
+    `ComparisonRow.ms` is the fastest run of the search alone.
+
+    Args:
+        walkable: ``[row, col]`` bool mask, as for `find_path`.
+        start: the first cell ``(row, col)``.
+        goal: the last cell.
+        diagonal: allow the diagonal moves.
+        weight: the heuristic weight of the weighted A* rows, >= 1.
+        costs: optional per-cell cost multiplier, as for `find_path`.
+        repeat: runs per row, >= 1; the fastest counts.
+        cost_scale: multiplies every cost and gap, e.g. a scene's cell size for world units.
+
+    Returns:
+        15 rows; no path makes rows with ``found=False``, never an exception.
+
+    Raises:
+        ValueError: naming the value, for what `find_path` rejects, a `repeat` below 1 or a
+            `cost_scale` that is not finite and > 0.
+
+    >>> walkable = np.ones((3, 3), dtype=bool)
+    >>> rows = compare_searches(walkable, (0, 0), (2, 2), repeat=1)
+    >>> [(row.label, row.heuristic, row.optimal) for row in rows[12:]]
+    [('Dijkstra', None, True), ('BFS', None, True), ('DFS', None, True)]
+    >>> rows[0].guaranteed, rows[1].guaranteed, rows[14].guaranteed  # manhattan on 8-connected
+    (False, True, False)
+    """
+    if isinstance(repeat, bool) or not isinstance(repeat, int) or repeat < 1:
+        raise ValueError(f"repeat must be an integer >= 1, got {repeat!r}")
+    if isinstance(cost_scale, bool) or not (math.isfinite(cost_scale) and cost_scale > 0):
+        raise ValueError(f"cost_scale must be finite and > 0, got {cost_scale!r}")
+    # One graph for all: the times are the searches alone, not 15 copies of the same setup.
+    graph = MoveGraph.build(walkable, diagonal=diagonal, costs=costs)
+    runs = []
+    for variant in _variants(weight):
+        result, ms = _timed(graph, start, goal, variant, repeat=repeat)
+        runs.append((variant, result, ms))
+    optimum = next(r for v, r, _ in runs if v.algorithm is Algorithm.DIJKSTRA).cost
+    uniform = _uniform_costs(walkable, costs)
+    return [
+        _row(
+            variant,
+            result,
+            ms,
+            optimum=optimum,
+            diagonal=diagonal,
+            uniform=uniform,
+            cost_scale=cost_scale,
+        )
+        for variant, result, ms in runs
+    ]
+
+
+def format_table(rows: Sequence[ComparisonRow], *, cost_unit: str = "") -> list[str]:
+    """Lay `rows` out as an aligned plain-text table, one string per line.
+
+    Columns: algorithm, heuristic, expanded, ms, cost, gap, mark, note. A row that is not
+    optimal is marked ``*`` with its gap, e.g. ``+3.41 (+14%)``, and a footnote says what the
+    mark means. `cost_unit` (e.g. "m") is named in the cost header.
+
+    >>> from dataclasses import replace
+    >>> text = ("....#", ".##..", ".....", "..#.#")  # '#' is a wall
+    >>> walkable = np.array([[char == "." for char in row] for row in text])
+    >>> rows = compare_searches(walkable, (1, 0), (1, 4), repeat=1)
+    >>> rows = [replace(row, ms=0.0) for row in rows]  # times vary; hide them
+    >>> for line in format_table(rows[8:]):
+    ...     print(line)
+    algorithm  heuristic  expanded    ms  cost  gap           mark  note
+    greedy     manhattan         7  0.00  6.00  +0.59 (+11%)  *     ignores the cost so far
+    greedy     octile            7  0.00  6.00  +0.59 (+11%)  *     ignores the cost so far
+    greedy     euclidean         7  0.00  6.00  +0.59 (+11%)  *     ignores the cost so far
+    greedy     chebyshev         7  0.00  6.00  +0.59 (+11%)  *     ignores the cost so far
+    Dijkstra   -                15  0.00  5.41  0                   the optimum
+    BFS        -                13  0.00  5.41  0                   fewest moves, not least cost
+    DFS        -                 8  0.00  8.24  +2.83 (+52%)  *     baseline, not shortest
+    * not a shortest path: gap = cost - Dijkstra's cost (the optimum), and in % of it
+    """
+    cost_header = f"cost ({cost_unit})" if cost_unit else "cost"
+    header = ("algorithm", "heuristic", "expanded", "ms", cost_header, "gap", "mark", "note")
+    table = [header]
+    for row in rows:
+        table.append(
+            (
+                row.label,
+                "-" if row.heuristic is None else row.heuristic.value,
+                str(row.expanded),
+                f"{row.ms:.2f}",
+                f"{row.cost:.2f}" if row.found else "no path",
+                _gap_text(row),
+                "*" if _marked(row) else "",
+                row.note,
+            )
+        )
+    right_aligned = {2, 3, 4}
+    widths = [max(len(line[column]) for line in table) for column in range(len(header))]
+    lines = [
+        "  ".join(
+            cell.rjust(widths[column]) if column in right_aligned else cell.ljust(widths[column])
+            for column, cell in enumerate(line)
+        ).rstrip()
+        for line in table
+    ]
+    if any(_marked(row) for row in rows):
+        lines.append(f"* {FOOTNOTE}")
+    return lines
+
+
+def _variants(weight: float) -> list[_Variant]:
+    weighted = f"weighted A* x{weight:g}" if isinstance(weight, int | float) else "weighted A*"
+    variants = [_Variant(Algorithm.ASTAR, h, 1.0, "A*") for h in COMPARED_HEURISTICS]
+    variants += [_Variant(Algorithm.ASTAR, h, weight, weighted) for h in COMPARED_HEURISTICS]
+    variants += [_Variant(Algorithm.GREEDY, h, 1.0, "greedy") for h in COMPARED_HEURISTICS]
+    variants += [
+        _Variant(Algorithm.DIJKSTRA, None, 1.0, "Dijkstra"),
+        _Variant(Algorithm.BFS, None, 1.0, "BFS"),
+        _Variant(Algorithm.DFS, None, 1.0, "DFS"),
+    ]
+    return variants
+
+
+def _timed(
+    graph: MoveGraph, start: Cell, goal: Cell, variant: _Variant, *, repeat: int
+) -> tuple[PathResult, float]:
+    """Run one variant `repeat` times; return its result and the fastest time in ms."""
+    best = math.inf
+    result: PathResult | None = None
+    for _ in range(repeat):
+        began = time.perf_counter()
+        result = Search(
+            graph,
+            start,
+            goal,
+            algorithm=variant.algorithm.value,
+            heuristic=(variant.heuristic or Heuristic.ZERO).value,
+            weight=variant.weight,
+        ).run()
+        best = min(best, (time.perf_counter() - began) * 1000.0)
+    if result is None:  # repeat >= 1 was checked; this keeps the type honest
+        raise ValueError(f"repeat must be >= 1, got {repeat!r}")
+    return result, best
+
+
+def _row(
+    variant: _Variant,
+    result: PathResult,
+    ms: float,
+    *,
+    optimum: float,
+    diagonal: bool,
+    uniform: bool,
+    cost_scale: float,
+) -> ComparisonRow:
+    guaranteed = _guaranteed(variant, diagonal=diagonal, uniform=uniform)
+    if not result.found:
+        return ComparisonRow(
+            variant.algorithm,
+            variant.heuristic,
+            variant.weight,
+            variant.label,
+            found=False,
+            expanded=result.expanded,
+            ms=ms,
+            cost=math.inf,
+            gap=None,
+            optimal=False,
+            guaranteed=guaranteed,
+            note=f"no path ({result.reason})",
+            reason=result.reason,
+        )
+    optimal = math.isclose(result.cost, optimum, rel_tol=OPTIMAL_REL_TOLERANCE, abs_tol=0.0)
+    return ComparisonRow(
+        variant.algorithm,
+        variant.heuristic,
+        variant.weight,
+        variant.label,
+        found=True,
+        expanded=result.expanded,
+        ms=ms,
+        cost=result.cost * cost_scale,
+        gap=0.0 if optimal else (result.cost - optimum) * cost_scale,
+        optimal=optimal,
+        guaranteed=guaranteed,
+        note=_note(variant, diagonal=diagonal, uniform=uniform, guaranteed=guaranteed),
+        path=result.cells,
+        reason=result.reason,
+    )
+
+
+def _guaranteed(variant: _Variant, *, diagonal: bool, uniform: bool) -> bool:
+    """Whether this variant always returns a shortest path on a grid like this one."""
+    if variant.algorithm is Algorithm.DIJKSTRA:
+        return True
+    if variant.algorithm is Algorithm.ASTAR and variant.heuristic is not None:
+        return variant.weight == 1.0 and is_admissible(variant.heuristic, diagonal=diagonal)
+    if variant.algorithm is Algorithm.BFS:
+        # Fewest moves is cheapest only when every move costs the same.
+        return not diagonal and uniform
+    return False
+
+
+def _note(variant: _Variant, *, diagonal: bool, uniform: bool, guaranteed: bool) -> str:
+    algorithm, heuristic = variant.algorithm, variant.heuristic
+    if algorithm is Algorithm.DIJKSTRA:
+        return "the optimum"
+    if algorithm is Algorithm.DFS:
+        return "baseline, not shortest"
+    if algorithm is Algorithm.GREEDY:
+        return "ignores the cost so far"
+    if algorithm is Algorithm.BFS:
+        if guaranteed:
+            return "fewest moves = cheapest here"
+        return "fewest moves, not least cost" if diagonal else "fewest moves; ignores cell costs"
+    if heuristic is not None and not is_admissible(heuristic, diagonal=diagonal):
+        return "manhattan overestimates on 8-connected"
+    if variant.weight != 1.0:
+        return f"within x{variant.weight:g} of the optimum"
+    return ""
+
+
+def _uniform_costs(walkable: NDArray[np.bool_], costs: NDArray[Any] | None) -> bool:
+    """Whether every walkable cell costs the same (no costs at all counts)."""
+    if costs is None:
+        return True
+    # find_path has already checked the shape and values by the time this runs.
+    on_walkable = np.asarray(costs, dtype=np.float64)[walkable]
+    return bool(on_walkable.size == 0 or (on_walkable == on_walkable.flat[0]).all())
+
+
+def _marked(row: ComparisonRow) -> bool:
+    return row.found and not row.optimal
+
+
+def _gap_text(row: ComparisonRow) -> str:
+    if row.gap is None:
+        return "-"
+    if row.optimal:
+        return "0"
+    percent = row.gap / (row.cost - row.gap) * 100.0 if row.cost > row.gap else math.inf
+    shown = f"{percent:+.1f}%" if abs(percent) < 10.0 else f"{percent:+.0f}%"
+    return f"{row.gap:+.2f} ({shown})"
