@@ -2,7 +2,7 @@
 
 Every sub-command module exposes `add_parser(subparsers)`, which registers its parser and sets
 `func` to a `run(args) -> int`. Panda3D is imported only by the sub-commands that open a scene, so
-`sim plan` and `sim bench` start fast and work without it.
+`sim plan`, `sim compare` and `sim bench` start fast and work without it.
 """
 
 from __future__ import annotations
@@ -27,17 +27,21 @@ class OneLineParser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     """Build the top-level parser with every sub-command registered."""
-    from sim import bench, plan_command, run_command, soak_command
+    from sim import bench, compare_command, plan_command, run_command, soak_command
 
     parser = OneLineParser(
         prog="sim",
-        description="Grid pathfinding sandbox: run a 3D scene, plan on Moving AI maps, benchmark.",
+        description=(
+            "Grid pathfinding sandbox: run a 3D scene, plan on Moving AI maps, compare "
+            "searches, benchmark."
+        ),
     )
     subparsers = parser.add_subparsers(
         dest="command", required=True, metavar="COMMAND", parser_class=OneLineParser
     )
     run_command.add_parser(subparsers)
     plan_command.add_parser(subparsers)
+    compare_command.add_parser(subparsers)
     soak_command.add_parser(subparsers)
     bench.add_parser(subparsers)
     return parser
