@@ -228,7 +228,8 @@ def test_world_point_must_be_finite() -> None:
 def test_endpoints_clamp_points_off_the_grid_to_the_border() -> None:
     ends = GridMap.open(3, 4).endpoints((-9.0, 1.5), (99.0, 99.0))
     assert (ends.start, ends.goal) == ((1, 0), (2, 3))
-    assert not ends.start_moved and not ends.goal_moved
+    assert not ends.start_moved
+    assert not ends.goal_moved
 
 
 def test_endpoints_move_blocked_points_to_the_nearest_free_cell() -> None:
@@ -241,4 +242,5 @@ def test_endpoints_move_blocked_points_to_the_nearest_free_cell() -> None:
 
 def test_endpoints_on_a_grid_with_no_free_cell_are_none() -> None:
     ends = GridMap(np.zeros((2, 2), dtype=bool)).endpoints((0.5, 0.5), (1.5, 1.5))
-    assert ends.start is None and ends.goal is None
+    assert ends.start is None
+    assert ends.goal is None
