@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,10 +22,12 @@ from sim.components.agent_controller import AgentController, AgentState
 from sim.components.crowd import CrowdField
 from sim.components.grid_manager import HEURISTICS, GridManager
 from sim.components.hud import Hud
+from sim.components.search_view import LABEL_COLOR, LABEL_LINE_HEIGHT, SearchView
 from sim.components.start_end_path import StartEndPath
 from sim.config import AgentConfig
 from sim.engine import FrameLoop, GameObject, Gizmos, World
 from sim.engine.camera import CameraPose, OrbitCamera, OrbitCameraInput
+from sim.engine.labels import BillboardLabels
 from sim.engine.projection import world_to_pixel
 from sim.engine.showbase import DisplaySettings, open_showbase
 from sim.navigation import Box
@@ -32,18 +35,23 @@ from sim.report import object_entry, write_json_atomic
 from sim.scene_builder import build_scene
 from sim.scene_editor import SceneEditor
 from sim.scene_file import SceneSpec, Tag
+from sim.search_panel import SearchPanel
 
 BACKGROUND_COLOR = (0.16, 0.18, 0.22, 1.0)
 CAMERA_FOV_DEG = 50.0
 REPORT_EVERY_S = 1.0
 MESSAGE_S = 4.0  # how long an edit or save message stays on the HUD
 HUD_AGENT_LINES = 8  # past this many agents the HUD sums them up in one line
+# The search view's playback and panel run on frame time after the world step (sort 0) and
+# before the gizmo flush (49), so Space, which pauses simulated time, leaves them working.
+SEARCH_TASK = "search-view"
+SEARCH_TASK_SORT = 1
 NO_AGENT_TEXT = "agents: none in this scene (an object tagged 'Agent' follows the path)"
 HELP_TEXT = (
     "left-drag move cube   shift+click add obstacle   X/Del remove   V snap   Ctrl+S save\n"
     "right-drag orbit   middle/shift+right-drag pan   wheel zoom   C camera   Esc quit\n"
     "G grid  B blocks  P path  H HUD  Space pause  R reset agent  M chase/patrol  "
-    "K heuristic  N 4/8"
+    "K heuristic  N 4/8  T search view"
 )
 
 
@@ -107,6 +115,23 @@ class SimApp:
                 status=self.status_lines,
             )
         )
+        labels = BillboardLabels(
+            self.base.render,
+            color=LABEL_COLOR,
+            height=LABEL_LINE_HEIGHT * scene.grid.cell_size,
+        )
+        self.search_view = self.world.spawn("search-view").add_component(
+            SearchView(
+                self.grid,
+                labels=labels,
+                camera=self.base.cam,
+                window_height=lambda: self.window_size()[1],
+            )
+        )
+        self.search_panel = SearchPanel(
+            self.search_view, self.base.a2dTopRight, clock=self.clock.get_frame_time
+        )
+        self.base.task_mgr.add(self._tick_search_view, SEARCH_TASK, sort=SEARCH_TASK_SORT)
         self.editor = SceneEditor(
             world=self.world,
             loader=self.base.loader,
@@ -176,6 +201,46 @@ class SimApp:
         base.accept("m", self.toggle_agent_mode)
         base.accept("k", self.cycle_heuristic)
         base.accept("n", self.toggle_connectivity)
+        view = self.search_view
+        base.accept("t", view.toggle)
+        base.accept("enter", self._while_searching(view.play_pause))
+        for key, action in (
+            ("arrow_right", view.step_forward),
+            ("arrow_left", view.step_back),
+        ):
+            base.accept(key, self._while_searching(action))
+            base.accept(f"{key}-repeat", self._while_searching(action))
+        base.accept("arrow_up", self._while_searching(view.faster))
+        base.accept("arrow_down", self._while_searching(view.slower))
+        base.accept("home", self._while_searching(view.reset))
+        base.accept("end", self._while_searching(view.to_end))
+        base.accept("a", self._while_searching(self.toggle_parent_arrows))
+        base.accept("l", self._while_searching(self.toggle_search_numbers))
+        base.accept("f", self._while_searching(self.search_panel.toggle_compare))
+
+    def _while_searching(self, action: Callable[[], None]) -> Callable[[], None]:
+        """`action`, run only while the search view is open (its keys mean nothing otherwise)."""
+
+        def guarded() -> None:
+            if self.search_view.opened:
+                action()
+
+        return guarded
+
+    def toggle_parent_arrows(self) -> None:
+        """Show or hide the search view's arrows from each cell to its parent."""
+        self.search_view.show_parents = not self.search_view.show_parents
+
+    def toggle_search_numbers(self) -> None:
+        """Show or hide the search view's g and f numbers."""
+        self.search_view.show_numbers = not self.search_view.show_numbers
+
+    def _tick_search_view(self, task: Any) -> int:
+        self.search_view.tick(self.clock.get_dt())
+        self.search_panel.refresh()
+        # While the view is open it draws the search's own path: the planner's would give it away.
+        self.path.suppressed = self.search_view.opened
+        return int(task.cont)
 
     def bind_mouse(self, watcher: MouseWatcher, thrower: ButtonThrower) -> None:
         """Drive the camera and the editor from `watcher` (a window's, or a VirtualMouse's)."""
@@ -239,6 +304,7 @@ class SimApp:
     def replan_all(self) -> None:
         """Replan the Start -> End path and every agent on the next frame."""
         self.path.replan_now()
+        self.search_view.restart_now()
         for agent in self.agents:
             agent.replan_now()
 
@@ -323,6 +389,7 @@ class SimApp:
             "objects": [object_entry(obj, self.screen_of) for obj in self.objects if obj.alive],
             "agents": [status.agent_entry(agent) for agent in self.agents],
             "hud": self.hud.text(),
+            "search_view": self._search_view_entry(),
             "errors": list(self.errors),
         }
 
@@ -332,6 +399,39 @@ class SimApp:
             self.screen_of_point(Point3(*self.grid.cell_to_world(tuple(cell)), 0.0))
             for cell in entry["cells"]
         ]
+        return entry
+
+    def _search_view_entry(self) -> dict[str, Any]:
+        entry = self.search_view.report()
+        panel = self.search_panel
+        entry["compare_open"] = panel.compare_open
+        entry["compare"] = (
+            [
+                {
+                    "search": row.label
+                    if row.heuristic is None
+                    else f"{row.label} {row.heuristic}",
+                    "found": row.found,
+                    "expanded": row.expanded,
+                    "cost": round(row.cost, 6) if row.found else None,
+                    "gap": None if row.gap is None else round(row.gap, 6),
+                    "optimal": row.optimal,
+                }
+                for row in panel.rows
+            ]
+            if panel.compare_open
+            else []
+        )
+        width, height = self.window_size()
+        entry["buttons"] = (
+            {
+                key: [round((x + 1.0) / 2.0 * width), round((1.0 - y) / 2.0 * height)]
+                for key in panel.buttons
+                for x, y in [panel.button_screen_pos(key)]
+            }
+            if self.search_view.opened
+            else {}
+        )
         return entry
 
     def _camera_entry(self) -> dict[str, Any]:
@@ -360,6 +460,8 @@ class SimApp:
     def destroy(self) -> None:
         """Tear everything down so another SimApp can open in the same process."""
         self.loop.detach()
+        self.base.task_mgr.remove(SEARCH_TASK)
+        self.search_panel.destroy()
         if self.camera_input is not None:
             self.camera_input.detach()
         self.editor.detach()

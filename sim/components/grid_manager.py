@@ -94,7 +94,8 @@ class GridManager(Component):
     `show_grid`, `show_obstacle_blocks`). Rows run along world +Y, columns along world +X;
     `origin` is the grid's minimum corner. Each obstacle's full footprint (position, scale,
     heading) is rasterized; every frame the obstacles are checked, only footprints that changed
-    are redone, and `version` goes up whenever the walkable mask or the planning settings change.
+    are redone, and `version` goes up whenever the walkable mask or the planning settings change
+    (`mask_version` only when the mask does).
     """
 
     def __init__(
@@ -123,6 +124,7 @@ class GridManager(Component):
         self._tracked: dict[int, _Tracked] = {}
         self._objects: dict[int, GameObject] = {}
         self.version = 0
+        self.mask_version = 0
         self.rasterized_footprints = 0  # how many footprints were (re)done, for tests
         self._grid_drawn = False
         self._blocks: tuple[int, NDArray[np.float32]] | None = None
@@ -186,6 +188,7 @@ class GridManager(Component):
             changed = True
         if changed:
             self.version += 1
+            self.mask_version += 1
         return changed
 
     def _footprint_key(self, obj: GameObject) -> tuple[float, ...]:

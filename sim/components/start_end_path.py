@@ -29,6 +29,8 @@ class StartEndPath(Component):
         self.outcome: PlanOutcome | None = None
         self.plans = 0
         self.show_path = True
+        # Set while another view draws the search's own path (the search view hides the answer).
+        self.suppressed = False
         self._since_plan_s = 0.0
         self._forced = False
 
@@ -62,7 +64,12 @@ class StartEndPath(Component):
 
     def on_draw_gizmos(self, gizmos: Gizmos) -> None:
         """Draw the path through the centres of its cells."""
-        if self.show_path and self.outcome is not None and self.outcome.found:
+        if (
+            self.show_path
+            and not self.suppressed
+            and self.outcome is not None
+            and self.outcome.found
+        ):
             centres = [self._grid.cell_to_world(cell) for cell in self.outcome.cells]
             points = [(x, y, PATH_Z) for x, y in centres]
             gizmos.polyline("start-end-path", points, PATH_COLOR, thickness=3.0)

@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from panda3d.core import ButtonThrower, KeyboardButton, MouseButton, MouseWatcher, VirtualMouse
+from panda3d.core import (
+    ButtonHandle,
+    ButtonRegistry,
+    ButtonThrower,
+    MouseButton,
+    MouseWatcher,
+    VirtualMouse,
+)
 
 from sim.app import SimApp
 
@@ -56,9 +63,9 @@ class Mouse:
         if holding is not None:
             self.virtual.press_button(holding)
             self.app.step()
-        button = (
-            KeyboardButton.ascii_key(name) if len(name) == 1 else getattr(KeyboardButton, name)()
-        )
+        # Panda3D's own button names ("arrow_right", "enter", "home", "space"...).
+        button = ButtonRegistry.ptr().find_button(name)
+        assert button != ButtonHandle.none(), f"no button called {name!r}"
         self.virtual.press_button(button)
         self.app.step()
         self.virtual.release_button(button)

@@ -1,0 +1,352 @@
+"""The search view's on-screen controls (DirectGUI) and its comparison table.
+
+A toolbar in the top-right corner: the view's status, playback buttons (Reset, Back, Play/Pause,
+Step, End, Slower, Faster), the algorithm, heuristic, connectivity and weight choosers, and
+toggles for parent arrows, numbers and the comparison table. The table runs every
+algorithm / heuristic pair on the view's grid between the same Start and End (`compare_searches`)
+and marks each result that is not a shortest path.
+
+The app calls `refresh()` every frame, paused or not; it rewrites texts only when they changed.
+DirectGUI widgets swallow the clicks they receive (`suppressMouse`), so pressing a button never
+starts a cube drag underneath it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from direct.gui.DirectGui import DGG, DirectButton, DirectFrame
+from direct.gui.OnscreenText import OnscreenText
+from panda3d.core import NodePath, TextNode, TextProperties, TextPropertiesManager
+
+from sim.components.search_view import HEURISTICS, WEIGHT_STEP, Choice, SearchView
+from sim.navigation.compare import ComparisonRow, compare_searches
+
+BUTTON_SCALE = 0.032
+TEXT_SCALE = 0.034
+TABLE_SCALE = 0.032
+HELP_SCALE = 0.028
+LINE_HEIGHT = 1.15  # room per line of text (default font), in units of its scale
+TABLE_LINE = 1.0  # the table's lines as Panda3D packs them, in units of its scale
+ROW_GAP = 0.068  # aspect2d units between button rows
+BUTTON_GAP = 0.012
+MARGIN = 0.04  # around the panel's content, aspect2d units
+STATUS_LINES = 3
+NOTE_LINES = 2
+PANEL_COLOR = (0.05, 0.06, 0.08, 0.78)
+BUTTON_COLOR = (0.24, 0.27, 0.32, 1.0)
+CHOSEN_COLOR = (0.95, 0.7, 0.2, 1.0)
+TEXT_COLOR = (1.0, 1.0, 1.0, 1.0)
+CHOSEN_TEXT_COLOR = (0.08, 0.08, 0.1, 1.0)
+NOT_SHORTEST_COLOR = (1.0, 0.45, 0.4, 1.0)
+# The table re-runs every search (some 0.2 s in all on a 128x128 grid), so while Start, End or
+# an obstacle is being dragged it waits until they have stood still this long.
+COMPARE_SETTLE_S = 0.3
+COMPARE_REPEAT = 3
+KEY_HELP = (
+    "keys: T close   Enter play / pause   Left / Right step\n"
+    "Up / Down speed   Home reset   End jump to the end\n"
+    "A parent arrows   L numbers   F compare"
+)
+HELP_LINES = KEY_HELP.count("\n") + 1
+
+TABLE_COLUMNS = (  # title, x offset in aspect2d units, alignment
+    ("search", 0.0, TextNode.A_left),
+    ("expanded", 0.6, TextNode.A_right),
+    ("ms", 0.73, TextNode.A_right),
+    ("cost", 0.87, TextNode.A_right),
+    ("gap", 1.08, TextNode.A_right),
+)
+TABLE_WIDTH = 1.1
+_NOT_SHORTEST = "not-shortest"
+
+
+@dataclass(slots=True)
+class _Button:
+    widget: DirectButton
+    key: str
+
+
+class SearchPanel:
+    """DirectGUI controls for a SearchView; hidden while the view is closed.
+
+    Args:
+        view: The search view the controls drive.
+        parent: The top-right corner node of aspect2d (`base.a2dTopRight`).
+        clock: Returns seconds of frame time (throttles the comparison table while dragging).
+    """
+
+    def __init__(self, view: SearchView, parent: NodePath, clock: Callable[[], float]) -> None:
+        self._view = view
+        self._clock = clock
+        manager = TextPropertiesManager.get_global_ptr()
+        if not manager.has_properties(_NOT_SHORTEST):
+            marked = TextProperties()
+            marked.set_text_color(*NOT_SHORTEST_COLOR)
+            manager.set_properties(_NOT_SHORTEST, marked)
+        self._root = DirectFrame(parent=parent, frameColor=PANEL_COLOR)
+        self.buttons: dict[str, DirectButton] = {}
+        rows: list[list[tuple[str, str, Callable[[], None]]]] = [
+            [
+                ("reset", "Reset", view.reset),
+                ("back", "< Back", view.step_back),
+                ("play", "Play", view.play_pause),
+                ("step", "Step >", view.step_forward),
+                ("end", "End", view.to_end),
+                ("slower", "Slower", view.slower),
+                ("faster", "Faster", view.faster),
+            ],
+            [(f"algo:{c.name}", str(c), _bind(view.set_choice, c)) for c in Choice],
+            [(f"heur:{h}", h, _bind(view.set_heuristic, h)) for h in HEURISTICS],
+            [
+                ("moves", "8-connected", self._toggle_moves),
+                ("lighter", "weight down", _bind(view.change_weight, -WEIGHT_STEP)),
+                ("weight", "x1.5", _noop),
+                ("heavier", "weight up", _bind(view.change_weight, WEIGHT_STEP)),
+            ],
+            [
+                ("parents", "Parents: on", self._toggle_parents),
+                ("numbers", "Numbers: on", self._toggle_numbers),
+                ("compare", "Compare", self.toggle_compare),
+                ("close", "Close", view.close),
+            ],
+        ]
+        # Lay the rows out from x = 0, then slide everything left so the panel hugs the widest.
+        top = -MARGIN - STATUS_LINES * TEXT_SCALE * LINE_HEIGHT - 0.045
+        width = max(self._add_row(row, top - index * ROW_GAP) for index, row in enumerate(rows))
+        self._left = -(width + MARGIN)
+        for widget in self.buttons.values():
+            widget.set_x(widget.get_x() + self._left)
+        wrap = width / TEXT_SCALE
+        self._status = _text(self._root, (self._left, -MARGIN - TEXT_SCALE), TEXT_SCALE, wrap=wrap)
+        help_top = top - len(rows) * ROW_GAP + 0.03
+        self._help = _text(self._root, (self._left, help_top), HELP_SCALE)
+        self._help.text = KEY_HELP
+        self._note = _text(
+            self._root,
+            (self._left, help_top - HELP_LINES * HELP_SCALE * LINE_HEIGHT - 0.01),
+            HELP_SCALE,
+            wrap=width / HELP_SCALE,
+        )
+        bottom = help_top - (HELP_LINES + NOTE_LINES) * HELP_SCALE * LINE_HEIGHT - 0.02
+        self._root["frameSize"] = (self._left - MARGIN / 2, -MARGIN / 2, bottom, -MARGIN / 2)
+        # The table hangs below the toolbar; its frame is sized to its rows when they change.
+        self._table_top = bottom - 0.015
+        self._table_left = -(TABLE_WIDTH + MARGIN)
+        self._table_root = DirectFrame(parent=parent, frameColor=PANEL_COLOR)
+        self._table_title = _text(
+            self._table_root, (self._table_left, self._table_top - 0.05), TEXT_SCALE
+        )
+        self._table_columns = [
+            _text(
+                self._table_root,
+                (self._table_left + x, self._table_top - 0.1),
+                TABLE_SCALE,
+                align=align,
+            )
+            for _, x, align in TABLE_COLUMNS
+        ]
+        self._table_note = _text(self._table_root, (self._table_left, 0.0), HELP_SCALE)
+        self.compare_open = False
+        self.rows: list[ComparisonRow] = []
+        self._compared_for: tuple[Any, ...] | None = None
+        self._pending: tuple[Any, ...] | None = None
+        self._pending_since_s = -math.inf
+        self._table_root.hide()
+        self._texts: dict[int, str] = {}
+
+    def _add_row(self, row: list[tuple[str, str, Callable[[], None]]], z: float) -> float:
+        """Place a row of buttons from x = 0 at height `z`; return the row's width."""
+        x = 0.0
+        for key, label, command in row:
+            widget = DirectButton(
+                parent=self._root,
+                text=label,
+                scale=BUTTON_SCALE,
+                command=command,
+                relief=DGG.FLAT,
+                pad=(0.35, 0.25),
+                frameColor=BUTTON_COLOR,
+                text_fg=TEXT_COLOR,
+                text_align=TextNode.A_left,
+            )
+            left, _, _, _ = widget.getBounds()
+            widget.set_pos(x - left * BUTTON_SCALE, 0.0, z)
+            x += widget.getWidth() * BUTTON_SCALE + BUTTON_GAP
+            self.buttons[key] = widget
+        return x - BUTTON_GAP
+
+    # --- toggles that live in the panel ------------------------------------------------------
+
+    def _toggle_moves(self) -> None:
+        self._view.set_diagonal(not self._view.settings.diagonal)
+
+    def _toggle_parents(self) -> None:
+        self._view.show_parents = not self._view.show_parents
+
+    def _toggle_numbers(self) -> None:
+        self._view.show_numbers = not self._view.show_numbers
+
+    def toggle_compare(self) -> None:
+        """Show or hide the comparison table (computed when shown)."""
+        self.compare_open = not self.compare_open
+        self._compared_for = self._pending = None
+
+    # --- per frame ---------------------------------------------------------------------------
+
+    def refresh(self) -> None:
+        """Match the widgets to the view: shown or hidden, texts, chosen buttons, the table."""
+        view = self._view
+        if not view.opened:
+            self._root.hide()
+            self._table_root.hide()
+            return
+        self._root.show()
+        self._set(self._status, view.status_text())
+        self._set(self._note, f"note: {view.message}" if view.message else "")
+        settings = view.settings
+        self._label("play", "Pause" if view.playing else "Play")
+        self._label("moves", "8-connected" if settings.diagonal else "4-connected")
+        self._label("weight", f"x{settings.weight:g}")
+        self._label("parents", f"Parents: {'on' if view.show_parents else 'off'}")
+        self._label("numbers", f"Numbers: {'on' if view.show_numbers else 'off'}")
+        for choice in Choice:
+            self._mark(f"algo:{choice.name}", settings.choice is choice)
+        for heuristic in HEURISTICS:
+            self._mark(f"heur:{heuristic}", heuristic == settings.heuristic)
+        self._mark("compare", self.compare_open)
+        self._refresh_table()
+
+    def _refresh_table(self) -> None:
+        if not self.compare_open:
+            self._table_root.hide()
+            return
+        self._table_root.show()
+        problem = self._view.problem_for_comparison()
+        if problem is None:
+            self._set(self._table_title, "compare: " + (self._view.message or "no search"))
+            for column in self._table_columns:
+                self._set(column, "")
+            return
+        key = (problem.start, problem.goal, problem.mask_key, problem.diagonal, problem.weight)
+        if key == self._compared_for:
+            return
+        now = self._clock()
+        if key != self._pending:
+            self._pending, self._pending_since_s = key, now
+        # The first table of an opened panel comes at once; later ones once things settle.
+        settled = now - self._pending_since_s >= COMPARE_SETTLE_S
+        if self._compared_for is None or settled:
+            self.rows = compare_searches(
+                problem.walkable,
+                problem.start,
+                problem.goal,
+                diagonal=problem.diagonal,
+                weight=problem.weight,
+                repeat=COMPARE_REPEAT,
+                cost_scale=problem.cell_size,
+            )
+            self._compared_for = key
+            self._show_rows(problem.start, problem.goal, problem.diagonal)
+
+    def _show_rows(self, start: tuple[int, int], goal: tuple[int, int], diagonal: bool) -> None:
+        moves = "8-connected" if diagonal else "4-connected"
+        self._set(self._table_title, f"compare: Start {start} -> End {goal}, {moves}")
+        columns: list[list[str]] = [[title] for title, _, _ in TABLE_COLUMNS]
+        for row in self.rows:
+            cells = table_cells(row)
+            for column, cell in zip(columns, cells, strict=True):
+                column.append(_marked(cell) if not row.optimal and row.found else cell)
+        for widget, lines in zip(self._table_columns, columns, strict=True):
+            self._set(widget, "\n".join(lines))
+        note_z = self._table_top - 0.1 - (len(self.rows) + 1.6) * TABLE_SCALE * TABLE_LINE
+        self._table_note.text_pos = (self._table_left, note_z)
+        self._set(
+            self._table_note,
+            "red *: not a shortest path; gap = cost above Dijkstra's\n"
+            f"ms: the Python reference search, best of {COMPARE_REPEAT} runs",
+        )
+        bottom = note_z - 2 * HELP_SCALE * LINE_HEIGHT - 0.01
+        self._table_root["frameSize"] = (
+            self._table_left - MARGIN / 2,
+            -MARGIN / 2,
+            bottom,
+            self._table_top,
+        )
+
+    # --- small helpers -----------------------------------------------------------------------
+
+    def _set(self, widget: OnscreenText, text: str) -> None:
+        if self._texts.get(id(widget)) != text:
+            widget.text = text
+            self._texts[id(widget)] = text
+
+    def _label(self, key: str, text: str) -> None:
+        widget = self.buttons[key]
+        if widget["text"] != text:
+            widget["text"] = text
+
+    def _mark(self, key: str, chosen: bool) -> None:
+        widget = self.buttons[key]
+        color = CHOSEN_COLOR if chosen else BUTTON_COLOR
+        if tuple(widget["frameColor"]) != color:
+            widget["frameColor"] = color
+            widget["text_fg"] = CHOSEN_TEXT_COLOR if chosen else TEXT_COLOR
+
+    def button_screen_pos(self, key: str) -> tuple[float, float]:
+        """The middle of button `key` in render2d coordinates (x and y in -1..1, +y up)."""
+        widget = self.buttons[key]
+        left, right, bottom, top = widget.getBounds()
+        middle = widget.get_top().get_relative_point(
+            widget, ((left + right) / 2, 0.0, (bottom + top) / 2)
+        )
+        return (middle[0], middle[2])
+
+    def destroy(self) -> None:
+        """Remove every widget."""
+        self._root.destroy()
+        self._table_root.destroy()
+
+
+def table_cells(row: ComparisonRow) -> list[str]:
+    """One comparison row as the table's cells: search, expanded, ms, cost, gap."""
+    name = row.label if row.heuristic is None else f"{row.label} {row.heuristic}"
+    if not row.found:
+        return [name, str(row.expanded), f"{row.ms:.2f}", "no path", "-"]
+    # A gap is never negative, and the default font's "+" is too small to read: no sign.
+    gap = "0" if row.optimal or row.gap is None else f"{row.gap:.2f} *"
+    return [name, str(row.expanded), f"{row.ms:.2f}", f"{row.cost:.2f}", gap]
+
+
+def _marked(text: str) -> str:
+    return f"\1{_NOT_SHORTEST}\1{text}\2"
+
+
+def _text(
+    parent: NodePath,
+    pos: tuple[float, float],
+    scale: float,
+    *,
+    align: int = TextNode.A_left,
+    wrap: float | None = None,
+) -> OnscreenText:
+    return OnscreenText(
+        parent=parent,
+        pos=pos,
+        scale=scale,
+        fg=TEXT_COLOR,
+        align=align,
+        wordwrap=wrap,
+        mayChange=True,
+    )
+
+
+def _bind(function: Callable[[Any], None], value: Any) -> Callable[[], None]:
+    return lambda: function(value)
+
+
+def _noop() -> None:
+    """A button that only shows a value (weighted A*'s weight)."""
