@@ -22,7 +22,8 @@ middle-drag or shift+right-drag pans, the wheel zooms, C resets the camera. Left
 Start, End and obstacle cubes; shift+click on the ground adds an obstacle, X or Delete removes the
 one under the cursor, V snaps to cell centres, Ctrl+S saves the scene (to --save-as if given).
 G, B, P and H toggle the grid, blocked cells, paths and HUD; Space pauses; R puts the agents back on
-Start; M switches chase/patrol; K cycles the heuristic; N switches 8/4-connected moves. Esc or
+Start; M switches chase/patrol; K cycles the heuristic; N switches 8/4-connected moves. T opens
+the search view: the Start -> End search replayed step by step, with its own buttons. Esc or
 closing the window quits (exit status 0).
 
 With --headless the scene renders offscreen with Panda3D's software renderer (no display or GPU

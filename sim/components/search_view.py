@@ -94,9 +94,16 @@ class Choice(StrEnum):
         return self in {Choice.ASTAR, Choice.GREEDY, Choice.WEIGHTED}
 
     @property
-    def shortest(self) -> bool:
-        """Whether this search promises a shortest path at all (with an admissible heuristic)."""
-        return self in {Choice.ASTAR, Choice.DIJKSTRA}
+    def promise(self) -> str:
+        """What the search promises about its path, for the panel ("" for a shortest path)."""
+        return {
+            Choice.ASTAR: "",
+            Choice.DIJKSTRA: "",
+            Choice.BFS: "fewest moves, not least cost",
+            Choice.GREEDY: "not shortest",
+            Choice.WEIGHTED: "within the weight of shortest",
+            Choice.DFS: "baseline: not shortest",
+        }[self]
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,10 +123,12 @@ class ViewSettings:
     diagonal: bool = True
 
     def describe(self) -> str:
-        """One line: "weighted A* x1.5, octile, 8-connected"."""
+        """One line, e.g. "greedy (not shortest), octile, 8-connected"."""
         name = str(self.choice)
         if self.choice is Choice.WEIGHTED:
             name += f" x{self.weight:g}"
+        if self.choice.promise:
+            name += f" ({self.choice.promise})"
         parts = [name]
         if self.choice.uses_heuristic:
             parts.append(self.heuristic)

@@ -31,11 +31,16 @@ class BillboardLabels:
         parent: Node to attach the "labels" node to (usually the scene root).
         color: Text colour, RGBA in 0..1.
         height: Height of one line of text in world units.
+        keep: Hidden labels kept for reuse; past this many, the hidden ones are removed (so a
+            long run over a large grid does not grow without bound).
     """
 
-    def __init__(self, parent: NodePath, *, color: Sequence[float], height: float) -> None:
+    def __init__(
+        self, parent: NodePath, *, color: Sequence[float], height: float, keep: int = 2000
+    ) -> None:
         if not height > 0.0:
             raise ValueError(f"height must be > 0, got {height!r}")
+        self._keep = keep
         self._node = parent.attach_new_node("labels")
         self._node.set_light_off()
         self._color = tuple(float(c) for c in color)
@@ -82,6 +87,14 @@ class BillboardLabels:
             if key not in self._shown:
                 label.node.show()
         self._shown = set(entries)
+        if len(self._labels) > self._keep:
+            for key in [key for key in self._labels if key not in self._shown]:
+                self._labels.pop(key).node.remove_node()
+
+    @property
+    def kept(self) -> int:
+        """Labels held, shown or hidden."""
+        return len(self._labels)
 
     def hide_all(self) -> None:
         """Hide every label (they are kept for reuse)."""

@@ -354,3 +354,33 @@ def test_compare_table_follows_a_dropped_end_once_it_settles(scene):
     expected = find_path(app.grid.walkable, replay.log.start, replay.log.goal, algorithm="dijkstra")
     assert replay.log.goal == app.grid.world_to_cell(*FREE_SPOT)
     assert dijkstra.cost == pytest.approx(expected.cost * app.grid.grid_cell_size)
+
+
+ODD_SCENES = sorted((REPO_ROOT / "tests" / "data" / "odd_scenes").glob("*.toml"))
+
+
+@pytest.mark.parametrize("path", ODD_SCENES, ids=lambda path: path.stem)
+def test_the_view_copes_with_every_odd_scene(open_app, path):
+    app = open_app(path, size=(320, 240))
+    app.step()
+    view = app.search_view
+    view.open()
+    for action in (view.to_end, view.step_back, view.play_pause, view.reset, view.step_forward):
+        action()
+        app.step()
+    text = view.status_text()
+    has_ends = app.world.find_with_tag("Start") and app.world.find_with_tag("End")
+    if not has_ends:
+        assert view.replay is None
+        assert "needs a Start and an End" in text
+        return
+    view.to_end()
+    app.step()
+    result = view.replay.log.result()
+    if path.stem == "end_walled_in":
+        assert not result.found
+        assert "no path: unreachable" in view.status_text()
+    if path.stem == "start_equals_end":
+        assert view.replay.path == (view.replay.log.start,)
+    if path.stem in {"start_inside_obstacle", "end_inside_obstacle"}:
+        assert "inside an obstacle" in view.message

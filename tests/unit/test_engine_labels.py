@@ -54,3 +54,13 @@ def test_hide_all_and_bad_height(labels):
     assert visible_children(labels) == []
     with pytest.raises(ValueError, match="height must be > 0"):
         BillboardLabels(NodePath("root"), color=(0, 0, 0, 1), height=0.0)
+
+
+def test_hidden_labels_past_the_keep_limit_are_removed():
+    labels = BillboardLabels(NodePath("root"), color=(0, 0, 0, 1), height=0.2, keep=5)
+    for first in range(0, 30, 3):
+        labels.show({key: ((0.0, 0.0, 0.0), str(key)) for key in range(first, first + 3)})
+        assert labels.kept <= 5 + 3
+    assert labels.shown == 3
+    assert labels.text_of(28) == "28"
+    assert len(labels.node.get_children()) == labels.kept
