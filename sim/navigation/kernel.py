@@ -9,6 +9,9 @@ issued, and `search.find_path` keeps using the Python reference.
 
 `field_flat` is the same kind of boundary for `field._reverse_dijkstra`: the distance field
 of a goal, bit-identical to the Python loop.
+
+The kernel runs the algorithms in `COMPILED_ALGORITHMS`; any other (depth-first search) is a
+ValueError here, and runs only in Python.
 """
 
 from __future__ import annotations
@@ -53,6 +56,14 @@ _HEURISTIC_CODES = {
 }
 _MAX_CELLS = 2**31 - 1
 
+COMPILED_ALGORITHMS: tuple[Algorithm, ...] = (
+    Algorithm.ASTAR,
+    Algorithm.DIJKSTRA,
+    Algorithm.BFS,
+    Algorithm.GREEDY,
+)
+"""The algorithms the compiled kernel runs: those whose priority is g_weight * g + h_weight * h."""
+
 
 def find_path(
     walkable: NDArray[np.bool_],
@@ -68,11 +79,13 @@ def find_path(
     """Run `search.find_path` in C: same arguments, errors and result (see there).
 
     Raises:
-        ValueError: as `search.find_path` does, and when the kernel is not available.
+        ValueError: as `search.find_path` does, when the kernel is not available, and for an
+            algorithm it does not run (see `COMPILED_ALGORITHMS`).
     """
     walkable = check_walkable(walkable)
     checked_costs = check_costs(costs, walkable)
     chosen_algorithm = _parse_algorithm(algorithm)
+    _check_compiled(chosen_algorithm)
     chosen = parse_heuristic(heuristic)
     # The checks of Search.__init__, in its order and with its messages.
     if isinstance(weight, bool) or not isinstance(weight, int | float | np.integer | np.floating):
@@ -146,13 +159,14 @@ def search_flat(
             raise ValueError(f"{name} {cell} is not a walkable cell")
     if not (math.isfinite(weight) and weight >= 1.0):
         raise ValueError(f"weight must be a finite number >= 1, got {weight!r}")
+    _check_compiled(algorithm)
 
     # The data-driven variants of search.Search: priority g_weight * g + h_weight * h.
     if algorithm is Algorithm.ASTAR:
         h_weight, g_weight = weight, 1.0
     elif algorithm is Algorithm.GREEDY:
         h_weight, g_weight = 1.0, 0.0
-    else:
+    else:  # dijkstra and bfs, which counts moves (unit below)
         heuristic, h_weight, g_weight = Heuristic.ZERO, 1.0, 1.0
     height, width = walkable.shape
     return _kernel.search(
@@ -209,6 +223,14 @@ def field_flat(
     out = np.empty(size, dtype=np.float64)
     _kernel.field(walkable, costs, height, width, int(goal), bool(diagonal), out)
     return out
+
+
+def _check_compiled(algorithm: Algorithm) -> None:
+    """Raise ValueError for an algorithm the C loop does not run (it would run it wrongly)."""
+    if algorithm not in COMPILED_ALGORITHMS:
+        raise ValueError(
+            f"the compiled kernel does not run {algorithm}; use implementation='auto' or 'python'"
+        )
 
 
 def _describe(value: object) -> str:

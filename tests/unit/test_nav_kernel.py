@@ -18,9 +18,9 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from numpy.typing import NDArray
 
-from sim.navigation import Heuristic, find_path, read_map, read_scenarios
+from sim.navigation import Heuristic, find_path, kernel, read_map, read_scenarios
 from sim.navigation.field import distance_field, field_on_graph
-from sim.navigation.kernel import KERNEL_AVAILABLE, field_flat, search_flat
+from sim.navigation.kernel import COMPILED_ALGORITHMS, KERNEL_AVAILABLE, field_flat, search_flat
 from sim.navigation.moves import MoveGraph
 from sim.navigation.search import Algorithm
 from tests.conftest import movingai_dir
@@ -29,7 +29,8 @@ from tests.unit.test_nav_oracles import ascii_grid
 needs_kernel = pytest.mark.skipif(not KERNEL_AVAILABLE, reason="sim.navigation._kernel not built")
 
 ALL_HEURISTICS = tuple(h.value for h in Heuristic)
-ALGORITHMS = ("astar", "dijkstra", "bfs", "greedy")
+# Only what the kernel runs: the Python reference has more (dfs), which the kernel refuses.
+ALGORITHMS = tuple(algorithm.value for algorithm in COMPILED_ALGORITHMS)
 MAP_NAMES = sorted(path.stem for path in movingai_dir().glob("*.map"))
 SCENARIOS_PER_MAP = 30
 MAP_OPTIONS = ((True, "octile"), (False, "manhattan"), (True, "euclidean"))
@@ -204,6 +205,30 @@ def test_kernel_reuses_buffers_across_grid_sizes() -> None:
     for walkable, goal in ((big, (59, 49)), (small, (4, 6)), (big, (30, 2)), (small, (0, 6))):
         c, python = both(walkable, (0, 0), goal)
         assert_identical(c, python, f"{walkable.shape} -> {goal}")
+
+
+def test_kernel_find_path_refuses_dfs() -> None:
+    # Before search.Algorithm had DFS, "dfs" was an unknown algorithm; either way, no search.
+    refused = r"unknown algorithm 'dfs'|the compiled kernel does not run dfs; use implementation="
+    with pytest.raises(ValueError, match=refused):
+        kernel.find_path(np.ones((3, 3), dtype=bool), (0, 0), (2, 2), algorithm="dfs")
+
+
+@needs_kernel
+def test_search_flat_refuses_dfs() -> None:
+    dfs: Any = getattr(Algorithm, "DFS", "dfs")
+    refused = "the compiled kernel does not run dfs; use implementation='auto' or 'python'"
+    with pytest.raises(ValueError, match=refused):
+        search_flat(
+            np.ones((3, 3), dtype=bool),
+            None,
+            0,
+            8,
+            diagonal=True,
+            heuristic=Heuristic.OCTILE,
+            algorithm=dfs,
+            weight=1.0,
+        )
 
 
 def test_implementation_must_be_known() -> None:
