@@ -4,7 +4,10 @@
 ShowBase, no window, no models), puts N agents on the crowd's spawn area, steps the world at a
 fixed ``dt = 1/60`` and measures what the simulation itself costs: milliseconds of planning per
 simulated second, and simulated frames per wall-clock second of the whole sim step (grid sync,
-planning, steering). ``python -m sim.crowd_bench`` prints a table for N = 50, 200, 1000.
+planning, steering). `bench_crowd` does that for N = 50, 200, 1000 and returns a `CrowdReport`:
+its table and the issue's target line, which ``sim bench --crowd`` prints and
+``sim bench --write-results`` writes into benchmarks/RESULTS.md (``python -m sim.crowd_bench``
+prints it too).
 """
 
 from __future__ import annotations
@@ -12,11 +15,13 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from panda3d.core import NodePath
 
+from sim.bench import pipe_table
 from sim.components.agent_controller import AgentController, AgentState
 from sim.components.crowd import CrowdField
 from sim.components.grid_manager import GridManager
@@ -27,7 +32,12 @@ from sim.scene_file import SceneSpec, Tag, crowd_positions, load_scene
 CROWD_SCENE = SCENES_DIR / "crowd.toml"
 DT = 1.0 / 60.0
 SIZES = (50, 200, 1000)
+SECONDS = 10.0
+"""Simulated seconds each crowd size runs."""
 SEED = 1
+TARGET_AGENTS = 200
+TARGET_FPS = 60.0
+"""The issue's target: `TARGET_AGENTS` agents on the crowd scene at this many simulated fps."""
 
 
 def crowd_throughput(
@@ -112,19 +122,76 @@ def _add_agents(
     return agents
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Print the crowd throughput table for N = 50, 200, 1000 (argv: optional seconds)."""
-    args = list(sys.argv[1:] if argv is None else argv)
-    seconds = float(args[0]) if args else 10.0
-    print(f"crowd throughput on {CROWD_SCENE.name}, {seconds:g} simulated s, dt 1/60, no render")
-    print(f"{'agents':>7} {'plan ms/sim s':>14} {'sim fps':>8} {'arrived':>8} {'fields':>7}")
-    for size in SIZES:
-        row = crowd_throughput(size, seconds=seconds)
-        print(
-            f"{row['n_agents']:>7} {row['planning_ms_per_sim_s']:>14.1f} {row['sim_fps']:>8.1f}"
-            f" {row['arrived']:>8} {row['fields_computed']:>7}",
-            flush=True,
+@dataclass(frozen=True, slots=True)
+class CrowdReport:
+    """The throughput of each crowd size on one scene (rows of `crowd_throughput`)."""
+
+    scene_name: str
+    grid_rows: int
+    grid_columns: int
+    seconds: float
+    results: tuple[dict[str, Any], ...]
+
+    def title(self) -> str:
+        """One line: the scene, its grid and how long each crowd ran."""
+        return (
+            f"Crowd throughput on {self.scene_name} ({self.grid_columns}x{self.grid_rows} cells), "
+            f"{self.seconds:g} simulated s per size, dt 1/60, headless, no rendering"
         )
+
+    def table(self) -> list[list[str]]:
+        """Header and one line per crowd size, as strings."""
+        lines = [["agents", "planning ms / sim s", "sim fps", "arrived", "fields"]]
+        for row in self.results:
+            lines.append(
+                [
+                    str(row["n_agents"]),
+                    f"{row['planning_ms_per_sim_s']:.1f}",
+                    f"{row['sim_fps']:.1f}",
+                    str(row["arrived"]),
+                    str(row["fields_computed"]),
+                ]
+            )
+        return lines
+
+    def lines(self) -> list[str]:
+        """The title and the table (valid Markdown)."""
+        return [self.title(), "", *pipe_table(self.table())]
+
+    def target_line(self) -> str:
+        """The issue's crowd target, met or not, with the number (Markdown list item)."""
+        target = (
+            f"{TARGET_AGENTS} agents on the {self.grid_columns}x{self.grid_rows} crowd scene at >= "
+            f"{TARGET_FPS:.0f} simulated fps (whole sim step, no rendering)"
+        )
+        row = next((r for r in self.results if r["n_agents"] == TARGET_AGENTS), None)
+        if row is None:
+            return f"- {target}: not measured (no {TARGET_AGENTS}-agent run)"
+        verdict = "met" if row["sim_fps"] >= TARGET_FPS else "NOT met"
+        return f"- {target}: {row['sim_fps']:.1f} fps, {verdict}"
+
+
+def bench_crowd(
+    sizes: Sequence[int] | None = None,
+    *,
+    seconds: float | None = None,
+    scene_path: Path = CROWD_SCENE,
+) -> CrowdReport:
+    """Run `crowd_throughput` for each size (default `SIZES`, `SECONDS` simulated s each)."""
+    scene = load_scene(scene_path)
+    seconds = SECONDS if seconds is None else seconds
+    results = tuple(
+        crowd_throughput(size, seconds=seconds, scene_path=scene_path)
+        for size in (SIZES if sizes is None else sizes)
+    )
+    return CrowdReport(scene_path.name, scene.grid.rows, scene.grid.columns, seconds, results)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Print the crowd throughput table and target for N = 50, 200, 1000 (argv: [seconds])."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    report = bench_crowd(seconds=float(args[0]) if args else None)
+    print("\n".join([*report.lines(), "", report.target_line()]))
     return 0
 
 

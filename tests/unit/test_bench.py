@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import datetime
+import json
+import re
+import subprocess
+
 import numpy as np
 import pytest
 
+from sim import bench
 from sim.bench import check_path
 from sim.bench_peers import diagonal_ok
 from sim.cli import main
@@ -89,13 +95,89 @@ def test_bad_values_exit_2(
     assert message in err
 
 
-def test_bench_crowd_prints_the_throughput_table(capsys, monkeypatch):
+def test_bench_crowd_prints_the_throughput_table(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     from sim import crowd_bench
 
     monkeypatch.setattr(crowd_bench, "SIZES", (10,))
+    monkeypatch.setattr(crowd_bench, "SECONDS", 0.5)
     assert main(["bench", "--crowd"]) == 0
     out = capsys.readouterr().out
-    assert "crowd throughput on crowd.toml" in out
-    row = out.strip().splitlines()[-1].split()
-    assert row[0] == "10"
-    assert float(row[2]) > 0, "simulated frames per second"
+    assert "Crowd throughput on crowd.toml (128x128 cells), 0.5 simulated s per size" in out
+    row = next(line for line in out.splitlines() if line.startswith("| 10 "))
+    cells = [cell.strip() for cell in row.strip("|").split("|")]
+    assert float(cells[2]) > 0, "simulated frames per second"
+    assert out.strip().endswith("not measured (no 200-agent run)")
+
+
+def test_bench_crowd_cannot_write_results_alone(capsys: pytest.CaptureFixture[str]) -> None:
+    status = main(["bench", "--crowd", "--write-results"])
+    err = capsys.readouterr().err
+    assert status == 2
+    assert len(err.strip().splitlines()) == 1
+    assert "--write-results runs the maps and then the crowd" in err
+
+
+def test_first_path_timing_reports_the_median_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Three fake processes whose first query costs 30, 10 and 20 ms beyond a warm one.
+    outputs = iter(
+        json.dumps({"import_ms": 5.0, "first_ms": extra + 1.0, "warm_ms": 1.0})
+        for extra in (30.0, 10.0, 20.0)
+    )
+
+    def fake_run(*args: object, **kwargs: object) -> subprocess.CompletedProcess[str]:
+        return subprocess.CompletedProcess(args, 0, stdout=next(outputs) + "\n", stderr="")
+
+    monkeypatch.setattr(bench.subprocess, "run", fake_run)
+    startup = bench.first_path_timing(movingai_dir() / "arena.map", 5, 0)
+    assert (startup.runs, startup.extra_ms) == (3, 20.0)
+
+
+@pytest.fixture(scope="module")
+def written_results(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """RESULTS.md as `sim bench --write-results` writes it: one small map, a short crowd."""
+    from sim import crowd_bench
+
+    if not (movingai_dir() / "arena.map").is_file():
+        pytest.skip("shared Moving AI maps not found")
+    results = tmp_path_factory.mktemp("bench") / "RESULTS.md"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("MOVINGAI_DIR", str(movingai_dir()))
+        patch.setattr(bench, "RESULTS_PATH", results)
+        patch.setattr(crowd_bench, "SIZES", (200,))
+        patch.setattr(crowd_bench, "SECONDS", 2 / 60)
+        argv = ["bench", "--maps", "arena", "--sample", "3", "--peers", "none", "--write-results"]
+        assert main(argv) == 0
+    return results.read_text(encoding="utf-8")
+
+
+def test_results_header_says_when_where_and_how(written_results: str) -> None:
+    command = "sim bench --maps arena --sample 3 --seed 0 --peers none --peer-limit 10"
+    assert f"on {datetime.date.today().isoformat()}." in written_results
+    assert f"- command (defaults spelled out): `{command} --write-results`" in written_results
+    assert "- machine: " in written_results
+    assert ", panda3d " in written_results
+
+
+def test_results_have_the_map_tables(written_results: str) -> None:
+    assert "## arena (49x49), 3 queries" in written_results
+    assert "| ours (C)" in written_results
+
+
+def test_results_have_the_crowd_table(written_results: str) -> None:
+    assert "## Crowd throughput on crowd.toml (128x128 cells)" in written_results
+    assert "| agents | planning ms / sim s | sim fps | arrived | fields |" in written_results
+    assert re.search(r"^\| 200 +\| [\d.]+ +\| [\d.]+ +\| \d+ +\| \d+ +\|$", written_results, re.M)
+
+
+def test_results_list_every_target(written_results: str) -> None:
+    targets = written_results.split("## Targets", 1)[1]
+    assert "- median per query <= 1.0x tcod: not measured (tcod not run)" in targets
+    assert "first planned path of a process <= 50 ms" in targets
+    assert "the median of 3" in targets
+    crowd = (
+        r"- 200 agents on the 128x128 crowd scene at >= 60 simulated fps "
+        r"\(whole sim step, no rendering\): [\d.]+ fps, (met|NOT met)"
+    )
+    assert re.search(crowd, targets)
