@@ -70,6 +70,16 @@ class RunningApp:
         data: dict[str, Any] = json.loads(self.report_path.read_text())
         return data
 
+    def wait_for_next_report(self, timeout_s: float = 20.0) -> dict[str, Any]:
+        """Wait for a report written after this call, so it reflects all input sent before.
+
+        The app rewrites its report once per simulated second; one read right after a drag
+        can still be from mid-drag, when End's cell and the path's last cell agree as well.
+        """
+        frames = self.report()["frames"]
+        wait_until(lambda: self.report()["frames"] > frames, timeout_s, self._why)
+        return self.report()
+
     def xdotool(self, *args: str, timeout_s: float = 15.0) -> str:
         """Run xdotool on this display and return its output."""
         done = subprocess.run(
@@ -176,7 +186,10 @@ def screenshot(display: str, path: Path) -> None:
 
 
 def drag(app: RunningApp, start: tuple[int, int], end: tuple[int, int], steps: int = 10) -> None:
-    """Press the left button at `start`, move to `end` in steps, release: as a hand would."""
+    """Press the left button at `start`, move to `end` in steps, release: as a hand would.
+
+    Returns once the app has written a report after the drop.
+    """
     window = app.window
     args = ["mousemove", "--window", window, str(start[0]), str(start[1]), "sleep", "0.15"]
     args += ["mousedown", "1", "sleep", "0.1"]
@@ -186,3 +199,4 @@ def drag(app: RunningApp, start: tuple[int, int], end: tuple[int, int], steps: i
         args += ["mousemove", "--window", window, str(x), str(y), "sleep", "0.05"]
     args += ["sleep", "0.1", "mouseup", "1", "sleep", "0.1"]
     app.xdotool(*args, timeout_s=30)
+    app.wait_for_next_report()
