@@ -120,18 +120,25 @@ def test_bench_crowd_cannot_write_results_alone(capsys: pytest.CaptureFixture[st
 
 
 def test_first_path_timing_reports_the_median_process(monkeypatch: pytest.MonkeyPatch) -> None:
-    # Three fake processes whose first query costs 30, 10 and 20 ms beyond a warm one.
+    # A first launch that compiles bytecode (90 ms), then three whose first query costs 30, 10
+    # and 20 ms beyond a warm one.
     outputs = iter(
         json.dumps({"import_ms": 5.0, "first_ms": extra + 1.0, "warm_ms": 1.0})
-        for extra in (30.0, 10.0, 20.0)
+        for extra in (89.0, 30.0, 10.0, 20.0)
     )
+    environments = []
 
     def fake_run(*args: object, **kwargs: object) -> subprocess.CompletedProcess[str]:
+        environments.append(kwargs["env"])
         return subprocess.CompletedProcess(args, 0, stdout=next(outputs) + "\n", stderr="")
 
+    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
     monkeypatch.setattr(bench.subprocess, "run", fake_run)
     startup = bench.first_path_timing(movingai_dir() / "arena.map", 5, 0)
-    assert (startup.runs, startup.extra_ms) == (3, 20.0)
+    assert (startup.runs, startup.extra_ms, startup.cold_first_ms) == (3, 20.0, 90.0)
+    caches = {env["PYTHONPYCACHEPREFIX"] for env in environments}
+    assert len(caches) == 1, "every run shares one private bytecode cache"
+    assert not any("PYTHONDONTWRITEBYTECODE" in env for env in environments)
 
 
 @pytest.fixture(scope="module")
