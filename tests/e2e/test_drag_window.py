@@ -7,26 +7,10 @@ import math
 import pytest
 
 from sim.navigation import Box, box_footprint
-from tests.conftest import REPO_ROOT
-from tests.e2e.harness import RunningApp, drag, needs_x, screenshot, wait_until, xvfb
+from tests.e2e.conftest import ARTIFACTS
+from tests.e2e.harness import drag, needs_x, screenshot, wait_until
 
 pytestmark = [pytest.mark.e2e, needs_x, pytest.mark.timeout(180)]
-
-DEFAULT = REPO_ROOT / "scenes" / "default.toml"
-ARTIFACTS = REPO_ROOT / "artifacts"
-
-
-@pytest.fixture
-def app(tmp_path):
-    ARTIFACTS.mkdir(exist_ok=True)
-    with xvfb() as display:
-        running = RunningApp(display, DEFAULT, tmp_path)
-        try:
-            running.wait_for_window()
-            wait_until(lambda: running.report()["path"]["found"], 20)
-            yield running
-        finally:
-            running.stop()
 
 
 def entry(report, name):
