@@ -45,6 +45,7 @@ NOT_SHORTEST_COLOR = (1.0, 0.45, 0.4, 1.0)
 # The table re-runs every search (some 0.2 s in all on a 128x128 grid), so while Start, End or
 # an obstacle is being dragged it waits until they have stood still this long.
 COMPARE_SETTLE_S = 0.3
+STATUS_EVERY_S = 0.1  # while playing, the status text is rewritten at most this often
 COMPARE_REPEAT = 3
 KEY_HELP = (
     "keys: T close   Enter play / pause   Left / Right step\n"
@@ -157,6 +158,7 @@ class SearchPanel:
         self._pending_since_s = -math.inf
         self._table_root.hide()
         self._texts: dict[int, str] = {}
+        self._status_at_s = -math.inf
 
     def _add_row(self, row: list[tuple[str, str, Callable[[], None]]], z: float) -> float:
         """Place a row of buttons from x = 0 at height `z`; return the row's width."""
@@ -205,7 +207,11 @@ class SearchPanel:
             self._table_root.hide()
             return
         self._root.show()
-        self._set(self._status, view.status_text())
+        now = self._clock()
+        # Playing changes the step every frame; re-laying out the text that often is wasted.
+        if not view.playing or now - self._status_at_s >= STATUS_EVERY_S:
+            self._set(self._status, view.status_text())
+            self._status_at_s = now
         self._set(self._note, f"note: {view.message}" if view.message else "")
         settings = view.settings
         self._label("play", "Pause" if view.playing else "Play")

@@ -3,7 +3,12 @@
 Every `SHUFFLE_EVERY_S` simulated seconds Start, End and a few obstacles are put somewhere
 random (seeded): on free ground, inside another obstacle, or off the grid altogether. A
 programmatic move is not clamped to the grid as a mouse drag is, so this checks that the grid,
-the planners and the agents cope with anything. The JSON report is rewritten every simulated
+the planners and the agents cope with anything. The search view is open and playing most of the
+time, and at each shuffle it is poked as a restless user would (closed or opened, another
+algorithm, heuristic, weight or connectivity, steps back, a jump to the end, the comparison
+table on or off).
+
+The JSON report is rewritten every simulated
 second, as with `sim run --report`, and re-read after every rewrite. Resident memory is read
 from `/proc/self/statm` (current RSS, not the peak that `resource.getrusage` gives).
 """
@@ -39,6 +44,7 @@ MAX_EXCEPTIONS = 100  # stop early: past this the run says nothing new
 # Where a moved cube lands: free ground (most often), inside an obstacle, or off the grid.
 PLACES = ("anywhere", "inside-obstacle", "off-grid")
 PLACE_WEIGHTS = (6, 2, 2)
+SEARCH_VIEW_SPEED = 200  # expansions per second: most searches reach their end between shuffles
 MB = 1024 * 1024
 
 
@@ -199,6 +205,9 @@ def _drive(app: SimApp, *, minutes: float, rng: random.Random, report: Path) -> 
     baseline_frame = round(baseline_minute * 60 * fps)
     result = SoakResult(minutes=minutes, baseline_minute=round(baseline_minute, 3))
     shuffler = _Shuffler(app, rng)
+    app.search_view.open()
+    app.search_view.speed = SEARCH_VIEW_SPEED
+    app.search_view.play_pause()
     seen_report: tuple[int, int] | None = None
     for frame in range(total):
         if frame and frame % shuffle_every == 0:
@@ -264,6 +273,37 @@ class _Shuffler:
             if obj is not None and obj.alive:
                 x, y = self._place(obstacles, obj)
                 obj.pos = (x, y, float(obj.node.get_z()))
+        self._poke_search_view()
+
+    def _poke_search_view(self) -> None:
+        """Do one random thing to the search view; while it is open, keep it playing."""
+        # Imported here: the view's module pulls in Panda3D, which `sim soak` loads late.
+        from sim.components.search_view import HEURISTICS, Choice
+
+        rng, view = self._rng, self._app.search_view
+        action = rng.randrange(8)
+        if action == 7:
+            view.toggle()  # closed for a while, or opened afresh
+            return
+        if not view.opened:
+            return
+        if action == 0:
+            view.set_choice(rng.choice(list(Choice)))
+        elif action == 1:
+            view.set_heuristic(rng.choice(HEURISTICS))
+        elif action == 2:
+            view.set_diagonal(not view.settings.diagonal)
+        elif action == 3:
+            view.change_weight(rng.choice((-1.0, 1.0)))
+        elif action == 4:
+            for _ in range(rng.randrange(1, 30)):
+                view.step_back()
+        elif action == 5:
+            view.to_end()
+        else:
+            self._app.search_panel.toggle_compare()
+        if not view.playing:
+            view.play_pause()
 
     def _place(self, obstacles: list[GameObject], moving: GameObject) -> tuple[float, float]:
         rng = self._rng

@@ -616,14 +616,22 @@ class SearchView(Component):
         """Indices of `points` in view whose cell spans >= MIN_LABEL_PX pixels, nearest first."""
         lens = self._camera.node().get_lens()
         root = self._camera.get_top()
+        fov_w, fov_h = (math.radians(angle) for angle in lens.get_fov())
+        half_w, half_h = math.tan(fov_w / 2.0), math.tan(fov_h / 2.0)
+        pixels_per_unit_depth = self._grid.grid_cell_size * self._window_height() / (2.0 * half_h)
+        # Early out, the usual case: no point in view can be nearer than the camera's height
+        # above them times the cosine of the frustum's half diagonal, so if a cell there is
+        # still too small, every cell is.
+        height = float(self._camera.get_z(root)) - float(points[:, 2].max())
+        nearest = height / math.sqrt(1.0 + half_w * half_w + half_h * half_h)
+        if nearest > 0.0 and pixels_per_unit_depth / nearest < MIN_LABEL_PX:
+            return np.zeros(0, dtype=np.intp)
         # Panda3D matrices act on row vectors: camera-space p' = [p, 1] @ M.
         matrix = np.array(root.get_mat(self._camera), dtype=np.float64).reshape(4, 4)
         local = np.concatenate([points, np.ones((len(points), 1))], axis=1) @ matrix
         depth = local[:, 1]
-        half_h = math.tan(math.radians(lens.get_fov()[1]) / 2.0)
-        half_w = math.tan(math.radians(lens.get_fov()[0]) / 2.0)
         with np.errstate(divide="ignore", invalid="ignore"):
-            pixels = self._grid.grid_cell_size * self._window_height() / (2.0 * depth * half_h)
+            pixels = pixels_per_unit_depth / depth
             inside = (
                 (depth > lens.get_near())
                 & (np.abs(local[:, 0]) <= depth * half_w)
