@@ -30,11 +30,11 @@ from sim.engine.camera import CameraPose, OrbitCamera, OrbitCameraInput
 from sim.engine.labels import BillboardLabels
 from sim.engine.projection import world_to_pixel
 from sim.engine.showbase import DisplaySettings, open_showbase
-from sim.navigation import Box
 from sim.report import object_entry, write_json_atomic
 from sim.scene_builder import build_scene
 from sim.scene_editor import SceneEditor
 from sim.scene_file import SceneSpec, Tag
+from sim.scene_grid import obstacle_box
 from sim.search_panel import SearchPanel
 
 BACKGROUND_COLOR = (0.16, 0.18, 0.22, 1.0)
@@ -169,9 +169,7 @@ class SimApp:
     def _note_obstacles_off_the_grid(self) -> None:
         """Print once, at startup, each obstacle the grid clips (part or all of it is ignored)."""
         for spec in self.options.scene.objects_with_tag(Tag.OBSTACLE):
-            x, y, _ = spec.pos
-            box = Box(x, y, abs(spec.scale[0]), abs(spec.scale[1]), spec.heading)
-            note = self.grid.outside_note(spec.name, box)
+            note = self.grid.outside_note(spec.name, obstacle_box(spec))
             if note is not None:
                 print(f"sim: note: {note}", flush=True)
 

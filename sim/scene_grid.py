@@ -1,8 +1,7 @@
 """A scene file's navigation grid, computed without Panda3D exactly as the live app computes it.
 
 The app's `GridManager` reads each Obstacle-tagged object's transform back from Panda3D, which
-keeps it in single precision, rounds it to 5 decimals (`GridManager._footprint_key`) and
-rasterizes the box ``Box(x, y, |sx|, |sy|, heading % 360)``. `scene_grid` does the same from
+keeps it in single precision, and rasterizes `transform_box` of it. `scene_grid` does the same from
 the `SceneSpec` alone, so headless tools (`sim compare`) search the very grid the 3D view shows.
 """
 
@@ -10,11 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from sim.navigation import Box, Endpoints, GridMap, box_footprint
+from sim.navigation import Box, Endpoints, GridMap, box_footprint, transform_box
 from sim.scene_file import ObjectSpec, SceneSpec, Tag
-
-FOOTPRINT_DECIMALS = 5
-"""The rounding of GridManager._footprint_key: float32 noise never moves a footprint."""
 
 
 def obstacle_box(obj: ObjectSpec) -> Box:
@@ -28,10 +24,8 @@ def obstacle_box(obj: ObjectSpec) -> Box:
     x, y, _ = obj.pos
     size_x, size_y, _ = obj.scale
     # Panda3D stores a transform in float32 and GridManager reads it back as such.
-    single = [float(np.float32(value)) for value in (x, y, size_x, size_y, obj.heading)]
-    values = (single[0], single[1], abs(single[2]), abs(single[3]), single[4] % 360.0)
-    x, y, size_x, size_y, heading = (round(value, FOOTPRINT_DECIMALS) for value in values)
-    return Box(x, y, size_x, size_y, heading)
+    single = (float(np.float32(value)) for value in (x, y, size_x, size_y, obj.heading))
+    return transform_box(*single)
 
 
 def scene_grid(scene: SceneSpec) -> GridMap:

@@ -19,6 +19,7 @@ from sim.navigation import (
     Reason,
     box_footprint,
     find_path,
+    transform_box,
 )
 from sim.navigation.line_of_sight import segment_is_clear, smooth_path
 
@@ -83,7 +84,7 @@ class PlanOutcome:
 
 @dataclass(slots=True)
 class _Tracked:
-    key: tuple[float, ...]
+    box: Box
     footprint: Footprint = field(repr=False)
 
 
@@ -174,15 +175,17 @@ class GridManager(Component):
             del self._objects[gone]
             changed = True
         for key, obj in current.items():
-            footprint_key = self._footprint_key(obj)
+            box = self._box_of(obj)
             tracked = self._tracked.get(key)
-            if tracked is not None and tracked.key == footprint_key:
+            if tracked is not None and tracked.box == box:
                 continue
             if tracked is not None:
                 self._apply(tracked.footprint, -1)
-            footprint = self._footprint(footprint_key)
+            footprint = box_footprint(
+                box, self._cover.shape, origin=self.origin, cell_size=self.grid_cell_size
+            )
             self._apply(footprint, +1)
-            self._tracked[key] = _Tracked(footprint_key, footprint)
+            self._tracked[key] = _Tracked(box, footprint)
             self._objects[key] = obj
             self.rasterized_footprints += 1
             changed = True
@@ -191,20 +194,11 @@ class GridManager(Component):
             self.mask_version += 1
         return changed
 
-    def _footprint_key(self, obj: GameObject) -> tuple[float, ...]:
+    def _box_of(self, obj: GameObject) -> Box:
         node = obj.node
         root = node.get_top()
         pos, scale = node.get_pos(root), node.get_scale(root)
-        # Rounded so float32 noise from re-reading a transform never counts as a move.
-        values = (pos.x, pos.y, abs(scale.x), abs(scale.y), node.get_h(root) % 360.0)
-        return tuple(round(float(value), 5) for value in values)
-
-    def _footprint(self, key: tuple[float, ...]) -> Footprint:
-        x, y, size_x, size_y, heading = key
-        box = Box(x, y, size_x, size_y, heading)
-        return box_footprint(
-            box, self._cover.shape, origin=self.origin, cell_size=self.grid_cell_size
-        )
+        return transform_box(pos.x, pos.y, scale.x, scale.y, node.get_h(root))
 
     def outside_note(self, name: str, box: Box) -> str | None:
         """Say how much of obstacle `name` (its footprint `box`) lies off the grid, if any.

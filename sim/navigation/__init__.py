@@ -44,6 +44,7 @@ from sim.navigation.raster import (
     box_footprint,
     rasterize_box_into,
     rasterize_boxes,
+    transform_box,
 )
 from sim.navigation.search import (
     Algorithm,
@@ -95,5 +96,6 @@ __all__ = [
     "segment_is_clear",
     "smooth_path",
     "start_search",
+    "transform_box",
     "zero",
 ]

@@ -124,6 +124,25 @@ class Footprint:
         return ((rows + self.row_start) * width + cols + self.col_start).astype(np.intp)
 
 
+FOOTPRINT_DECIMALS = 5
+"""Transform values are rounded to this many decimals before rasterizing (see `transform_box`)."""
+
+
+def transform_box(x: float, y: float, scale_x: float, scale_y: float, heading_deg: float) -> Box:
+    """Return the footprint of a unit cube placed by a transform, as the app rasterizes it.
+
+    A mirrored scale covers the same ground (sizes lose their sign), the heading is taken
+    modulo 360, and every value is rounded to `FOOTPRINT_DECIMALS`, so that the float32 noise
+    of reading a transform back from a scene graph never counts as a move.
+
+    >>> transform_box(1.0000001, 2.0, -3.0, 1.0, -90.0)
+    Box(x=1.0, y=2.0, size_x=3.0, size_y=1.0, heading_deg=270.0)
+    """
+    values = (x, y, abs(scale_x), abs(scale_y), heading_deg % 360.0)
+    x, y, size_x, size_y, heading = (round(float(value), FOOTPRINT_DECIMALS) for value in values)
+    return Box(x, y, size_x, size_y, heading)
+
+
 def box_footprint(
     box: Box,
     shape: tuple[int, int],

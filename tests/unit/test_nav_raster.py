@@ -11,7 +11,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from numpy.typing import NDArray
 
-from sim.navigation import Box, box_footprint, rasterize_box_into, rasterize_boxes
+from sim.navigation import (
+    Box,
+    box_footprint,
+    rasterize_box_into,
+    rasterize_boxes,
+    transform_box,
+)
 
 RASTER_SETTINGS = settings(
     derandomize=True,
@@ -275,3 +281,9 @@ def test_empty_footprint_is_empty() -> None:
 def test_bad_raster_arguments_raise(make: Callable[[], object], message: str) -> None:
     with pytest.raises(ValueError, match=message):
         make()
+
+
+def test_transform_box_ignores_float32_noise_and_mirroring() -> None:
+    noisy = transform_box(2.0000003, -1.9999997, -2.0, 1.0, 450.0000001)
+    assert noisy == transform_box(2.0, -2.0, 2.0, 1.0, 90.0)
+    assert noisy == Box(2.0, -2.0, 2.0, 1.0, 90.0)
