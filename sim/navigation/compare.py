@@ -258,36 +258,27 @@ def _row(
     cost_scale: float,
 ) -> ComparisonRow:
     guaranteed = _guaranteed(variant, diagonal=diagonal, uniform=uniform)
+    optimal = result.found and math.isclose(
+        result.cost, optimum, rel_tol=OPTIMAL_REL_TOLERANCE, abs_tol=0.0
+    )
     if not result.found:
-        return ComparisonRow(
-            variant.algorithm,
-            variant.heuristic,
-            variant.weight,
-            variant.label,
-            found=False,
-            expanded=result.expanded,
-            ms=ms,
-            cost=math.inf,
-            gap=None,
-            optimal=False,
-            guaranteed=guaranteed,
-            note=f"no path ({result.reason})",
-            reason=result.reason,
-        )
-    optimal = math.isclose(result.cost, optimum, rel_tol=OPTIMAL_REL_TOLERANCE, abs_tol=0.0)
+        gap, note = None, f"no path ({result.reason})"
+    else:
+        gap = 0.0 if optimal else (result.cost - optimum) * cost_scale
+        note = _note(variant, diagonal=diagonal, uniform=uniform, guaranteed=guaranteed)
     return ComparisonRow(
         variant.algorithm,
         variant.heuristic,
         variant.weight,
         variant.label,
-        found=True,
+        found=result.found,
         expanded=result.expanded,
         ms=ms,
         cost=result.cost * cost_scale,
-        gap=0.0 if optimal else (result.cost - optimum) * cost_scale,
+        gap=gap,
         optimal=optimal,
         guaranteed=guaranteed,
-        note=_note(variant, diagonal=diagonal, uniform=uniform, guaranteed=guaranteed),
+        note=note,
         path=result.cells,
         reason=result.reason,
     )

@@ -59,8 +59,7 @@ from numpy.typing import NDArray
 
 from sim.navigation.grid import Cell
 from sim.navigation.heuristics import SQRT2_MINUS_1, Heuristic
-from sim.navigation.moves import MoveGraph
-from sim.navigation.search import PathResult, Search
+from sim.navigation.search import PathResult, start_search
 
 
 class CellStatus(IntEnum):
@@ -142,8 +141,17 @@ class ExpansionLog:
         weight: float = 1.0,
     ) -> None:
         """Set the search up (ValueError naming a bad value, as `start_search`); record nothing."""
-        graph = MoveGraph.build(walkable, diagonal=diagonal, costs=costs)
-        search = Search(graph, start, goal, heuristic=heuristic, algorithm=algorithm, weight=weight)
+        search = start_search(
+            walkable,
+            start,
+            goal,
+            diagonal=diagonal,
+            heuristic=heuristic,
+            algorithm=algorithm,
+            costs=costs,
+            weight=weight,
+        )
+        graph = search.graph
         self._search = search
         self._graph = graph
         self.height, self.width = graph.height, graph.width
