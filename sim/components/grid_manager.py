@@ -327,22 +327,33 @@ class GridManager(Component):
 
     def _block_quads(self) -> NDArray[np.float32]:
         if self._blocks is None or self._blocks[0] != self.version:
-            rows, cols = np.nonzero(~self._walkable)
-            size = self.grid_cell_size
-            x0 = self.origin[0] + cols * size
-            y0 = self.origin[1] + rows * size
-            z = np.full_like(x0, BLOCK_Z, dtype=np.float64)
-            corners = np.stack(
-                [
-                    np.stack([x0, y0, z], axis=1),
-                    np.stack([x0 + size, y0, z], axis=1),
-                    np.stack([x0 + size, y0 + size, z], axis=1),
-                    np.stack([x0, y0 + size, z], axis=1),
-                ],
-                axis=1,
-            )
-            self._blocks = (self.version, corners.astype(np.float32))
+            self._blocks = (self.version, self.cell_quads(np.flatnonzero(~self._walkable), BLOCK_Z))
         return self._blocks[1]
+
+    def cell_quads(
+        self, cells: NDArray[np.intp], z: float, *, inset: float = 0.0
+    ) -> NDArray[np.float32]:
+        """Return a flat quad `(N, 4, 3)` over each flat cell at height `z`, for `Gizmos.quads`.
+
+        `inset` is the fraction of a cell left bare on each side (so grid lines still show).
+        """
+        rows, cols = np.divmod(cells, self.num_of_columns)
+        size = self.grid_cell_size
+        x0 = self.origin[0] + (cols + inset) * size
+        y0 = self.origin[1] + (rows + inset) * size
+        x1, y1 = x0 + (1.0 - 2.0 * inset) * size, y0 + (1.0 - 2.0 * inset) * size
+        z_all = np.full(x0.shape, z, dtype=np.float64)
+        corners = [(x0, y0), (x1, y0), (x1, y1), (x0, y1)]
+        quads = np.stack([np.stack([x, y, z_all], axis=-1) for x, y in corners], axis=1)
+        return quads.astype(np.float32).reshape(-1, 4, 3)
+
+    def cell_centres(self, cells: NDArray[np.intp]) -> NDArray[np.float64]:
+        """Return the world ``(x, y)`` `(N, 2)` of each flat cell's centre."""
+        rows, cols = np.divmod(cells, self.num_of_columns)
+        size = self.grid_cell_size
+        return np.stack(
+            [self.origin[0] + (cols + 0.5) * size, self.origin[1] + (rows + 0.5) * size], axis=1
+        )
 
     def grid_line_segments(self) -> NDArray[np.float32]:
         """Return the grid's lines as segments `(N, 2, 3)`: one line per row and column edge."""

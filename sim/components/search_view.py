@@ -79,31 +79,28 @@ class Choice(StrEnum):
     @property
     def algorithm(self) -> str:
         """The `find_path` algorithm name."""
-        return {
-            Choice.ASTAR: "astar",
-            Choice.DIJKSTRA: "dijkstra",
-            Choice.BFS: "bfs",
-            Choice.GREEDY: "greedy",
-            Choice.WEIGHTED: "astar",
-            Choice.DFS: "dfs",
-        }[self]
+        return _CHOICES[self][0]
 
     @property
     def uses_heuristic(self) -> bool:
         """Whether the heuristic matters to this search."""
-        return self in {Choice.ASTAR, Choice.GREEDY, Choice.WEIGHTED}
+        return _CHOICES[self][1]
 
     @property
     def promise(self) -> str:
         """What the search promises about its path, for the panel ("" for a shortest path)."""
-        return {
-            Choice.ASTAR: "",
-            Choice.DIJKSTRA: "",
-            Choice.BFS: "fewest moves, not least cost",
-            Choice.GREEDY: "not shortest",
-            Choice.WEIGHTED: "within the weight of shortest",
-            Choice.DFS: "baseline: not shortest",
-        }[self]
+        return _CHOICES[self][2]
+
+
+# Each choice: the algorithm it runs, whether a heuristic steers it, what it promises.
+_CHOICES: dict[Choice, tuple[str, bool, str]] = {
+    Choice.ASTAR: ("astar", True, ""),
+    Choice.DIJKSTRA: ("dijkstra", False, ""),
+    Choice.BFS: ("bfs", False, "fewest moves, not least cost"),
+    Choice.GREEDY: ("greedy", True, "not shortest"),
+    Choice.WEIGHTED: ("astar", True, "within the weight of shortest"),
+    Choice.DFS: ("dfs", False, "baseline: not shortest"),
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -530,24 +527,7 @@ class SearchView(Component):
         return geometry
 
     def _cell_quads(self, cells: NDArray[np.intp]) -> NDArray[np.float32]:
-        replay = self.replay
-        assert replay is not None
-        rows, cols = np.divmod(cells, replay.log.width)
-        size = self._grid.grid_cell_size
-        x0 = self._grid.origin[0] + (cols + CELL_INSET) * size
-        y0 = self._grid.origin[1] + (rows + CELL_INSET) * size
-        side = (1.0 - 2.0 * CELL_INSET) * size
-        z = np.full(x0.shape, CELL_Z)
-        corners = np.stack(
-            [
-                np.stack([x0, y0, z], axis=-1),
-                np.stack([x0 + side, y0, z], axis=-1),
-                np.stack([x0 + side, y0 + side, z], axis=-1),
-                np.stack([x0, y0 + side, z], axis=-1),
-            ],
-            axis=1,
-        )
-        return corners.astype(np.float32).reshape(-1, 4, 3)
+        return self._grid.cell_quads(cells, CELL_Z, inset=CELL_INSET)
 
     def _parent_arrows(self, replay: SearchReplay) -> NDArray[np.float32]:
         """Each touched cell's arrow toward its parent: a shaft and two head strokes."""
@@ -555,9 +535,9 @@ class SearchView(Component):
         cells = np.flatnonzero(parent >= 0)
         if cells.size == 0:
             return np.zeros((0, 2, 3), dtype=np.float32)
-        width, size = replay.log.width, self._grid.grid_cell_size
-        here = self._centres(cells, width)
-        there = self._centres(parent[cells], width)
+        size = self._grid.grid_cell_size
+        here = self._grid.cell_centres(cells)
+        there = self._grid.cell_centres(parent[cells])
         step = there - here
         tail = here + ARROW_FROM * step
         tip = here + ARROW_TO * step
@@ -581,64 +561,49 @@ class SearchView(Component):
         heads_right = np.stack([at_z(tip), at_z(tip + right)], axis=1)
         return np.concatenate([shafts, heads_left, heads_right]).astype(np.float32)
 
-    def _centres(self, cells: NDArray[np.intp], width: int) -> NDArray[np.float64]:
-        rows, cols = np.divmod(cells, width)
-        size = self._grid.grid_cell_size
-        x = self._grid.origin[0] + (cols + 0.5) * size
-        y = self._grid.origin[1] + (rows + 0.5) * size
-        return np.stack([x, y], axis=1)
-
     def _place_numbers(self) -> None:
         """Put g and f over each touched cell big enough on screen to read them, nearest first."""
         replay = self.replay
-        if replay is None or not self.show_numbers:
-            self._labels.hide_all()
-            return
-        status = replay.status.ravel()
-        cells = np.flatnonzero(status != CellStatus.UNSEEN)
-        if cells.size == 0:
-            self._labels.hide_all()
-            return
-        width, size = replay.log.width, self._grid.grid_cell_size
-        centres = self._centres(cells, width)
-        points = np.concatenate([centres, np.full((cells.size, 1), LABEL_Z * size)], axis=1)
-        readable = self._readable(points)
-        chosen = cells[readable][:MAX_LABELS]
-        g, f = replay.g.ravel(), replay.f.ravel()
-        entries = {}
-        for cell, point in zip(
-            chosen.tolist(), points[readable][:MAX_LABELS].tolist(), strict=True
-        ):
-            entries[cell] = ((point[0], point[1], point[2]), f"g {g[cell]:.1f}\nf {f[cell]:.1f}")
-        self._labels.show(entries)
-
-    def _readable(self, points: NDArray[np.float64]) -> NDArray[np.intp]:
-        """Indices of `points` in view whose cell spans >= MIN_LABEL_PX pixels, nearest first."""
         lens = self._camera.node().get_lens()
-        root = self._camera.get_top()
         fov_w, fov_h = (math.radians(angle) for angle in lens.get_fov())
         half_w, half_h = math.tan(fov_w / 2.0), math.tan(fov_h / 2.0)
-        pixels_per_unit_depth = self._grid.grid_cell_size * self._window_height() / (2.0 * half_h)
-        # Early out, the usual case: no point in view can be nearer than the camera's height
-        # above them times the cosine of the frustum's half diagonal, so if a cell there is
-        # still too small, every cell is.
-        height = float(self._camera.get_z(root)) - float(points[:, 2].max())
+        size = self._grid.grid_cell_size
+        pixels_per_unit_depth = size * self._window_height() / (2.0 * half_h)
+        root = self._camera.get_top()
+        # No point in view is nearer (in depth) than the camera's height above it divided by
+        # the frustum's half-diagonal slope: when a cell there is still too small to read, every
+        # cell is, and the usual far-away view costs nothing per cell.
+        height = float(self._camera.get_z(root)) - LABEL_Z * size
         nearest = height / math.sqrt(1.0 + half_w * half_w + half_h * half_h)
-        if nearest > 0.0 and pixels_per_unit_depth / nearest < MIN_LABEL_PX:
-            return np.zeros(0, dtype=np.intp)
+        too_far = nearest > 0.0 and pixels_per_unit_depth / nearest < MIN_LABEL_PX
+        if replay is None or not self.show_numbers or too_far:
+            self._labels.hide_all()
+            return
+        cells = np.flatnonzero(replay.status.ravel() != CellStatus.UNSEEN)
+        points = np.concatenate(
+            [self._grid.cell_centres(cells), np.full((cells.size, 1), LABEL_Z * size)], axis=1
+        )
         # Panda3D matrices act on row vectors: camera-space p' = [p, 1] @ M.
         matrix = np.array(root.get_mat(self._camera), dtype=np.float64).reshape(4, 4)
         local = np.concatenate([points, np.ones((len(points), 1))], axis=1) @ matrix
         depth = local[:, 1]
         with np.errstate(divide="ignore", invalid="ignore"):
-            pixels = pixels_per_unit_depth / depth
-            inside = (
+            readable = (
                 (depth > lens.get_near())
                 & (np.abs(local[:, 0]) <= depth * half_w)
                 & (np.abs(local[:, 2]) <= depth * half_h)
+                & (pixels_per_unit_depth / depth >= MIN_LABEL_PX)
             )
-        ok = np.flatnonzero(inside & (pixels >= MIN_LABEL_PX))
-        return ok[np.argsort(depth[ok], kind="stable")]
+        nearest_first = np.flatnonzero(readable)
+        nearest_first = nearest_first[np.argsort(depth[nearest_first], kind="stable")]
+        chosen = nearest_first[:MAX_LABELS]
+        g, f = replay.g.ravel(), replay.f.ravel()
+        self._labels.show(
+            {
+                cell: (tuple(points[index].tolist()), f"g {g[cell]:.1f}\nf {f[cell]:.1f}")
+                for index, cell in zip(chosen.tolist(), cells[chosen].tolist(), strict=True)
+            }
+        )
 
     def on_destroy(self) -> None:
         """Drop the labels."""
