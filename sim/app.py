@@ -403,33 +403,19 @@ class SimApp:
         entry = self.search_view.report()
         panel = self.search_panel
         entry["compare_open"] = panel.compare_open
-        entry["compare"] = (
-            [
-                {
-                    "search": row.label
-                    if row.heuristic is None
-                    else f"{row.label} {row.heuristic}",
-                    "found": row.found,
-                    "expanded": row.expanded,
-                    "cost": round(row.cost, 6) if row.found else None,
-                    "gap": None if row.gap is None else round(row.gap, 6),
-                    "optimal": row.optimal,
-                }
-                for row in panel.rows
-            ]
-            if panel.compare_open
-            else []
-        )
-        width, height = self.window_size()
-        entry["buttons"] = (
+        entry["compare"] = [
             {
-                key: [round((x + 1.0) / 2.0 * width), round((1.0 - y) / 2.0 * height)]
-                for key in panel.buttons
-                for x, y in [panel.button_screen_pos(key)]
+                "search": row.name,
+                "found": row.found,
+                "expanded": row.expanded,
+                "cost": round(row.cost, 6) if row.found else None,
+                "gap": None if row.gap is None else round(row.gap, 6),
+                "optimal": row.optimal,
             }
-            if self.search_view.opened
-            else {}
-        )
+            for row in (panel.rows if panel.compare_open else [])
+        ]
+        opened = self.search_view.opened
+        entry["buttons"] = panel.button_pixels(self.window_size()) if opened else {}
         return entry
 
     def _camera_entry(self) -> dict[str, Any]:

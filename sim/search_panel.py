@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from direct.gui.DirectGui import DGG, DirectButton, DirectFrame
@@ -63,12 +62,6 @@ TABLE_COLUMNS = (  # title, x offset in aspect2d units, alignment
 )
 TABLE_WIDTH = 1.1
 _NOT_SHORTEST = "not-shortest"
-
-
-@dataclass(slots=True)
-class _Button:
-    widget: DirectButton
-    key: str
 
 
 class SearchPanel:
@@ -302,14 +295,21 @@ class SearchPanel:
             widget["frameColor"] = color
             widget["text_fg"] = CHOSEN_TEXT_COLOR if chosen else TEXT_COLOR
 
-    def button_screen_pos(self, key: str) -> tuple[float, float]:
-        """The middle of button `key` in render2d coordinates (x and y in -1..1, +y up)."""
-        widget = self.buttons[key]
-        left, right, bottom, top = widget.getBounds()
-        middle = widget.get_top().get_relative_point(
-            widget, ((left + right) / 2, 0.0, (bottom + top) / 2)
-        )
-        return (middle[0], middle[2])
+    def button_pixels(self, window_size: tuple[int, int]) -> dict[str, list[int]]:
+        """The middle of every button in window pixels (origin top left), for the report."""
+        width, height = window_size
+        pixels = {}
+        for key, widget in self.buttons.items():
+            left, right, bottom, top = widget.getBounds()
+            # render2d spans -1..1 on both axes, +y up; pixels count down from the top.
+            middle = widget.get_top().get_relative_point(
+                widget, ((left + right) / 2, 0.0, (bottom + top) / 2)
+            )
+            pixels[key] = [
+                round((middle[0] + 1.0) / 2.0 * width),
+                round((1.0 - middle[2]) / 2.0 * height),
+            ]
+        return pixels
 
     def destroy(self) -> None:
         """Remove every widget."""
@@ -319,12 +319,11 @@ class SearchPanel:
 
 def table_cells(row: ComparisonRow) -> list[str]:
     """One comparison row as the table's cells: search, expanded, ms, cost, gap."""
-    name = row.label if row.heuristic is None else f"{row.label} {row.heuristic}"
     if not row.found:
-        return [name, str(row.expanded), f"{row.ms:.2f}", "no path", "-"]
+        return [row.name, str(row.expanded), f"{row.ms:.2f}", "no path", "-"]
     # A gap is never negative, and the default font's "+" is too small to read: no sign.
     gap = "0" if row.optimal or row.gap is None else f"{row.gap:.2f} *"
-    return [name, str(row.expanded), f"{row.ms:.2f}", f"{row.cost:.2f}", gap]
+    return [row.name, str(row.expanded), f"{row.ms:.2f}", f"{row.cost:.2f}", gap]
 
 
 def _marked(text: str) -> str:

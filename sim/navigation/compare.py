@@ -80,6 +80,16 @@ class ComparisonRow:
     path: tuple[Cell, ...] = ()
     reason: Reason = Reason.FOUND
 
+    @property
+    def name(self) -> str:
+        """The search in a few words: the label and, where one is used, the heuristic.
+
+        >>> rows = compare_searches(np.ones((2, 2), dtype=bool), (0, 0), (1, 1), repeat=1)
+        >>> rows[1].name, rows[12].name
+        ('A* octile', 'Dijkstra')
+        """
+        return self.label if self.heuristic is None else f"{self.label} {self.heuristic.value}"
+
 
 @dataclass(frozen=True, slots=True)
 class _Variant:
