@@ -1,6 +1,6 @@
 import sys
 
-from sim.cli import main
+from sim.commands.cli import main
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from panda3d.core import Filename, PNMImage, Texture
 
-from sim.components.search_view import CLOSED_COLOR, OPEN_COLOR
+from sim.search_view.view import CLOSED_COLOR, OPEN_COLOR
 from tests.e2e.conftest import ARTIFACTS
 from tests.e2e.harness import drag, needs_x, screenshot, wait_until
 from tests.pixels import near

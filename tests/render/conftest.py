@@ -5,9 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from sim.app import RunOptions, SimApp
+from sim.app.composition import RunOptions, SimApp
 from sim.engine.showbase import DisplaySettings
-from sim.scene_file import load_scene
+from sim.scene.file import load_scene
 
 OpenApp = Callable[..., SimApp]
 

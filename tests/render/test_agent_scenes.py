@@ -7,7 +7,7 @@ import pytest
 from sim.components.agent_controller import AgentState
 from sim.components.start_end_path import PATH_COLOR
 from sim.engine import GameObject
-from sim.scene_file import list_scenes
+from sim.scene.file import list_scenes
 from tests.pixels import near, screenshot_rgb
 
 pytestmark = pytest.mark.render

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from sim.scene_file import load_scene
+from sim.scene.file import load_scene
 from tests.conftest import REPO_ROOT
 
 pytestmark = pytest.mark.render

@@ -9,7 +9,7 @@ from panda3d.core import KeyboardButton, MouseButton, Point3
 
 from sim.components.agent_controller import AgentState
 from sim.navigation import Box, box_footprint
-from sim.scene_file import load_scene
+from sim.scene.file import load_scene
 from tests.conftest import REPO_ROOT
 from tests.render.virtual_mouse import Mouse
 

@@ -6,8 +6,8 @@ import shutil
 
 import pytest
 
-import sim.scene_editor
-from sim.scene_writer import SceneSaveError
+import sim.editor.editor
+from sim.scene.writer import SceneSaveError
 from tests.conftest import REPO_ROOT
 
 pytestmark = pytest.mark.render
@@ -21,7 +21,7 @@ def test_failed_save_keeps_the_app_running_and_shows_why(open_app, monkeypatch, 
     def refuse(*args, **kwargs):
         raise SceneSaveError(f"{scene}: No space left on device")
 
-    monkeypatch.setattr(sim.scene_editor, "save_scene", refuse)
+    monkeypatch.setattr(sim.editor.editor, "save_scene", refuse)
     app = open_app(scene, size=(160, 120))
     app.step()
     assert app.editor.save() is None

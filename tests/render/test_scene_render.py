@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from sim.components.grid_manager import GRID_COLOR
-from sim.scene_file import Tag, list_scenes
+from sim.scene.file import Tag, list_scenes
 from tests.pixels import dominant, near, screenshot_rgb
 
 pytestmark = pytest.mark.render

@@ -8,16 +8,16 @@ import numpy as np
 import pytest
 from panda3d.core import MouseButton, Point3
 
-from sim.components.search_view import (
+from sim.navigation import find_path
+from sim.navigation.search_log import CellStatus
+from sim.search_view.panel import BUTTON_COLOR, CHOSEN_COLOR
+from sim.search_view.view import (
     CLOSED_COLOR,
     CURRENT_COLOR,
     OPEN_COLOR,
     PATH_COLOR,
     Choice,
 )
-from sim.navigation import find_path
-from sim.navigation.search_log import CellStatus
-from sim.search_panel import BUTTON_COLOR, CHOSEN_COLOR
 from tests.conftest import REPO_ROOT
 from tests.pixels import near, screenshot_rgb
 from tests.render.virtual_mouse import Mouse

@@ -8,8 +8,8 @@ import re
 
 import pytest
 
-from sim.cli import main
-from sim.soak_command import SoakResult
+from sim.commands.cli import main
+from sim.commands.soak import SoakResult
 from tests.conftest import REPO_ROOT
 
 pytestmark = pytest.mark.render

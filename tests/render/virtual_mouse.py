@@ -11,7 +11,7 @@ from panda3d.core import (
     VirtualMouse,
 )
 
-from sim.app import SimApp
+from sim.app.composition import SimApp
 
 LEFT = MouseButton.one()
 

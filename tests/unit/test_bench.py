@@ -1,4 +1,4 @@
-"""`sim bench` through `sim.cli.main` (no timing assertions) and its path legality checker."""
+"""`sim bench` through `cli.main` (no timing assertions) and its path legality checker."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ import subprocess
 import numpy as np
 import pytest
 
-from sim import bench
-from sim.bench import check_path
-from sim.bench_peers import diagonal_ok
-from sim.cli import main
+from sim.bench import maps as bench
+from sim.bench.maps import check_path
+from sim.bench.peers import diagonal_ok
+from sim.commands.cli import main
 from tests.conftest import movingai_dir
 
 # A wall at (1, 0): the diagonal (0, 0) -> (1, 1) would cut its corner.
@@ -98,7 +98,7 @@ def test_bad_values_exit_2(
 def test_bench_crowd_prints_the_throughput_table(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from sim import crowd_bench
+    from sim.bench import crowd as crowd_bench
 
     monkeypatch.setattr(crowd_bench, "SIZES", (10,))
     monkeypatch.setattr(crowd_bench, "SECONDS", 0.5)
@@ -144,7 +144,7 @@ def test_first_path_timing_reports_the_median_process(monkeypatch: pytest.Monkey
 @pytest.fixture(scope="module")
 def written_results(tmp_path_factory: pytest.TempPathFactory) -> str:
     """RESULTS.md as `sim bench --write-results` writes it: one small map, a short crowd."""
-    from sim import crowd_bench
+    from sim.bench import crowd as crowd_bench
 
     if not (movingai_dir() / "arena.map").is_file():
         pytest.skip("shared Moving AI maps not found")

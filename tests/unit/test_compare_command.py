@@ -1,4 +1,4 @@
-"""`sim compare SCENE` through `sim.cli.main`, and scene_grid against the live GridManager."""
+"""`sim compare SCENE` through `cli.main`, and scene_grid against the live GridManager."""
 
 from __future__ import annotations
 
@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 from panda3d.core import NodePath
 
-from sim.cli import main
+from sim.commands.cli import main
 from sim.components.grid_manager import GridManager
 from sim.engine import GameObject, World
-from sim.scene_file import SceneSpec, list_scenes, load_scene, parse_scene
-from sim.scene_grid import obstacle_box, scene_endpoints, scene_grid
+from sim.scene.file import SceneSpec, list_scenes, load_scene, parse_scene
+from sim.scene.grid import obstacle_box, scene_endpoints, scene_grid
 from tests.conftest import REPO_ROOT
 
 SCENE_FILES = list_scenes(REPO_ROOT / "scenes") + list_scenes(
@@ -284,7 +284,7 @@ def test_bad_options_are_one_line_exit_2(
 
 
 def test_weight_must_be_finite() -> None:
-    from sim.compare_command import weight_value
+    from sim.commands.compare import weight_value
 
     assert weight_value("1") == 1.0
     assert math.isclose(weight_value("2.5"), 2.5)

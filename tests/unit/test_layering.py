@@ -23,7 +23,7 @@ def modules_after_import(statement: str) -> list[str]:
 
 @pytest.mark.parametrize(
     "module",
-    ["sim.navigation", "sim.plan_command", "sim.compare_command", "sim.scene_grid"],
+    ["sim.navigation", "sim.commands.plan", "sim.commands.compare", "sim.scene.grid"],
     ids=["navigation", "plan-command", "compare-command", "scene-grid"],
 )
 def test_imports_without_panda3d(module: str) -> None:
@@ -36,10 +36,10 @@ def test_sim_compare_runs_without_panda3d() -> None:
     # The whole command, not only its import: rasterizing a scene must not need Panda3D either.
     statement = (
         "import contextlib, io\n"
-        "from sim.cli import main\n"
+        "from sim.commands.cli import main\n"
         "with contextlib.redirect_stdout(io.StringIO()):\n"
         "    assert main(['compare', 'scenes/default.toml', '--repeat', '1']) == 0"
     )
     modules = modules_after_import(statement)
-    assert "sim.compare_command" in modules
+    assert "sim.commands.compare" in modules
     assert [name for name in modules if name.startswith(("panda3d", "direct"))] == []

@@ -1,4 +1,4 @@
-"""`sim plan` through `sim.cli.main`: scenario checks, one path, and one-line errors (exit 2)."""
+"""`sim plan` through `cli.main`: scenario checks, one path, and one-line errors (exit 2)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from sim.cli import main
+from sim.commands.cli import main
 from tests.conftest import movingai_dir
 
 SMALL_MAP = "type octile\nheight 4\nwidth 5\nmap\n.....\n.@@@.\n.@..T\n.....\n"

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from sim.cli import main
+from sim.commands.cli import main
 from tests.conftest import REPO_ROOT
 
 DEFAULT = str(REPO_ROOT / "scenes" / "default.toml")

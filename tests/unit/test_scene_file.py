@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sim.config import SCENES_DIR
-from sim.scene_file import (
+from sim.scene.file import (
     DEFAULT_COLORS,
     MAX_GRID_CELLS,
     AgentConfig,

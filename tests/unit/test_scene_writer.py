@@ -15,8 +15,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from sim.scene_file import DEFAULT_COLORS, ObjectSpec, SceneSpec, Tag, list_scenes, load_scene
-from sim.scene_writer import ObjectState, SceneSaveError, save_scene
+from sim.scene.file import DEFAULT_COLORS, ObjectSpec, SceneSpec, Tag, list_scenes, load_scene
+from sim.scene.writer import ObjectState, SceneSaveError, save_scene
 
 SHIPPED = list_scenes()
 SHIPPED_IDS = [path.stem for path in SHIPPED]

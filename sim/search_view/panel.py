@@ -21,8 +21,8 @@ from direct.gui.DirectGui import DGG, DirectButton, DirectFrame
 from direct.gui.OnscreenText import OnscreenText
 from panda3d.core import NodePath, TextNode, TextProperties, TextPropertiesManager
 
-from sim.components.search_view import HEURISTICS, WEIGHT_STEP, Choice, SearchView
 from sim.navigation.compare import ComparisonRow, compare_searches
+from sim.search_view.view import HEURISTICS, WEIGHT_STEP, Choice, SearchView
 
 BUTTON_SCALE = 0.032
 TEXT_SCALE = 0.034

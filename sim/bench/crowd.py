@@ -6,7 +6,7 @@ fixed ``dt = 1/60`` and measures what the simulation itself costs: milliseconds 
 simulated second, and simulated frames per wall-clock second of the whole sim step (grid sync,
 planning, steering). `bench_crowd` does that for N = 50, 200, 1000 and returns a `CrowdReport`:
 its table and the issue's target line, which ``sim bench --crowd`` prints and
-``sim bench --write-results`` writes into benchmarks/RESULTS.md (``python -m sim.crowd_bench``
+``sim bench --write-results`` writes into benchmarks/RESULTS.md (``python -m sim.bench.crowd``
 prints it too).
 """
 
@@ -21,13 +21,13 @@ from typing import Any
 
 from panda3d.core import NodePath
 
-from sim.bench import pipe_table
+from sim.bench.maps import pipe_table
 from sim.components.agent_controller import AgentController, AgentState
 from sim.components.crowd import CrowdField
 from sim.components.grid_manager import GridManager
 from sim.config import SCENES_DIR, AgentConfig
 from sim.engine import GameObject, World
-from sim.scene_file import SceneSpec, Tag, crowd_positions, load_scene
+from sim.scene.file import SceneSpec, Tag, crowd_positions, load_scene
 
 CROWD_SCENE = SCENES_DIR / "crowd.toml"
 DT = 1.0 / 60.0

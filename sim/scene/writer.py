@@ -24,7 +24,7 @@ from tomlkit.exceptions import TOMLKitError
 from tomlkit.items import AoT, Array, Comment, Item, Table, Whitespace
 
 from sim.errors import SimError
-from sim.scene_file import ObjectSpec, SceneError, SceneSpec, parse_scene
+from sim.scene.file import ObjectSpec, SceneError, SceneSpec, parse_scene
 
 DECIMALS: Final = 4
 # Values come back from Panda3D as float32 (2**-24 relative error): a value this close to the

@@ -17,25 +17,25 @@ from panda3d.core import (
     Point3,
 )
 
-from sim import status
+from sim.app import hud_text
+from sim.app.report import object_entry, write_json_atomic
 from sim.components.agent_controller import AgentController, AgentState
 from sim.components.crowd import CrowdField
 from sim.components.grid_manager import HEURISTICS, GridManager
 from sim.components.hud import Hud
-from sim.components.search_view import LABEL_COLOR, LABEL_LINE_HEIGHT, SearchView
 from sim.components.start_end_path import StartEndPath
 from sim.config import AgentConfig
+from sim.editor.editor import SceneEditor
 from sim.engine import FrameLoop, GameObject, Gizmos, World
 from sim.engine.camera import CameraPose, OrbitCamera, OrbitCameraInput
 from sim.engine.labels import BillboardLabels
 from sim.engine.projection import world_to_pixel
 from sim.engine.showbase import DisplaySettings, open_showbase
-from sim.report import object_entry, write_json_atomic
-from sim.scene_builder import build_scene
-from sim.scene_editor import SceneEditor
-from sim.scene_file import SceneSpec, Tag
-from sim.scene_grid import obstacle_box
-from sim.search_panel import SearchPanel
+from sim.scene.builder import build_scene
+from sim.scene.file import SceneSpec, Tag
+from sim.scene.grid import obstacle_box
+from sim.search_view.panel import SearchPanel
+from sim.search_view.view import LABEL_COLOR, LABEL_LINE_HEIGHT, SearchView
 
 BACKGROUND_COLOR = (0.16, 0.18, 0.22, 1.0)
 CAMERA_FOV_DEG = 50.0
@@ -310,10 +310,10 @@ class SimApp:
         """What the HUD shows now."""
         fps = self.clock.get_average_frame_rate()
         lines = [
-            status.fps_line(fps, paused=self.loop.paused),
+            hud_text.fps_line(fps, paused=self.loop.paused),
             f"scene: {self.options.scene.name}",
-            status.planner_line(self.grid),
-            *status.path_lines(self.path.outcome, self.path.plans),
+            hud_text.planner_line(self.grid),
+            *hud_text.path_lines(self.path.outcome, self.path.plans),
         ]
         if len(self.agents) > HUD_AGENT_LINES:
             states = Counter(agent.state for agent in self.agents)
@@ -323,7 +323,7 @@ class SimApp:
                 line += f", {states[AgentState.NO_PATH]} no path (waiting)"
             lines.append(line)
         else:
-            lines += [status.agent_line(agent) for agent in self.agents]
+            lines += [hud_text.agent_line(agent) for agent in self.agents]
         if not self.agents:
             lines.append(NO_AGENT_TEXT)
         if self._message is not None and self.world.time_s <= self._message[1]:
@@ -382,17 +382,17 @@ class SimApp:
             "sim_time_s": round(self.world.time_s, 6),
             "window": {"size": list(self.window_size())},
             "camera": self._camera_entry(),
-            "grid": status.grid_entry(self.grid),
+            "grid": hud_text.grid_entry(self.grid),
             "path": self._path_entry(),
             "objects": [object_entry(obj, self.screen_of) for obj in self.objects if obj.alive],
-            "agents": [status.agent_entry(agent) for agent in self.agents],
+            "agents": [hud_text.agent_entry(agent) for agent in self.agents],
             "hud": self.hud.text(),
             "search_view": self._search_view_entry(),
             "errors": list(self.errors),
         }
 
     def _path_entry(self) -> dict[str, Any]:
-        entry = status.path_entry(self.path.outcome)
+        entry = hud_text.path_entry(self.path.outcome)
         entry["screen"] = [
             self.screen_of_point(Point3(*self.grid.cell_to_world(tuple(cell)), 0.0))
             for cell in entry["cells"]

@@ -14,13 +14,13 @@ from typing import Any
 from direct.showbase.Loader import Loader
 from panda3d.core import KeyboardButton, MouseWatcher, NodePath
 
-from sim.components.draggable import DRAGGABLE_TAGS, DragController, unique_name
 from sim.components.grid_manager import GridManager
+from sim.editor.drag import DRAGGABLE_TAGS, DragController, unique_name
 from sim.engine import GameObject, World
 from sim.engine.picking import Picker, make_pickable
 from sim.errors import SimError
-from sim.scene_file import DEFAULT_COLORS, SceneSpec, Tag
-from sim.scene_writer import ObjectState, save_scene
+from sim.scene.file import DEFAULT_COLORS, SceneSpec, Tag
+from sim.scene.writer import ObjectState, save_scene
 
 NEW_OBSTACLE_MODEL = "cube"
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from sim.config import DEFAULT_FIXED_FPS, DEFAULT_SCENE
 from sim.errors import SimError
-from sim.scene_file import load_scene
+from sim.scene.file import load_scene
 
 HEADLESS_DEFAULT_FRAMES = 600
 WINDOW_SIZE = (1024, 768)
@@ -93,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
         if path is not None:
             check_writable(flag, path)
     # Panda3D is imported only now, so `sim plan` and argument errors never pay for it.
-    from sim.app import RunOptions, SimApp
+    from sim.app.composition import RunOptions, SimApp
     from sim.engine.showbase import DisplaySettings
 
     size = args.size or (HEADLESS_SIZE if args.headless else WINDOW_SIZE)

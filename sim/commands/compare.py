@@ -1,7 +1,7 @@
 """`sim compare SCENE`: every search variant between a scene's Start and End, as a table.
 
 ``sim compare SCENE [--weight W] [--connectivity 4|8] [--repeat N]`` rasterizes the scene's
-obstacles exactly as the 3D app does (`sim.scene_grid`), takes the cells under the first Start
+obstacles exactly as the 3D app does (`sim.scene.grid`), takes the cells under the first Start
 and End objects (the nearest free cell when one stands in an obstacle), runs A*, weighted A*
 and greedy with four heuristics each, Dijkstra, BFS and DFS on the Python reference loop, and
 prints one header line and a table with costs in world units. Rows that miss the shortest path
@@ -16,11 +16,11 @@ import math
 from pathlib import Path
 from typing import Any
 
+from sim.commands.run import positive_int
 from sim.errors import SimError
 from sim.navigation.compare import compare_searches, format_table
-from sim.run_command import positive_int
-from sim.scene_file import Tag, load_scene
-from sim.scene_grid import scene_endpoints, scene_grid
+from sim.scene.file import Tag, load_scene
+from sim.scene.grid import scene_endpoints, scene_grid
 
 DEFAULT_WEIGHT = 1.5
 DEFAULT_REPEAT = 3

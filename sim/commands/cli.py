@@ -27,7 +27,8 @@ class OneLineParser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     """Build the top-level parser with every sub-command registered."""
-    from sim import bench, compare_command, plan_command, run_command, soak_command
+    from sim.bench import maps as bench
+    from sim.commands import compare, plan, run, soak
 
     parser = OneLineParser(
         prog="sim",
@@ -39,10 +40,10 @@ def build_parser() -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(
         dest="command", required=True, metavar="COMMAND", parser_class=OneLineParser
     )
-    run_command.add_parser(subparsers)
-    plan_command.add_parser(subparsers)
-    compare_command.add_parser(subparsers)
-    soak_command.add_parser(subparsers)
+    run.add_parser(subparsers)
+    plan.add_parser(subparsers)
+    compare.add_parser(subparsers)
+    soak.add_parser(subparsers)
     bench.add_parser(subparsers)
     return parser
 

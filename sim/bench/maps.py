@@ -11,7 +11,7 @@ the medians over the queries that peer answered. Then one line per target of the
 Only the query is timed: building a peer's graph for a map, reading its answer and checking
 the path happen outside the clock. Peers that are not installed are skipped and named.
 
-``--crowd`` runs only the crowd throughput (`sim.crowd_bench`); ``--write-results`` runs the
+``--crowd`` runs only the crowd throughput (`sim.bench.crowd`); ``--write-results`` runs the
 maps, then the crowd, and writes both, with the targets, into benchmarks/RESULTS.md.
 """
 
@@ -38,14 +38,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import NDArray
 
-from sim.bench_peers import PEERS, RULE_MOVINGAI, Cell, Planner, Read
+from sim.bench.peers import PEERS, RULE_MOVINGAI, Cell, Planner, Read
+from sim.commands.plan import REL_TOLERANCE, _load, _positive_int
 from sim.config import REPO_ROOT
 from sim.errors import SimError
 from sim.navigation import PathResult, Scenario, find_path, read_map, read_scenarios
-from sim.plan_command import REL_TOLERANCE, _load, _positive_int
 
 if TYPE_CHECKING:  # imported when run: the crowd needs Panda3D's core, the maps do not
-    from sim.crowd_bench import CrowdReport
+    from sim.bench.crowd import CrowdReport
 
 RESULTS_PATH = REPO_ROOT / "benchmarks" / "RESULTS.md"
 SLOW_PEER_MAX_CELLS = 256 * 256
@@ -154,7 +154,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _bench_crowd() -> CrowdReport:
-    from sim import crowd_bench  # Panda3D's core is needed only for the crowd
+    from sim.bench import crowd as crowd_bench  # Panda3D's core is needed only for the crowd
 
     return crowd_bench.bench_crowd()
 

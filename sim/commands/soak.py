@@ -26,13 +26,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from sim.commands.run import check_writable
 from sim.config import DEFAULT_SCENE
 from sim.errors import SimError
-from sim.run_command import check_writable
-from sim.scene_file import SceneSpec, load_scene
+from sim.scene.file import SceneSpec, load_scene
 
 if TYPE_CHECKING:
-    from sim.app import SimApp
+    from sim.app.composition import SimApp
     from sim.engine import GameObject
 
 SOAK_SIZE = (160, 120)  # pixels: rendering is not what a soak measures
@@ -183,7 +183,7 @@ def soak(scene: SceneSpec, *, minutes: float, seed: int, report: Path) -> SoakRe
         What was seen; the caller decides what counts as failure (`SoakResult.failures`).
     """
     # Panda3D is imported only now, like `sim run`.
-    from sim.app import RunOptions, SimApp
+    from sim.app.composition import RunOptions, SimApp
     from sim.engine.showbase import DisplaySettings
 
     display = DisplaySettings(headless=True, size=SOAK_SIZE, title=f"soak: {scene.name}")
@@ -278,7 +278,7 @@ class _Shuffler:
     def _poke_search_view(self) -> None:
         """Do one random thing to the search view; while it is open, keep it playing."""
         # Imported here: the view's module pulls in Panda3D, which `sim soak` loads late.
-        from sim.components.search_view import HEURISTICS, Choice
+        from sim.search_view.view import HEURISTICS, Choice
 
         rng, view = self._rng, self._app.search_view
         action = rng.randrange(8)

@@ -1,0 +1,1 @@
+"""The running app: the composition root, what the HUD says, and the JSON report."""

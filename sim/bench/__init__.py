@@ -1,0 +1,1 @@
+"""`sim bench`: our planner against its peers on the Moving AI maps, and the crowd."""

@@ -1,0 +1,1 @@
+"""The `sim` command line: one parser, and one module per sub-command."""

@@ -1,0 +1,1 @@
+"""Editing the live scene with the mouse: pick, drag, add, remove, save."""
