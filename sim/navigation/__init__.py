@@ -38,6 +38,8 @@ from sim.navigation.movingai import (
     read_map,
     read_scenarios,
 )
+from sim.navigation.pathfinder import find_path
+from sim.navigation.query import Algorithm, PathResult, Query, Reason
 from sim.navigation.raster import (
     Box,
     Footprint,
@@ -46,14 +48,7 @@ from sim.navigation.raster import (
     rasterize_boxes,
     transform_box,
 )
-from sim.navigation.search import (
-    Algorithm,
-    PathResult,
-    Reason,
-    Search,
-    find_path,
-    start_search,
-)
+from sim.navigation.search import Search, start_search
 from sim.navigation.search_log import CellStatus, ExpansionLog, ReplayState, SearchReplay
 
 __all__ = [
@@ -71,6 +66,7 @@ __all__ = [
     "MoveGraph",
     "MovingAIMap",
     "PathResult",
+    "Query",
     "Reason",
     "ReplayState",
     "Scenario",

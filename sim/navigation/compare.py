@@ -24,7 +24,8 @@ from numpy.typing import NDArray
 from sim.navigation.grid import Cell
 from sim.navigation.heuristics import Heuristic, is_admissible
 from sim.navigation.moves import MoveGraph
-from sim.navigation.search import Algorithm, PathResult, Reason, Search
+from sim.navigation.query import Algorithm, PathResult, Reason
+from sim.navigation.search import Search
 
 COMPARED_HEURISTICS = (
     Heuristic.MANHATTAN,

@@ -81,7 +81,6 @@ def field_on_graph(graph: MoveGraph, goal: int, *, implementation: str = "auto")
     """
     if not 0 <= goal < graph.height * graph.width:
         raise ValueError(f"goal {goal!r} lies outside the {graph.height}x{graph.width} grid")
-    _check_implementation(implementation)
     return _reverse_dijkstra(graph, goal, implementation=implementation)
 
 
@@ -89,22 +88,19 @@ def _check_implementation(implementation: str) -> None:
     # Imported here: importing kernel warns once when the extension is not built.
     from sim.navigation import kernel
 
-    if implementation not in {"auto", "c", "python"}:
-        raise ValueError(f"implementation must be auto, c or python, got {implementation!r}")
-    if implementation == "c" and not kernel.KERNEL_AVAILABLE:
-        raise ValueError("implementation='c' but the compiled kernel is not built")
+    kernel.choose(implementation)  # a ValueError for a bad `implementation`; the answer later
 
 
 def _reverse_dijkstra(graph: MoveGraph, goal: int, *, implementation: str = "auto") -> list[float]:
     """Dijkstra outward from `goal`; each step ``neighbour -> current`` costs entering current.
 
-    The seam for the compiled kernel: `kernel.field_flat` (``_kernel.field``) when it is built
-    and `implementation` is not "python", else the reference loop `_reverse_dijkstra_python`.
+    The seam for the compiled kernel: `kernel.field_flat` (``_kernel.field``) when
+    `kernel.choose` says so, else the reference loop `_reverse_dijkstra_python`.
     Both return the same flat list of costs, bit for bit.
     """
     from sim.navigation import kernel
 
-    if implementation != "python" and kernel.KERNEL_AVAILABLE:
+    if kernel.choose(implementation):
         costs = (
             np.array(graph.cell_cost, dtype=np.float64).reshape(graph.height, graph.width)
             if graph.has_costs

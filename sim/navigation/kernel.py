@@ -1,11 +1,11 @@
 """The compiled search core (`_kernel.c`): the same loop as `Search.advance`, in C.
 
-`find_path` here takes the arguments of `sim.navigation.search.find_path`, checks them the
-same way (same errors, same early "no path" reasons) and returns the identical `PathResult`:
-same cells, the same cost to the last bit, the same expansion count. `search_flat` is the
-checked boundary just above the C function. When the extension cannot be imported (a failed
-compile: it is built with ``optional=True``), `KERNEL_AVAILABLE` is False, one warning is
-issued, and `search.find_path` keeps using the Python reference.
+`solve` runs a checked `Query` (`sim.navigation.query`) in C and returns the `PathResult` the
+Python reference returns: same cells, the same cost to the last bit, the same expansion count.
+`search_flat` is the checked boundary just above the C function. `choose` decides, for
+`find_path`'s ``implementation`` argument, whether C runs a query. When the extension cannot be
+imported (a failed compile: it is built with ``optional=True``), `KERNEL_AVAILABLE` is False,
+one warning is issued (on first import of this module), and "auto" keeps to Python.
 
 `field_flat` is the same kind of boundary for `field._reverse_dijkstra`: the distance field
 of a goal, bit-identical to the Python loop.
@@ -16,25 +16,26 @@ ValueError here, and runs only in Python.
 
 from __future__ import annotations
 
-import math
 import warnings
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from sim.navigation.grid import Cell, check_costs, check_walkable
-from sim.navigation.heuristics import Heuristic, parse_heuristic
-from sim.navigation.search import (
+from sim.navigation.grid import Cell
+from sim.navigation.heuristics import Heuristic
+from sim.navigation.query import (
     Algorithm,
     PathResult,
+    Query,
     Reason,
-    _check_cell,
-    _parse_algorithm,
+    check_weight,
+    priority_terms,
+    reason_before_search,
 )
 
 KERNEL_AVAILABLE: bool
-"""Whether the compiled extension imported; `search.find_path` uses it when True."""
+"""Whether the compiled extension imported; `find_path` runs in C when it is True."""
 try:
     from sim.navigation import _kernel
 
@@ -65,6 +66,57 @@ COMPILED_ALGORITHMS: tuple[Algorithm, ...] = (
 """The algorithms the compiled kernel runs: those whose priority is g_weight * g + h_weight * h."""
 
 
+IMPLEMENTATIONS = ("auto", "c", "python")
+"""The values of `find_path`'s ``implementation``: the kernel when built, C only, Python only."""
+
+
+def choose(implementation: str, algorithm: Algorithm | None = None) -> bool:
+    """Return whether C runs a query with `algorithm` (None: the distance field) as asked.
+
+    "c" is C or a ValueError (an algorithm it does not run, or no kernel built); "python" is
+    never C; "auto" is C when the kernel is built and runs the algorithm.
+
+    >>> choose("python"), choose("auto", Algorithm.DFS)
+    (False, False)
+    """
+    if implementation not in IMPLEMENTATIONS:
+        raise ValueError(f"implementation must be auto, c or python, got {implementation!r}")
+    if implementation == "c":
+        if algorithm is not None:
+            _check_compiled(algorithm)
+        if not KERNEL_AVAILABLE:
+            raise ValueError("implementation='c' but the compiled kernel is not built")
+        return True
+    runs = algorithm is None or algorithm in COMPILED_ALGORITHMS
+    return implementation == "auto" and KERNEL_AVAILABLE and runs
+
+
+def solve(query: Query) -> PathResult:
+    """Run a checked `Query` in C: the result of `search.solve`, bit for bit.
+
+    Raises:
+        ValueError: for an algorithm the kernel does not run (see `COMPILED_ALGORITHMS`), or
+            when the kernel is not built.
+    """
+    _check_compiled(query.algorithm)
+    early = reason_before_search(query.walkable, query.start, query.goal)
+    if early is not None:
+        return PathResult.none(early)
+    width = query.walkable.shape[1]
+    (start_row, start_col), (goal_row, goal_col) = query.start, query.goal
+    found, cells, cost, expanded = search_flat(
+        np.ascontiguousarray(query.walkable),
+        None if query.costs is None else np.ascontiguousarray(query.costs),
+        start_row * width + start_col,
+        goal_row * width + goal_col,
+        diagonal=query.diagonal,
+        heuristic=query.heuristic,
+        algorithm=query.algorithm,
+        weight=query.weight,
+    )
+    return PathResult(found, cells, cost, expanded, Reason.FOUND if found else Reason.UNREACHABLE)
+
+
 def find_path(
     walkable: NDArray[np.bool_],
     start: Cell,
@@ -76,44 +128,23 @@ def find_path(
     costs: NDArray[Any] | None = None,
     weight: float = 1.0,
 ) -> PathResult:
-    """Run `search.find_path` in C: same arguments, errors and result (see there).
+    """`sim.navigation.find_path` in C only, never falling back: same arguments and result.
 
     Raises:
-        ValueError: as `search.find_path` does, when the kernel is not available, and for an
-            algorithm it does not run (see `COMPILED_ALGORITHMS`).
+        ValueError: as `find_path` does, and as `solve` does.
     """
-    walkable = check_walkable(walkable)
-    checked_costs = check_costs(costs, walkable)
-    chosen_algorithm = _parse_algorithm(algorithm)
-    _check_compiled(chosen_algorithm)
-    chosen = parse_heuristic(heuristic)
-    # The checks of Search.__init__, in its order and with its messages.
-    if isinstance(weight, bool) or not isinstance(weight, int | float | np.integer | np.floating):
-        raise ValueError(f"weight must be a number >= 1, got {weight!r}")
-    if not (math.isfinite(weight) and weight >= 1.0):
-        raise ValueError(f"weight must be a finite number >= 1, got {weight!r}")
-    start_row, start_col = _check_cell("start", start)
-    goal_row, goal_col = _check_cell("goal", goal)
-    height, width = walkable.shape
-    if not (0 <= start_row < height and 0 <= start_col < width):
-        raise ValueError(f"start {start!r} lies outside the {height}x{width} grid [row, col]")
-    if not (0 <= goal_row < height and 0 <= goal_col < width):
-        return PathResult(False, (), math.inf, 0, Reason.GOAL_OUTSIDE)
-    if not walkable[start_row, start_col]:
-        return PathResult(False, (), math.inf, 0, Reason.START_BLOCKED)
-    if not walkable[goal_row, goal_col]:
-        return PathResult(False, (), math.inf, 0, Reason.GOAL_BLOCKED)
-    found, cells, cost, expanded = search_flat(
-        np.ascontiguousarray(walkable),
-        None if checked_costs is None else np.ascontiguousarray(checked_costs),
-        start_row * width + start_col,
-        goal_row * width + goal_col,
-        diagonal=bool(diagonal),
-        heuristic=chosen,
-        algorithm=chosen_algorithm,
-        weight=float(weight),
+    return solve(
+        Query.check(
+            walkable,
+            start,
+            goal,
+            diagonal=diagonal,
+            heuristic=heuristic,
+            algorithm=algorithm,
+            costs=costs,
+            weight=weight,
+        )
     )
-    return PathResult(found, cells, cost, expanded, Reason.FOUND if found else Reason.UNREACHABLE)
 
 
 def search_flat(
@@ -134,22 +165,7 @@ def search_flat(
     checked here), `start` and `goal` walkable flat cells. Anything else is a ValueError before
     C reads a byte (and the C function checks sizes and indices again).
     """
-    if not KERNEL_AVAILABLE:
-        raise ValueError("the compiled kernel sim.navigation._kernel is not available")
-    if not isinstance(walkable, np.ndarray) or walkable.ndim != 2 or walkable.dtype != np.bool_:
-        raise ValueError(f"walkable must be a 2-D numpy bool array, got {_describe(walkable)}")
-    if not walkable.flags.c_contiguous:
-        raise ValueError("walkable must be C-contiguous (use np.ascontiguousarray)")
-    size = walkable.size
-    if not 0 < size <= _MAX_CELLS:
-        raise ValueError(f"walkable must have 1 to 2**31 - 1 cells, got {walkable.shape}")
-    if costs is not None:
-        if not isinstance(costs, np.ndarray) or costs.dtype != np.float64:
-            raise ValueError(f"costs must be a float64 numpy array or None, got {_describe(costs)}")
-        if costs.shape != walkable.shape:
-            raise ValueError(f"costs must have shape {walkable.shape}, got {costs.shape}")
-        if not costs.flags.c_contiguous:
-            raise ValueError("costs must be C-contiguous (use np.ascontiguousarray)")
+    size = _check_buffers(walkable, costs)
     for name, cell in (("start", start), ("goal", goal)):
         if isinstance(cell, bool) or not isinstance(cell, int | np.integer):
             raise ValueError(f"{name} must be a flat cell index (int), got {cell!r}")
@@ -157,17 +173,8 @@ def search_flat(
             raise ValueError(f"{name} {cell} lies outside the {size} cells of the grid")
         if not walkable.flat[cell]:
             raise ValueError(f"{name} {cell} is not a walkable cell")
-    if not (math.isfinite(weight) and weight >= 1.0):
-        raise ValueError(f"weight must be a finite number >= 1, got {weight!r}")
+    terms = priority_terms(algorithm, heuristic, check_weight(weight))
     _check_compiled(algorithm)
-
-    # The data-driven variants of search.Search: priority g_weight * g + h_weight * h.
-    if algorithm is Algorithm.ASTAR:
-        h_weight, g_weight = weight, 1.0
-    elif algorithm is Algorithm.GREEDY:
-        h_weight, g_weight = 1.0, 0.0
-    else:  # dijkstra and bfs, which counts moves (unit below)
-        heuristic, h_weight, g_weight = Heuristic.ZERO, 1.0, 1.0
     height, width = walkable.shape
     return _kernel.search(
         walkable,
@@ -177,10 +184,10 @@ def search_flat(
         int(start),
         int(goal),
         diagonal,
-        _HEURISTIC_CODES[heuristic],
-        h_weight,
-        g_weight,
-        algorithm is Algorithm.BFS,
+        _HEURISTIC_CODES[terms.heuristic],
+        terms.h_weight,
+        terms.g_weight,
+        terms.unit_steps,
     )
 
 
@@ -199,13 +206,26 @@ def field_flat(
     `goal` is allowed and gives ``inf`` everywhere, as in Python. Anything else is a ValueError
     before C reads a byte (and the C function checks sizes and indices again).
     """
+    size = _check_buffers(walkable, costs)
+    if isinstance(goal, bool) or not isinstance(goal, int | np.integer):
+        raise ValueError(f"goal must be a flat cell index (int), got {goal!r}")
+    if not 0 <= goal < size:
+        raise ValueError(f"goal {goal} lies outside the {size} cells of the grid")
+    height, width = walkable.shape
+    out = np.empty(size, dtype=np.float64)
+    _kernel.field(walkable, costs, height, width, int(goal), bool(diagonal), out)
+    return out
+
+
+def _check_buffers(walkable: object, costs: object) -> int:
+    """Check the arrays C will read (see `search_flat`); return the number of cells."""
     if not KERNEL_AVAILABLE:
         raise ValueError("the compiled kernel sim.navigation._kernel is not available")
     if not isinstance(walkable, np.ndarray) or walkable.ndim != 2 or walkable.dtype != np.bool_:
         raise ValueError(f"walkable must be a 2-D numpy bool array, got {_describe(walkable)}")
     if not walkable.flags.c_contiguous:
         raise ValueError("walkable must be C-contiguous (use np.ascontiguousarray)")
-    size = walkable.size
+    size = int(walkable.size)
     if not 0 < size <= _MAX_CELLS:
         raise ValueError(f"walkable must have 1 to 2**31 - 1 cells, got {walkable.shape}")
     if costs is not None:
@@ -215,14 +235,7 @@ def field_flat(
             raise ValueError(f"costs must have shape {walkable.shape}, got {costs.shape}")
         if not costs.flags.c_contiguous:
             raise ValueError("costs must be C-contiguous (use np.ascontiguousarray)")
-    if isinstance(goal, bool) or not isinstance(goal, int | np.integer):
-        raise ValueError(f"goal must be a flat cell index (int), got {goal!r}")
-    if not 0 <= goal < size:
-        raise ValueError(f"goal {goal} lies outside the {size} cells of the grid")
-    height, width = walkable.shape
-    out = np.empty(size, dtype=np.float64)
-    _kernel.field(walkable, costs, height, width, int(goal), bool(diagonal), out)
-    return out
+    return size
 
 
 def _check_compiled(algorithm: Algorithm) -> None:

@@ -38,19 +38,18 @@ legal and its cost is the true cost of its steps, but it is rarely the shortest.
 kernel does not run it: `find_path` keeps dfs in Python.
 
 The search state lives in flat lists indexed by the cell ``row * width + col``
-(``cost_so_far``, ``came_from``, a ``closed`` bytearray, a cache of ``h``), the shape a compiled
-kernel will take over. The same loop runs a whole search (`Search.run`) or a budget of
-expansions at a time (`Search.advance`, `Search.steps`) for a visualizer.
+(``cost_so_far``, ``came_from``, a ``closed`` bytearray, a cache of ``h``), the shape the
+compiled kernel (`sim.navigation.kernel`) takes over. The same loop runs a whole search
+(`Search.run`) or a budget of expansions at a time (`Search.advance`, `Search.steps`) for a
+visualizer. This module is the Python reference only: `find_path`
+(`sim.navigation.pathfinder`) checks a `Query` once and runs it here (`solve`) or in C.
 """
 
 from __future__ import annotations
 
 import itertools
 import math
-import operator
 from collections.abc import Iterator
-from dataclasses import dataclass
-from enum import StrEnum
 from heapq import heappop, heappush
 from typing import Any
 
@@ -58,137 +57,38 @@ import numpy as np
 from numpy.typing import NDArray
 
 from sim.navigation.grid import Cell
-from sim.navigation.heuristics import HEURISTICS, Heuristic, parse_heuristic
+from sim.navigation.heuristics import HEURISTICS, Heuristic
 from sim.navigation.moves import SQRT2, MoveGraph
+from sim.navigation.query import (
+    Algorithm,
+    PathResult,
+    Query,
+    Reason,
+    check_ends,
+    check_options,
+    priority_terms,
+    reason_before_search,
+)
 
 TIE_SCALE = 2.0**30
 """Priorities are floored to multiples of 1 / TIE_SCALE (about 1e-9) before comparing."""
 
 
-class Algorithm(StrEnum):
-    """The search variants `find_path` runs (weighted A* is astar with weight > 1)."""
+def solve(query: Query) -> PathResult:
+    """Run a checked `Query` on the Python reference loop and return its result.
 
-    ASTAR = "astar"
-    DIJKSTRA = "dijkstra"
-    BFS = "bfs"
-    GREEDY = "greedy"
-    DFS = "dfs"
-
-
-class Reason(StrEnum):
-    """How a search ended: FOUND, or why there is no path."""
-
-    FOUND = "found"
-    START_BLOCKED = "start blocked"
-    GOAL_BLOCKED = "goal blocked"
-    GOAL_OUTSIDE = "goal outside the grid"
-    UNREACHABLE = "unreachable"
-
-
-@dataclass(frozen=True, slots=True)
-class PathResult:
-    """The outcome of a search; "no path" is ``found=False`` with a reason, never an exception.
-
-    Attributes:
-        found: whether a path was found.
-        cells: ``(row, col)`` of every cell from start to goal, both included; empty if not found.
-        cost: sum over the steps of (1 or sqrt(2)) x the cost of the cell entered, in cells;
-            0.0 when start == goal, ``inf`` when not found.
-        expanded: how many cells were expanded (closed).
-        reason: `Reason.FOUND`, or why not: start blocked, goal blocked, goal outside the
-            grid, unreachable.
+    >>> solve(Query.check(np.ones((1, 3), dtype=bool), (0, 0), (0, 2))).cells
+    ((0, 0), (0, 1), (0, 2))
     """
-
-    found: bool
-    cells: tuple[Cell, ...]
-    cost: float
-    expanded: int
-    reason: Reason
-
-
-def find_path(
-    walkable: NDArray[np.bool_],
-    start: Cell,
-    goal: Cell,
-    *,
-    diagonal: bool = True,
-    heuristic: str = "octile",
-    algorithm: str = "astar",
-    costs: NDArray[Any] | None = None,
-    weight: float = 1.0,
-    implementation: str = "auto",
-) -> PathResult:
-    """Find a path from `start` to `goal` (``(row, col)``) on a ``[row, col]`` walkable mask.
-
-    Args:
-        walkable: 2-D bool array, True where a path may go.
-        start: first cell of the path; must lie in the grid.
-        goal: last cell; a goal outside the grid gives ``found=False``.
-        diagonal: allow the 4 diagonal moves (never cutting a corner).
-        heuristic: manhattan, octile, euclidean, chebyshev or zero (see `heuristics` for
-            which are admissible); used by astar and greedy only.
-        algorithm: astar, dijkstra, bfs, greedy or dfs.
-        costs: optional per-cell multiplier, finite and >= 1 on walkable cells, charged on
-            entering a cell.
-        weight: heuristic weight for astar, >= 1 (1 is plain A*); the cost stays within
-            ``weight`` x optimal for an admissible heuristic.
-        implementation: "c" runs the compiled kernel (`sim.navigation.kernel`), "python" the
-            loop of `Search`, "auto" the kernel when it is built; both give identical results.
-            The kernel does not run dfs: "auto" runs it in Python, "c" refuses it.
-
-    Returns:
-        A PathResult; no path is ``found=False`` with a reason, never an exception.
-
-    Raises:
-        ValueError: naming the value, for a mask that is not 2-D bool, bad costs, a start
-            outside the grid or a cell that is not two integers, an unknown heuristic or
-            algorithm, a weight below 1, an unknown implementation, or "c" when the kernel
-            is not built or the algorithm is dfs.
-
-    >>> walkable = np.array([[1, 1, 1], [0, 1, 1], [1, 1, 1]], dtype=bool)
-    >>> result = find_path(walkable, (0, 0), (2, 0))  # no corner cutting around (1, 0)
-    >>> result.cells
-    ((0, 0), (0, 1), (1, 1), (2, 1), (2, 0))
-    >>> result.cost, result.reason
-    (4.0, <Reason.FOUND: 'found'>)
-    >>> find_path(walkable, (0, 0), (1, 0)).reason
-    <Reason.GOAL_BLOCKED: 'goal blocked'>
-    >>> round(find_path(walkable, (0, 0), (2, 2)).cost, 4)  # 1 + sqrt(2) + 1
-    3.4142
-    """
-    # Imported here: kernel.py imports this module for PathResult and the argument checks.
-    from sim.navigation import kernel
-
-    if implementation not in {"auto", "c", "python"}:
-        raise ValueError(f"implementation must be auto, c or python, got {implementation!r}")
-    # The kernel has no depth-first loop: decide here, so dfs never reaches it.
-    dfs = isinstance(algorithm, str) and algorithm == Algorithm.DFS
-    if implementation == "c" and dfs:
-        raise ValueError(
-            "the compiled kernel does not run dfs; use implementation='auto' or 'python'"
-        )
-    if implementation == "c" and not kernel.KERNEL_AVAILABLE:
-        raise ValueError("implementation='c' but the compiled kernel is not built")
-    if implementation != "python" and kernel.KERNEL_AVAILABLE and not dfs:
-        return kernel.find_path(
-            walkable,
-            start,
-            goal,
-            diagonal=diagonal,
-            heuristic=heuristic,
-            algorithm=algorithm,
-            costs=costs,
-            weight=weight,
-        )
     return start_search(
-        walkable,
-        start,
-        goal,
-        diagonal=diagonal,
-        heuristic=heuristic,
-        algorithm=algorithm,
-        costs=costs,
-        weight=weight,
+        query.walkable,
+        query.start,
+        query.goal,
+        diagonal=query.diagonal,
+        heuristic=query.heuristic,
+        algorithm=query.algorithm,
+        costs=query.costs,
+        weight=query.weight,
     ).run()
 
 
@@ -246,20 +146,12 @@ class Search:
     ) -> None:
         """Check the arguments (ValueError naming the value) and put `start` on the frontier."""
         self._graph = graph
-        self._algorithm = _parse_algorithm(algorithm)
-        chosen = parse_heuristic(heuristic)
-        if isinstance(weight, bool) or not isinstance(
-            weight, int | float | np.integer | np.floating
-        ):
-            raise ValueError(f"weight must be a number >= 1, got {weight!r}")
-        if not (math.isfinite(weight) and weight >= 1.0):
-            raise ValueError(f"weight must be a finite number >= 1, got {weight!r}")
-        start_row, start_col = _check_cell("start", start)
-        goal_row, goal_col = _check_cell("goal", goal)
-        height, width = graph.height, graph.width
-        if not (0 <= start_row < height and 0 <= start_col < width):
-            raise ValueError(f"start {start!r} lies outside the {height}x{width} grid [row, col]")
-        size = height * width
+        self._algorithm, chosen, checked_weight = check_options(algorithm, heuristic, weight)
+        (start_row, start_col), (goal_row, goal_col) = check_ends(
+            start, goal, (graph.height, graph.width)
+        )
+        width = graph.width
+        size = graph.height * width
         self._start = start_row * width + start_col
         self._goal = goal_row * width + goal_col
         self._goal_row, self._goal_col = goal_row, goal_col
@@ -274,29 +166,20 @@ class Search:
         self._done = False
         self._reason = Reason.UNREACHABLE
 
-        if self._algorithm is Algorithm.ASTAR:
-            self._h_weight, self._g_weight = float(weight), 1.0
-        elif self._algorithm is Algorithm.GREEDY:
-            self._h_weight, self._g_weight = 1.0, 0.0
-        else:
-            chosen = Heuristic.ZERO
-            self._h_weight, self._g_weight = 1.0, 1.0
-        self._heuristic_name = chosen
-        self._heuristic = HEURISTICS[chosen]
-        if self._algorithm is Algorithm.BFS:
-            # Breadth-first counts moves: every step has length 1 and no cell cost.
+        terms = priority_terms(self._algorithm, chosen, checked_weight)
+        self._g_weight, self._h_weight = terms.g_weight, terms.h_weight
+        self._heuristic_name = terms.heuristic
+        self._heuristic = HEURISTICS[terms.heuristic]
+        if terms.unit_steps:
             self._moves, self._cell_cost = graph.unit_moves, [1.0] * size
         else:
             self._moves, self._cell_cost = graph.moves, graph.cell_cost
         # h is computed once per touched cell; -1 marks "not yet", 0 everywhere skips it.
-        self._h_cache = [0.0 if chosen is Heuristic.ZERO else -1.0] * size
+        self._h_cache = [0.0 if terms.heuristic is Heuristic.ZERO else -1.0] * size
 
-        if not (0 <= goal_row < height and 0 <= goal_col < width):
-            self._finish(Reason.GOAL_OUTSIDE)
-        elif not graph.walkable[start_row, start_col]:
-            self._finish(Reason.START_BLOCKED)
-        elif not graph.walkable[goal_row, goal_col]:
-            self._finish(Reason.GOAL_BLOCKED)
+        early = reason_before_search(graph.walkable, (start_row, start_col), (goal_row, goal_col))
+        if early is not None:
+            self._finish(early)
         else:
             h = self._h_of(self._start)
             self._cost_so_far[self._start] = 0.0
@@ -484,7 +367,7 @@ class Search:
         if not self._done:
             raise RuntimeError("the search has not finished; call run() or exhaust steps()")
         if self._reason is not Reason.FOUND:
-            return PathResult(False, (), math.inf, self._expanded, self._reason)
+            return PathResult.none(self._reason, self._expanded)
         flat_path = self._flat_path()
         width = self._graph.width
         cells = tuple(divmod(cell, width) for cell in flat_path)
@@ -551,22 +434,3 @@ class Search:
 
     def _grid_shaped(self, flat: NDArray[Any]) -> NDArray[Any]:
         return flat.reshape(self._graph.height, self._graph.width)
-
-
-def _parse_algorithm(name: str) -> Algorithm:
-    try:
-        return Algorithm(name)
-    except ValueError:
-        choices = ", ".join(a.value for a in Algorithm)
-        raise ValueError(f"unknown algorithm {name!r}; expected one of {choices}") from None
-
-
-def _check_cell(name: str, cell: object) -> Cell:
-    """Return `cell` as two Python ints, or raise ValueError naming it."""
-    parts: tuple[Any, ...] = tuple(cell) if isinstance(cell, tuple | list) else ()
-    if len(parts) == 2 and not any(isinstance(part, bool) for part in parts):
-        try:
-            return operator.index(parts[0]), operator.index(parts[1])
-        except TypeError:
-            pass
-    raise ValueError(f"{name} must be a (row, col) pair of integers, got {cell!r}")

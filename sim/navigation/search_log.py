@@ -59,7 +59,8 @@ from numpy.typing import NDArray
 
 from sim.navigation.grid import Cell
 from sim.navigation.heuristics import SQRT2_MINUS_1, Heuristic
-from sim.navigation.search import PathResult, start_search
+from sim.navigation.query import PathResult
+from sim.navigation.search import start_search
 
 
 class CellStatus(IntEnum):

@@ -22,7 +22,7 @@ from sim.navigation import Heuristic, find_path, kernel, read_map, read_scenario
 from sim.navigation.field import distance_field, field_on_graph
 from sim.navigation.kernel import COMPILED_ALGORITHMS, KERNEL_AVAILABLE, field_flat, search_flat
 from sim.navigation.moves import MoveGraph
-from sim.navigation.search import Algorithm
+from sim.navigation.query import Algorithm
 from tests.conftest import movingai_dir
 from tests.unit.test_nav_oracles import ascii_grid
 

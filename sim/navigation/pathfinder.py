@@ -1,0 +1,86 @@
+"""`find_path`: the entry point of the pathfinding core.
+
+It checks a query once (`Query.check`), then runs it on the compiled kernel
+(`sim.navigation.kernel`) or on the Python reference loop (`sim.navigation.search`); both give
+identical results, and neither checks the arguments again in its own words.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from sim.navigation import search
+from sim.navigation.grid import Cell
+from sim.navigation.query import PathResult, Query
+
+
+def find_path(
+    walkable: NDArray[np.bool_],
+    start: Cell,
+    goal: Cell,
+    *,
+    diagonal: bool = True,
+    heuristic: str = "octile",
+    algorithm: str = "astar",
+    costs: NDArray[Any] | None = None,
+    weight: float = 1.0,
+    implementation: str = "auto",
+) -> PathResult:
+    """Find a path from `start` to `goal` (``(row, col)``) on a ``[row, col]`` walkable mask.
+
+    Args:
+        walkable: 2-D bool array, True where a path may go.
+        start: first cell of the path; must lie in the grid.
+        goal: last cell; a goal outside the grid gives ``found=False``.
+        diagonal: allow the 4 diagonal moves (never cutting a corner).
+        heuristic: manhattan, octile, euclidean, chebyshev or zero (see `heuristics` for
+            which are admissible); used by astar and greedy only.
+        algorithm: astar, dijkstra, bfs, greedy or dfs.
+        costs: optional per-cell multiplier, finite and >= 1 on walkable cells, charged on
+            entering a cell.
+        weight: heuristic weight for astar, >= 1 (1 is plain A*); the cost stays within
+            ``weight`` x optimal for an admissible heuristic.
+        implementation: "c" runs the compiled kernel (`sim.navigation.kernel`), "python" the
+            loop of `Search`, "auto" the kernel when it is built; both give identical results.
+            The kernel does not run dfs: "auto" runs it in Python, "c" refuses it.
+
+    Returns:
+        A PathResult; no path is ``found=False`` with a reason, never an exception.
+
+    Raises:
+        ValueError: naming the value, for a mask that is not 2-D bool, bad costs, a start
+            outside the grid or a cell that is not two integers, an unknown heuristic or
+            algorithm, a weight below 1, an unknown implementation, or "c" when the kernel
+            is not built or the algorithm is dfs.
+
+    >>> walkable = np.array([[1, 1, 1], [0, 1, 1], [1, 1, 1]], dtype=bool)
+    >>> result = find_path(walkable, (0, 0), (2, 0))  # no corner cutting around (1, 0)
+    >>> result.cells
+    ((0, 0), (0, 1), (1, 1), (2, 1), (2, 0))
+    >>> result.cost, result.reason
+    (4.0, <Reason.FOUND: 'found'>)
+    >>> find_path(walkable, (0, 0), (1, 0)).reason
+    <Reason.GOAL_BLOCKED: 'goal blocked'>
+    >>> round(find_path(walkable, (0, 0), (2, 2)).cost, 4)  # 1 + sqrt(2) + 1
+    3.4142
+    """
+    # Imported here: importing kernel warns once when the extension is not built, and a
+    # caller that never searches should not see that.
+    from sim.navigation import kernel
+
+    query = Query.check(
+        walkable,
+        start,
+        goal,
+        diagonal=diagonal,
+        heuristic=heuristic,
+        algorithm=algorithm,
+        costs=costs,
+        weight=weight,
+    )
+    if kernel.choose(implementation, query.algorithm):
+        return kernel.solve(query)
+    return search.solve(query)

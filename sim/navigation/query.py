@@ -1,0 +1,269 @@
+"""A path query and its answer: what both search implementations take, check and return.
+
+`Query.check` turns the arguments of `find_path` into a checked `Query`, or raises ValueError
+naming the bad value; the Python reference (`sim.navigation.search`) and the compiled kernel
+(`sim.navigation.kernel`) both read a query through these checks, so both reject the same
+input with the same words. `reason_before_search` gives the "no path" a query has before any
+expansion (a goal outside the grid, a blocked start or goal), and `priority_terms` the one
+table that makes astar, greedy, dijkstra and bfs one loop. Both answer with a `PathResult`.
+
+>>> query = Query.check(np.ones((2, 2), dtype=bool), (0, 0), (1, 1), algorithm="greedy")
+>>> query.algorithm, query.heuristic, query.goal
+(<Algorithm.GREEDY: 'greedy'>, <Heuristic.OCTILE: 'octile'>, (1, 1))
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from sim.navigation.grid import Cell, check_costs, check_walkable
+from sim.navigation.heuristics import Heuristic, parse_heuristic
+
+
+class Algorithm(StrEnum):
+    """The search variants `find_path` runs (weighted A* is astar with weight > 1)."""
+
+    ASTAR = "astar"
+    DIJKSTRA = "dijkstra"
+    BFS = "bfs"
+    GREEDY = "greedy"
+    DFS = "dfs"
+
+
+class Reason(StrEnum):
+    """How a search ended: FOUND, or why there is no path."""
+
+    FOUND = "found"
+    START_BLOCKED = "start blocked"
+    GOAL_BLOCKED = "goal blocked"
+    GOAL_OUTSIDE = "goal outside the grid"
+    UNREACHABLE = "unreachable"
+
+
+@dataclass(frozen=True, slots=True)
+class PathResult:
+    """The outcome of a search; "no path" is ``found=False`` with a reason, never an exception.
+
+    Attributes:
+        found: whether a path was found.
+        cells: ``(row, col)`` of every cell from start to goal, both included; empty if not found.
+        cost: sum over the steps of (1 or sqrt(2)) x the cost of the cell entered, in cells;
+            0.0 when start == goal, ``inf`` when not found.
+        expanded: how many cells were expanded (closed).
+        reason: `Reason.FOUND`, or why not: start blocked, goal blocked, goal outside the
+            grid, unreachable.
+    """
+
+    found: bool
+    cells: tuple[Cell, ...]
+    cost: float
+    expanded: int
+    reason: Reason
+
+    @classmethod
+    def none(cls, reason: Reason, expanded: int = 0) -> PathResult:
+        """The result of a search that found no path, for `reason`.
+
+        >>> none = PathResult.none(Reason.GOAL_BLOCKED)
+        >>> none.found, none.cells, none.cost, none.expanded
+        (False, (), inf, 0)
+        """
+        return cls(False, (), math.inf, expanded, reason)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Query:
+    """A checked request for a path: everything a search needs, each value known to be valid.
+
+    Build it with `Query.check`, which checks the arguments of `find_path` once.
+
+    Attributes:
+        walkable: the ``[row, col]`` bool mask (held, not copied).
+        start: first cell ``(row, col)``, plain ints, inside the grid.
+        goal: last cell ``(row, col)``, plain ints; may lie outside the grid (no path then).
+        diagonal: whether the 4 diagonal moves are allowed.
+        algorithm: the variant to run.
+        heuristic: the heuristic asked for (astar and greedy use it; the others use zero).
+        weight: the heuristic weight, a finite float >= 1 (astar uses it).
+        costs: per-cell cost multipliers as float64, or None for 1 everywhere.
+    """
+
+    walkable: NDArray[np.bool_]
+    start: Cell
+    goal: Cell
+    diagonal: bool
+    algorithm: Algorithm
+    heuristic: Heuristic
+    weight: float
+    costs: NDArray[np.float64] | None
+
+    @classmethod
+    def check(
+        cls,
+        walkable: NDArray[np.bool_],
+        start: Cell,
+        goal: Cell,
+        *,
+        diagonal: bool = True,
+        heuristic: str = "octile",
+        algorithm: str = "astar",
+        costs: NDArray[Any] | None = None,
+        weight: float = 1.0,
+    ) -> Query:
+        """Check the arguments of `find_path` (see there) and return them as a Query.
+
+        Raises:
+            ValueError: naming the value, in this order: the mask, the costs, the algorithm,
+                the heuristic, the weight, the start and goal cells, a start outside the grid.
+
+        >>> Query.check(np.ones((2, 2), dtype=bool), (0, 0), (1, 1), weight=0.5)
+        Traceback (most recent call last):
+        ...
+        ValueError: weight must be a finite number >= 1, got 0.5
+        """
+        walkable = check_walkable(walkable)
+        checked_costs = check_costs(costs, walkable)
+        chosen_algorithm, chosen_heuristic, checked_weight = check_options(
+            algorithm, heuristic, weight
+        )
+        checked_start, checked_goal = check_ends(start, goal, walkable.shape)
+        return cls(
+            walkable,
+            checked_start,
+            checked_goal,
+            bool(diagonal),
+            chosen_algorithm,
+            chosen_heuristic,
+            checked_weight,
+            checked_costs,
+        )
+
+
+def check_options(
+    algorithm: str, heuristic: str, weight: float
+) -> tuple[Algorithm, Heuristic, float]:
+    """Return the algorithm, heuristic and weight checked, or raise ValueError naming one.
+
+    >>> check_options("astar", "octile", 2)
+    (<Algorithm.ASTAR: 'astar'>, <Heuristic.OCTILE: 'octile'>, 2.0)
+    """
+    chosen_algorithm = parse_algorithm(algorithm)
+    chosen_heuristic = parse_heuristic(heuristic)
+    return chosen_algorithm, chosen_heuristic, check_weight(weight)
+
+
+def parse_algorithm(name: str) -> Algorithm:
+    """Return the Algorithm called `name`, or raise ValueError naming it and the choices.
+
+    >>> parse_algorithm("jps")
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown algorithm 'jps'; expected one of astar, dijkstra, bfs, greedy, dfs
+    """
+    try:
+        return Algorithm(name)
+    except ValueError:
+        choices = ", ".join(a.value for a in Algorithm)
+        raise ValueError(f"unknown algorithm {name!r}; expected one of {choices}") from None
+
+
+def check_weight(weight: object) -> float:
+    """Return `weight` as a float if it is a finite number >= 1, else raise ValueError."""
+    if isinstance(weight, bool) or not isinstance(weight, int | float | np.integer | np.floating):
+        raise ValueError(f"weight must be a number >= 1, got {weight!r}")
+    if not (math.isfinite(weight) and weight >= 1.0):
+        raise ValueError(f"weight must be a finite number >= 1, got {weight!r}")
+    return float(weight)
+
+
+def check_ends(start: object, goal: object, shape: tuple[int, ...]) -> tuple[Cell, Cell]:
+    """Return `start` and `goal` as plain int pairs; ValueError if not, or start off the grid.
+
+    A goal outside the grid is allowed: the search answers it with `Reason.GOAL_OUTSIDE`.
+
+    >>> check_ends((3, 0), (0, 0), (3, 3))
+    Traceback (most recent call last):
+    ...
+    ValueError: start (3, 0) lies outside the 3x3 grid [row, col]
+    """
+    start_row, start_col = check_cell("start", start)
+    goal_cell = check_cell("goal", goal)
+    height, width = shape
+    if not (0 <= start_row < height and 0 <= start_col < width):
+        raise ValueError(f"start {start!r} lies outside the {height}x{width} grid [row, col]")
+    return (start_row, start_col), goal_cell
+
+
+def check_cell(name: str, cell: object) -> Cell:
+    """Return `cell` as two Python ints, or raise ValueError naming it.
+
+    >>> check_cell("goal", (np.int64(2), 1))
+    (2, 1)
+    """
+    parts: tuple[Any, ...] = tuple(cell) if isinstance(cell, tuple | list) else ()
+    if len(parts) == 2 and not any(isinstance(part, bool) for part in parts):
+        try:
+            return operator.index(parts[0]), operator.index(parts[1])
+        except TypeError:
+            pass
+    raise ValueError(f"{name} must be a (row, col) pair of integers, got {cell!r}")
+
+
+def reason_before_search(walkable: NDArray[np.bool_], start: Cell, goal: Cell) -> Reason | None:
+    """Why there can be no path before any expansion, checked in this order, else None.
+
+    A goal outside the grid, a blocked start, a blocked goal; `start` must lie in the grid.
+
+    >>> walkable = np.array([[True, False]])
+    >>> reason_before_search(walkable, (0, 0), (0, 1))
+    <Reason.GOAL_BLOCKED: 'goal blocked'>
+    """
+    height, width = walkable.shape
+    goal_row, goal_col = goal
+    if not (0 <= goal_row < height and 0 <= goal_col < width):
+        return Reason.GOAL_OUTSIDE
+    if not walkable[start]:
+        return Reason.START_BLOCKED
+    if not walkable[goal]:
+        return Reason.GOAL_BLOCKED
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class PriorityTerms:
+    """How a variant orders its frontier: priority ``g_weight * g + h_weight * h(heuristic)``.
+
+    Attributes:
+        heuristic: the heuristic the priorities use (zero for dijkstra, bfs and dfs).
+        g_weight: weight on the cost so far: 1, or 0 for greedy.
+        h_weight: weight on the heuristic: the query's weight for astar, else 1.
+        unit_steps: every step has length 1 and no cell cost (bfs counts moves).
+    """
+
+    heuristic: Heuristic
+    g_weight: float
+    h_weight: float
+    unit_steps: bool
+
+
+def priority_terms(algorithm: Algorithm, heuristic: Heuristic, weight: float) -> PriorityTerms:
+    """The data that makes `algorithm` one loop with the others (`sim.navigation.search`).
+
+    dfs gets dijkstra's terms (h = 0, so f = g), though its stack ignores priorities.
+
+    >>> terms = priority_terms(Algorithm.GREEDY, Heuristic.OCTILE, 2.0)
+    >>> terms.heuristic, terms.g_weight, terms.h_weight
+    (<Heuristic.OCTILE: 'octile'>, 0.0, 1.0)
+    """
+    if algorithm is Algorithm.ASTAR:
+        return PriorityTerms(heuristic, 1.0, float(weight), unit_steps=False)
+    if algorithm is Algorithm.GREEDY:
+        return PriorityTerms(heuristic, 0.0, 1.0, unit_steps=False)
+    return PriorityTerms(Heuristic.ZERO, 1.0, 1.0, unit_steps=algorithm is Algorithm.BFS)
