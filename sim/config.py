@@ -15,6 +15,20 @@ DEFAULT_SCENE = SCENES_DIR / "default.toml"
 DEFAULT_FIXED_FPS = 60
 
 
+class Tag(StrEnum):
+    """What an object is to the simulation; Unity's tag spelling is kept as data.
+
+    A `StrEnum`, so a member equals its plain string: the engine keeps `GameObject.tag` a `str`,
+    and `obj.tag == Tag.START` holds for a tag read back from Panda3D as much as for a scene's.
+    """
+
+    OBSTACLE = "Obstacle"
+    START = "Start"
+    END = "End"
+    AGENT = "Agent"
+    UNTAGGED = "Untagged"
+
+
 class AgentMode(StrEnum):
     """What an agent does: chase the End cube, or go back and forth between Start and End."""
 

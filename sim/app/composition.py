@@ -24,7 +24,7 @@ from sim.components.crowd import CrowdField
 from sim.components.grid_manager import HEURISTICS, GridManager
 from sim.components.hud import Hud
 from sim.components.start_end_path import StartEndPath
-from sim.config import AgentConfig
+from sim.config import AgentConfig, Tag
 from sim.editor.editor import SceneEditor
 from sim.engine import FrameLoop, GameObject, Gizmos, World
 from sim.engine.camera import CameraPose, OrbitCamera, OrbitCameraInput
@@ -32,8 +32,8 @@ from sim.engine.labels import BillboardLabels
 from sim.engine.projection import world_to_pixel
 from sim.engine.showbase import DisplaySettings, open_showbase
 from sim.scene.builder import build_scene
-from sim.scene.file import SceneSpec, Tag
 from sim.scene.grid import obstacle_box
+from sim.scene.spec import SceneSpec
 from sim.search_view.panel import SearchPanel
 from sim.search_view.view import LABEL_COLOR, LABEL_LINE_HEIGHT, SearchView
 

@@ -25,9 +25,10 @@ from sim.bench.maps import pipe_table
 from sim.components.agent_controller import AgentController, AgentState
 from sim.components.crowd import CrowdField
 from sim.components.grid_manager import GridManager
-from sim.config import SCENES_DIR, AgentConfig
+from sim.config import SCENES_DIR, AgentConfig, Tag
 from sim.engine import GameObject, World
-from sim.scene.file import SceneSpec, Tag, crowd_positions, load_scene
+from sim.scene.file import crowd_positions, load_scene
+from sim.scene.spec import SceneSpec
 
 CROWD_SCENE = SCENES_DIR / "crowd.toml"
 DT = 1.0 / 60.0

@@ -15,11 +15,12 @@ from direct.showbase.Loader import Loader
 from panda3d.core import KeyboardButton, MouseWatcher, NodePath
 
 from sim.components.grid_manager import GridManager
+from sim.config import Tag
 from sim.editor.drag import DRAGGABLE_TAGS, DragController, unique_name
 from sim.engine import GameObject, World
 from sim.engine.picking import Picker, make_pickable
 from sim.errors import SimError
-from sim.scene.file import DEFAULT_COLORS, SceneSpec, Tag
+from sim.scene.spec import DEFAULT_COLORS, SceneSpec
 from sim.scene.writer import ObjectState, save_scene
 
 NEW_OBSTACLE_MODEL = "cube"

@@ -6,7 +6,7 @@ from direct.showbase.Loader import Loader
 from panda3d.core import AmbientLight, DirectionalLight, NodePath
 
 from sim.engine import GameObject, World
-from sim.scene.file import ObjectSpec, SceneSpec
+from sim.scene.spec import ObjectSpec, SceneSpec
 
 GROUND_COLOR = (0.62, 0.66, 0.60, 1.0)
 BACKDROP_COLOR = (0.30, 0.33, 0.32, 1.0)

@@ -9,14 +9,16 @@ from __future__ import annotations
 
 import numpy as np
 
+from sim.config import Tag
 from sim.navigation import Box, Endpoints, GridMap, box_footprint, transform_box
-from sim.scene.file import ObjectSpec, SceneSpec, Tag
+from sim.scene.spec import ObjectSpec, SceneSpec
 
 
 def obstacle_box(obj: ObjectSpec) -> Box:
     """Return the footprint GridManager rasterizes for object `obj`: its box seen from above.
 
-    >>> from sim.scene.file import ObjectSpec, Tag
+    >>> from sim.config import Tag
+    >>> from sim.scene.spec import ObjectSpec
     >>> wall = ObjectSpec("wall", Tag.OBSTACLE, "cube", (1.1, 2.0, 0.0), (3.0, 1.0, 1.0), -90.0)
     >>> obstacle_box(wall)
     Box(x=1.1, y=2.0, size_x=3.0, size_y=1.0, heading_deg=270.0)

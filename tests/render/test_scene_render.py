@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from sim.components.grid_manager import GRID_COLOR
-from sim.scene.file import Tag, list_scenes
+from sim.config import Tag
+from sim.scene.file import list_scenes
 from tests.pixels import dominant, near, screenshot_rgb
 
 pytestmark = pytest.mark.render

@@ -13,8 +13,9 @@ from panda3d.core import NodePath
 from sim.commands.cli import main
 from sim.components.grid_manager import GridManager
 from sim.engine import GameObject, World
-from sim.scene.file import SceneSpec, list_scenes, load_scene, parse_scene
+from sim.scene.file import list_scenes, load_scene, parse_scene
 from sim.scene.grid import obstacle_box, scene_endpoints, scene_grid
+from sim.scene.spec import SceneSpec
 from tests.conftest import REPO_ROOT
 
 SCENE_FILES = list_scenes(REPO_ROOT / "scenes") + list_scenes(

@@ -11,21 +11,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sim.config import SCENES_DIR
-from sim.scene.file import (
+from sim.config import SCENES_DIR, AgentConfig, AgentMode, Tag
+from sim.scene.file import MAX_GRID_CELLS, list_scenes, load_scene, parse_scene
+from sim.scene.spec import (
     DEFAULT_COLORS,
-    MAX_GRID_CELLS,
-    AgentConfig,
-    AgentMode,
     CameraSpec,
     GridSpec,
     ObjectSpec,
     SceneError,
     SceneSpec,
-    Tag,
-    list_scenes,
-    load_scene,
-    parse_scene,
 )
 
 SHIPPED = list_scenes()

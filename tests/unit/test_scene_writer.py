@@ -15,7 +15,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from sim.scene.file import DEFAULT_COLORS, ObjectSpec, SceneSpec, Tag, list_scenes, load_scene
+from sim.config import Tag
+from sim.scene.file import list_scenes, load_scene
+from sim.scene.spec import DEFAULT_COLORS, ObjectSpec, SceneSpec
 from sim.scene.writer import ObjectState, SceneSaveError, save_scene
 
 SHIPPED = list_scenes()

@@ -1,0 +1,114 @@
+"""What a validated scene is: frozen dataclasses, pure data, no Panda3D and no reading.
+
+`sim.scene.file` builds a `SceneSpec` from a TOML file; everything else (the app, the editor, the
+writer, `sim compare`) reads one. Units are world units and degrees; Z is up.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Final
+
+from sim.config import AgentConfig, Tag
+from sim.errors import SimError
+
+DEFAULT_CAMERA_HEADING: Final = 20.0
+DEFAULT_CAMERA_PITCH: Final = -55.0
+
+Color = tuple[float, float, float, float]
+
+
+class SceneError(SimError):
+    """A scene file is missing, unreadable or invalid; str() is the whole one-line message."""
+
+
+DEFAULT_COLORS: Final[Mapping[Tag, Color]] = {
+    Tag.OBSTACLE: (0.45, 0.52, 0.62, 1.0),  # grey-blue
+    Tag.START: (0.2, 0.8, 0.3, 1.0),  # green
+    Tag.END: (0.9, 0.1, 0.1, 1.0),  # red
+    Tag.AGENT: (1.0, 0.55, 0.1, 1.0),  # orange
+    Tag.UNTAGGED: (0.8, 0.8, 0.8, 1.0),  # light grey
+}
+
+
+@dataclass(frozen=True, slots=True)
+class GridSpec:
+    """The navigation grid: `rows` cells along world y, `columns` along world x.
+
+    `origin` is the world (x, y) of the grid's min corner; cells are `cell_size` units square.
+    """
+
+    origin: tuple[float, float]
+    rows: int
+    columns: int
+    cell_size: float
+    connectivity: int = 8
+
+    @property
+    def width(self) -> float:
+        """World extent along x, in units."""
+        return self.columns * self.cell_size
+
+    @property
+    def height(self) -> float:
+        """World extent along y, in units."""
+        return self.rows * self.cell_size
+
+    @property
+    def center(self) -> tuple[float, float]:
+        """World (x, y) of the grid's centre."""
+        return (self.origin[0] + self.width / 2, self.origin[1] + self.height / 2)
+
+
+@dataclass(frozen=True, slots=True)
+class CameraSpec:
+    """Where the orbit camera starts: it looks at `target` from `distance` units away.
+
+    `heading` and `pitch` are degrees (Panda3D HPR); a negative pitch looks down.
+    """
+
+    target: tuple[float, float, float]
+    distance: float
+    heading: float = DEFAULT_CAMERA_HEADING
+    pitch: float = DEFAULT_CAMERA_PITCH
+
+
+@dataclass(frozen=True, slots=True)
+class ObjectSpec:
+    """One object in the scene.
+
+    `pos` is the model's origin in world units (the bottom centre for `cube` and `agent`),
+    `heading` is degrees counter-clockwise about +Z, `color` is RGBA in 0..1 (defaulted by tag),
+    and `agent` is filled for every Agent-tagged object and None for all others.
+    """
+
+    name: str
+    tag: Tag
+    model: str
+    pos: tuple[float, float, float]
+    scale: tuple[float, float, float] = (1.0, 1.0, 1.0)
+    heading: float = 0.0
+    color: Color = DEFAULT_COLORS[Tag.UNTAGGED]
+    agent: AgentConfig | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SceneSpec:
+    """A whole validated scene, as read from `path`."""
+
+    path: Path
+    version: int
+    name: str
+    grid: GridSpec
+    camera: CameraSpec
+    objects: tuple[ObjectSpec, ...] = field(default_factory=tuple)
+
+    def objects_with_tag(self, tag: Tag | str) -> tuple[ObjectSpec, ...]:
+        """All objects with `tag` (a `Tag` or its plain string), in file order."""
+        return tuple(obj for obj in self.objects if obj.tag == tag)
+
+    def find(self, name: str) -> ObjectSpec | None:
+        """The object called `name`, or None."""
+        return next((obj for obj in self.objects if obj.name == name), None)
