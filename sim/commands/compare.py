@@ -17,9 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from sim.commands.run import positive_int
+from sim.config import Tag
 from sim.errors import SimError
 from sim.navigation.compare import compare_searches, format_table
-from sim.scene.file import Tag, load_scene
+from sim.scene.file import load_scene
 from sim.scene.grid import scene_endpoints, scene_grid
 
 DEFAULT_WEIGHT = 1.5
@@ -86,7 +87,8 @@ def run(args: argparse.Namespace) -> int:
         f"{scene.name}: {height} x {width} grid, cell size {grid.cell_size:g}, "
         f"{connectivity}-connected, Start {ends.start} -> End {ends.goal} (row, col)"
     )
-    moved = [name for name, flag in (("Start", ends.start_moved), ("End", ends.goal_moved)) if flag]
+    ends_moved = ((Tag.START, ends.start_moved), (Tag.END, ends.goal_moved))
+    moved = [tag for tag, flag in ends_moved if flag]
     if moved:
         header += f"; {' and '.join(moved)} stood in an obstacle: nearest free cell used"
     print(header)

@@ -27,9 +27,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sim.commands.run import check_writable
-from sim.config import DEFAULT_SCENE
+from sim.config import DEFAULT_SCENE, Tag
 from sim.errors import SimError
-from sim.scene.file import SceneSpec, load_scene
+from sim.scene.file import load_scene
+from sim.scene.spec import SceneSpec
 
 if TYPE_CHECKING:
     from sim.app.composition import SimApp
@@ -265,8 +266,8 @@ class _Shuffler:
 
     def shuffle(self) -> None:
         world = self._app.world
-        movers = [world.find_with_tag(tag) for tag in ("Start", "End")]
-        obstacles = [obj for obj in world.find_all_with_tag("Obstacle") if obj.alive]
+        movers = [world.find_with_tag(tag) for tag in (Tag.START, Tag.END)]
+        obstacles = [obj for obj in world.find_all_with_tag(Tag.OBSTACLE) if obj.alive]
         count = min(OBSTACLES_PER_SHUFFLE, len(obstacles))
         movers += self._rng.sample(obstacles, count)
         for obj in movers:

@@ -18,10 +18,9 @@ from sim.components.steering import (
     slerp,
     turn_fraction,
 )
-from sim.config import AgentConfig, AgentMode
+from sim.config import AgentConfig, AgentMode, Tag
 from sim.engine import Component, Every, GameObject, Gizmos
 
-START_TAG, END_TAG = "Start", "End"
 ALIGNED_DEG = 2.0  # facing within this of the waypoint counts as aligned
 CENTRE_EPSILON = 0.02  # world units: close enough to a cell centre to call it reached
 PATH_Z = 0.06
@@ -125,7 +124,7 @@ class AgentController(Component):
 
     def reset_to_start(self) -> None:
         """Put the agent back on the Start cube (or where it spawned) and replan."""
-        start = self._find(START_TAG)
+        start = self._find(Tag.START)
         if start is not None:
             pos = start.node.get_pos(start.node.get_top())
             self._x, self._y = float(pos.x), float(pos.y)
@@ -169,8 +168,8 @@ class AgentController(Component):
 
     def _target(self) -> GameObject | None:
         if self.mode is AgentMode.PATROL and self._patrol_to_start:
-            return self._find(START_TAG)
-        return self._find(END_TAG)
+            return self._find(Tag.START)
+        return self._find(Tag.END)
 
     def _find(self, tag: str) -> GameObject | None:
         world = self.world

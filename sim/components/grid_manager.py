@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import NDArray
 
+from sim.config import Tag
 from sim.engine import Component, GameObject, Gizmos
 from sim.navigation import (
     Box,
@@ -27,7 +28,6 @@ GRID_LINE_Z = 0.02  # lines sit just above the ground: polygon offsets do not ap
 BLOCK_Z = 0.01
 GRID_COLOR = (0.12, 0.14, 0.16, 1.0)
 BLOCK_COLOR = (0.75, 0.2, 0.15, 0.45)
-OBSTACLE_TAG = "Obstacle"
 HEURISTICS = ("octile", "euclidean", "chebyshev", "manhattan", "zero")
 
 Cell = tuple[int, int]
@@ -168,7 +168,7 @@ class GridManager(Component):
         world = self.world
         if world is None:
             return False
-        current = {id(obj): obj for obj in world.find_all_with_tag(OBSTACLE_TAG) if obj.alive}
+        current = {id(obj): obj for obj in world.find_all_with_tag(Tag.OBSTACLE) if obj.alive}
         changed = False
         for gone in set(self._tracked) - set(current):
             self._apply(self._tracked.pop(gone).footprint, -1)

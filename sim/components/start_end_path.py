@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from sim.components.grid_manager import GridManager, PlanOutcome, Point
+from sim.config import Tag
 from sim.engine import Component, Every, GameObject, Gizmos
 
 PATH_COLOR = (0.1, 0.95, 0.2, 1.0)
@@ -10,7 +11,6 @@ PATH_Z = 0.05  # above the grid lines and block shading, below the cubes' tops
 # Changes (a cube dragged across cells) trigger a replan at most this often, so a live drag on a
 # large grid keeps the frame rate; the interval timer and replan_now() are not held back.
 MIN_REPLAN_GAP_S = 0.1
-START_TAG, END_TAG = "Start", "End"
 
 
 class StartEndPath(Component):
@@ -40,7 +40,7 @@ class StartEndPath(Component):
 
     def update(self, dt: float) -> None:
         """Replan when the interval is up or Start, End or the grid changed."""
-        start, end = self._find(START_TAG), self._find(END_TAG)
+        start, end = self._find(Tag.START), self._find(Tag.END)
         due = self._replan.tick(dt) or self._forced
         self._since_plan_s += dt
         if start is None or end is None:

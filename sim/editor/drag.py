@@ -12,11 +12,12 @@ from collections.abc import Callable, Iterable
 from panda3d.core import Point3
 
 from sim.components.grid_manager import GridManager, Point
+from sim.config import Tag
 from sim.engine import Component, GameObject
 from sim.engine.picking import Picker
 
-DRAGGABLE_TAGS = frozenset({"Start", "End", "Obstacle"})
-REMOVABLE_TAGS = frozenset({"Obstacle"})
+DRAGGABLE_TAGS = frozenset({Tag.START, Tag.END, Tag.OBSTACLE})
+REMOVABLE_TAGS = frozenset({Tag.OBSTACLE})
 HOVER_BRIGHTEN = (1.45, 1.45, 1.45, 1.0)
 EDGE_MARGIN = 1e-3  # keeps a dropped cube's centre strictly inside the grid
 

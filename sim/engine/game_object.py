@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from panda3d.core import LPoint3f, LVecBase3f, NodePath
 
+from sim.config import Tag
 from sim.engine.component import Component
 
 if TYPE_CHECKING:
@@ -35,7 +36,7 @@ class GameObject:
         ValueError: If `node` is empty or already belongs to another GameObject.
     """
 
-    def __init__(self, node: NodePath, *, tag: str = "Untagged") -> None:
+    def __init__(self, node: NodePath, *, tag: str = Tag.UNTAGGED) -> None:
         if node.is_empty():
             raise ValueError("GameObject needs a non-empty NodePath, got an empty one.")
         if node.has_python_tag(PYTHON_TAG):

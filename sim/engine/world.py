@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from panda3d.core import NodePath
 
+from sim.config import Tag
 from sim.engine.game_object import GameObject
 
 if TYPE_CHECKING:
@@ -109,7 +110,7 @@ class World:
         return game_object
 
     def spawn(
-        self, name: str, *, tag: str = "Untagged", node: NodePath | None = None
+        self, name: str, *, tag: str = Tag.UNTAGGED, node: NodePath | None = None
     ) -> GameObject:
         """Create a GameObject named `name`, add it, and return it.
 

@@ -29,6 +29,7 @@ from numpy.typing import NDArray
 from panda3d.core import NodePath
 
 from sim.components.grid_manager import GridManager
+from sim.config import Tag
 from sim.engine import Component, Gizmos
 from sim.engine.labels import BillboardLabels
 from sim.navigation import Endpoints
@@ -63,7 +64,6 @@ RECORD_AHEAD_PER_FRAME = 500
 # Dragging a cube across cells restarts the view at most this often (the search is re-recorded).
 MIN_RESTART_GAP_S = 0.1
 HEURISTICS = ("manhattan", "octile", "euclidean", "chebyshev")
-START_TAG, END_TAG = "Start", "End"
 
 
 class Choice(StrEnum):
@@ -364,8 +364,8 @@ class SearchView(Component):
 
     def _current_problem(self) -> _Problem | None:
         world = self.world
-        start = None if world is None else world.find_with_tag(START_TAG)
-        end = None if world is None else world.find_with_tag(END_TAG)
+        start = None if world is None else world.find_with_tag(Tag.START)
+        end = None if world is None else world.find_with_tag(Tag.END)
         if start is None or end is None:
             self.message = "the search view needs a Start and an End"
             return None
