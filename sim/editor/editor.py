@@ -21,7 +21,7 @@ from sim.engine import GameObject, World
 from sim.engine.picking import Picker, make_pickable
 from sim.errors import SimError
 from sim.scene.spec import DEFAULT_COLORS, SceneSpec
-from sim.scene.writer import ObjectState, save_scene
+from sim.scene.writer import MergeBase, ObjectState, save_scene
 
 NEW_OBSTACLE_MODEL = "cube"
 
@@ -51,6 +51,7 @@ class SceneEditor:
         self._notify = notify
         self._models = {spec.name: spec.model for spec in scene.objects}
         self._authored = {spec.name: spec for spec in scene.objects}
+        self._save_base = MergeBase.loaded(scene)  # Ctrl+S writes only the edits made since
         self.picker = Picker(camera, world.root)
         for obj in objects:
             if obj.tag in DRAGGABLE_TAGS:
@@ -173,9 +174,15 @@ class SceneEditor:
         return states
 
     def save(self) -> Path | None:
-        """Save the scene to `--save-as` or its own file; report success or failure on screen."""
+        """Save the scene to `--save-as` or its own file; report success or failure on screen.
+
+        Only what was edited in the app since the load (or the last save) is written onto the
+        file as it is now; see `save_scene`.
+        """
         try:
-            target = save_scene(self._source, self.object_states(), target=self._save_as)
+            target = save_scene(
+                self._source, self.object_states(), target=self._save_as, base=self._save_base
+            )
         except SimError as error:
             self._notify(f"save failed: {error}")
             return None

@@ -1,20 +1,23 @@
 """Save an edited scene back to its TOML file, keeping what the user wrote.
 
 tomlkit keeps every comment, blank line and key order, so only the edits change the text: a scene
-saved unedited comes back byte for byte. The new text must pass the loader's checks, and it
-replaces the old file atomically (temporary file, fsync, rename): a crash leaves one or the other.
+saved unedited comes back byte for byte. The file is read again at each save and only the app's
+edits are written onto it (`sim.scene.merge`), so what another program wrote there meanwhile
+stays. The new text must pass the loader's checks, and it replaces the old file atomically
+(temporary file, fsync, rename): a crash leaves one or the other.
 """
 
 from __future__ import annotations
 
-import math
+import contextlib
 import os
+import re
 import stat
 import tempfile
+import time
 import tomllib
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
@@ -24,74 +27,113 @@ from tomlkit.exceptions import TOMLKitError
 from tomlkit.items import AoT, Array, Comment, Item, Table, Whitespace
 
 from sim.errors import SimError
-from sim.scene.file import ObjectSpec, SceneError, SceneSpec, parse_scene
+from sim.scene.file import parse_scene
+from sim.scene.merge import (
+    DECIMALS,
+    Merge,
+    MergeBase,
+    ObjectState,
+    Vec3,
+    merge_objects,
+    same,
+    same_angle,
+)
+from sim.scene.spec import ObjectSpec, SceneError, SceneSpec
 
-DECIMALS: Final = 4
-# Values come back from Panda3D as float32 (2**-24 relative error): a value this close to the
-# file's is the file's value, which is then kept exactly as written.
-_REL_TOL: Final = 1e-7
-_ABS_TOL: Final = 0.5 * 10**-DECIMALS
+__all__ = ["DECIMALS", "MergeBase", "ObjectState", "SceneSaveError", "save_scene"]
+
 _DEFAULT_SCALE: Final = (1.0, 1.0, 1.0)
-Vec3 = tuple[float, float, float]
-
-
-@dataclass(frozen=True, slots=True)
-class ObjectState:
-    """An object as it stands in the running scene (units and frames as in `ObjectSpec`)."""
-
-    name: str
-    tag: str
-    model: str
-    pos: Vec3
-    scale: Vec3
-    heading: float
+# A save takes milliseconds; a temporary file this old was left by a run killed mid-save.
+_STALE_TEMP_S: Final = 60.0
 
 
 class SceneSaveError(SimError):
     """A scene could not be saved; str() is one line, ``<target>: could not save: <reason>``."""
 
 
-def save_scene(source: Path, objects: Sequence[ObjectState], *, target: Path | None = None) -> Path:
-    """Write the scene read from `source`, with `objects` as its objects now, to `target`.
+def save_scene(
+    source: Path,
+    objects: Sequence[ObjectState],
+    *,
+    target: Path | None = None,
+    base: MergeBase | None = None,
+) -> Path:
+    """Write the scene read from `source`, with the app's edits in `objects`, to `target`.
 
-    `source` is read again, as it may have changed since it was loaded. Entries named in `objects`
-    take its `pos`, `scale` and `heading` where these differ from the file's by more than float32
-    noise (or half the last written decimal); all else in them stays (tag, model, color,
-    [objects.agent], comments). Other entries are removed, but a comment block after one stays.
-    Objects the file lacks are appended in the order given. Numbers are written rounded to
+    `source` is read again, as another program may have changed it since it was loaded, and the
+    app's edits since `base` are written onto it (see `merge_objects`): an entry moved, turned
+    or scaled in the app takes its new `pos`, `scale` or `heading` (values that differ from the
+    base by more than float32 noise, or half the last written decimal); entries the app removed
+    are removed, but a comment block after one stays; objects the app added are appended in
+    the order given. All else is the file's as it is now: entries and values changed only
+    there, and tag, model, color, [objects.agent] and comments. Numbers are written rounded to
     `DECIMALS` places; the file's line ends (LF or CRLF) are kept.
+
+    When a value (or an entry) changed both in the file and in the app, nothing is written,
+    unless `target` is another file: there the app's edit wins, as the source keeps the other.
 
     Args:
         source: The scene file the app loaded.
         objects: Every object of the running scene; names must be unique.
         target: Where to write (``--save-as``); default `source`.
+        base: What the app and `source` agreed on at the last load or save; after a save onto
+            `source` it moves on to what was saved. None takes `source` as it is now as the
+            base, so `objects` are all the truth (every difference is an app edit).
 
     Returns:
-        `target`, which `load_scene` now reads with `objects` in it.
+        `target`, which `load_scene` now reads with the merged objects in it.
 
     Raises:
-        SceneSaveError: `source` is missing or no longer a valid scene, the result would not load
-            (a duplicate name, a non-finite value, an unknown model), or `target` cannot be
-            written; `target` is then left as it was and no temporary file remains.
+        SceneSaveError: `source` is missing or no longer a valid scene, the same entry changed
+            in both places (the message names it), the result would not load (a duplicate name,
+            a non-finite value, an unknown model), or `target` cannot be written; `target` is
+            then left as it was and no temporary file remains.
     """
+    in_place = target is None or target.resolve() == source.resolve()
     target = source if target is None else target
     try:
-        _check_names(objects)
+        _check_subject(objects)
         document, spec = _read(source)
         before = document.as_string()
-        _merge(document, spec, objects)
+        base = MergeBase.loaded(spec) if base is None else base
+        merge = merge_objects(base, objects, spec.objects, ours_win=not in_place)
+        _refuse_conflicts(merge, in_place=in_place)
+        _merge(document, spec, merge.objects)
         text = _line_ends_like(before, document.as_string())
-        parse_scene(tomllib.loads(text), source=str(target))
+        written = parse_scene(tomllib.loads(text), source=str(target))
         _write_atomic(target, text.encode("utf-8"), like=target if target.exists() else source)
     except SceneError as error:
         reason = str(error).removeprefix(f"{target}: ")
         raise SceneSaveError(f"{target}: could not save: {reason}") from None
     except OSError as error:
         raise SceneSaveError(f"{target}: could not save: {error.strerror or error}") from None
+    if in_place:
+        base.advance(objects, written.objects)
     return target
 
 
-def _check_names(objects: Sequence[ObjectState]) -> None:
+def _refuse_conflicts(merge: Merge, *, in_place: bool) -> None:
+    """Raise a one-line SceneError naming each entry both sides changed, or added."""
+    reasons = []
+    if merge.changed_both:
+        reasons.append(
+            f"{_subject(merge.changed_both)} changed both in the file and in the app"
+            + ("; --save-as FILE writes the app's version to another file" if in_place else "")
+        )
+    if merge.added_both:
+        reasons.append(f"{_subject(merge.added_both)} added both in the file and in the app")
+    if reasons:
+        raise SceneError("; ".join(reasons))
+
+
+def _subject(names: Sequence[str]) -> str:
+    """`'a'`, `'a' and 'b'`, `'a', 'b' and 'c'`, with was/were."""
+    quoted = [repr(name) for name in names]
+    listed = quoted[0] if len(quoted) == 1 else f"{', '.join(quoted[:-1])} and {quoted[-1]}"
+    return f"{listed} {'was' if len(quoted) == 1 else 'were'}"
+
+
+def _check_subject(objects: Sequence[ObjectState]) -> None:
     twice = [name for name, count in Counter(obj.name for obj in objects).items() if count > 1]
     if twice:
         raise SceneError(f"two objects are called {twice[0]!r}")
@@ -112,7 +154,11 @@ def _read(source: Path) -> tuple[tomlkit.TOMLDocument, SceneSpec]:
 
 
 def _merge(document: tomlkit.TOMLDocument, spec: SceneSpec, objects: Sequence[ObjectState]) -> None:
-    """Make the document's [[objects]] say `objects`: update, remove, then append."""
+    """Make the document's [[objects]] hold `objects`: update, remove, then append.
+
+    Entries named in `objects` take its values where they differ from `spec`'s, the others are
+    removed, and objects the document lacks are appended in the order given.
+    """
     entries = document.get("objects")
     if entries is None and objects:
         entries = AoT([], parsed=True)
@@ -156,7 +202,7 @@ def _update(entry: Table, old: ObjectSpec, state: ObjectState) -> None:
     if scale != old.scale:
         one = "scale" in entry and not isinstance(entry["scale"], Array) and len(set(scale)) == 1
         entry["scale"] = scale[0] if one else list(scale)
-    if not _same_angle(old.heading, state.heading):
+    if not same_angle(old.heading, state.heading):
         entry["heading"] = _rounded(state.heading)
 
 
@@ -167,7 +213,7 @@ def _new_entry(state: ObjectState) -> Table:
     scale = _merged(_DEFAULT_SCALE, state.scale)
     if scale != _DEFAULT_SCALE:
         entry["scale"] = list(scale)
-    if not _same_angle(0.0, state.heading):
+    if not same_angle(0.0, state.heading):
         entry["heading"] = _rounded(state.heading)
     return entry
 
@@ -176,19 +222,9 @@ def _rounded(value: float) -> float:
     return round(float(value), DECIMALS) + 0.0  # float() for numpy scalars; + 0.0 makes -0.0 0.0
 
 
-def _same(old: float, new: float) -> bool:
-    return math.isclose(old, new, rel_tol=_REL_TOL, abs_tol=_ABS_TOL)
-
-
-def _same_angle(old: float, new: float) -> bool:
-    # math.remainder raises on inf; a non-finite heading is then left to the loader's checks.
-    turn = math.remainder(new - old, 360.0) if math.isfinite(new) else new
-    return _same(old, new) or abs(turn) <= _ABS_TOL
-
-
 def _merged(old: Vec3, new: Vec3) -> Vec3:
     """`new`, rounded, with each value that is the same as in `old` kept as `old` has it."""
-    x, y, z = (a if _same(a, b) else _rounded(b) for a, b in zip(old, new, strict=True))
+    x, y, z = (a if same(a, b) else _rounded(b) for a, b in zip(old, new, strict=True))
     return (x, y, z)
 
 
@@ -251,8 +287,11 @@ def _line_ends_like(original: str, text: str) -> str:
 def _write_atomic(target: Path, data: bytes, *, like: Path) -> None:
     """Write `data` to `target` so a reader sees the old file or the new one, never half.
 
-    The new file gets the permissions of `like` (mkstemp alone would make it owner-only); a
-    symlinked `target` stays a link to the new text.
+    The data reaches the disk (fsync) before the rename, and the rename itself is synced through
+    the folder. The new file gets the permissions of `like` (mkstemp alone would make it
+    owner-only); a symlinked `target` stays a link to the new text. Temporary files of this
+    target that a killed run left behind are removed once the new file is in place; their
+    names (``.<name>.<random>.tmp``) are never read as a scene.
 
     Raises:
         OSError: The folder is not writable or the disk is full; `target` is as it was.
@@ -269,3 +308,35 @@ def _write_atomic(target: Path, data: bytes, *, like: Path) -> None:
     except BaseException:
         Path(temp_name).unlink(missing_ok=True)
         raise
+    _sync_folder(real.parent)
+    _remove_stale_temps(real)
+
+
+def _sync_folder(folder: Path) -> None:
+    """Make a rename in `folder` durable; the file itself is already safe, so failing is fine.
+
+    Some file systems cannot sync a folder; the new file's data is on disk all the same.
+    """
+    with contextlib.suppress(OSError):
+        handle = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(handle)
+        finally:
+            os.close(handle)
+
+
+def _remove_stale_temps(real: Path) -> None:
+    """Remove temporary files of `real` older than a save takes: a killed run left them.
+
+    A younger one may belong to a save another app is making right now, so it stays.
+    """
+    pattern = re.compile(rf"\.{re.escape(real.name)}\.[a-z0-9_]{{8}}\.tmp")
+    now = time.time()
+    try:
+        temps = [path for path in real.parent.iterdir() if pattern.fullmatch(path.name)]
+    except OSError:
+        return
+    for path in temps:
+        with contextlib.suppress(OSError):  # gone already, or not ours to remove: harmless
+            if now - path.lstat().st_mtime > _STALE_TEMP_S:
+                path.unlink()
