@@ -7,6 +7,7 @@ from typing import Any
 
 from sim.components.agent_controller import AgentController, AgentState
 from sim.components.grid_manager import GridManager, PlanOutcome
+from sim.navigation.catalogue import PLANNER, connectivity_label
 
 
 def path_entry(outcome: PlanOutcome | None) -> dict[str, Any]:
@@ -83,9 +84,9 @@ def agent_line(agent: AgentController) -> str:
 
 
 def planner_line(grid: GridManager) -> str:
-    """Which search the planners run."""
-    connected = "8-connected" if grid.diagonal else "4-connected"
-    return f"A* {grid.heuristic}, {connected}, {grid.blocked_cells()} blocked cells"
+    """Which search the planners run, e.g. "A* octile, 8-connected, 12 blocked cells"."""
+    moves = connectivity_label(grid.diagonal)
+    return f"{PLANNER.label} {grid.heuristic}, {moves}, {grid.blocked_cells()} blocked cells"
 
 
 def fps_line(fps: float, *, paused: bool) -> str:

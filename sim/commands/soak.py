@@ -279,7 +279,8 @@ class _Shuffler:
     def _poke_search_view(self) -> None:
         """Do one random thing to the search view; while it is open, keep it playing."""
         # Imported here: the view's module pulls in Panda3D, which `sim soak` loads late.
-        from sim.search_view.view import HEURISTICS, Choice
+        from sim.navigation.catalogue import SearchKind
+        from sim.search_view.settings import HEURISTICS
 
         rng, view = self._rng, self._app.search_view
         action = rng.randrange(8)
@@ -289,7 +290,7 @@ class _Shuffler:
         if not view.opened:
             return
         if action == 0:
-            view.set_choice(rng.choice(list(Choice)))
+            view.set_choice(rng.choice(list(SearchKind)))
         elif action == 1:
             view.set_heuristic(rng.choice(HEURISTICS))
         elif action == 2:

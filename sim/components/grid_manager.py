@@ -22,13 +22,15 @@ from sim.navigation import (
     find_path,
     transform_box,
 )
+from sim.navigation.catalogue import PLANNER, PLANNER_HEURISTICS
 from sim.navigation.line_of_sight import segment_is_clear, smooth_path
 
 GRID_LINE_Z = 0.02  # lines sit just above the ground: polygon offsets do not apply to lines
 BLOCK_Z = 0.01
 GRID_COLOR = (0.12, 0.14, 0.16, 1.0)
 BLOCK_COLOR = (0.75, 0.2, 0.15, 0.45)
-HEURISTICS = ("octile", "euclidean", "chebyshev", "manhattan", "zero")
+HEURISTICS = tuple(heuristic.value for heuristic in PLANNER_HEURISTICS)
+"""The planner's heuristics, in the order the app cycles them; the first is the default."""
 
 Cell = tuple[int, int]
 Point = tuple[float, float]
@@ -284,6 +286,7 @@ class GridManager(Component):
             goal_cell,
             diagonal=self._diagonal,
             heuristic=self._heuristic,
+            algorithm=PLANNER.algorithm,
         )
         plan_ms = (time.perf_counter() - began) * 1000.0
         if not result.found:

@@ -7,7 +7,8 @@ then Dijkstra, breadth-first and depth-first search. Every one runs the Python r
 once: the compiled kernel does not run dfs, and one loop for all keeps the times comparable
 with each other (not with the kernel, which is many times faster).
 Dijkstra's cost is the optimum every other row is measured against. `format_table` lays the
-rows out as plain text for a terminal.
+rows out as plain text for a terminal. The searches and their labels come from
+`sim.navigation.catalogue`; `TABLE_ORDER` puts them in rows.
 """
 
 from __future__ import annotations
@@ -21,19 +22,23 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from sim.navigation.catalogue import DISTANCE_HEURISTICS, SearchKind
 from sim.navigation.grid import Cell
 from sim.navigation.heuristics import Heuristic, is_admissible
 from sim.navigation.moves import MoveGraph
 from sim.navigation.query import Algorithm, PathResult, Reason
 from sim.navigation.search import Search
 
-COMPARED_HEURISTICS = (
-    Heuristic.MANHATTAN,
-    Heuristic.OCTILE,
-    Heuristic.EUCLIDEAN,
-    Heuristic.CHEBYSHEV,
+TABLE_ORDER = (
+    SearchKind.ASTAR,
+    SearchKind.WEIGHTED,
+    SearchKind.GREEDY,
+    SearchKind.DIJKSTRA,
+    SearchKind.BFS,
+    SearchKind.DFS,
 )
-"""The heuristics A*, weighted A* and greedy are each run with, in table order."""
+"""The searches in table order; each that takes a heuristic is run with every one of
+`DISTANCE_HEURISTICS`, in that order."""
 
 FOOTNOTE = "not a shortest path: gap = cost - Dijkstra's cost (the optimum), and in % of it"
 """What the ``*`` of `format_table` means (its last line when a row is marked)."""
@@ -94,10 +99,14 @@ class ComparisonRow:
 
 @dataclass(frozen=True, slots=True)
 class _Variant:
-    algorithm: Algorithm
+    kind: SearchKind
     heuristic: Heuristic | None
     weight: float
     label: str
+
+    @property
+    def algorithm(self) -> Algorithm:
+        return self.kind.algorithm
 
 
 def compare_searches(
@@ -224,15 +233,14 @@ def format_table(rows: Sequence[ComparisonRow], *, cost_unit: str = "") -> list[
 
 
 def _variants(weight: float) -> list[_Variant]:
-    weighted = f"weighted A* x{weight:g}" if isinstance(weight, int | float) else "weighted A*"
-    variants = [_Variant(Algorithm.ASTAR, h, 1.0, "A*") for h in COMPARED_HEURISTICS]
-    variants += [_Variant(Algorithm.ASTAR, h, weight, weighted) for h in COMPARED_HEURISTICS]
-    variants += [_Variant(Algorithm.GREEDY, h, 1.0, "greedy") for h in COMPARED_HEURISTICS]
-    variants += [
-        _Variant(Algorithm.DIJKSTRA, None, 1.0, "Dijkstra"),
-        _Variant(Algorithm.BFS, None, 1.0, "BFS"),
-        _Variant(Algorithm.DFS, None, 1.0, "DFS"),
-    ]
+    """One variant per row, in `TABLE_ORDER`, with every heuristic for those taking one."""
+    variants = []
+    for kind in TABLE_ORDER:
+        # A weight that is not a number fails in Search; its label must not fail first.
+        label = kind.titled(weight) if isinstance(weight, int | float) else kind.label
+        heuristics = DISTANCE_HEURISTICS if kind.takes_heuristic else (None,)
+        kind_weight = weight if kind.takes_weight else 1.0
+        variants += [_Variant(kind, heuristic, kind_weight, label) for heuristic in heuristics]
     return variants
 
 

@@ -92,12 +92,12 @@ def save_scene(
     in_place = target is None or target.resolve() == source.resolve()
     target = source if target is None else target
     try:
-        _check_subject(objects)
+        _check_names(objects)
         document, spec = _read(source)
         before = document.as_string()
         base = MergeBase.loaded(spec) if base is None else base
         merge = merge_objects(base, objects, spec.objects, ours_win=not in_place)
-        _refuse_conflicts(merge, in_place=in_place)
+        _refuse_conflicts(merge)
         _merge(document, spec, merge.objects)
         text = _line_ends_like(before, document.as_string())
         written = parse_scene(tomllib.loads(text), source=str(target))
@@ -112,28 +112,29 @@ def save_scene(
     return target
 
 
-def _refuse_conflicts(merge: Merge, *, in_place: bool) -> None:
+def _refuse_conflicts(merge: Merge) -> None:
     """Raise a one-line SceneError naming each entry both sides changed, or added."""
     reasons = []
-    if merge.changed_both:
+    if merge.changed_both:  # only ever when saving in place, where --save-as is the way out
         reasons.append(
-            f"{_subject(merge.changed_both)} changed both in the file and in the app"
-            + ("; --save-as FILE writes the app's version to another file" if in_place else "")
+            f"{_listed(merge.changed_both)} changed in the file and in the app;"
+            " use --save-as FILE to keep the app's"
         )
     if merge.added_both:
-        reasons.append(f"{_subject(merge.added_both)} added both in the file and in the app")
+        reasons.append(
+            f"{_listed(merge.added_both)} added in the file and in the app; rename it in the file"
+        )
     if reasons:
         raise SceneError("; ".join(reasons))
 
 
-def _subject(names: Sequence[str]) -> str:
-    """`'a'`, `'a' and 'b'`, `'a', 'b' and 'c'`, with was/were."""
+def _listed(names: Sequence[str]) -> str:
+    """`'a'`, `'a' and 'b'`, `'a', 'b' and 'c'`."""
     quoted = [repr(name) for name in names]
-    listed = quoted[0] if len(quoted) == 1 else f"{', '.join(quoted[:-1])} and {quoted[-1]}"
-    return f"{listed} {'was' if len(quoted) == 1 else 'were'}"
+    return quoted[0] if len(quoted) == 1 else f"{', '.join(quoted[:-1])} and {quoted[-1]}"
 
 
-def _check_subject(objects: Sequence[ObjectState]) -> None:
+def _check_names(objects: Sequence[ObjectState]) -> None:
     twice = [name for name, count in Counter(obj.name for obj in objects).items() if count > 1]
     if twice:
         raise SceneError(f"two objects are called {twice[0]!r}")

@@ -21,8 +21,10 @@ from direct.gui.DirectGui import DGG, DirectButton, DirectFrame
 from direct.gui.OnscreenText import OnscreenText
 from panda3d.core import NodePath, TextNode, TextProperties, TextPropertiesManager
 
+from sim.navigation.catalogue import SearchKind, connectivity_label
 from sim.navigation.compare import ComparisonRow, compare_searches
-from sim.search_view.view import HEURISTICS, WEIGHT_STEP, Choice, SearchView
+from sim.search_view.settings import HEURISTICS, WEIGHT_STEP
+from sim.search_view.view import SearchView
 
 BUTTON_SCALE = 0.032
 TEXT_SCALE = 0.034
@@ -93,10 +95,10 @@ class SearchPanel:
                 ("slower", "Slower", view.slower),
                 ("faster", "Faster", view.faster),
             ],
-            [(f"algo:{c.name}", str(c), _bind(view.set_choice, c)) for c in Choice],
+            [(f"algo:{k.name}", k.label, _bind(view.set_choice, k)) for k in SearchKind],
             [(f"heur:{h}", h, _bind(view.set_heuristic, h)) for h in HEURISTICS],
             [
-                ("moves", "8-connected", self._toggle_moves),
+                ("moves", connectivity_label(True), self._toggle_moves),
                 ("lighter", "weight down", _bind(view.change_weight, -WEIGHT_STEP)),
                 ("weight", "x1.5", _noop),
                 ("heavier", "weight up", _bind(view.change_weight, WEIGHT_STEP)),
@@ -208,12 +210,12 @@ class SearchPanel:
         self._set(self._note, f"note: {view.message}" if view.message else "")
         settings = view.settings
         self._label("play", "Pause" if view.playing else "Play")
-        self._label("moves", "8-connected" if settings.diagonal else "4-connected")
+        self._label("moves", connectivity_label(settings.diagonal))
         self._label("weight", f"x{settings.weight:g}")
         self._label("parents", f"Parents: {'on' if view.show_parents else 'off'}")
         self._label("numbers", f"Numbers: {'on' if view.show_numbers else 'off'}")
-        for choice in Choice:
-            self._mark(f"algo:{choice.name}", settings.choice is choice)
+        for kind in SearchKind:
+            self._mark(f"algo:{kind.name}", settings.choice is kind)
         for heuristic in HEURISTICS:
             self._mark(f"heur:{heuristic}", heuristic == settings.heuristic)
         self._mark("compare", self.compare_open)
@@ -252,7 +254,7 @@ class SearchPanel:
             self._show_rows(problem.start, problem.goal, problem.diagonal)
 
     def _show_rows(self, start: tuple[int, int], goal: tuple[int, int], diagonal: bool) -> None:
-        moves = "8-connected" if diagonal else "4-connected"
+        moves = connectivity_label(diagonal)
         self._set(self._table_title, f"compare: Start {start} -> End {goal}, {moves}")
         columns: list[list[str]] = [[title] for title, _, _ in TABLE_COLUMNS]
         for row in self.rows:

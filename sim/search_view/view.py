@@ -20,8 +20,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, replace
-from enum import StrEnum
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -33,7 +32,27 @@ from sim.config import Tag
 from sim.engine import Component, Gizmos
 from sim.engine.labels import BillboardLabels
 from sim.navigation import Endpoints
+from sim.navigation.catalogue import SearchKind
 from sim.navigation.search_log import CellStatus, ExpansionLog, SearchReplay
+from sim.search_view.geometry import (
+    CELL_INSET,
+    CELL_Z,
+    LABEL_Z,
+    LAYERS,
+    Sight,
+    layer_cells,
+    parent_arrows,
+)
+from sim.search_view.settings import (
+    DEFAULT_SPEED,
+    HEURISTICS,
+    MAX_WEIGHT,
+    ComparisonProblem,
+    ViewProblem,
+    ViewSettings,
+    next_speed,
+    view_heuristic,
+)
 
 OPEN_COLOR = (1.0, 0.55, 0.05, 1.0)
 CLOSED_COLOR = (1.0, 0.87, 0.2, 1.0)
@@ -41,129 +60,13 @@ PATH_COLOR = (0.15, 0.78, 0.25, 1.0)
 CURRENT_COLOR = (0.25, 0.6, 1.0, 1.0)
 ARROW_COLOR = (0.1, 0.1, 0.14, 1.0)
 LABEL_COLOR = (0.05, 0.05, 0.08, 1.0)
-# Cells sit just above the blocked-cell shading (0.01) and below the grid lines (0.02), so the
-# lines still frame every cell; arrows float above both.
-CELL_Z = 0.013
-ARROW_Z = 0.08
-LABEL_Z = 0.35  # in cells: the numbers float over the middle of their cell
-CELL_INSET = 0.06  # fraction of a cell left bare on each side
-ARROW_FROM, ARROW_TO = 0.15, 0.75  # where an arrow starts and ends, as a fraction of the step
-ARROW_HEAD = 0.18  # head length, as a fraction of a cell
 LABEL_LINE_HEIGHT = 0.2  # in cells
-MIN_LABEL_PX = 44.0  # a cell must span this many pixels on screen for its numbers to be read
-MAX_LABELS = 400  # the nearest this many cells get numbers; beyond that they would be noise
-SPEEDS = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000)
-"""Playback speeds in expansions per second; `faster`/`slower` move along this list."""
-DEFAULT_SPEED = 10
-DEFAULT_WEIGHT = 1.5
-WEIGHT_STEP = 0.25
-MAX_WEIGHT = 10.0
+LAYER_COLORS = dict(zip(LAYERS, (OPEN_COLOR, CLOSED_COLOR, PATH_COLOR, CURRENT_COLOR), strict=True))
 # The rest of the search is recorded a little each frame, so the panel can tell the total soon
 # without one long frame on a large grid (the Python search runs some 100,000 expansions/s).
 RECORD_AHEAD_PER_FRAME = 500
 # Dragging a cube across cells restarts the view at most this often (the search is re-recorded).
 MIN_RESTART_GAP_S = 0.1
-HEURISTICS = ("manhattan", "octile", "euclidean", "chebyshev")
-
-
-class Choice(StrEnum):
-    """The searches the view offers (weighted A* is A* with a weight above 1)."""
-
-    ASTAR = "A*"
-    DIJKSTRA = "Dijkstra"
-    BFS = "BFS"
-    GREEDY = "greedy"
-    WEIGHTED = "weighted A*"
-    DFS = "DFS"
-
-    @property
-    def algorithm(self) -> str:
-        """The `find_path` algorithm name."""
-        return _CHOICES[self][0]
-
-    @property
-    def uses_heuristic(self) -> bool:
-        """Whether the heuristic matters to this search."""
-        return _CHOICES[self][1]
-
-    @property
-    def promise(self) -> str:
-        """What the search promises about its path, for the panel ("" for a shortest path)."""
-        return _CHOICES[self][2]
-
-
-# Each choice: the algorithm it runs, whether a heuristic steers it, what it promises.
-_CHOICES: dict[Choice, tuple[str, bool, str]] = {
-    Choice.ASTAR: ("astar", True, ""),
-    Choice.DIJKSTRA: ("dijkstra", False, ""),
-    Choice.BFS: ("bfs", False, "fewest moves, not least cost"),
-    Choice.GREEDY: ("greedy", True, "not shortest"),
-    Choice.WEIGHTED: ("astar", True, "within the weight of shortest"),
-    Choice.DFS: ("dfs", False, "baseline: not shortest"),
-}
-
-
-@dataclass(frozen=True, slots=True)
-class ViewSettings:
-    """Which search the view replays.
-
-    Attributes:
-        choice: The algorithm.
-        heuristic: manhattan, octile, euclidean or chebyshev (A*, weighted A*, greedy).
-        weight: The heuristic weight of weighted A* (>= 1; plain A* always uses 1).
-        diagonal: 8-connected moves when True, 4-connected when False.
-    """
-
-    choice: Choice = Choice.ASTAR
-    heuristic: str = "octile"
-    weight: float = DEFAULT_WEIGHT
-    diagonal: bool = True
-
-    def describe(self) -> str:
-        """One line, e.g. "greedy (not shortest), octile, 8-connected"."""
-        name = str(self.choice)
-        if self.choice is Choice.WEIGHTED:
-            name += f" x{self.weight:g}"
-        if self.choice.promise:
-            name += f" ({self.choice.promise})"
-        parts = [name]
-        if self.choice.uses_heuristic:
-            parts.append(self.heuristic)
-        parts.append("8-connected" if self.diagonal else "4-connected")
-        return ", ".join(parts)
-
-
-@dataclass(frozen=True, slots=True)
-class _Problem:
-    """What a recorded search answered: a restart is due when this changes."""
-
-    mask_version: int
-    start: tuple[int, int]
-    goal: tuple[int, int]
-    settings: ViewSettings
-
-
-@dataclass(frozen=True, slots=True, eq=False)
-class ComparisonProblem:
-    """The view's search problem, for running every algorithm on it (see `compare_searches`).
-
-    Attributes:
-        walkable: The grid the view searches (a snapshot; do not modify).
-        start: Start cell.
-        goal: Goal cell.
-        mask_key: Changes whenever the grid changes.
-        diagonal: 8-connected moves.
-        weight: The weight weighted A* uses.
-        cell_size: World units per cell (costs are shown in world units).
-    """
-
-    walkable: NDArray[np.bool_]
-    start: tuple[int, int]
-    goal: tuple[int, int]
-    mask_key: int
-    diagonal: bool
-    weight: float
-    cell_size: float
 
 
 class SearchView(Component):
@@ -189,7 +92,7 @@ class SearchView(Component):
         self._labels = labels
         self._camera = camera
         self._window_height = window_height
-        self.settings = ViewSettings(heuristic=_view_heuristic(grid.heuristic))
+        self.settings = ViewSettings(heuristic=view_heuristic(grid.heuristic))
         self.opened = False
         self.playing = False
         self.speed = DEFAULT_SPEED
@@ -198,7 +101,7 @@ class SearchView(Component):
         self.restarts = 0
         self.message = ""
         self.replay: SearchReplay | None = None
-        self._problem: _Problem | None = None
+        self._problem: ViewProblem | None = None
         self._walkable: NDArray[np.bool_] | None = None
         self._budget = 0.0
         self._since_restart_s = math.inf
@@ -214,7 +117,7 @@ class SearchView(Component):
         self.opened = True
         self.settings = replace(
             self.settings,
-            heuristic=_view_heuristic(self._grid.heuristic),
+            heuristic=view_heuristic(self._grid.heuristic),
             diagonal=self._grid.diagonal,
         )
         self._problem, self.replay, self.playing = None, None, False
@@ -269,13 +172,13 @@ class SearchView(Component):
 
     def faster(self) -> None:
         """Play more expansions per second."""
-        self.speed = _next_speed(self.speed, +1)
+        self.speed = next_speed(self.speed, +1)
 
     def slower(self) -> None:
         """Play fewer expansions per second."""
-        self.speed = _next_speed(self.speed, -1)
+        self.speed = next_speed(self.speed, -1)
 
-    def set_choice(self, choice: Choice) -> None:
+    def set_choice(self, choice: SearchKind) -> None:
         """Replay another algorithm (restarts the view)."""
         self._change(choice=choice)
 
@@ -349,9 +252,9 @@ class SearchView(Component):
             problem.start,
             problem.goal,
             diagonal=settings.diagonal,
-            heuristic=settings.heuristic if settings.choice.uses_heuristic else "zero",
+            heuristic=settings.search_heuristic,
             algorithm=settings.choice.algorithm,
-            weight=settings.weight if settings.choice is Choice.WEIGHTED else 1.0,
+            weight=settings.search_weight,
         )
         was_running = self.replay is not None and (self.playing or self.replay.at_end)
         self.replay = SearchReplay(log)
@@ -362,7 +265,7 @@ class SearchView(Component):
         self._since_restart_s = 0.0
         self.restarts += 1
 
-    def _current_problem(self) -> _Problem | None:
+    def _current_problem(self) -> ViewProblem | None:
         world = self.world
         start = None if world is None else world.find_with_tag(Tag.START)
         end = None if world is None else world.find_with_tag(Tag.END)
@@ -382,7 +285,7 @@ class SearchView(Component):
         if ends.goal_moved:
             notes.append("End is inside an obstacle: searching to the nearest free cell")
         self.message = "; ".join(notes)
-        return _Problem(self._grid.mask_version, ends.start, ends.goal, self.settings)
+        return ViewProblem(self._grid.mask_version, ends.start, ends.goal, self.settings)
 
     # --- what the view shows ---------------------------------------------------------------
 
@@ -401,39 +304,10 @@ class SearchView(Component):
             self._grid.grid_cell_size,
         )
 
-    def report(self) -> dict[str, Any]:
-        """The view's state for the JSON report."""
-        entry: dict[str, Any] = {
-            "open": self.opened,
-            "algorithm": str(self.settings.choice),
-            "heuristic": self.settings.heuristic,
-            "weight": self.settings.weight,
-            "connectivity": 8 if self.settings.diagonal else 4,
-            "playing": self.playing,
-            "steps_per_s": self.speed,
-            "show_parents": self.show_parents,
-            "show_numbers": self.show_numbers,
-            "restarts": self.restarts,
-            "message": self.message,
-            "numbers_shown": self._labels.shown,
-        }
-        replay = self.replay
-        if replay is None:
-            return entry | {"step": None, "start": None, "goal": None}
-        frontier, expanded = self.counts()
-        entry |= {
-            "start": list(replay.log.start),
-            "goal": list(replay.log.goal),
-            "step": replay.step,
-            "recorded": replay.log.recorded,
-            "finished": replay.log.finished,
-            "at_end": replay.at_end,
-            "frontier_cells": frontier,
-            "expanded_cells": expanded,
-            "current": None if replay.current is None else list(replay.current),
-            "path": [list(cell) for cell in replay.path],
-        }
-        return entry
+    @property
+    def numbers_shown(self) -> int:
+        """How many cells show their g / f numbers now (0 when the camera is too far to read)."""
+        return self._labels.shown
 
     def status_text(self) -> str:
         """A few lines for the panel: the search, the step and speed, the counts or the result."""
@@ -475,12 +349,7 @@ class SearchView(Component):
         if not self.opened or self.replay is None:
             return
         geometry = self._geometry_now()
-        for key, color in (
-            ("search-open", OPEN_COLOR),
-            ("search-closed", CLOSED_COLOR),
-            ("search-path", PATH_COLOR),
-            ("search-current", CURRENT_COLOR),
-        ):
+        for key, color in LAYER_COLORS.items():
             if len(geometry[key]):
                 gizmos.quads(key, geometry[key], color)
         if self.show_parents and len(geometry["search-parents"]):
@@ -493,90 +362,32 @@ class SearchView(Component):
         revision = (self.restarts, replay.step, replay.at_end)
         if self._geometry is not None and self._geometry[0] == revision:
             return self._geometry[1]
-        width = replay.log.width
-        status = replay.status.ravel()
-        # Start and End are shown by their cubes; painting their cells would only hide under them.
-        ends = np.array(
-            [
-                replay.log.start[0] * width + replay.log.start[1],
-                replay.log.goal[0] * width + replay.log.goal[1],
-            ]
-        )
-        keep = np.ones(status.size, dtype=bool)
-        keep[ends] = False
-        current = -1 if replay.current is None else replay.current[0] * width + replay.current[1]
-        path = np.array([row * width + col for row, col in replay.path], dtype=np.intp)
-        on_path = np.zeros(status.size, dtype=bool)
-        on_path[path] = True
-        closed = (status == CellStatus.CLOSED) & keep & ~on_path
-        if current >= 0:
-            closed[current] = False
         geometry = {
-            "search-open": self._cell_quads(np.flatnonzero((status == CellStatus.OPEN) & keep)),
-            "search-closed": self._cell_quads(np.flatnonzero(closed)),
-            "search-path": self._cell_quads(np.flatnonzero(on_path & keep)),
-            "search-current": self._cell_quads(
-                np.array(
-                    [current] if current >= 0 and keep[current] and not on_path[current] else [],
-                    dtype=np.intp,
-                )
-            ),
-            "search-parents": self._parent_arrows(replay),
+            key: self._grid.cell_quads(cells, CELL_Z, inset=CELL_INSET)
+            for key, cells in layer_cells(replay).items()
         }
+        parent = replay.parent.ravel()
+        touched = np.flatnonzero(parent >= 0)
+        geometry["search-parents"] = parent_arrows(
+            self._grid.cell_centres(touched),
+            self._grid.cell_centres(parent[touched]),
+            self._grid.grid_cell_size,
+        )
         self._geometry = (revision, geometry)
         return geometry
-
-    def _cell_quads(self, cells: NDArray[np.intp]) -> NDArray[np.float32]:
-        return self._grid.cell_quads(cells, CELL_Z, inset=CELL_INSET)
-
-    def _parent_arrows(self, replay: SearchReplay) -> NDArray[np.float32]:
-        """Each touched cell's arrow toward its parent: a shaft and two head strokes."""
-        parent = replay.parent.ravel()
-        cells = np.flatnonzero(parent >= 0)
-        if cells.size == 0:
-            return np.zeros((0, 2, 3), dtype=np.float32)
-        size = self._grid.grid_cell_size
-        here = self._grid.cell_centres(cells)
-        there = self._grid.cell_centres(parent[cells])
-        step = there - here
-        tail = here + ARROW_FROM * step
-        tip = here + ARROW_TO * step
-        length = np.linalg.norm(step, axis=1, keepdims=True)
-        back = -step / length * ARROW_HEAD * size
-        # The two head strokes: the backward direction turned by +-30 degrees.
-        cos, sin = math.cos(math.radians(30.0)), math.sin(math.radians(30.0))
-        left = np.stack(
-            [back[:, 0] * cos - back[:, 1] * sin, back[:, 0] * sin + back[:, 1] * cos], axis=1
-        )
-        right = np.stack(
-            [back[:, 0] * cos + back[:, 1] * sin, -back[:, 0] * sin + back[:, 1] * cos], axis=1
-        )
-        z = np.full((cells.size, 1), ARROW_Z)
-
-        def at_z(points: NDArray[np.float64]) -> NDArray[np.float64]:
-            return np.concatenate([points, z], axis=1)
-
-        shafts = np.stack([at_z(tail), at_z(tip)], axis=1)
-        heads_left = np.stack([at_z(tip), at_z(tip + left)], axis=1)
-        heads_right = np.stack([at_z(tip), at_z(tip + right)], axis=1)
-        return np.concatenate([shafts, heads_left, heads_right]).astype(np.float32)
 
     def _place_numbers(self) -> None:
         """Put g and f over each touched cell big enough on screen to read them, nearest first."""
         replay = self.replay
+        if replay is None or not self.show_numbers:
+            self._labels.hide_all()
+            return
         lens = self._camera.node().get_lens()
-        fov_w, fov_h = (math.radians(angle) for angle in lens.get_fov())
-        half_w, half_h = math.tan(fov_w / 2.0), math.tan(fov_h / 2.0)
         size = self._grid.grid_cell_size
-        pixels_per_unit_depth = size * self._window_height() / (2.0 * half_h)
+        fov_w, fov_h = lens.get_fov()
+        sight = Sight.of((fov_w, fov_h), lens.get_near(), self._window_height(), size)
         root = self._camera.get_top()
-        # No point in view is nearer (in depth) than the camera's height above it divided by
-        # the frustum's half-diagonal slope: when a cell there is still too small to read, every
-        # cell is, and the usual far-away view costs nothing per cell.
-        height = float(self._camera.get_z(root)) - LABEL_Z * size
-        nearest = height / math.sqrt(1.0 + half_w * half_w + half_h * half_h)
-        too_far = nearest > 0.0 and pixels_per_unit_depth / nearest < MIN_LABEL_PX
-        if replay is None or not self.show_numbers or too_far:
+        if sight.reads_nothing(float(self._camera.get_z(root)) - LABEL_Z * size):
             self._labels.hide_all()
             return
         cells = np.flatnonzero(replay.status.ravel() != CellStatus.UNSEEN)
@@ -585,18 +396,9 @@ class SearchView(Component):
         )
         # Panda3D matrices act on row vectors: camera-space p' = [p, 1] @ M.
         matrix = np.array(root.get_mat(self._camera), dtype=np.float64).reshape(4, 4)
-        local = np.concatenate([points, np.ones((len(points), 1))], axis=1) @ matrix
-        depth = local[:, 1]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            readable = (
-                (depth > lens.get_near())
-                & (np.abs(local[:, 0]) <= depth * half_w)
-                & (np.abs(local[:, 2]) <= depth * half_h)
-                & (pixels_per_unit_depth / depth >= MIN_LABEL_PX)
-            )
-        nearest_first = np.flatnonzero(readable)
-        nearest_first = nearest_first[np.argsort(depth[nearest_first], kind="stable")]
-        chosen = nearest_first[:MAX_LABELS]
+        chosen = sight.readable(
+            np.concatenate([points, np.ones((len(points), 1))], axis=1) @ matrix
+        )
         g, f = replay.g.ravel(), replay.f.ravel()
         self._labels.show(
             {
@@ -610,16 +412,5 @@ class SearchView(Component):
         self._labels.destroy()
 
 
-def _view_heuristic(heuristic: str) -> str:
-    """The planner's heuristic if the view offers it ("zero" is Dijkstra's: octile then)."""
-    return heuristic if heuristic in HEURISTICS else "octile"
-
-
 def _cells(count: int) -> str:
     return f"{count} cell" if count == 1 else f"{count} cells"
-
-
-def _next_speed(speed: int, direction: int) -> int:
-    """The next playback speed up (+1) or down (-1) the SPEEDS list."""
-    index = min(range(len(SPEEDS)), key=lambda i: abs(SPEEDS[i] - speed))
-    return SPEEDS[min(max(index + direction, 0), len(SPEEDS) - 1)]

@@ -9,15 +9,10 @@ import pytest
 from panda3d.core import MouseButton, Point3
 
 from sim.navigation import find_path
+from sim.navigation.catalogue import SearchKind as Choice
 from sim.navigation.search_log import CellStatus
 from sim.search_view.panel import BUTTON_COLOR, CHOSEN_COLOR
-from sim.search_view.view import (
-    CLOSED_COLOR,
-    CURRENT_COLOR,
-    OPEN_COLOR,
-    PATH_COLOR,
-    Choice,
-)
+from sim.search_view.view import CLOSED_COLOR, CURRENT_COLOR, OPEN_COLOR, PATH_COLOR
 from tests.conftest import REPO_ROOT
 from tests.pixels import near, screenshot_rgb
 from tests.render.virtual_mouse import Mouse
@@ -193,7 +188,7 @@ def test_numbers_show_when_the_camera_is_close_and_hide_when_far(scene):
     open_view(app, mouse)
     mouse.key("end")
     mouse.move((400, 300))
-    assert app.search_view.report()["numbers_shown"] == 0, "unreadable from the default view"
+    assert app.report()["search_view"]["numbers_shown"] == 0, "unreadable from the default view"
     wheel(mouse, 12)
     labels = app.search_view._labels
     assert labels.shown > 0

@@ -185,28 +185,28 @@ CONFLICTS: dict[str, tuple[str, str, dict[str, Any], tuple[str, ...], str]] = {
         END_POS.replace("[7.5, 7.5, 0.0]", "[3.5, 8.5, 0.0]"),
         {"end": {"pos": (6.5, 6.5, 0.0)}},
         (),
-        "'end' was changed both in the file and in the app",
+        "'end' changed in the file and in the app; use --save-as",
     ),
     "heading-changed-in-both": (
         "heading = 35.0",
         "heading = 30.0",
         {"slanted_wall": {"heading": 20.0}},
         (),
-        "'slanted_wall' was changed both",
+        "'slanted_wall' changed in the file and in the app",
     ),
     "removed-on-disk-edited-in-app": (
         PILLAR,
         PILLAR.replace('"pillar"', '"pillar_moved"'),
         {"pillar": {"pos": (6.5, -4.5, 0.0)}},
         (),
-        "'pillar' was changed both",
+        "'pillar' changed in the file and in the app",
     ),
     "removed-in-app-edited-on-disk": (
         PILLAR,
         PILLAR.replace("[5.5, -5.5, 0.0]", "[4.5, -5.5, 0.0]"),
         {},
         ("pillar",),
-        "'pillar' was changed both",
+        "'pillar' changed in the file and in the app",
     ),
 }
 
@@ -241,7 +241,7 @@ def test_every_conflicting_entry_is_named(session: Session) -> None:
     session.edit("heading = 35.0", "heading = 30.0")
     objects = session.app(end={"pos": (6.5, 6.5, 0.0)}, slanted_wall={"heading": 20.0})
 
-    with pytest.raises(SceneSaveError, match="'end' and 'slanted_wall' were changed both"):
+    with pytest.raises(SceneSaveError, match="'end' and 'slanted_wall' changed in the file"):
         session.save(objects)
 
 
@@ -250,7 +250,7 @@ def test_a_name_added_on_both_sides_is_refused(session: Session) -> None:
     edited = session.path.read_bytes()
     barrel = dataclasses.replace(CRATE, name="barrel")
 
-    with pytest.raises(SceneSaveError, match="'barrel' was added both in the file and in the app"):
+    with pytest.raises(SceneSaveError, match="'barrel' added in the file and in the app"):
         session.save([*session.app(), barrel])
 
     assert session.path.read_bytes() == edited
@@ -322,7 +322,7 @@ def test_save_as_still_refuses_a_name_added_on_both_sides(session: Session, tmp_
     session.path.write_text(session.text() + BARREL_TEXT, encoding="utf-8")
     barrel = dataclasses.replace(CRATE, name="barrel")
 
-    with pytest.raises(SceneSaveError, match="'barrel' was added both"):
+    with pytest.raises(SceneSaveError, match="'barrel' added in the file"):
         session.save([*session.app(), barrel], target=tmp_path / "mine.toml")
 
     assert not (tmp_path / "mine.toml").exists()
