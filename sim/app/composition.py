@@ -18,6 +18,7 @@ from panda3d.core import (
 )
 
 from sim.app import hud_text
+from sim.app.controls import bind_controls, hud_help, panel_help
 from sim.app.report import object_entry, write_json_atomic
 from sim.components.agent_controller import AgentController, AgentState
 from sim.components.crowd import CrowdField
@@ -29,6 +30,7 @@ from sim.editor.editor import SceneEditor
 from sim.engine import FrameLoop, GameObject, Gizmos, World
 from sim.engine.camera import CameraPose, OrbitCamera, OrbitCameraInput
 from sim.engine.labels import BillboardLabels
+from sim.engine.loop import Phase
 from sim.engine.projection import world_to_pixel
 from sim.engine.showbase import DisplaySettings, open_showbase
 from sim.scene.builder import build_scene
@@ -42,17 +44,10 @@ CAMERA_FOV_DEG = 50.0
 REPORT_EVERY_S = 1.0
 MESSAGE_S = 4.0  # how long an edit or save message stays on the HUD
 HUD_AGENT_LINES = 8  # past this many agents the HUD sums them up in one line
-# The search view's playback and panel run on frame time after the world step (sort 0) and
-# before the gizmo flush (49), so Space, which pauses simulated time, leaves them working.
+# The search view's playback and panel run on frame time (Phase.UI), so Space, which pauses
+# simulated time, leaves them working.
 SEARCH_TASK = "search-view"
-SEARCH_TASK_SORT = 1
 NO_AGENT_TEXT = "agents: none in this scene (an object tagged 'Agent' follows the path)"
-HELP_TEXT = (
-    "left-drag move cube   shift+click add obstacle   X/Del remove   V snap   Ctrl+S save\n"
-    "right-drag orbit   middle/shift+right-drag pan   wheel zoom   C camera   Esc quit\n"
-    "G grid  B blocks  P path  H HUD  Space pause  R reset agent  M chase/patrol  "
-    "K heuristic  N 4/8  T search view"
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,7 +106,7 @@ class SimApp:
             Hud(
                 top_left=self.base.a2dTopLeft,
                 bottom_left=self.base.a2dBottomLeft,
-                help_text=HELP_TEXT,
+                help_text=hud_help(),
                 status=self.status_lines,
             )
         )
@@ -129,9 +124,12 @@ class SimApp:
             )
         )
         self.search_panel = SearchPanel(
-            self.search_view, self.base.a2dTopRight, clock=self.clock.get_frame_time
+            self.search_view,
+            self.base.a2dTopRight,
+            clock=self.clock.get_frame_time,
+            key_help=panel_help(),
         )
-        self.base.task_mgr.add(self._tick_search_view, SEARCH_TASK, sort=SEARCH_TASK_SORT)
+        self.loop.add_task(Phase.UI, self._tick_search_view, SEARCH_TASK)
         self.editor = SceneEditor(
             world=self.world,
             loader=self.base.loader,
@@ -187,43 +185,36 @@ class SimApp:
         return controllers
 
     def _bind_keys(self) -> None:
-        base = self.base
-        base.accept("escape", base.userExit)
-        base.accept("c", self.camera.reset)
-        base.accept("g", self.toggle_grid)
-        base.accept("b", self.toggle_blocks)
-        base.accept("p", self.toggle_path)
-        base.accept("h", self.toggle_hud)
-        base.accept("space", self.toggle_pause)
-        base.accept("r", self.reset_agents)
-        base.accept("m", self.toggle_agent_mode)
-        base.accept("k", self.cycle_heuristic)
-        base.accept("n", self.toggle_connectivity)
+        """Bind the keys of the controls table (`sim.app.controls`) to what they do."""
         view = self.search_view
-        base.accept("t", view.toggle)
-        base.accept("enter", self._while_searching(view.play_pause))
-        for key, action in (
-            ("arrow_right", view.step_forward),
-            ("arrow_left", view.step_back),
-        ):
-            base.accept(key, self._while_searching(action))
-            base.accept(f"{key}-repeat", self._while_searching(action))
-        base.accept("arrow_up", self._while_searching(view.faster))
-        base.accept("arrow_down", self._while_searching(view.slower))
-        base.accept("home", self._while_searching(view.reset))
-        base.accept("end", self._while_searching(view.to_end))
-        base.accept("a", self._while_searching(self.toggle_parent_arrows))
-        base.accept("l", self._while_searching(self.toggle_search_numbers))
-        base.accept("f", self._while_searching(self.search_panel.toggle_compare))
-
-    def _while_searching(self, action: Callable[[], None]) -> Callable[[], None]:
-        """`action`, run only while the search view is open (its keys mean nothing otherwise)."""
-
-        def guarded() -> None:
-            if self.search_view.opened:
-                action()
-
-        return guarded
+        actions: dict[str, Callable[[], None]] = {
+            "remove_hovered": self.editor.remove_hovered,
+            "toggle_snap": self.editor.toggle_snap,
+            "reset_camera": self.camera.reset,
+            "quit": self.base.userExit,
+            "toggle_grid": self.toggle_grid,
+            "toggle_blocks": self.toggle_blocks,
+            "toggle_path": self.toggle_path,
+            "toggle_hud": self.toggle_hud,
+            "toggle_pause": self.toggle_pause,
+            "reset_agents": self.reset_agents,
+            "toggle_agent_mode": self.toggle_agent_mode,
+            "cycle_heuristic": self.cycle_heuristic,
+            "toggle_connectivity": self.toggle_connectivity,
+            "toggle_search_view": view.toggle,
+            "close_search_view": view.close,
+            "play_pause": view.play_pause,
+            "step_back": view.step_back,
+            "step_forward": view.step_forward,
+            "faster": view.faster,
+            "slower": view.slower,
+            "reset_search": view.reset,
+            "search_to_end": view.to_end,
+            "toggle_parent_arrows": self.toggle_parent_arrows,
+            "toggle_search_numbers": self.toggle_search_numbers,
+            "toggle_compare": self.search_panel.toggle_compare,
+        }
+        bind_controls(self.base, actions, search_open=lambda: view.opened)
 
     def toggle_parent_arrows(self) -> None:
         """Show or hide the search view's arrows from each cell to its parent."""
@@ -246,10 +237,11 @@ class SimApp:
         # shift and control are read at press time instead of binding every combination.
         watcher.set_modifier_buttons(ModifierButtons())
         thrower.set_modifier_buttons(ModifierButtons())
+        # Both read the pointer in Phase.INPUT, the camera first, so a pick sees this frame's view.
         self.camera_input = OrbitCameraInput(
-            self.camera, events=self.base, watcher=watcher, task_mgr=self.base.task_mgr
+            self.camera, events=self.base, watcher=watcher, loop=self.loop
         )
-        self.editor.bind(events=self.base, watcher=watcher, task_mgr=self.base.task_mgr)
+        self.editor.bind(events=self.base, watcher=watcher, loop=self.loop)
 
     def notify(self, message: str) -> None:
         """Show `message` on the HUD for a few seconds and print it for whoever watches stdout."""
@@ -444,7 +436,6 @@ class SimApp:
     def destroy(self) -> None:
         """Tear everything down so another SimApp can open in the same process."""
         self.loop.detach()
-        self.base.task_mgr.remove(SEARCH_TASK)
         self.search_panel.destroy()
         if self.camera_input is not None:
             self.camera_input.detach()

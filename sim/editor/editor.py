@@ -2,7 +2,9 @@
 
 Left-drag moves Start, End and obstacles; shift+left-click on empty ground adds an obstacle;
 Delete or X removes the obstacle under the cursor; V toggles snapping to cell centres; Ctrl+S
-saves the scene (to `--save-as` when given).
+saves the scene (to `--save-as` when given). The app's controls table (`sim.app.controls`) binds
+the plain keys to `remove_hovered` and `toggle_snap`; `bind` takes the left button and Ctrl+S,
+which need the pointer or a held modifier.
 """
 
 from __future__ import annotations
@@ -17,7 +19,8 @@ from panda3d.core import KeyboardButton, MouseWatcher, NodePath
 from sim.components.grid_manager import GridManager
 from sim.config import Tag
 from sim.editor.drag import DRAGGABLE_TAGS, DragController, unique_name
-from sim.engine import GameObject, World
+from sim.engine import FrameLoop, GameObject, World
+from sim.engine.loop import Phase
 from sim.engine.picking import Picker, make_pickable
 from sim.errors import SimError
 from sim.scene.spec import DEFAULT_COLORS, SceneSpec
@@ -60,18 +63,15 @@ class SceneEditor:
             DragController(self.picker, grid, add_obstacle=self.add_obstacle, on_drop=self.on_drop)
         )
         self._watcher: MouseWatcher | None = None
-        self._task_mgr: Any = None
+        self._loop: FrameLoop | None = None
 
-    def bind(self, *, events: Any, watcher: MouseWatcher, task_mgr: Any) -> None:
-        """Route the left button, the editing keys and the pointer to the drag controller."""
-        self._watcher, self._task_mgr = watcher, task_mgr
+    def bind(self, *, events: Any, watcher: MouseWatcher, loop: FrameLoop) -> None:
+        """Route the left button, Ctrl+S and the pointer (read in `Phase.INPUT`) to the editor."""
+        self._watcher, self._loop = watcher, loop
         events.accept("mouse1", self._on_left_press)
         events.accept("mouse1-up", self._on_left_release)
-        events.accept("delete", self.remove_hovered)
-        events.accept("x", self.remove_hovered)
-        events.accept("v", self.toggle_snap)
         events.accept("s", self._on_s)
-        task_mgr.add(self._follow_pointer, self.DRAG_TASK, sort=-9)
+        loop.add_task(Phase.INPUT, self._follow_pointer, self.DRAG_TASK)
 
     def _mouse(self) -> tuple[float, float] | None:
         """The pointer now, or None when the window does not have it."""
@@ -191,6 +191,6 @@ class SceneEditor:
 
     def detach(self) -> None:
         """Stop following the pointer and drop the picking ray."""
-        if self._task_mgr is not None:
-            self._task_mgr.remove(self.DRAG_TASK)
+        if self._loop is not None:
+            self._loop.remove_task(self.DRAG_TASK)
         self.picker.destroy()

@@ -13,6 +13,8 @@ from typing import Any
 
 from panda3d.core import KeyboardButton, MouseWatcher, NodePath, Point3, Vec3
 
+from sim.engine.loop import FrameLoop, Phase
+
 ORBIT_DEG_PER_UNIT = 120.0  # dragging across the whole window (2 units) turns 240 degrees
 PAN_PER_UNIT = 0.6  # a full-width pan moves the target by 1.2 x the camera distance
 ZOOM_STEP = 0.88  # one wheel notch brings the camera this much closer
@@ -127,24 +129,24 @@ class OrbitCameraInput:
     """Binds the mouse to an OrbitCamera: right-drag orbits, middle or shift+right pans, wheel.
 
     `events` is anything with DirectObject's `accept` (ShowBase is one); the mouse is read from
-    `watcher` (a MouseWatcher) once per frame by the task this adds at sort -10, after input.
+    `watcher` (a MouseWatcher) once per frame by the task this adds to `loop` in `Phase.INPUT`.
     """
 
     TASK_NAME = "camera-input"
 
     def __init__(
-        self, camera: OrbitCamera, *, events: Any, watcher: MouseWatcher, task_mgr: Any
+        self, camera: OrbitCamera, *, events: Any, watcher: MouseWatcher, loop: FrameLoop
     ) -> None:
         self._camera = camera
         self._watcher = watcher
-        self._task_mgr = task_mgr
+        self._loop = loop
         events.accept("mouse3", self._on_right_press)
         events.accept("mouse2", lambda: camera.begin_drag(DragMode.PAN, self.mouse()))
         events.accept("mouse3-up", camera.end_drag)
         events.accept("mouse2-up", camera.end_drag)
         events.accept("wheel_up", camera.zoom, [1])
         events.accept("wheel_down", camera.zoom, [-1])
-        task_mgr.add(self._follow_mouse, self.TASK_NAME, sort=-10)
+        loop.add_task(Phase.INPUT, self._follow_mouse, self.TASK_NAME)
 
     def mouse(self) -> tuple[float, float]:
         """The pointer in normalised window coordinates, or the centre when outside."""
@@ -163,4 +165,4 @@ class OrbitCameraInput:
 
     def detach(self) -> None:
         """Stop following the mouse."""
-        self._task_mgr.remove(self.TASK_NAME)
+        self._loop.remove_task(self.TASK_NAME)

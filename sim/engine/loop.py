@@ -1,4 +1,16 @@
-"""FrameLoop: the one task that drives the World (and the gizmo flush) from Panda3D's TaskManager.
+"""FrameLoop: the frame's phases, in one table, and the task that steps the World.
+
+Every per-frame task of the sim names its `Phase` (`loop.add_task(Phase.INPUT, fn, name)`), so
+the order of a frame is read here, not gathered from sort numbers spread over the code. Panda3D
+runs a frame's tasks by sort, and tasks of one sort in the order they were added:
+
+    -50  Panda3D's input (data graph, button events)
+    -10  INPUT   the pointer, read once per frame: camera drags, then cube drags and hovering
+      0  WORLD   simulated time: one `World.step` per frame (or fixed steps); stops while paused
+      1  UI      frame time: replay controls and on-screen panels, which keep going while
+                 simulated time is paused
+     49  GIZMOS  `World.draw_gizmos`, then the gizmo flush, also while paused
+     50  Panda3D's render
 
 Headless, deterministic runs: put the clock in non-real-time mode at a fixed rate,
 
@@ -15,7 +27,9 @@ and every run of the same scenario gives bit-identical results.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from enum import IntEnum
+from typing import TYPE_CHECKING, Any
 
 from direct.task.Task import Task, TaskManager
 from panda3d.core import ClockObject
@@ -24,12 +38,23 @@ if TYPE_CHECKING:
     from sim.engine.gizmos import Gizmos
     from sim.engine.world import World
 
+
+class Phase(IntEnum):
+    """The phases of a frame, in the order they run; each value is its Panda3D task sort."""
+
+    INPUT = -10  # after Panda3D's input (-50), so the pointer read is this frame's
+    WORLD = 0  # simulated time; before collisions (30) and render (50)
+    UI = 1  # frame time, after the world step, so it shows this frame's world
+    GIZMOS = 49  # after every update, right before the render
+
+
 SIM_TASK = "sim-loop"
-"""Task name of the world step; sort 0: after input (-50), before collisions (30), render (50)."""
-SIM_TASK_SORT = 0
+"""Task name of the world step (`Phase.WORLD`)."""
 GIZMO_TASK = "sim-gizmos"
-"""Task name of the gizmo flush; sort 49, after every update and right before the render."""
-GIZMO_TASK_SORT = 49
+"""Task name of the gizmo flush (`Phase.GIZMOS`)."""
+
+TaskBody = Callable[[Any], int]
+"""A task function: takes Panda3D's task, returns `task.cont` (or `task.done`)."""
 
 # Float sums of frame dts (e.g. 3 x 1/180) can land a hair under one fixed step; without this
 # slack that step would slip to the next frame.
@@ -122,7 +147,7 @@ class FrameLoop:
         return self._task_mgr is not None
 
     def attach(self, task_mgr: TaskManager) -> None:
-        """Add the tasks "sim-loop" (sort 0) and, with gizmos, "sim-gizmos" (sort 49).
+        """Add the tasks "sim-loop" (`Phase.WORLD`) and, with gizmos, "sim-gizmos" (`GIZMOS`).
 
         Tests then call `task_mgr.step()` once per frame.
 
@@ -132,12 +157,38 @@ class FrameLoop:
         if self._task_mgr is not None:
             raise RuntimeError("FrameLoop is already attached; call detach() first.")
         self._task_mgr = task_mgr
-        self._tasks = [task_mgr.add(self.on_frame, SIM_TASK, sort=SIM_TASK_SORT)]
+        self._tasks = []
+        self.add_task(Phase.WORLD, self.on_frame, SIM_TASK)
         if self._gizmos is not None:
-            self._tasks.append(task_mgr.add(self.on_gizmos, GIZMO_TASK, sort=GIZMO_TASK_SORT))
+            self.add_task(Phase.GIZMOS, self.on_gizmos, GIZMO_TASK)
+
+    def add_task(self, phase: Phase, body: TaskBody, name: str) -> Task:
+        """Run `body` once per frame in `phase`, after the tasks already added to that phase.
+
+        The task stays until `remove_task(name)` or `detach()`.
+
+        Raises:
+            RuntimeError: If the loop is not attached to a task manager.
+        """
+        if self._task_mgr is None:
+            raise RuntimeError(f"FrameLoop is not attached; attach() before adding {name!r}.")
+        task = self._task_mgr.add(body, name, sort=int(phase))
+        self._tasks.append(task)
+        return task
+
+    def remove_task(self, name: str) -> None:
+        """Remove the tasks named `name` that were added through this loop. Idempotent."""
+        if self._task_mgr is None:
+            return
+        for task in [task for task in self._tasks if task.name == name]:
+            self._task_mgr.remove(task)
+            self._tasks.remove(task)
 
     def detach(self) -> None:
-        """Remove this loop's tasks; the world and accumulator keep their state. Idempotent."""
+        """Remove every task of this loop, its own and those of `add_task`. Idempotent.
+
+        The world and the accumulator keep their state.
+        """
         if self._task_mgr is None:
             return
         for task in self._tasks:

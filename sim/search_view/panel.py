@@ -48,12 +48,6 @@ NOT_SHORTEST_COLOR = (1.0, 0.45, 0.4, 1.0)
 COMPARE_SETTLE_S = 0.3
 STATUS_EVERY_S = 0.1  # while playing, the status text is rewritten at most this often
 COMPARE_REPEAT = 3
-KEY_HELP = (
-    "keys: T close   Enter play / pause   Left / Right step\n"
-    "Up / Down speed   Home reset   End jump to the end\n"
-    "A parent arrows   L numbers   F compare"
-)
-HELP_LINES = KEY_HELP.count("\n") + 1
 
 TABLE_COLUMNS = (  # title, x offset in aspect2d units, alignment
     ("search", 0.0, TextNode.A_left),
@@ -73,9 +67,13 @@ class SearchPanel:
         view: The search view the controls drive.
         parent: The top-right corner node of aspect2d (`base.a2dTopRight`).
         clock: Returns seconds of frame time (throttles the comparison table while dragging).
+        key_help: The keys that work while the view is open, one line of text per line (the
+            app's controls table writes it), shown under the buttons.
     """
 
-    def __init__(self, view: SearchView, parent: NodePath, clock: Callable[[], float]) -> None:
+    def __init__(
+        self, view: SearchView, parent: NodePath, clock: Callable[[], float], key_help: str
+    ) -> None:
         self._view = view
         self._clock = clock
         manager = TextPropertiesManager.get_global_ptr()
@@ -120,14 +118,15 @@ class SearchPanel:
         self._status = _text(self._root, (self._left, -MARGIN - TEXT_SCALE), TEXT_SCALE, wrap=wrap)
         help_top = top - len(rows) * ROW_GAP + 0.03
         self._help = _text(self._root, (self._left, help_top), HELP_SCALE)
-        self._help.text = KEY_HELP
+        self._help.text = key_help
+        help_lines = key_help.count("\n") + 1
         self._note = _text(
             self._root,
-            (self._left, help_top - HELP_LINES * HELP_SCALE * LINE_HEIGHT - 0.01),
+            (self._left, help_top - help_lines * HELP_SCALE * LINE_HEIGHT - 0.01),
             HELP_SCALE,
             wrap=width / HELP_SCALE,
         )
-        bottom = help_top - (HELP_LINES + NOTE_LINES) * HELP_SCALE * LINE_HEIGHT - 0.02
+        bottom = help_top - (help_lines + NOTE_LINES) * HELP_SCALE * LINE_HEIGHT - 0.02
         self._root["frameSize"] = (self._left - MARGIN / 2, -MARGIN / 2, bottom, -MARGIN / 2)
         # The table hangs below the toolbar; its frame is sized to its rows when they change.
         self._table_top = bottom - 0.015

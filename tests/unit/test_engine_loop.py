@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from typing import Any
 
 import pytest
 from direct.task.Task import TaskManager
 from panda3d.core import AsyncTaskManager, ClockObject, NodePath
 
 from sim.engine import Component, FrameLoop, Gizmos, World
+from sim.engine.loop import Phase
 
 MakeClock = Callable[[float], ClockObject]
 
@@ -217,6 +219,71 @@ def test_world_updates_before_gizmos_are_drawn_each_frame(
     FrameLoop(world, make_clock(60), gizmos=Gizmos(NodePath("g"))).attach(task_mgr)
     run_frames(task_mgr, 2)
     assert order == ["update", "gizmos", "update", "gizmos"]
+
+
+def test_phases_run_in_their_order_and_in_added_order_within_one(
+    task_mgr: TaskManager, make_clock: MakeClock
+) -> None:
+    order: list[str] = []
+
+    class Probe(Component):
+        def update(self, dt: float) -> None:
+            order.append("world")
+
+        def on_draw_gizmos(self, gizmos: Gizmos) -> None:
+            order.append("gizmos")
+
+    def task(name: str) -> Callable[[Any], int]:
+        def body(task: Any) -> int:
+            order.append(name)
+            return int(task.cont)
+
+        return body
+
+    world = World(NodePath("root"))
+    world.spawn("probe").add_component(Probe())
+    loop = FrameLoop(world, make_clock(60), gizmos=Gizmos(NodePath("g")))
+    loop.attach(task_mgr)
+    loop.add_task(Phase.UI, task("ui"), "ui")
+    loop.add_task(Phase.INPUT, task("camera"), "camera")
+    loop.add_task(Phase.INPUT, task("drag"), "drag")
+    run_frames(task_mgr, 1)
+    assert order == ["camera", "drag", "world", "ui", "gizmos"]
+    assert list(Phase) == sorted(Phase), "the table lists the phases in the order they run"
+
+
+def test_ui_phase_runs_while_paused(task_mgr: TaskManager, make_clock: MakeClock) -> None:
+    ticks: list[int] = []
+
+    def tick(task: Any) -> int:
+        ticks.append(1)
+        return int(task.cont)
+
+    world = World(NodePath("root"))
+    loop = FrameLoop(world, make_clock(60), fixed_dt=1 / 60)
+    loop.attach(task_mgr)
+    loop.add_task(Phase.UI, tick, "ui")
+    loop.paused = True
+    run_frames(task_mgr, 3)
+    assert (world.frame_count, len(ticks)) == (0, 3)
+
+
+def test_added_tasks_leave_with_remove_task_or_detach(
+    task_mgr: TaskManager, make_clock: MakeClock
+) -> None:
+    loop = FrameLoop(World(NodePath("root")), make_clock(60))
+    with pytest.raises(RuntimeError, match="not attached"):
+        loop.add_task(Phase.UI, lambda task: int(task.cont), "early")
+    loop.attach(task_mgr)
+    ui = loop.add_task(Phase.UI, lambda task: int(task.cont), "ui")
+    loop.add_task(Phase.INPUT, lambda task: int(task.cont), "input")
+    assert ui.get_sort() == Phase.UI == 1
+    loop.remove_task("ui")
+    assert task_mgr.getTasksNamed("ui") == []
+    loop.remove_task("ui")
+    loop.detach()
+    assert task_mgr.getTasksNamed("input") == []
+    loop.remove_task("input")
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,185 @@
+"""The controls: one table of every key and mouse gesture, what it does, and its help text.
+
+The table binds the plain keys (`bind_controls`), writes the HUD's help lines (`hud_help`) and the
+search panel's key lines (`panel_help`); tests/unit/test_controls.py checks it against README.md.
+The mouse buttons and Ctrl+S are listed too, for the help and the README, but their owners bind
+them: a drag needs the press, the pointer every frame and the release, and shift or control is
+read at press time (`OrbitCameraInput`, `SceneEditor.bind`).
+
+A key may have one row in each mode: while the search view is open its SEARCH row runs, else its
+ALWAYS row (T opens the view, and closes it while it is open).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+
+class Mode(StrEnum):
+    """When a row's key does something."""
+
+    ALWAYS = "always"
+    SEARCH = "search"  # only while the search view is open
+
+
+class Binder(StrEnum):
+    """Who binds a row's event."""
+
+    TABLE = "table"  # `bind_controls`: a plain key press runs the named action
+    CAMERA = "camera"  # `OrbitCameraInput` (orbit, pan, zoom)
+    EDITOR = "editor"  # `SceneEditor.bind` (drag, add, Ctrl+S)
+
+
+@dataclass(frozen=True, slots=True)
+class Control:
+    """One row of the controls table.
+
+    Attributes:
+        key: Panda3D's event name for the button ("g", "arrow_right", "mouse1", "wheel_up").
+        action: What it does, by name: a key of the actions `bind_controls` is given for TABLE
+            rows, a description for the rows other binders own.
+        help: Its words in the help text; rows with the same words share one entry there.
+        line: Which line of its help text it goes on, from 0: the HUD's for ALWAYS rows, the
+            search panel's for SEARCH rows.
+        mode: When the key does something.
+        repeats: Whether holding the key repeats it (Panda3D's "<key>-repeat" event).
+        modifier: The button held with it ("shift", "control"), read by its binder at press time.
+        bound_by: Who binds the event.
+    """
+
+    key: str
+    action: str
+    help: str
+    line: int
+    mode: Mode = Mode.ALWAYS
+    repeats: bool = False
+    modifier: str | None = None
+    bound_by: Binder = Binder.TABLE
+
+
+_EDITOR, _CAMERA, _SEARCH = Binder.EDITOR, Binder.CAMERA, Mode.SEARCH
+
+CONTROLS: tuple[Control, ...] = (
+    Control("mouse1", "move_cube", "left-drag move cube", 0, bound_by=_EDITOR),
+    Control(
+        "mouse1", "add_obstacle", "shift+click add obstacle", 0, modifier="shift", bound_by=_EDITOR
+    ),
+    Control("x", "remove_hovered", "X/Del remove", 0),
+    Control("delete", "remove_hovered", "X/Del remove", 0),
+    Control("v", "toggle_snap", "V snap", 0),
+    Control("s", "save", "Ctrl+S save", 0, modifier="control", bound_by=_EDITOR),
+    Control("mouse3", "orbit", "right-drag orbit", 1, bound_by=_CAMERA),
+    Control("mouse2", "pan", "middle/shift+right-drag pan", 1, bound_by=_CAMERA),
+    Control("mouse3", "pan", "middle/shift+right-drag pan", 1, modifier="shift", bound_by=_CAMERA),
+    Control("wheel_up", "zoom_in", "wheel zoom", 1, bound_by=_CAMERA),
+    Control("wheel_down", "zoom_out", "wheel zoom", 1, bound_by=_CAMERA),
+    Control("c", "reset_camera", "C camera", 1),
+    Control("escape", "quit", "Esc quit", 1),
+    Control("g", "toggle_grid", "G grid", 2),
+    Control("b", "toggle_blocks", "B blocks", 2),
+    Control("p", "toggle_path", "P path", 2),
+    Control("h", "toggle_hud", "H HUD", 2),
+    Control("space", "toggle_pause", "Space pause", 2),
+    Control("r", "reset_agents", "R reset agent", 2),
+    Control("m", "toggle_agent_mode", "M chase/patrol", 2),
+    Control("k", "cycle_heuristic", "K heuristic", 2),
+    Control("n", "toggle_connectivity", "N 4/8", 2),
+    Control("t", "toggle_search_view", "T search view", 2),
+    Control("t", "close_search_view", "T close", 0, _SEARCH),
+    Control("enter", "play_pause", "Enter play / pause", 0, _SEARCH),
+    Control("arrow_left", "step_back", "Left / Right step", 0, _SEARCH, repeats=True),
+    Control("arrow_right", "step_forward", "Left / Right step", 0, _SEARCH, repeats=True),
+    Control("arrow_up", "faster", "Up / Down speed", 1, _SEARCH),
+    Control("arrow_down", "slower", "Up / Down speed", 1, _SEARCH),
+    Control("home", "reset_search", "Home reset", 1, _SEARCH),
+    Control("end", "search_to_end", "End jump to the end", 1, _SEARCH),
+    Control("a", "toggle_parent_arrows", "A parent arrows", 2, _SEARCH),
+    Control("l", "toggle_search_numbers", "L numbers", 2, _SEARCH),
+    Control("f", "toggle_compare", "F compare", 2, _SEARCH),
+)
+"""Every control, in the order the help texts list them."""
+
+# The HUD's last line, the one-letter toggles, is its longest: its entries sit closer.
+HUD_GAPS = ("   ", "   ", "  ")
+PANEL_GAP = "   "
+PANEL_PREFIX = "keys: "
+
+
+def controls(mode: Mode, *, bound_by: Binder | None = None) -> list[Control]:
+    """The rows of `mode`, in table order; only those `bound_by` binds, when given."""
+    return [c for c in CONTROLS if c.mode is mode and bound_by in (None, c.bound_by)]
+
+
+def help_lines(rows: Iterable[Control]) -> list[list[str]]:
+    """The help entries of `rows`, line by line; rows with the same words give one entry."""
+    lines: list[list[str]] = []
+    for row in rows:
+        while len(lines) <= row.line:
+            lines.append([])
+        if row.help not in lines[row.line]:
+            lines[row.line].append(row.help)
+    return lines
+
+
+def hud_help() -> str:
+    """The HUD's help text along the bottom of the window: every ALWAYS control."""
+    lines = help_lines(controls(Mode.ALWAYS))
+    return "\n".join(gap.join(line) for gap, line in zip(HUD_GAPS, lines, strict=True))
+
+
+def panel_help() -> str:
+    """The search panel's key lines: the keys that work while the search view is open."""
+    lines = help_lines(controls(Mode.SEARCH))
+    return PANEL_PREFIX + "\n".join(PANEL_GAP.join(line) for line in lines)
+
+
+def bind_controls(
+    events: Any,
+    actions: Mapping[str, Callable[[], None]],
+    *,
+    search_open: Callable[[], bool],
+) -> None:
+    """Bind every TABLE row's key on `events` to its action.
+
+    Args:
+        events: Anything with DirectObject's `accept` (ShowBase is one).
+        actions: The function behind each TABLE row's action name, no more and no fewer.
+        search_open: Whether the search view is open now (its SEARCH rows apply then).
+
+    Raises:
+        ValueError: If `actions` lacks an action of the table, or has one the table never names.
+    """
+    rows = controls(Mode.ALWAYS, bound_by=Binder.TABLE) + controls(
+        Mode.SEARCH, bound_by=Binder.TABLE
+    )
+    named = {row.action for row in rows}
+    if missing := sorted(named - actions.keys()):
+        raise ValueError(f"no function for the controls {', '.join(missing)}.")
+    if unused := sorted(actions.keys() - named):
+        raise ValueError(f"no control runs {', '.join(unused)}.")
+    for key in dict.fromkeys(row.key for row in rows):
+        of_key = [row for row in rows if row.key == key]
+        events.accept(key, _dispatch(of_key, actions, search_open))
+        repeating = [row for row in of_key if row.repeats]
+        if repeating:
+            events.accept(f"{key}-repeat", _dispatch(repeating, actions, search_open))
+
+
+def _dispatch(
+    rows: list[Control],
+    actions: Mapping[str, Callable[[], None]],
+    search_open: Callable[[], bool],
+) -> Callable[[], None]:
+    """One key's handler: its SEARCH row while the search view is open, else its ALWAYS row."""
+    by_mode = {row.mode: actions[row.action] for row in rows}
+
+    def press() -> None:
+        mode = Mode.SEARCH if Mode.SEARCH in by_mode and search_open() else Mode.ALWAYS
+        action = by_mode.get(mode)
+        if action is not None:
+            action()
+
+    return press

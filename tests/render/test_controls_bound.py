@@ -1,0 +1,30 @@
+"""The running app binds every key and button of the controls table, and no other."""
+
+from __future__ import annotations
+
+import pytest
+from panda3d.core import ButtonHandle, ButtonRegistry
+
+from sim.app.controls import CONTROLS
+from tests.conftest import REPO_ROOT
+from tests.render.virtual_mouse import Mouse
+
+pytestmark = pytest.mark.render
+
+DEFAULT = REPO_ROOT / "scenes" / "default.toml"
+
+
+def test_the_app_binds_exactly_the_tables_buttons(open_app):
+    app = open_app(DEFAULT, size=(320, 240))
+    Mouse(app)  # binds the mouse as a window's pointer would
+    accepted = set(app.base.messenger.getAllAccepting(app.base))
+    wanted = {c.key for c in CONTROLS} | {f"{c.key}-repeat" for c in CONTROLS if c.repeats}
+    assert wanted <= accepted
+    buttons = {
+        event
+        for event in accepted
+        if ButtonRegistry.ptr().find_button(event.removesuffix("-up").removesuffix("-repeat"))
+        != ButtonHandle.none()
+    }
+    # Releases end the drags their presses started.
+    assert {event.removesuffix("-up") for event in buttons} == wanted

@@ -1,0 +1,249 @@
+"""The controls table against README.md, the help texts, and what it binds (no window)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+
+import pytest
+from direct.task.Task import TaskManager
+from panda3d.core import AsyncTaskManager, ClockObject, MouseWatcher, NodePath
+
+from sim.app.controls import (
+    CONTROLS,
+    Binder,
+    Control,
+    Mode,
+    bind_controls,
+    controls,
+    hud_help,
+    panel_help,
+)
+from sim.engine import FrameLoop, World
+from sim.engine.camera import CameraPose, OrbitCamera, OrbitCameraInput
+from tests.conftest import REPO_ROOT
+
+README = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+
+# How the README names keys: backticked, as on the keycap; everything else is lower case.
+KEYCAPS = {
+    "Esc": "escape",
+    "Delete": "delete",
+    "Space": "space",
+    "Enter": "enter",
+    "Left": "arrow_left",
+    "Right": "arrow_right",
+    "Up": "arrow_up",
+    "Down": "arrow_down",
+    "Home": "home",
+    "End": "end",
+}
+MODIFIERS = {"Ctrl": "control", "Shift": "shift"}
+# Mouse gestures in prose, longest first so "shift + right-drag" is not read as "right-drag".
+GESTURES = (
+    ("shift + left-click", (("mouse1", "shift"),)),
+    ("shift + right-drag", (("mouse3", "shift"),)),
+    ("left-drag", (("mouse1", None),)),
+    ("right-drag", (("mouse3", None),)),
+    ("middle-drag", (("mouse2", None),)),
+    ("mouse wheel", (("wheel_up", None), ("wheel_down", None))),
+)
+# Words of an action's name that say how, not what.
+HOW_WORDS = {"toggle", "cycle", "in", "out", "to"}
+
+Input = tuple[str, str | None]  # Panda3D event name, modifier held
+
+
+@dataclass(frozen=True)
+class ReadmeRow:
+    """One row of a README controls table: the inputs it names and all of its words."""
+
+    inputs: frozenset[Input]
+    text: str
+    repeats: bool
+
+
+def table_rows(heading: str, header: str) -> list[list[str]]:
+    """The cells of the first table under `heading` whose header line is `header`."""
+    section = README.split(f"\n{heading}\n", 1)[1]
+    lines = section.split(f"\n{header}\n", 1)[1].splitlines()[1:]  # past the --- line
+    rows = []
+    for line in lines:
+        if not line.startswith("|"):
+            break
+        rows.append([cell.strip() for cell in line.strip("|").split("|")])
+    return rows
+
+
+def keycap(name: str) -> Input:
+    *held, key = name.split("+")
+    modifier = MODIFIERS[held[0]] if held else None
+    return (KEYCAPS.get(key, key.lower()), modifier)
+
+
+def inputs_of(cell: str) -> frozenset[Input]:
+    found = {keycap(name) for name in re.findall(r"`([^`]+)`", cell)}
+    prose = re.sub(r"`[^`]+`", "", cell)
+    for phrase, inputs in GESTURES:
+        if phrase in prose:
+            found.update(inputs)
+            prose = prose.replace(phrase, "")
+    return frozenset(found)
+
+
+def readme_rows(mode: Mode) -> list[ReadmeRow]:
+    if mode is Mode.ALWAYS:
+        cells = table_rows("## Controls", "| input | does |")
+        return [ReadmeRow(inputs_of(key), does, "hold to repeat" in key) for key, does in cells]
+    cells = table_rows("## Watching the search", "| button | key | does |")
+    return [
+        ReadmeRow(inputs_of(key), f"{button} {does}", "hold to repeat" in key)
+        for button, key, does in cells
+        if key
+    ]
+
+
+def named(control: Control) -> Input:
+    return (control.key, control.modifier)
+
+
+def row_of(control: Control) -> ReadmeRow:
+    [row] = [row for row in readme_rows(control.mode) if named(control) in row.inputs]
+    return row
+
+
+def words(text: str) -> set[str]:
+    return set(re.findall(r"[a-z0-9]+", text.lower()))
+
+
+@pytest.mark.parametrize("mode", list(Mode), ids=[mode.value for mode in Mode])
+def test_the_readme_lists_every_control_and_no_other(mode: Mode) -> None:
+    in_readme = {found for row in readme_rows(mode) for found in row.inputs}
+    assert in_readme == {named(control) for control in controls(mode)}
+
+
+@pytest.mark.parametrize(
+    "control", CONTROLS, ids=[f"{c.mode}-{c.modifier or ''}{c.key}" for c in CONTROLS]
+)
+def test_each_control_does_what_its_readme_row_says(control: Control) -> None:
+    row = row_of(control)
+    # The README says it in a sentence, the table in an action's name: one word must be shared,
+    # by its first five letters ("blocks" / "blocked", "connectivity" / "4-connected").
+    stems = {word[:5] for word in words(row.text)}
+    meant = {word for word in control.action.split("_") if word not in HOW_WORDS}
+    assert {word[:5] for word in meant} & stems, f"{control.action!r} vs {row.text!r}"
+
+
+@pytest.mark.parametrize(
+    "control", CONTROLS, ids=[f"{c.mode}-{c.modifier or ''}{c.key}" for c in CONTROLS]
+)
+def test_a_control_repeats_when_held_exactly_where_the_readme_says(control: Control) -> None:
+    assert control.repeats == row_of(control).repeats
+
+
+def test_one_row_per_key_mode_and_modifier() -> None:
+    seen = [(control.key, control.mode, control.modifier) for control in CONTROLS]
+    assert len(seen) == len(set(seen))
+
+
+def test_rows_the_table_binds_need_no_modifier() -> None:
+    # A held modifier is read at press time by the binder that owns the gesture.
+    assert [c for c in CONTROLS if c.bound_by is Binder.TABLE and c.modifier] == []
+
+
+def test_hud_help_is_the_text_the_hud_has_always_shown() -> None:
+    assert hud_help() == (
+        "left-drag move cube   shift+click add obstacle   X/Del remove   V snap   Ctrl+S save\n"
+        "right-drag orbit   middle/shift+right-drag pan   wheel zoom   C camera   Esc quit\n"
+        "G grid  B blocks  P path  H HUD  Space pause  R reset agent  M chase/patrol  "
+        "K heuristic  N 4/8  T search view"
+    )
+
+
+def test_panel_help_is_the_text_the_panel_has_always_shown() -> None:
+    assert panel_help() == (
+        "keys: T close   Enter play / pause   Left / Right step\n"
+        "Up / Down speed   Home reset   End jump to the end\n"
+        "A parent arrows   L numbers   F compare"
+    )
+
+
+class Events:
+    """DirectObject's `accept`, recorded; `send` presses a key."""
+
+    def __init__(self) -> None:
+        self.accepted: dict[str, Callable[..., None]] = {}
+
+    def accept(self, event: str, method: Callable[..., None], extra: Sequence[object] = ()) -> None:
+        self.accepted[event] = lambda: method(*extra)
+
+    def send(self, event: str) -> None:
+        self.accepted[event]()
+
+
+def table_actions() -> set[str]:
+    return {c.action for c in CONTROLS if c.bound_by is Binder.TABLE}
+
+
+@pytest.fixture
+def bound() -> tuple[Events, list[str], list[bool]]:
+    events, ran, search_open = Events(), [], [False]
+    actions = {name: (lambda name=name: ran.append(name)) for name in table_actions()}
+    bind_controls(events, actions, search_open=lambda: search_open[0])
+    return events, ran, search_open
+
+
+def test_bind_controls_binds_every_key_of_the_table(bound) -> None:
+    events, _, _ = bound
+    table = {c.key for c in CONTROLS if c.bound_by is Binder.TABLE}
+    repeating = {f"{c.key}-repeat" for c in CONTROLS if c.repeats}
+    assert set(events.accepted) == table | repeating
+
+
+def test_search_view_keys_work_only_while_it_is_open(bound) -> None:
+    events, ran, search_open = bound
+    events.send("arrow_right")
+    events.send("t")
+    assert ran == ["toggle_search_view"]
+    search_open[0] = True
+    events.send("arrow_right")
+    events.send("arrow_right-repeat")
+    events.send("g")
+    events.send("t")
+    assert ran[1:] == ["step_forward", "step_forward", "toggle_grid", "close_search_view"]
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [("drop", "no function for the controls quit"), ("add", "no control runs fly")],
+    ids=["missing", "unused"],
+)
+def test_bind_controls_wants_exactly_the_tables_actions(change: str, message: str) -> None:
+    actions: dict[str, Callable[[], None]] = {name: lambda: None for name in table_actions()}
+    if change == "drop":
+        del actions["quit"]
+    else:
+        actions["fly"] = lambda: None
+    with pytest.raises(ValueError, match=message):
+        bind_controls(Events(), actions, search_open=lambda: False)
+
+
+@pytest.fixture
+def loop() -> Iterator[FrameLoop]:
+    manager = TaskManager()
+    manager.mgr = AsyncTaskManager("controls-tests")
+    frame_loop = FrameLoop(World(NodePath("root")), ClockObject(ClockObject.M_non_real_time))
+    frame_loop.attach(manager)
+    yield frame_loop
+    frame_loop.detach()
+    manager.destroy()
+
+
+def test_the_camera_binds_its_rows_and_nothing_else(loop: FrameLoop) -> None:
+    events = Events()
+    camera = NodePath("root").attach_new_node("camera")
+    orbit = OrbitCamera(camera, CameraPose((0.0, 0.0, 0.0), 10.0, 0.0, -45.0))
+    OrbitCameraInput(orbit, events=events, watcher=MouseWatcher("watcher"), loop=loop)
+    pressed = {event for event in events.accepted if not event.endswith("-up")}
+    assert pressed == {c.key for c in CONTROLS if c.bound_by is Binder.CAMERA}
