@@ -5,12 +5,14 @@ cell by its flat index ``row * width + col``. `find_path` is the entry point; `G
 a grid in the world; `rasterize_boxes` turns obstacle footprints into a blocked mask;
 `movingai` reads the Moving AI benchmark files. `ExpansionLog` and `SearchReplay` record a
 search and step through it both ways; `compare_searches` runs every variant on one grid.
+`SearchKind` lists the searches on offer, each once, with its label and promise.
 
 >>> import numpy as np
 >>> find_path(np.ones((3, 3), dtype=bool), (0, 0), (2, 2)).cells
 ((0, 0), (1, 1), (2, 2))
 """
 
+from sim.navigation.catalogue import SearchKind
 from sim.navigation.compare import ComparisonRow, compare_searches, format_table
 from sim.navigation.grid import Cell, Endpoints, GridMap
 from sim.navigation.heuristics import (
@@ -71,6 +73,7 @@ __all__ = [
     "ReplayState",
     "Scenario",
     "Search",
+    "SearchKind",
     "SearchReplay",
     "box_footprint",
     "cells_on_segment",
