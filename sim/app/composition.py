@@ -19,7 +19,8 @@ from panda3d.core import (
 
 from sim.app import hud_text
 from sim.app.controls import bind_controls, hud_help, panel_help
-from sim.app.report import object_entry, write_json_atomic
+from sim.app.report import Report, write_json_atomic
+from sim.app.report_builder import build_report
 from sim.components.agent_controller import AgentController, AgentState
 from sim.components.crowd import CrowdField
 from sim.components.grid_manager import HEURISTICS, GridManager
@@ -366,58 +367,9 @@ class SimApp:
         """The window's or buffer's size in pixels."""
         return (self.base.win.get_x_size(), self.base.win.get_y_size())
 
-    def report(self) -> dict[str, Any]:
-        """The report as it stands now (see README, "Report")."""
-        return {
-            "scene": str(self.options.scene.path),
-            "frames": self.frames,
-            "sim_time_s": round(self.world.time_s, 6),
-            "window": {"size": list(self.window_size())},
-            "camera": self._camera_entry(),
-            "grid": hud_text.grid_entry(self.grid),
-            "path": self._path_entry(),
-            "objects": [object_entry(obj, self.screen_of) for obj in self.objects if obj.alive],
-            "agents": [hud_text.agent_entry(agent) for agent in self.agents],
-            "hud": self.hud.text(),
-            "search_view": self._search_view_entry(),
-            "errors": list(self.errors),
-        }
-
-    def _path_entry(self) -> dict[str, Any]:
-        entry = hud_text.path_entry(self.path.outcome)
-        entry["screen"] = [
-            self.screen_of_point(Point3(*self.grid.cell_to_world(tuple(cell)), 0.0))
-            for cell in entry["cells"]
-        ]
-        return entry
-
-    def _search_view_entry(self) -> dict[str, Any]:
-        entry = self.search_view.report()
-        panel = self.search_panel
-        entry["compare_open"] = panel.compare_open
-        entry["compare"] = [
-            {
-                "search": row.name,
-                "found": row.found,
-                "expanded": row.expanded,
-                "cost": round(row.cost, 6) if row.found else None,
-                "gap": None if row.gap is None else round(row.gap, 6),
-                "optimal": row.optimal,
-            }
-            for row in (panel.rows if panel.compare_open else [])
-        ]
-        opened = self.search_view.opened
-        entry["buttons"] = panel.button_pixels(self.window_size()) if opened else {}
-        return entry
-
-    def _camera_entry(self) -> dict[str, Any]:
-        pose = self.camera.pose
-        return {
-            "target": [round(value, 5) for value in pose.target],
-            "distance": round(pose.distance, 5),
-            "heading_deg": round(pose.heading_deg, 4),
-            "pitch_deg": round(pose.pitch_deg, 4),
-        }
+    def report(self) -> Report:
+        """The report as it stands now (see README, "Command line", and `sim.app.report`)."""
+        return build_report(self)
 
     def write_report(self, path: Path) -> None:
         """Rewrite the report at `path` atomically; a failed write is recorded, not raised."""

@@ -1,61 +1,12 @@
-"""What the HUD says and what the JSON report holds about the path, the agents and the grid."""
+"""What the HUD says about the planner, the path and the agents (the report is `sim.app.report`)."""
 
 from __future__ import annotations
 
 import math
-from typing import Any
 
 from sim.components.agent_controller import AgentController, AgentState
 from sim.components.grid_manager import GridManager, PlanOutcome
 from sim.navigation.catalogue import PLANNER, connectivity_label
-
-
-def path_entry(outcome: PlanOutcome | None) -> dict[str, Any]:
-    """The report's `path`: the Start -> End plan (found false with a reason when none)."""
-    if outcome is None:
-        return {"found": False, "reason": "the scene needs a Start and an End", "cells": []}
-    return {
-        "found": outcome.found,
-        "reason": outcome.reason,
-        "cells": [list(cell) for cell in outcome.cells],
-        "cost": round(outcome.cost, 6) if outcome.found else None,
-        "length": round(outcome.length, 6) if outcome.found else None,
-        "expanded": outcome.expanded,
-        "plan_ms": round(outcome.plan_ms, 3),
-    }
-
-
-def agent_entry(agent: AgentController) -> dict[str, Any]:
-    """One agent in the report."""
-    x, y = agent.position
-    return {
-        "name": agent.game_object.name,
-        "pos": [round(x, 5), round(y, 5), round(float(agent.game_object.node.get_z()), 5)],
-        "heading_deg": round(agent.heading_deg, 4),
-        "mode": str(agent.mode),
-        "state": str(agent.state),
-        "reached_goal": agent.reached_goal,
-        "arrivals": agent.arrivals,
-        "replans": agent.replans,
-        "distance_travelled": round(agent.distance_travelled, 5),
-        "path_found": agent.outcome is not None and agent.outcome.found,
-        "waypoints": [[round(x, 5), round(y, 5)] for x, y in agent.waypoints],
-        "blocked_cell_frames": agent.blocked_cell_frames,
-    }
-
-
-def grid_entry(grid: GridManager) -> dict[str, Any]:
-    """The report's `grid`."""
-    return {
-        "rows": grid.num_of_rows,
-        "columns": grid.num_of_columns,
-        "cell_size": grid.grid_cell_size,
-        "origin": list(grid.origin),
-        "connectivity": 8 if grid.diagonal else 4,
-        "heuristic": grid.heuristic,
-        "blocked_cells": grid.blocked_cells(),
-        "version": grid.version,
-    }
 
 
 def path_lines(outcome: PlanOutcome | None, plans: int) -> list[str]:

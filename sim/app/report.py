@@ -1,35 +1,212 @@
-"""The JSON run report (`sim run --report`): what the scene holds and where, written atomically."""
+"""The JSON run report (`sim run --report`): its schema, its validator, and how it is written.
+
+The report is a public contract (README, "Command line"): scripts, the window tests and
+`sim soak` read it. Each part is a TypedDict below, so the one definition gives the builder
+(`sim.app.report_builder`) its types and `validate_report` its rules. A key marked
+`NotRequired` is left out in some states (the path's numbers when the scene has no Start or
+End); the search view has two shapes, without a search and with one. The builder rounds:
+positions to 5 decimals, headings to 4, costs to 6, times to 3 (ms) or 6 (s).
+
+This module imports no Panda3D, so anything can check a report it has read.
+"""
 
 from __future__ import annotations
 
+import functools
 import json
+import math
 import os
 import tempfile
-from collections.abc import Callable
+import types
 from pathlib import Path
-from typing import Any
-
-from sim.engine import GameObject
-
-ScreenOf = Callable[[GameObject], tuple[int, int] | None]
-
-
-def object_entry(game_object: GameObject, screen_of: ScreenOf) -> dict[str, Any]:
-    """Describe one scene object: name, tag, world position and pixel position (or None)."""
-    pos = game_object.node.get_pos(game_object.node.get_top())
-    screen = screen_of(game_object)
-    node = game_object.node
-    return {
-        "name": game_object.name,
-        "tag": game_object.tag,
-        "pos": _rounded(pos),
-        "scale": _rounded(node.get_scale(node.get_top())),
-        "heading": round(float(node.get_h(node.get_top())), 4),
-        "screen": list(screen) if screen is not None else None,
-    }
+from typing import (
+    Any,
+    Literal,
+    NotRequired,
+    TypedDict,
+    Union,
+    get_args,
+    get_origin,
+    get_type_hints,
+    is_typeddict,
+)
 
 
-def write_json_atomic(path: Path, data: dict[str, Any]) -> None:
+class WindowEntry(TypedDict):
+    """`window`: the window's (or offscreen buffer's) size in pixels, `[width, height]`."""
+
+    size: list[int]
+
+
+class CameraEntry(TypedDict):
+    """`camera`: the orbit camera's pose (world units, degrees)."""
+
+    target: list[float]
+    distance: float
+    heading_deg: float
+    pitch_deg: float
+
+
+class GridEntry(TypedDict):
+    """`grid`: the planning grid, its settings, and how many of its cells obstacles block."""
+
+    rows: int
+    columns: int
+    cell_size: float
+    origin: list[float]
+    connectivity: Literal[4, 8]
+    heuristic: str
+    blocked_cells: int
+    version: int
+
+
+class PathEntry(TypedDict):
+    """`path`: the Start -> End plan; cells are `[row, col]`, `screen` each cell's pixel or null.
+
+    Without a Start and an End only `found` (false), `reason`, `cells` and `screen` are there.
+    """
+
+    found: bool
+    reason: str
+    cells: list[list[int]]
+    cost: NotRequired[float | None]
+    length: NotRequired[float | None]
+    expanded: NotRequired[int]
+    plan_ms: NotRequired[float]
+    screen: list[list[int] | None]
+
+
+class ObjectEntry(TypedDict):
+    """One of `objects`: a live scene object, in world units and window pixels (or null)."""
+
+    name: str
+    tag: str
+    pos: list[float]
+    scale: list[float]
+    heading: float
+    screen: list[int] | None
+
+
+class AgentEntry(TypedDict):
+    """One of `agents`; `blocked_cell_frames` must stay 0."""
+
+    name: str
+    pos: list[float]
+    heading_deg: float
+    mode: str
+    state: str
+    reached_goal: bool
+    arrivals: int
+    replans: int
+    distance_travelled: float
+    path_found: bool
+    waypoints: list[list[float]]
+    blocked_cell_frames: int
+
+
+class CompareEntry(TypedDict):
+    """One row of the search view's comparison table (`search_view.compare`)."""
+
+    search: str
+    found: bool
+    expanded: int
+    cost: float | None
+    gap: float | None
+    optimal: bool
+
+
+class SearchViewSettings(TypedDict):
+    """The keys `search_view` starts with: open or not, what it searches, how it plays and shows."""
+
+    open: bool
+    algorithm: str
+    heuristic: str
+    weight: float
+    connectivity: Literal[4, 8]
+    playing: bool
+    steps_per_s: int
+    show_parents: bool
+    show_numbers: bool
+    restarts: int
+    message: str
+    numbers_shown: int
+
+
+class SearchViewIdle(SearchViewSettings):
+    """`search_view` while the view has no search (it was never opened, or lacks Start or End)."""
+
+    step: None
+    start: None
+    goal: None
+    compare_open: bool
+    compare: list[CompareEntry]
+    buttons: dict[str, list[int]]
+
+
+class SearchViewReplay(SearchViewSettings):
+    """`search_view` once it has a search: where the replay stands; cells are `[row, col]`.
+
+    `recorded` counts the steps recorded so far (`finished` once the search has ended),
+    `current` is the cell the last step expanded (null at step 0).
+    """
+
+    start: list[int]
+    goal: list[int]
+    step: int
+    recorded: int
+    finished: bool
+    at_end: bool
+    frontier_cells: int
+    expanded_cells: int
+    current: list[int] | None
+    path: list[list[int]]
+    compare_open: bool
+    compare: list[CompareEntry]
+    buttons: dict[str, list[int]]
+
+
+SearchViewEntry = SearchViewIdle | SearchViewReplay
+"""`search_view`; in both shapes `compare` holds the comparison table's rows while it is open
+and `buttons` each button's middle in window pixels while the view is open."""
+
+
+class Report(TypedDict):
+    """The whole report, as `sim run --report` writes it."""
+
+    scene: str
+    frames: int
+    sim_time_s: float
+    window: WindowEntry
+    camera: CameraEntry
+    grid: GridEntry
+    path: PathEntry
+    objects: list[ObjectEntry]
+    agents: list[AgentEntry]
+    hud: str
+    search_view: SearchViewEntry
+    errors: list[str]
+
+
+def validate_report(data: object) -> list[str]:
+    """Check `data` (a report as read back from JSON) against `Report`, part by part.
+
+    Every key must be there (unless `NotRequired`), no other key may be, and every value must
+    have its type: a float field takes any finite JSON number, an int field a whole one (never
+    true or false), a nullable field null as well.
+
+    Returns:
+        One line per problem, each starting with the key path, e.g.
+        `report.path.cells[2]: expected a list, got a string`; empty when the report is valid.
+
+    >>> validate_report({"scene": "x.toml"})[0]
+    'report.frames: missing'
+    """
+    problems: list[str] = []
+    _check(data, Report, "report", problems)
+    return problems
+
+
+def write_json_atomic(path: Path, data: Any) -> None:
     """Write `data` as JSON to `path` so a reader sees the old file or the new one, never half.
 
     The text goes to a temporary file in the same folder, is flushed to disk, then renamed over
@@ -54,5 +231,120 @@ def write_json_atomic(path: Path, data: dict[str, Any]) -> None:
         raise
 
 
-def _rounded(point: Any) -> list[float]:
-    return [round(float(value), 5) for value in point]
+@functools.cache
+def _fields(kind: type) -> tuple[tuple[str, Any, bool], ...]:
+    """A TypedDict's keys in order, each with its type and whether it may be left out."""
+    # TypedDict's own __required_keys__ misses NotRequired under postponed annotations
+    # (Python 3.11), so the markers are read from the resolved hints instead.
+    fields = []
+    for key, hint in get_type_hints(kind, include_extras=True).items():
+        optional = get_origin(hint) is NotRequired
+        fields.append((key, get_args(hint)[0] if optional else hint, optional))
+    return tuple(fields)
+
+
+def _check(value: object, kind: Any, where: str, problems: list[str]) -> None:
+    """Append to `problems` every way `value` is not of type `kind`; `where` is its key path."""
+    container = _container(kind)
+    if get_origin(kind) in (Union, types.UnionType):
+        arms = [arm for arm in get_args(kind) if arm is not type(None)]
+        if value is None and len(arms) < len(get_args(kind)):
+            return
+        # A list or object where one is expected is checked inside, so a problem names the
+        # deepest key path; of several object shapes, the closest one speaks.
+        inside = [arm for arm in arms if _container(arm) is type(value)]
+        if inside:
+            closest: list[str] = min((_problems(value, arm, where) for arm in inside), key=len)
+            problems += closest
+        elif not any(_fits(value, arm) for arm in arms):
+            problems.append(_mismatch(value, kind, where))
+    elif container is None or type(value) is not container:
+        if not _fits(value, kind):
+            problems.append(_mismatch(value, kind, where))
+    elif isinstance(value, dict) and is_typeddict(kind):
+        fields = _fields(kind)
+        for key, hint, optional in fields:
+            if key in value:
+                _check(value[key], hint, f"{where}.{key}", problems)
+            elif not optional:
+                problems.append(f"{where}.{key}: missing")
+        known = {key for key, _, _ in fields}
+        problems += [f"{where}.{key}: unexpected key" for key in value if key not in known]
+    elif isinstance(value, list):
+        (item,) = get_args(kind)
+        for index, element in enumerate(value):
+            _check(element, item, f"{where}[{index}]", problems)
+    elif isinstance(value, dict):
+        _, item = get_args(kind)
+        for key, element in value.items():
+            _check(element, item, f"{where}.{key}", problems)
+
+
+def _container(kind: Any) -> type | None:
+    """`list` or `dict` when `kind` is one (a TypedDict is a dict), else None."""
+    if get_origin(kind) is list:
+        return list
+    if get_origin(kind) is dict or is_typeddict(kind):
+        return dict
+    return None
+
+
+def _problems(value: object, kind: Any, where: str) -> list[str]:
+    problems: list[str] = []
+    _check(value, kind, where, problems)
+    return problems
+
+
+def _fits(value: object, kind: Any) -> bool:
+    """Whether `value` is of type `kind`."""
+    if _container(kind) is not None:
+        return type(value) is _container(kind) and not _problems(value, kind, "")
+    if get_origin(kind) is Literal:
+        return any(type(value) is type(choice) and value == choice for choice in get_args(kind))
+    if kind is float:
+        # A float field that holds a whole number may read back as an int (a scene's `2`).
+        return (
+            isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+        )
+    if kind is str:
+        return isinstance(value, str)
+    # bool is a subclass of int: compare the exact type, as JSON tells true from 1.
+    return type(value) is kind
+
+
+def _mismatch(value: object, kind: Any, where: str) -> str:
+    # Against a choice of values the value itself says more than its type.
+    chose = get_origin(kind) is Literal and isinstance(value, int | str)
+    got = json.dumps(value) if chose else _json_type(value)
+    return f"{where}: expected {_describe(kind)}, got {got}"
+
+
+def _describe(kind: Any) -> str:
+    """`kind` in JSON's words: "a finite number", "a list or null", "4 or 8"."""
+    origin = get_origin(kind)
+    if origin is Literal:
+        return " or ".join(json.dumps(choice) for choice in get_args(kind))
+    if origin in (Union, types.UnionType):
+        return " or ".join(_describe(arm) for arm in get_args(kind))
+    if _container(kind) is list:
+        return "a list"
+    if _container(kind) is dict:
+        return "an object"
+    names = {bool: "true or false", int: "an integer", float: "a finite number", str: "a string"}
+    return names.get(kind, "null")
+
+
+def _json_type(value: object) -> str:
+    """What `value` is in JSON's words: "null", "a list", "an integer", "true", "NaN"."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool) or (isinstance(value, float) and not math.isfinite(value)):
+        return json.dumps(value)
+    names = {
+        int: "an integer",
+        float: "a number",
+        str: "a string",
+        list: "a list",
+        dict: "an object",
+    }
+    return names.get(type(value), type(value).__name__)

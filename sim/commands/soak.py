@@ -8,8 +8,8 @@ time, and at each shuffle it is poked as a restless user would (closed or opened
 algorithm, heuristic, weight or connectivity, steps back, a jump to the end, the comparison
 table on or off).
 
-The JSON report is rewritten every simulated
-second, as with `sim run --report`, and re-read after every rewrite. Resident memory is read
+The JSON report is rewritten every simulated second, as with `sim run --report`, and re-read
+and validated (`sim.app.report.validate_report`) after every rewrite. Resident memory is read
 from `/proc/self/statm` (current RSS, not the peak that `resource.getrusage` gives).
 """
 
@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from sim.app.report import validate_report
 from sim.commands.run import check_writable
 from sim.config import DEFAULT_SCENE, Tag
 from sim.errors import SimError
@@ -109,8 +110,8 @@ class SoakResult:
         exceptions: Exceptions raised by a frame (each caught, counted, the run goes on).
         first_traceback: The first exception's traceback, or "".
         blocked_cell_frames: Frames any agent spent in a blocked cell, summed over agents.
-        reports_checked: Report rewrites re-read and parsed.
-        bad_reports: One line per rewrite that was not valid JSON.
+        reports_checked: Report rewrites re-read and found valid (`validate_report`).
+        bad_reports: One line per rewrite that was not JSON or not a valid report.
         baseline_minute: When the first memory reading was taken.
         rss_baseline_mb: Resident memory then, in MB (2**20 bytes).
         rss_end_mb: Resident memory at the end, in MB.
@@ -235,7 +236,11 @@ def _drive(app: SimApp, *, minutes: float, rng: random.Random, report: Path) -> 
 def _check_report(
     report: Path, seen: tuple[int, int] | None, result: SoakResult
 ) -> tuple[int, int] | None:
-    """Re-read the report when it was rewritten (a new inode or mtime); record bad JSON."""
+    """Re-read the report when it was rewritten (a new inode or mtime); record a bad one.
+
+    A report is bad when it is not JSON or not what `validate_report` expects; one line each,
+    with the first problem (and how many more there are).
+    """
     try:
         stat = report.stat()
     except FileNotFoundError:
@@ -244,9 +249,12 @@ def _check_report(
     if key == seen:
         return seen
     try:
-        json.loads(report.read_text(encoding="utf-8"))
+        problems = validate_report(json.loads(report.read_text(encoding="utf-8")))
     except (OSError, ValueError) as error:
-        result.bad_reports.append(f"report at frame {result.frames}: {error}")
+        problems = [str(error)]
+    if problems:
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        result.bad_reports.append(f"report at frame {result.frames}: {problems[0]}{more}")
     else:
         result.reports_checked += 1
     return key

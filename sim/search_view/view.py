@@ -304,39 +304,10 @@ class SearchView(Component):
             self._grid.grid_cell_size,
         )
 
-    def report(self) -> dict[str, Any]:
-        """The view's state for the JSON report."""
-        entry: dict[str, Any] = {
-            "open": self.opened,
-            "algorithm": str(self.settings.choice),
-            "heuristic": self.settings.heuristic,
-            "weight": self.settings.weight,
-            "connectivity": 8 if self.settings.diagonal else 4,
-            "playing": self.playing,
-            "steps_per_s": self.speed,
-            "show_parents": self.show_parents,
-            "show_numbers": self.show_numbers,
-            "restarts": self.restarts,
-            "message": self.message,
-            "numbers_shown": self._labels.shown,
-        }
-        replay = self.replay
-        if replay is None:
-            return entry | {"step": None, "start": None, "goal": None}
-        frontier, expanded = self.counts()
-        entry |= {
-            "start": list(replay.log.start),
-            "goal": list(replay.log.goal),
-            "step": replay.step,
-            "recorded": replay.log.recorded,
-            "finished": replay.log.finished,
-            "at_end": replay.at_end,
-            "frontier_cells": frontier,
-            "expanded_cells": expanded,
-            "current": None if replay.current is None else list(replay.current),
-            "path": [list(cell) for cell in replay.path],
-        }
-        return entry
+    @property
+    def numbers_shown(self) -> int:
+        """How many cells show their g / f numbers now (0 when the camera is too far to read)."""
+        return self._labels.shown
 
     def status_text(self) -> str:
         """A few lines for the panel: the search, the step and speed, the counts or the result."""

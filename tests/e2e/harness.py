@@ -16,6 +16,8 @@ from typing import Any
 
 import pytest
 
+from sim.app.report import validate_report
+
 HAVE_X_TOOLS = bool(shutil.which("Xvfb") and shutil.which("xdotool"))
 needs_x = pytest.mark.skipif(not HAVE_X_TOOLS, reason="Xvfb and xdotool are not installed")
 
@@ -66,8 +68,11 @@ class RunningApp:
         return self.window
 
     def report(self) -> dict[str, Any]:
-        """The app's latest report."""
+        """The app's latest report; the test fails if it does not match the report's schema."""
         data: dict[str, Any] = json.loads(self.report_path.read_text())
+        problems = validate_report(data)
+        if problems:
+            pytest.fail(f"invalid report {self.report_path}: {'; '.join(problems)}")
         return data
 
     def wait_for_next_report(self, timeout_s: float = 20.0) -> dict[str, Any]:

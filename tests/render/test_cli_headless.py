@@ -9,6 +9,7 @@ import sys
 
 import pytest
 
+from sim.app.report import validate_report
 from sim.scene.file import load_scene
 from tests.conftest import REPO_ROOT
 
@@ -32,6 +33,7 @@ def test_headless_run_writes_screenshot_and_report(tmp_path):
     assert done.returncode == 0, done.stderr
     assert png_size(shot) == (320, 240)
     data = json.loads(report.read_text())
+    assert validate_report(data) == []
     assert data["frames"] == 60
     assert data["sim_time_s"] == pytest.approx(1.0)
     assert data["errors"] == []

@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from sim.app.report import validate_report
 from sim.components.agent_controller import AgentState
 from tests.conftest import REPO_ROOT
 
@@ -72,6 +73,7 @@ def test_odd_scene_runs_and_tells_the_user(open_app, capsys, case):
     if not printed_once:
         assert "outside the grid" not in out
     report = json.loads(json.dumps(app.report()))
+    assert validate_report(report) == []
     assert report["errors"] == []
     for agent in app.agents:
         assert agent.blocked_cell_frames == 0

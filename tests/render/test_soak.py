@@ -8,6 +8,7 @@ import re
 
 import pytest
 
+from sim.app.report import validate_report
 from sim.commands.cli import main
 from sim.commands.soak import SoakResult
 from tests.conftest import REPO_ROOT
@@ -33,6 +34,7 @@ def test_two_minute_soak_stays_clean(capsys, tmp_path):
     assert match["frames"] == "7200"
     assert int(match["valid"]) >= 100
     final = json.loads(report.read_text())
+    assert validate_report(final) == []
     assert final["errors"] == []
     assert all(agent["blocked_cell_frames"] == 0 for agent in final["agents"])
 

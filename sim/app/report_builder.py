@@ -1,0 +1,211 @@
+"""Build the JSON run report (`sim.app.report.Report`) from the running app's parts.
+
+The one place that turns live state into report values: each part reads only public state
+(the grid manager, the Start -> End path, the agents, the search view and its panel, the
+camera) and rounds it as the contract says (see `sim.app.report`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from panda3d.core import Point3
+
+from sim.app.report import (
+    AgentEntry,
+    CameraEntry,
+    CompareEntry,
+    GridEntry,
+    ObjectEntry,
+    PathEntry,
+    Report,
+    SearchViewEntry,
+    SearchViewSettings,
+)
+
+if TYPE_CHECKING:
+    from sim.app.composition import SimApp
+    from sim.components.agent_controller import AgentController
+    from sim.components.grid_manager import GridManager, PlanOutcome
+    from sim.engine import GameObject
+    from sim.engine.camera import CameraPose
+    from sim.navigation.compare import ComparisonRow
+    from sim.search_view.panel import SearchPanel
+    from sim.search_view.view import SearchView
+
+ScreenOf = Callable[[Point3], tuple[int, int] | None]
+NO_ENDS_REASON = "the scene needs a Start and an End"
+
+
+def build_report(app: SimApp) -> Report:
+    """The report as it stands now (README, "Command line")."""
+    window_size = app.window_size()
+    return {
+        "scene": str(app.options.scene.path),
+        "frames": app.frames,
+        "sim_time_s": round(app.world.time_s, 6),
+        "window": {"size": list(window_size)},
+        "camera": camera_entry(app.camera.pose),
+        "grid": grid_entry(app.grid),
+        "path": path_entry(app.path.outcome, app.grid, app.screen_of_point),
+        "objects": [object_entry(obj, app.screen_of) for obj in app.objects if obj.alive],
+        "agents": [agent_entry(agent) for agent in app.agents],
+        "hud": app.hud.text(),
+        "search_view": search_view_entry(app.search_view, app.search_panel, window_size),
+        "errors": list(app.errors),
+    }
+
+
+def camera_entry(pose: CameraPose) -> CameraEntry:
+    """`camera`: the orbit camera's pose."""
+    return {
+        "target": [round(value, 5) for value in pose.target],
+        "distance": round(pose.distance, 5),
+        "heading_deg": round(pose.heading_deg, 4),
+        "pitch_deg": round(pose.pitch_deg, 4),
+    }
+
+
+def grid_entry(grid: GridManager) -> GridEntry:
+    """`grid`: the grid's shape and planner settings."""
+    return {
+        "rows": grid.num_of_rows,
+        "columns": grid.num_of_columns,
+        "cell_size": grid.grid_cell_size,
+        "origin": list(grid.origin),
+        "connectivity": 8 if grid.diagonal else 4,
+        "heuristic": grid.heuristic,
+        "blocked_cells": grid.blocked_cells(),
+        "version": grid.version,
+    }
+
+
+def path_entry(
+    outcome: PlanOutcome | None, grid: GridManager, screen_of_point: ScreenOf
+) -> PathEntry:
+    """`path`: the Start -> End plan, `screen` the pixel of each cell's centre on the ground."""
+    if outcome is None:
+        return {"found": False, "reason": NO_ENDS_REASON, "cells": [], "screen": []}
+    cells = [list(cell) for cell in outcome.cells]
+    return {
+        "found": outcome.found,
+        "reason": outcome.reason,
+        "cells": cells,
+        "cost": round(outcome.cost, 6) if outcome.found else None,
+        "length": round(outcome.length, 6) if outcome.found else None,
+        "expanded": outcome.expanded,
+        "plan_ms": round(outcome.plan_ms, 3),
+        "screen": [
+            _screen(screen_of_point(Point3(*grid.cell_to_world(cell), 0.0)))
+            for cell in outcome.cells
+        ],
+    }
+
+
+def object_entry(
+    game_object: GameObject, screen_of: Callable[[GameObject], tuple[int, int] | None]
+) -> ObjectEntry:
+    """One of `objects`: name, tag, world position, scale, heading, pixel (or None)."""
+    node = game_object.node
+    top = node.get_top()
+    return {
+        "name": game_object.name,
+        "tag": str(game_object.tag),
+        "pos": _rounded(node.get_pos(top)),
+        "scale": _rounded(node.get_scale(top)),
+        "heading": round(float(node.get_h(top)), 4),
+        "screen": _screen(screen_of(game_object)),
+    }
+
+
+def agent_entry(agent: AgentController) -> AgentEntry:
+    """One of `agents`."""
+    x, y = agent.position
+    return {
+        "name": agent.game_object.name,
+        "pos": [round(x, 5), round(y, 5), round(float(agent.game_object.node.get_z()), 5)],
+        "heading_deg": round(agent.heading_deg, 4),
+        "mode": str(agent.mode),
+        "state": str(agent.state),
+        "reached_goal": agent.reached_goal,
+        "arrivals": agent.arrivals,
+        "replans": agent.replans,
+        "distance_travelled": round(agent.distance_travelled, 5),
+        "path_found": agent.outcome is not None and agent.outcome.found,
+        "waypoints": [[round(x, 5), round(y, 5)] for x, y in agent.waypoints],
+        "blocked_cell_frames": agent.blocked_cell_frames,
+    }
+
+
+def search_view_entry(
+    view: SearchView, panel: SearchPanel, window_size: tuple[int, int]
+) -> SearchViewEntry:
+    """`search_view`: the view's settings, where its replay stands, the table and the buttons."""
+    settings = view.settings
+    head: SearchViewSettings = {
+        "open": view.opened,
+        "algorithm": str(settings.choice),
+        "heuristic": settings.heuristic,
+        "weight": settings.weight,
+        "connectivity": 8 if settings.diagonal else 4,
+        "playing": view.playing,
+        "steps_per_s": view.speed,
+        "show_parents": view.show_parents,
+        "show_numbers": view.show_numbers,
+        "restarts": view.restarts,
+        "message": view.message,
+        "numbers_shown": view.numbers_shown,
+    }
+    compare_open = panel.compare_open
+    rows = [compare_entry(row) for row in panel.rows] if compare_open else []
+    buttons = panel.button_pixels(window_size) if view.opened else {}
+    replay = view.replay
+    if replay is None:
+        # Without a search the report has always listed these three in this order.
+        return {
+            **head,
+            "step": None,
+            "start": None,
+            "goal": None,
+            "compare_open": compare_open,
+            "compare": rows,
+            "buttons": buttons,
+        }
+    frontier, expanded = view.counts()
+    return {
+        **head,
+        "start": list(replay.log.start),
+        "goal": list(replay.log.goal),
+        "step": replay.step,
+        "recorded": replay.log.recorded,
+        "finished": replay.log.finished,
+        "at_end": replay.at_end,
+        "frontier_cells": frontier,
+        "expanded_cells": expanded,
+        "current": None if replay.current is None else list(replay.current),
+        "path": [list(cell) for cell in replay.path],
+        "compare_open": compare_open,
+        "compare": rows,
+        "buttons": buttons,
+    }
+
+
+def compare_entry(row: ComparisonRow) -> CompareEntry:
+    """One row of the comparison table."""
+    return {
+        "search": row.name,
+        "found": row.found,
+        "expanded": row.expanded,
+        "cost": round(row.cost, 6) if row.found else None,
+        "gap": None if row.gap is None else round(row.gap, 6),
+        "optimal": row.optimal,
+    }
+
+
+def _screen(pixel: tuple[int, int] | None) -> list[int] | None:
+    return None if pixel is None else list(pixel)
+
+
+def _rounded(point: Any) -> list[float]:
+    return [round(float(value), 5) for value in point]
