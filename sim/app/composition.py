@@ -96,7 +96,9 @@ class SimApp:
         self.grid = self._add_grid_manager()
         self._note_obstacles_off_the_grid()
         self.path = self.world.spawn("start-end-path").add_component(
-            StartEndPath(self.grid, replan_interval_s=self._replan_interval())
+            StartEndPath(
+                self.grid, replan_interval_s=self._replan_interval(), dragging=self.dragging
+            )
         )
         self.crowd = self.world.spawn("crowd-field").add_component(
             CrowdField(self.grid, replan_interval_s=self._replan_interval())
@@ -122,6 +124,7 @@ class SimApp:
                 labels=labels,
                 camera=self.base.cam,
                 window_height=lambda: self.window_size()[1],
+                dragging=self.dragging,
             )
         )
         self.search_panel = SearchPanel(
@@ -129,6 +132,7 @@ class SimApp:
             self.base.a2dTopRight,
             clock=self.clock.get_frame_time,
             key_help=panel_help(),
+            dragging=self.dragging,
         )
         self.loop.add_task(Phase.UI, self._tick_search_view, SEARCH_TASK)
         self.editor = SceneEditor(
@@ -136,7 +140,6 @@ class SimApp:
             loader=self.base.loader,
             camera=self.base.cam,
             grid=self.grid,
-            replan=self.replan_all,
             objects=self.objects,
             scene=scene,
             save_as=options.save_as,
@@ -181,7 +184,9 @@ class SimApp:
         for spec, game_object in zip(self.options.scene.objects, self.objects, strict=True):
             if spec.tag == Tag.AGENT:
                 config = spec.agent or AgentConfig()
-                controller = AgentController(self.grid, config, crowd=self.crowd)
+                controller = AgentController(
+                    self.grid, config, crowd=self.crowd, dragging=self.dragging
+                )
                 controllers.append(game_object.add_component(controller))
         return controllers
 
@@ -282,22 +287,20 @@ class SimApp:
             agent.toggle_mode()
 
     def cycle_heuristic(self) -> None:
-        """Plan with the next heuristic (octile, euclidean, chebyshev, manhattan, zero)."""
+        """Plan with the next heuristic (octile, euclidean, chebyshev, manhattan, zero).
+
+        The grid's new `version` makes the path and the agents replan on the next world step.
+        """
         following = (HEURISTICS.index(self.grid.heuristic) + 1) % len(HEURISTICS)
         self.grid.set_planning(heuristic=HEURISTICS[following])
-        self.replan_all()
 
     def toggle_connectivity(self) -> None:
-        """Switch planning between 8- and 4-connected moves."""
+        """Switch planning between 8- and 4-connected moves (replans as `cycle_heuristic`)."""
         self.grid.set_planning(diagonal=not self.grid.diagonal)
-        self.replan_all()
 
-    def replan_all(self) -> None:
-        """Replan the Start -> End path and every agent on the next frame."""
-        self.path.replan_now()
-        self.search_view.restart_now()
-        for agent in self.agents:
-            agent.replan_now()
+    def dragging(self) -> bool:
+        """Whether a cube is being dragged now (the drag controller's fact, for the gates)."""
+        return self.editor.drag.in_progress
 
     def status_lines(self) -> list[str]:
         """What the HUD shows now."""
@@ -351,7 +354,7 @@ class SimApp:
         """Where the middle of `game_object` shows in the window (origin top-left), if visible."""
         bounds = game_object.node.get_tight_bounds(self.base.render)
         if bounds is None:
-            point = game_object.node.get_pos(self.base.render)
+            point = Point3(*game_object.world_pos)
         else:
             low, high = bounds
             point = Point3((low + high) / 2)

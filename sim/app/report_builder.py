@@ -112,7 +112,7 @@ def object_entry(
     return {
         "name": game_object.name,
         "tag": str(game_object.tag),
-        "pos": _rounded(node.get_pos(top)),
+        "pos": _rounded(game_object.world_pos),
         "scale": _rounded(node.get_scale(top)),
         "heading": round(float(node.get_h(top)), 4),
         "screen": _screen(screen_of(game_object)),
@@ -124,7 +124,7 @@ def agent_entry(agent: AgentController) -> AgentEntry:
     x, y = agent.position
     return {
         "name": agent.game_object.name,
-        "pos": [round(x, 5), round(y, 5), round(float(agent.game_object.node.get_z()), 5)],
+        "pos": [round(x, 5), round(y, 5), round(agent.game_object.world_pos[2], 5)],
         "heading_deg": round(agent.heading_deg, 4),
         "mode": str(agent.mode),
         "state": str(agent.state),

@@ -281,7 +281,7 @@ class _Shuffler:
         for obj in movers:
             if obj is not None and obj.alive:
                 x, y = self._place(obstacles, obj)
-                obj.pos = (x, y, float(obj.node.get_z()))
+                obj.pos = (x, y, float(obj.pos.z))
         self._poke_search_view()
 
     def _poke_search_view(self) -> None:
@@ -321,8 +321,7 @@ class _Shuffler:
         place = rng.choices(PLACES, PLACE_WEIGHTS)[0]
         others = [obj for obj in obstacles if obj is not moving]
         if place == "inside-obstacle" and others:
-            pos = rng.choice(others).node.get_pos(moving.node.get_top())
-            return (float(pos.x), float(pos.y))
+            return rng.choice(others).xy
         if place == "off-grid":
             # Up to one grid size beyond a random edge, anywhere along it (corners included).
             x = rng.uniform(x0 - width, x0 + 2 * width)

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from enum import StrEnum
 
 from panda3d.core import Quat
 
 from sim.components.crowd import CrowdField
 from sim.components.grid_manager import GridManager, PlanOutcome, Point
-from sim.components.start_end_path import MIN_REPLAN_GAP_S
 from sim.components.steering import (
     angle_between_deg,
     heading_quat,
@@ -19,7 +19,7 @@ from sim.components.steering import (
     turn_fraction,
 )
 from sim.config import AgentConfig, AgentMode, Tag
-from sim.engine import Component, Every, GameObject, Gizmos
+from sim.engine import Component, GameObject, Gizmos, ReplanGate
 
 ALIGNED_DEG = 2.0  # facing within this of the waypoint counts as aligned
 CENTRE_EPSILON = 0.02  # world units: close enough to a cell centre to call it reached
@@ -48,9 +48,10 @@ class AgentController(Component):
     corner is not taken. The position is kept in Python floats and copied to the node, so
     float32 rounding never accumulates.
 
-    It replans on the interval timer, on `replan_now()`, and when the grid changes or its target
-    moves to another cell (at most every `MIN_REPLAN_GAP_S`). With no path it stops where it is
-    and keeps trying on the timer.
+    It replans when its `ReplanGate` says so: every `replan_interval_s`, on `replan_now()`, on
+    a drop, and when the grid changes or its target moves to another cell (at most every
+    `DRAG_GAP_S` while `dragging()`). With no path it stops where it is and keeps trying on the
+    interval.
 
     Given a `crowd`, the agent tells it which goal cell it chases; while `crowd.active_for` that
     cell (`CROWD_THRESHOLD` agents or more share it) each replan follows the crowd's shared
@@ -59,7 +60,12 @@ class AgentController(Component):
     """
 
     def __init__(
-        self, grid: GridManager, config: AgentConfig, *, crowd: CrowdField | None = None
+        self,
+        grid: GridManager,
+        config: AgentConfig,
+        *,
+        crowd: CrowdField | None = None,
+        dragging: Callable[[], bool] | None = None,
     ) -> None:
         super().__init__()
         self._grid = grid
@@ -74,18 +80,15 @@ class AgentController(Component):
         self.outcome: PlanOutcome | None = None
         self.waypoints: list[Point] = []
         self.show_path = True
-        self._replan = Every(config.replan_interval_s)
+        self._gate = ReplanGate(interval_s=config.replan_interval_s, dragging=dragging)
         self._patrol_to_start = False
-        self._planned_for: tuple[int, tuple[int, int] | None] | None = None
         self._x = self._y = 0.0
         self._rotation = heading_quat(0.0)
         self._home: tuple[float, float, float] = (0.0, 0.0, 0.0)
-        self._since_plan_s = math.inf
 
     def replan_now(self) -> None:
-        """Plan on the next update whatever changed (a cube was just dropped)."""
-        self._planned_for = None
-        self._since_plan_s = math.inf
+        """Plan on the next update whatever changed."""
+        self._gate.request()
 
     @property
     def position(self) -> Point:
@@ -104,16 +107,16 @@ class AgentController(Component):
 
     def awake(self) -> None:
         """Take the scene's position and heading as the starting state."""
-        node = self.game_object.node
-        self._x, self._y = float(node.get_x()), float(node.get_y())
-        self._rotation = heading_quat(float(node.get_h()))
-        self._home = (self._x, self._y, float(node.get_h()))
+        self._x, self._y = self.game_object.xy
+        heading = self.game_object.heading
+        self._rotation = heading_quat(heading)
+        self._home = (self._x, self._y, heading)
 
     def start(self) -> None:
         """Tell the crowd which goal this agent chases, before anyone plans."""
         if self._crowd is not None:
             target = self._target()
-            goal = None if target is None else self._position_of(target)
+            goal = None if target is None else target.xy
             cell = None if goal is None else self._grid.world_to_cell(*goal, clamp=True)
             self._crowd.track(self, cell)
 
@@ -126,8 +129,7 @@ class AgentController(Component):
         """Put the agent back on the Start cube (or where it spawned) and replan."""
         start = self._find(Tag.START)
         if start is not None:
-            pos = start.node.get_pos(start.node.get_top())
-            self._x, self._y = float(pos.x), float(pos.y)
+            self._x, self._y = start.xy
         else:
             self._x, self._y = self._home[0], self._home[1]
         self._rotation = heading_quat(self._home[2])
@@ -151,15 +153,12 @@ class AgentController(Component):
             if self._crowd is not None:
                 self._crowd.track(self, None)
         else:
-            goal = self._position_of(target)
-            key = (self._grid.version, self._grid.world_to_cell(*goal, clamp=True))
+            goal = target.xy
+            goal_cell = self._grid.world_to_cell(*goal, clamp=True)
             if self._crowd is not None:
-                self._crowd.track(self, key[1])
-            self._since_plan_s += dt
-            due = self._replan.tick(dt)
-            changed = key != self._planned_for and self._since_plan_s >= MIN_REPLAN_GAP_S
-            if due or changed:
-                self._plan(goal, key)
+                self._crowd.track(self, goal_cell)
+            if self._gate.tick(dt, (self._grid.version, goal_cell)):
+                self._plan(goal, goal_cell)
             if self.state is AgentState.MOVING:
                 self._steer(dt)
         if self._grid.is_blocked_at(self._x, self._y):
@@ -175,16 +174,10 @@ class AgentController(Component):
         world = self.world
         return None if world is None else world.find_with_tag(tag)
 
-    def _position_of(self, obj: GameObject) -> Point:
-        pos = obj.node.get_pos(obj.node.get_top())
-        return (float(pos.x), float(pos.y))
-
-    def _plan(self, goal: Point, key: tuple[int, tuple[int, int] | None]) -> None:
-        self._planned_for = key
-        self._since_plan_s = 0.0
+    def _plan(self, goal: Point, goal_cell: tuple[int, int] | None) -> None:
         self.replans += 1
         smoothing = self.config.smoothing
-        if self._crowd is not None and self._crowd.active_for(key[1]):
+        if self._crowd is not None and self._crowd.active_for(goal_cell):
             outcome = self._crowd.waypoints_from(self.position, goal, smoothing=smoothing)
         else:
             outcome = self._grid.plan(self.position, goal, smoothing=smoothing)

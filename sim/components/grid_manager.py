@@ -199,8 +199,8 @@ class GridManager(Component):
     def _box_of(self, obj: GameObject) -> Box:
         node = obj.node
         root = node.get_top()
-        pos, scale = node.get_pos(root), node.get_scale(root)
-        return transform_box(pos.x, pos.y, scale.x, scale.y, node.get_h(root))
+        (x, y), scale = obj.xy, node.get_scale(root)
+        return transform_box(x, y, scale.x, scale.y, node.get_h(root))
 
     def outside_note(self, name: str, box: Box) -> str | None:
         """Say how much of obstacle `name` (its footprint `box`) lies off the grid, if any.

@@ -2,59 +2,54 @@
 
 from __future__ import annotations
 
-from sim.components.grid_manager import GridManager, PlanOutcome, Point
+from collections.abc import Callable
+
+from sim.components.grid_manager import GridManager, PlanOutcome
 from sim.config import Tag
-from sim.engine import Component, Every, GameObject, Gizmos
+from sim.engine import Component, GameObject, Gizmos, ReplanGate
 
 PATH_COLOR = (0.1, 0.95, 0.2, 1.0)
 PATH_Z = 0.05  # above the grid lines and block shading, below the cubes' tops
-# Changes (a cube dragged across cells) trigger a replan at most this often, so a live drag on a
-# large grid keeps the frame rate; the interval timer and replan_now() are not held back.
-MIN_REPLAN_GAP_S = 0.1
 
 
 class StartEndPath(Component):
     """Plans from the Start cube to the End cube and draws the grid path as a green line.
 
-    Replans every `replan_interval_s`, and when Start or End moves to another cell or the grid
-    changes (at most every `MIN_REPLAN_GAP_S`), and on `replan_now()`. `outcome` is None until
-    both cubes exist.
+    When it replans is its `ReplanGate`'s call: every `replan_interval_s`, on a drop, and when
+    Start or End moves to another cell or the grid changes (the grid's `version`), at most
+    every `DRAG_GAP_S` while `dragging()`. `outcome` is None until both cubes exist.
     """
 
-    def __init__(self, grid: GridManager, *, replan_interval_s: float = 1.0) -> None:
+    def __init__(
+        self,
+        grid: GridManager,
+        *,
+        replan_interval_s: float = 1.0,
+        dragging: Callable[[], bool] | None = None,
+    ) -> None:
         super().__init__()
         self._grid = grid
-        self._replan = Every(replan_interval_s)
-        self._planned_for: tuple[object, ...] | None = None
+        self._gate = ReplanGate(interval_s=replan_interval_s, dragging=dragging)
         self.outcome: PlanOutcome | None = None
         self.plans = 0
         self.show_path = True
         # Set while another view draws the search's own path (the search view hides the answer).
         self.suppressed = False
-        self._since_plan_s = 0.0
-        self._forced = False
-
-    def replan_now(self) -> None:
-        """Plan on the next update whatever changed (a cube was just dropped)."""
-        self._forced = True
 
     def update(self, dt: float) -> None:
-        """Replan when the interval is up or Start, End or the grid changed."""
+        """Replan when the gate says so (see the class)."""
         start, end = self._find(Tag.START), self._find(Tag.END)
-        due = self._replan.tick(dt) or self._forced
-        self._since_plan_s += dt
         if start is None or end is None:
-            self.outcome, self._planned_for = None, None
+            self._gate.tick(dt, None)  # keeps the interval's schedule; nothing to plan
+            self.outcome = None
             return
-        start_point, end_point = _xy(start), _xy(end)
+        start_point, end_point = start.xy, end.xy
         key = (
             self._grid.version,
             self._grid.world_to_cell(*start_point, clamp=True),
             self._grid.world_to_cell(*end_point, clamp=True),
         )
-        changed = key != self._planned_for and self._since_plan_s >= MIN_REPLAN_GAP_S
-        if due or changed or self.outcome is None:
-            self._planned_for, self._since_plan_s, self._forced = key, 0.0, False
+        if self._gate.tick(dt, key) or self.outcome is None:
             self.outcome = self._grid.plan(start_point, end_point, smoothing=False)
             self.plans += 1
 
@@ -73,8 +68,3 @@ class StartEndPath(Component):
             centres = [self._grid.cell_to_world(cell) for cell in self.outcome.cells]
             points = [(x, y, PATH_Z) for x, y in centres]
             gizmos.polyline("start-end-path", points, PATH_COLOR, thickness=3.0)
-
-
-def _xy(obj: GameObject) -> Point:
-    pos = obj.node.get_pos(obj.node.get_top())
-    return (float(pos.x), float(pos.y))

@@ -27,8 +27,12 @@ class DragController(Component):
 
     The cube keeps the offset between its position and the point where it was grabbed, so it
     does not jump under the cursor; its centre is clamped to the grid, and with `snap` on it
-    lands on cell centres. `on_drop` is called after a drag ends, so the planners can replan at
-    once; `add_obstacle(x, y)` makes a new obstacle cube (shift+click on empty ground).
+    lands on cell centres. `on_drop` is called after a drag ends; `add_obstacle(x, y)` makes a
+    new obstacle cube (shift+click on empty ground).
+
+    `dragged` is the one fact of whether a drag is in progress: the app hands `in_progress` to
+    whatever follows the scene (`ReplanGate`), which holds its work back during a drag and
+    catches up on the drop.
     """
 
     def __init__(
@@ -49,14 +53,19 @@ class DragController(Component):
         self.dragged: GameObject | None = None
         self._grab_offset = (0.0, 0.0)
 
+    @property
+    def in_progress(self) -> bool:
+        """Whether a cube is being dragged now."""
+        return self.dragged is not None
+
     def on_press(self, mouse: tuple[float, float], *, shift: bool = False) -> None:
         """Left button down: grab the cube under the cursor, or add one with shift on ground."""
         hit = self._picker.pick(mouse)
         if hit is not None and hit.tag in DRAGGABLE_TAGS:
             ground = self._picker.ground_point(mouse)
-            node = hit.node
             if ground is not None:
-                self._grab_offset = (node.get_x() - ground.x, node.get_y() - ground.y)
+                x, y = hit.xy
+                self._grab_offset = (x - ground.x, y - ground.y)
             else:
                 self._grab_offset = (0.0, 0.0)
             self.dragged = hit

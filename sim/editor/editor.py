@@ -41,14 +41,13 @@ class SceneEditor:
         loader: Loader,
         camera: NodePath,
         grid: GridManager,
-        replan: Callable[[], None],
         objects: list[GameObject],
         scene: SceneSpec,
         save_as: Path | None,
         notify: Callable[[str], None],
     ) -> None:
         self._world, self._loader = world, loader
-        self._grid, self._replan = grid, replan
+        self._grid = grid
         self._objects = objects
         self._source, self._save_as = scene.path, save_as
         self._notify = notify
@@ -129,10 +128,13 @@ class SceneEditor:
         self._notify(f"snap to cell centres {'on' if self.drag.snap else 'off'}")
 
     def on_drop(self, dropped: GameObject) -> None:
-        """A drag ended: bring the grid up to date and replan everything at once."""
+        """A drag ended: bring the grid up to date (also while paused) and say where it landed.
+
+        The planners need no call: their `ReplanGate`s see the drag end and replan on the next
+        world step.
+        """
         self._grid.sync_obstacles()
-        self._replan()
-        x, y = dropped.node.get_x(), dropped.node.get_y()
+        x, y = dropped.xy
         cell = self._grid.world_to_cell(x, y)
         self._notify(f"drop {dropped.name} at ({x:.2f}, {y:.2f}) cell {cell}")
 
@@ -166,7 +168,7 @@ class SceneEditor:
                     name=obj.name,
                     tag=obj.tag,
                     model=model,
-                    pos=(node.get_x(), node.get_y(), node.get_z()),
+                    pos=obj.world_pos,
                     scale=(node.get_sx(), node.get_sy(), node.get_sz()),
                     heading=node.get_h(),
                 )

@@ -8,6 +8,7 @@ from sim.engine.component import Component
 from sim.engine.game_object import PYTHON_TAG, TAG_KEY, GameObject
 from sim.engine.gizmos import Gizmos
 from sim.engine.loop import FrameLoop
+from sim.engine.replan_gate import ReplanGate
 from sim.engine.timers import Every
 from sim.engine.world import World
 
@@ -19,5 +20,6 @@ __all__ = [
     "FrameLoop",
     "GameObject",
     "Gizmos",
+    "ReplanGate",
     "World",
 ]

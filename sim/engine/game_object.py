@@ -97,6 +97,22 @@ class GameObject:
         self._node.set_pos(value)
 
     @property
+    def world_pos(self) -> tuple[float, float, float]:
+        """Where the object is in the world: `(x, y, z)`, world units, Z up.
+
+        The one way to read an object's place: relative to the scene graph's root, so it holds
+        whatever node the object hangs under.
+        """
+        pos = self._node.get_pos(self._node.get_top())
+        return (float(pos.x), float(pos.y), float(pos.z))
+
+    @property
+    def xy(self) -> tuple[float, float]:
+        """Where the object stands on the ground: world `(x, y)` of `world_pos`."""
+        pos = self._node.get_pos(self._node.get_top())
+        return (float(pos.x), float(pos.y))
+
+    @property
     def heading(self) -> float:
         """Heading relative to the parent in degrees (Panda3D H: counter-clockwise about +Z)."""
         return float(self._node.get_h())

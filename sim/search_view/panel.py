@@ -21,6 +21,7 @@ from direct.gui.DirectGui import DGG, DirectButton, DirectFrame
 from direct.gui.OnscreenText import OnscreenText
 from panda3d.core import NodePath, TextNode, TextProperties, TextPropertiesManager
 
+from sim.engine import ReplanGate
 from sim.navigation.catalogue import SearchKind, connectivity_label
 from sim.navigation.compare import ComparisonRow, compare_searches
 from sim.search_view.settings import HEURISTICS, WEIGHT_STEP
@@ -43,9 +44,6 @@ CHOSEN_COLOR = (0.95, 0.7, 0.2, 1.0)
 TEXT_COLOR = (1.0, 1.0, 1.0, 1.0)
 CHOSEN_TEXT_COLOR = (0.08, 0.08, 0.1, 1.0)
 NOT_SHORTEST_COLOR = (1.0, 0.45, 0.4, 1.0)
-# The table re-runs every search (some 0.2 s in all on a 128x128 grid), so while Start, End or
-# an obstacle is being dragged it waits until they have stood still this long.
-COMPARE_SETTLE_S = 0.3
 STATUS_EVERY_S = 0.1  # while playing, the status text is rewritten at most this often
 COMPARE_REPEAT = 3
 
@@ -66,16 +64,27 @@ class SearchPanel:
     Args:
         view: The search view the controls drive.
         parent: The top-right corner node of aspect2d (`base.a2dTopRight`).
-        clock: Returns seconds of frame time (throttles the comparison table while dragging).
+        clock: Returns seconds of frame time (paces the status text and the table's gate).
         key_help: The keys that work while the view is open, one line of text per line (the
             app's controls table writes it), shown under the buttons.
+        dragging: Whether a cube is being dragged now. The table re-runs every search (some
+            0.2 s in all on a 128x128 grid), so while a drag is in progress it waits for the
+            drop (a `ReplanGate` with no drag gap). None: nothing is ever dragged.
     """
 
     def __init__(
-        self, view: SearchView, parent: NodePath, clock: Callable[[], float], key_help: str
+        self,
+        view: SearchView,
+        parent: NodePath,
+        clock: Callable[[], float],
+        key_help: str,
+        *,
+        dragging: Callable[[], bool] | None = None,
     ) -> None:
         self._view = view
         self._clock = clock
+        self._table_gate = ReplanGate(dragging=dragging, drag_gap_s=math.inf)
+        self._table_ticked_s: float | None = None
         manager = TextPropertiesManager.get_global_ptr()
         if not manager.has_properties(_NOT_SHORTEST):
             marked = TextProperties()
@@ -148,8 +157,6 @@ class SearchPanel:
         self.compare_open = False
         self.rows: list[ComparisonRow] = []
         self._compared_for: tuple[Any, ...] | None = None
-        self._pending: tuple[Any, ...] | None = None
-        self._pending_since_s = -math.inf
         self._table_root.hide()
         self._texts: dict[int, str] = {}
         self._status_at_s = -math.inf
@@ -189,7 +196,7 @@ class SearchPanel:
     def toggle_compare(self) -> None:
         """Show or hide the comparison table (computed when shown)."""
         self.compare_open = not self.compare_open
-        self._compared_for = self._pending = None
+        self._compared_for = None
 
     # --- per frame ---------------------------------------------------------------------------
 
@@ -232,14 +239,13 @@ class SearchPanel:
                 self._set(column, "")
             return
         key = (problem.start, problem.goal, problem.mask_key, problem.diagonal, problem.weight)
+        now = self._clock()
+        ticked, self._table_ticked_s = self._table_ticked_s, now
+        due = self._table_gate.tick(0.0 if ticked is None else max(0.0, now - ticked), key)
         if key == self._compared_for:
             return
-        now = self._clock()
-        if key != self._pending:
-            self._pending, self._pending_since_s = key, now
-        # The first table of an opened panel comes at once; later ones once things settle.
-        settled = now - self._pending_since_s >= COMPARE_SETTLE_S
-        if self._compared_for is None or settled:
+        # The first table of an opened panel comes at once; later ones when the gate lets them.
+        if self._compared_for is None or due:
             self.rows = compare_searches(
                 problem.walkable,
                 problem.start,

@@ -18,7 +18,6 @@ simulation leaves the view working: the app calls `tick(frame_dt)` every frame.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
@@ -29,7 +28,7 @@ from panda3d.core import NodePath
 
 from sim.components.grid_manager import GridManager
 from sim.config import Tag
-from sim.engine import Component, Gizmos
+from sim.engine import Component, Gizmos, ReplanGate
 from sim.engine.labels import BillboardLabels
 from sim.navigation import Endpoints
 from sim.navigation.catalogue import SearchKind
@@ -65,8 +64,6 @@ LAYER_COLORS = dict(zip(LAYERS, (OPEN_COLOR, CLOSED_COLOR, PATH_COLOR, CURRENT_C
 # The rest of the search is recorded a little each frame, so the panel can tell the total soon
 # without one long frame on a large grid (the Python search runs some 100,000 expansions/s).
 RECORD_AHEAD_PER_FRAME = 500
-# Dragging a cube across cells restarts the view at most this often (the search is re-recorded).
-MIN_RESTART_GAP_S = 0.1
 
 
 class SearchView(Component):
@@ -77,6 +74,8 @@ class SearchView(Component):
         labels: Where the g / f numbers go.
         camera: The camera node (its lens decides which cells are close enough for numbers).
         window_height: Returns the window's height in pixels.
+        dragging: Whether a cube is being dragged now; restarts follow a drag at most every
+            `DRAG_GAP_S` (see `ReplanGate`). None: nothing is ever dragged.
     """
 
     def __init__(
@@ -86,6 +85,7 @@ class SearchView(Component):
         labels: BillboardLabels,
         camera: NodePath,
         window_height: Callable[[], int],
+        dragging: Callable[[], bool] | None = None,
     ) -> None:
         super().__init__()
         self._grid = grid
@@ -104,8 +104,7 @@ class SearchView(Component):
         self._problem: ViewProblem | None = None
         self._walkable: NDArray[np.bool_] | None = None
         self._budget = 0.0
-        self._since_restart_s = math.inf
-        self._restart_due = False
+        self._gate = ReplanGate(dragging=dragging)
         self._geometry: tuple[tuple[Any, ...], dict[str, NDArray[np.float32]]] | None = None
 
     # --- what the buttons and keys do ------------------------------------------------------
@@ -197,10 +196,6 @@ class SearchView(Component):
         weight = min(max(self.settings.weight + delta, 1.0), MAX_WEIGHT)
         self._change(weight=round(weight, 6))
 
-    def restart_now(self) -> None:
-        """Catch up with a changed grid, Start or End on the next frame (a cube was dropped)."""
-        self._restart_due = True
-
     def _change(self, **changes: Any) -> None:
         settings = replace(self.settings, **changes)
         if settings != self.settings:
@@ -213,8 +208,7 @@ class SearchView(Component):
         """Per frame: restart on a changed grid, Start or End; play; place the numbers."""
         if not self.opened:
             return
-        self._since_restart_s += frame_dt
-        self._refresh(settings_changed=False)
+        self._refresh(settings_changed=False, frame_dt=frame_dt)
         replay = self.replay
         if self.playing and replay is not None:
             self._budget += frame_dt * self.speed
@@ -228,22 +222,20 @@ class SearchView(Component):
             replay.log.record_until(replay.log.recorded + RECORD_AHEAD_PER_FRAME)
         self._place_numbers()
 
-    def _refresh(self, *, settings_changed: bool) -> None:
+    def _refresh(self, *, settings_changed: bool, frame_dt: float = 0.0) -> None:
         """Restart the recorded search when what it answers changed.
 
-        Moves of Start, End and obstacles restart it at most every MIN_REPLAN_GAP_S while a
-        drag goes on (and at once after `restart_now`), and keep it playing if it was running;
-        a change of settings restarts it at once, stopped at step 0.
+        A change of settings restarts it at once, stopped at step 0. Moves of Start, End and
+        obstacles restart it when the gate lets them (at once, but at most every `DRAG_GAP_S`
+        while a drag goes on, and on the drop) and keep it playing if it was running.
         """
         problem = self._current_problem()
+        # Settings change between frames and skip the gate; each frame ticks it, so it sees a drop.
+        due = settings_changed or self._gate.tick(frame_dt, problem)
         if problem is None:
             self.replay, self._problem, self.playing = None, None, False
             return
-        if problem == self._problem:
-            self._restart_due = False
-            return
-        throttled = self._since_restart_s < MIN_RESTART_GAP_S
-        if self.replay is not None and throttled and not (settings_changed or self._restart_due):
+        if problem == self._problem or (self.replay is not None and not due):
             return
         settings = problem.settings
         self._walkable = self._grid.walkable.copy()
@@ -259,10 +251,8 @@ class SearchView(Component):
         was_running = self.replay is not None and (self.playing or self.replay.at_end)
         self.replay = SearchReplay(log)
         self.playing = was_running and not settings_changed
-        self._restart_due = False
         self._budget = 0.0
         self._problem = problem
-        self._since_restart_s = 0.0
         self.restarts += 1
 
     def _current_problem(self) -> ViewProblem | None:
@@ -272,10 +262,7 @@ class SearchView(Component):
         if start is None or end is None:
             self.message = "the search view needs a Start and an End"
             return None
-        ends: Endpoints = self._grid.grid.endpoints(
-            (float(start.node.get_x()), float(start.node.get_y())),
-            (float(end.node.get_x()), float(end.node.get_y())),
-        )
+        ends: Endpoints = self._grid.grid.endpoints(start.xy, end.xy)
         if ends.start is None or ends.goal is None:
             self.message = "the grid has no walkable cell"
             return None

@@ -170,7 +170,7 @@ def test_obstacle_dropped_on_the_path_reroutes_it():
     x, y = scene.grid.cell_to_world(middle)
     count = scene.grid.rasterized_footprints
     scene.wall("dropped", (x, y), (5.0, 1.0), heading=-45.0)
-    scene.step(0.12)  # a change replans within MIN_REPLAN_GAP_S of the last plan
+    scene.step(0.12)  # a change replans on the next frame (only a drag holds it back)
     assert scene.grid.rasterized_footprints == count + 1, "only that footprint was rasterized"
     rerouted = scene.path.outcome.cells
     assert rerouted != straight

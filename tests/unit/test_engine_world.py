@@ -265,6 +265,15 @@ def test_pos_and_heading_are_the_nodes(world: World) -> None:
     assert obj.heading == 90.0
 
 
+def test_world_pos_and_xy_are_in_the_world_whatever_the_parent(world: World) -> None:
+    holder = world.root.attach_new_node("holder")
+    holder.set_pos(10.0, 20.0, 0.0)
+    obj = world.spawn("deep", node=holder.attach_new_node("deep"))
+    obj.pos = (1.0, 2.0, 3.0)
+    assert obj.world_pos == (11.0, 22.0, 3.0)
+    assert obj.xy == (11.0, 22.0)
+
+
 def test_get_component_matches_subclasses_in_order(world: World) -> None:
     log: Log = []
     obj = world.spawn("obj")
