@@ -9,13 +9,18 @@ Format (https://movingai.com/benchmarks/formats.html, Sturtevant 2012):
   map width, map height, start x, start y, goal x, goal y, optimal length. x is the column and
   y the row, (0, 0) the top-left cell of the file (row 0 is the first map row).
 
+Published lengths are rounded, two ways: older files print 6 significant digits and drop
+trailing zeros (``%g``: ``1.41421``, ``1004.4`` for 1004.40, ``4`` for 4.00000), newer ones a
+fixed number of decimals (``2.83`` in AR0011SR, 8 in the street maps). `Scenario.tolerance` says
+how far from the printed length the exact optimum may lie.
+
 Malformed files raise `MapFormatError` whose message starts ``FILE:LINE:``.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -26,6 +31,9 @@ from sim.navigation.grid import Cell
 PASSABLE = frozenset(".GS")
 BLOCKED = frozenset("@OTW")
 KNOWN = PASSABLE | BLOCKED
+REL_TOLERANCE = 1e-5
+"""Relative error a length printed with 6 significant digits may carry (half a unit of the
+sixth digit is at most 5e-6 of the value; the margin absorbs our float sums)."""
 
 
 class MapFormatError(ValueError):
@@ -76,9 +84,13 @@ class Scenario:
         goal_x: goal column.
         goal_y: goal row.
         optimal_length: published optimal cost (8-connected, sqrt(2) diagonals, no corner
-            cutting); printed with 6 significant digits in older files, so compare with a
-            relative tolerance of 1e-5, never exactly.
+            cutting), rounded as printed: compare within `tolerance`, never exactly.
         line: line number in the file, 1-based.
+        length_decimals: decimals of the length as written (``2.83``: 2, ``4``: 0).
+        fixed_decimals: every length in the file is written with `length_decimals` >= 1
+            decimals, as a fixed-point writer (``%.2f``) does. False for the ``%g`` writer of
+            older files, whose decimals vary with the value and drop trailing zeros, so they
+            say nothing of the precision (``1004.4`` is 1004.40, exact to 6 digits).
     """
 
     bucket: int
@@ -91,6 +103,28 @@ class Scenario:
     goal_y: int
     optimal_length: float
     line: int
+    length_decimals: int = 0
+    fixed_decimals: bool = False
+
+    @property
+    def tolerance(self) -> float:
+        r"""Largest |exact optimum - `optimal_length`| the printed length allows.
+
+        The larger of `REL_TOLERANCE` of the length (6 significant digits) and, when the file
+        prints a fixed number of decimals, half a unit of the last one.
+
+        >>> text = "version 1\n0 m 3 3 0 0 2 2 2.83\n"
+        >>> parse_scenarios(text)[0].tolerance
+        0.005
+        """
+        relative = REL_TOLERANCE * self.optimal_length
+        if not self.fixed_decimals:
+            return relative
+        return max(relative, 0.5 * 10.0**-self.length_decimals)
+
+    def accepts(self, cost: float) -> bool:
+        """True if `cost` is the published optimum, within `tolerance`."""
+        return abs(cost - self.optimal_length) <= self.tolerance
 
     @property
     def start(self) -> Cell:
@@ -185,7 +219,26 @@ def parse_scenarios(text: str, *, source: str = "<scen>") -> list[Scenario]:
     for index in range(first + 1, len(lines)):
         if lines[index].strip():
             scenarios.append(_parse_scenario(lines[index], source, index))
+    decimals = {scenario.length_decimals for scenario in scenarios}
+    if len(decimals) == 1 and decimals != {0}:
+        scenarios = [replace(scenario, fixed_decimals=True) for scenario in scenarios]
     return scenarios
+
+
+def sample_scenarios(scenarios: list[Scenario], count: int, seed: int) -> list[Scenario]:
+    r"""Draw `count` scenarios with `seed` and keep them in file order (all if fewer).
+
+    >>> text = "version 1\n" + "".join(f"0 m 9 1 0 0 {x} 0 {x}\n" for x in range(9))
+    >>> [s.goal_x for s in sample_scenarios(parse_scenarios(text), 3, seed=0)]
+    [0, 6, 8]
+    """
+    # Imported here: `import sim.navigation` counts towards the first path's time budget.
+    import random
+
+    if count >= len(scenarios):
+        return scenarios
+    picked = sorted(random.Random(seed).sample(range(len(scenarios)), count))
+    return [scenarios[i] for i in picked]
 
 
 def _parse_scenario(line: str, source: str, index: int) -> Scenario:
@@ -215,8 +268,25 @@ def _parse_scenario(line: str, source: str, index: int) -> Scenario:
     if not (math.isfinite(optimal) and optimal >= 0):
         raise _error(source, index, f"optimal length must be finite and >= 0, got {fields[8]!r}")
     return Scenario(
-        bucket, fields[1], width, height, start_x, start_y, goal_x, goal_y, optimal, index + 1
+        bucket,
+        fields[1],
+        width,
+        height,
+        start_x,
+        start_y,
+        goal_x,
+        goal_y,
+        optimal,
+        index + 1,
+        length_decimals=_decimals(fields[8]),
     )
+
+
+def _decimals(number: str) -> int:
+    """Decimals of a number `float` accepted, as written: ``2.83``: 2, ``4``: 0, ``1.5e-3``: 4."""
+    mantissa, _, exponent = number.lower().partition("e")
+    fraction = mantissa.partition(".")[2]
+    return max(0, len(fraction) - int(exponent or 0))
 
 
 def _read_text(path: str | Path) -> str:

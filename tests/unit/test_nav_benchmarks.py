@@ -1,7 +1,8 @@
 """Our A* against the published optimal lengths of the shared Moving AI benchmarks.
 
 Every map in the shared folder: all scenarios of arena, and for the others 100 evenly spaced
-ones, first and last included, so spread over all buckets (the files list them by bucket).
+ones in bucket order, first and last included, so spread over all buckets (most files list
+them by bucket; AR0011SR's are shuffled).
 Each path must also be legal and cost exactly the sum of its steps. The files are read from
 the shared folder (never copied into the repo); when it is missing the tests skip, which
 CI=true turns into a failure.
@@ -22,7 +23,6 @@ from tests.unit.test_nav_oracles import path_problem, steps_cost
 
 PER_MAP = 100
 EVERY_SCENARIO = {"arena"}
-REL_TOLERANCE = 1e-5  # older files print 6 significant digits
 
 
 @dataclass(frozen=True)
@@ -32,11 +32,12 @@ class Case:
 
 
 def chosen(name: str, scenarios: list[Scenario]) -> list[Scenario]:
-    """All of arena; else PER_MAP evenly spaced scenarios, the first and the last included."""
+    """All of arena; else PER_MAP scenarios evenly spaced in bucket order, ends included."""
     if name in EVERY_SCENARIO or len(scenarios) <= PER_MAP:
         return scenarios
-    last = len(scenarios) - 1
-    return [scenarios[round(i * last / (PER_MAP - 1))] for i in range(PER_MAP)]
+    by_bucket = sorted(scenarios, key=lambda s: s.bucket)  # stable: file order within a bucket
+    last = len(by_bucket) - 1
+    return [by_bucket[round(i * last / (PER_MAP - 1))] for i in range(PER_MAP)]
 
 
 def collect_cases() -> list[object]:
@@ -72,7 +73,8 @@ def test_published_optimum_and_legal_path(case: Case | None) -> None:
     scenario = case.scenario
     result = Search(graph, scenario.start, scenario.goal).run()
     assert result.found, result.reason
-    assert result.cost == pytest.approx(scenario.optimal_length, rel=REL_TOLERANCE)
+    # Within what the printed length allows: 6 significant digits, or a file's fixed decimals.
+    assert scenario.accepts(result.cost), (result.cost, scenario.optimal_length)
     cells = result.cells
     assert (cells[0], cells[-1]) == (scenario.start, scenario.goal)
     problem = path_problem(grid.walkable, cells, diagonal=True)

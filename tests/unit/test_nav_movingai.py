@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from sim.navigation import MapFormatError, parse_map, parse_scenarios, read_map, read_scenarios
+from sim.navigation.movingai import REL_TOLERANCE
 from tests.conftest import movingai_dir
 
 GOOD_MAP = "type octile\nheight 3\nwidth 4\nmap\n.GS@\nOTW.\n....\n"
@@ -114,6 +115,52 @@ def test_empty_scenario_list() -> None:
     assert parse_scenarios("version 1\n") == []
 
 
+def scen_text(*lengths: str) -> str:
+    """A tab-separated version 1 file: one scenario per printed length, on a 9x9 map."""
+    lines = (f"0\tm.map\t9\t9\t0\t0\t{x}\t0\t{length}\n" for x, length in enumerate(lengths))
+    return "version 1\n" + "".join(lines)
+
+
+def test_two_decimal_lengths_allow_half_a_unit_of_the_last() -> None:
+    # AR0011SR.map.scen prints every length with 2 decimals: 2.83 for 2 sqrt(2) = 2.828427...
+    text = "version 1.0\n0 m 9 9 0 0 2 2 2.83\n33 m 9 9 0 0 8 8 132.40\n"
+    short, long = parse_scenarios(text)
+    assert (short.length_decimals, short.fixed_decimals) == (2, True)
+    assert (long.length_decimals, long.fixed_decimals) == (2, True)
+    assert short.tolerance == pytest.approx(0.005)
+    assert long.tolerance == pytest.approx(0.005)  # above 1e-5 x 132.40 = 0.0013
+    assert short.accepts(2 * 2**0.5)
+    assert not short.accepts(2.824)
+
+
+def test_eight_decimal_lengths_keep_the_relative_tolerance() -> None:
+    diagonal, straight = parse_scenarios(scen_text("1.41421356", "2.00000000"))
+    assert (diagonal.length_decimals, diagonal.fixed_decimals) == (8, True)
+    assert (straight.length_decimals, straight.fixed_decimals) == (8, True)
+    assert diagonal.tolerance == pytest.approx(REL_TOLERANCE * 1.41421356)  # > 5e-9
+    assert diagonal.accepts(2**0.5)
+    assert not diagonal.accepts(1.41421356 + 2e-5)
+
+
+def test_six_significant_digit_lengths_keep_the_relative_tolerance() -> None:
+    # The %g writer of older files: 6 significant digits, trailing zeros dropped, so the
+    # decimals vary and "1004.4" (1004.40) or "4" (4.00000) are exact to 6 digits all the same.
+    diagonal, straight, long = parse_scenarios(scen_text("1.41421", "4", "1004.4"))
+    assert [s.length_decimals for s in (diagonal, straight, long)] == [5, 0, 1]
+    assert not any(s.fixed_decimals for s in (diagonal, straight, long))
+    assert diagonal.tolerance == pytest.approx(REL_TOLERANCE * 1.41421)
+    assert long.tolerance == pytest.approx(REL_TOLERANCE * 1004.4)  # not 0.05
+    assert diagonal.accepts(2**0.5)
+    assert not straight.accepts(3 * 2**0.5)  # 4.24: no half-unit slack on "4"
+    assert not long.accepts(1004.4 + 0.02)
+
+
+def test_integer_lengths_alone_are_not_fixed_decimals() -> None:
+    (scenario,) = parse_scenarios(scen_text("4"))
+    assert (scenario.length_decimals, scenario.fixed_decimals) == (0, False)
+    assert scenario.tolerance == pytest.approx(4e-5)
+
+
 @pytest.mark.parametrize(
     ("text", "message"),
     [
@@ -188,7 +235,17 @@ SHARED_SIZES = {
     "random512-25-0": (512, 512),
     "8room_000": (512, 512),
     "Berlin_0_256": (256, 256),
+    "hrt201n": (305, 294),
+    "AR0011SR": (512, 512),
+    "Aftershock": (512, 512),
+    "32room_000": (512, 512),
+    "maze512-2-0": (512, 512),
+    "random512-40-0": (512, 512),
+    "Paris_0_512": (512, 512),
+    "ht_chantry": (141, 162),
 }
+FIXED_DECIMALS = {"AR0011SR": 2, "Berlin_0_256": 8, "Paris_0_512": 8, "maze512-32-9": 8}
+"""Files printing every length with fixed decimals; the others print 6 significant digits."""
 
 
 @pytest.mark.parametrize(("name", "shape"), list(SHARED_SIZES.items()), ids=list(SHARED_SIZES))
@@ -202,3 +259,17 @@ def test_shared_benchmark_files_load(name: str, shape: tuple[int, int]) -> None:
     assert scenarios
     assert all((s.map_height, s.map_width) == shape for s in scenarios)
     assert all(grid.walkable[s.start] and grid.walkable[s.goal] for s in scenarios)
+
+
+@pytest.mark.parametrize("name", list(SHARED_SIZES), ids=list(SHARED_SIZES))
+def test_shared_benchmark_files_precision(name: str) -> None:
+    path = movingai_dir() / f"{name}.map.scen"
+    if not path.is_file():
+        pytest.skip(f"Moving AI benchmark {path.name} not found in {movingai_dir()}")
+    scenarios = read_scenarios(path)
+    if name in FIXED_DECIMALS:
+        assert {(s.length_decimals, s.fixed_decimals) for s in scenarios} == {
+            (FIXED_DECIMALS[name], True)
+        }
+    else:
+        assert not any(s.fixed_decimals for s in scenarios)
