@@ -21,7 +21,7 @@ from typing import Any
 
 from panda3d.core import NodePath
 
-from sim.bench.maps import pipe_table
+from sim.bench.tables import pipe_table
 from sim.components.agent_controller import AgentController, AgentState
 from sim.components.crowd import CrowdField
 from sim.components.grid_manager import GridManager

@@ -2,7 +2,8 @@
 
 Each peer has one small ``prepare_<name>(walkable)`` function: it builds whatever the library
 needs for one map (a graph, a cost array) outside the timing and returns a `Planner`.
-``Planner.plan(start, goal, optimal)`` is the timed call and returns the library's raw answer;
+``Planner.plan(start, goal, bound)`` is the timed call and returns the library's raw answer
+(`bound`: the longest the optimal path can be, the published length plus its tolerance);
 ``Planner.read(raw)`` turns that into ``(cells, expanded)`` afterwards, untimed: cells as
 ``(row, col)`` from start to goal (``None`` if no path), expanded nodes or ``None`` where the
 library does not say. The libraries have no type stubs, so they are imported inside the
@@ -128,7 +129,7 @@ def prepare_tcod(walkable: NDArray[np.bool_]) -> Planner:
         graph.add_edge((dy, dx), step, cost=cost, condition=condition)
     graph.set_heuristic(cardinal=TCOD_CARDINAL, diagonal=TCOD_DIAGONAL)
 
-    def plan(start: Cell, goal: Cell, optimal: float) -> Any:
+    def plan(start: Cell, goal: Cell, bound: float) -> Any:
         pathfinder = tcod_path.Pathfinder(graph)
         pathfinder.add_root(start)
         return pathfinder.path_to(goal)
@@ -143,7 +144,7 @@ def prepare_pyastar2d(walkable: NDArray[np.bool_]) -> Planner:
     module: Any = pyastar2d
     weights = np.where(walkable, 1.0, np.inf).astype(np.float32)
 
-    def plan(start: Cell, goal: Cell, optimal: float) -> Any:
+    def plan(start: Cell, goal: Cell, bound: float) -> Any:
         return module.astar_path(weights, start, goal, allow_diagonal=True)
 
     return Planner(plan, _read_array_path)
@@ -158,7 +159,7 @@ def prepare_pathfinding(walkable: NDArray[np.bool_]) -> Planner:
     grid: Any = Grid(matrix=walkable.astype(int).tolist())
     finder: Any = AStarFinder(diagonal_movement=DiagonalMovement.only_when_no_obstacle)
 
-    def plan(start: Cell, goal: Cell, optimal: float) -> Any:
+    def plan(start: Cell, goal: Cell, bound: float) -> Any:
         # Grid.node takes (x, y); the finder cleans the grid's search state itself.
         return finder.find_path(grid.node(start[1], start[0]), grid.node(goal[1], goal[0]), grid)
 
@@ -185,7 +186,7 @@ def prepare_networkx(walkable: NDArray[np.bool_]) -> Planner:
         dy, dx = abs(a // width - b // width), abs(a % width - b % width)
         return float(max(dy, dx) + (SQRT2 - 1.0) * min(dy, dx))
 
-    def plan(start: Cell, goal: Cell, optimal: float) -> Any:
+    def plan(start: Cell, goal: Cell, bound: float) -> Any:
         source, target = start[0] * width + start[1], goal[0] * width + goal[1]
         return nx.astar_path(graph, source, target, heuristic=octile, weight="weight")
 
@@ -199,8 +200,8 @@ def prepare_scipy(walkable: NDArray[np.bool_]) -> Planner:
     """Run scipy `csgraph.dijkstra` from the start, stopped at ``limit`` = the published optimum.
 
     scipy cannot stop at a goal; a limit of the goal's distance settles the same cells a
-    goal-stopping Dijkstra would, so it gets the published optimum (plus 2e-5 relative: older
-    files round to 6 significant digits) as an oracle bound.
+    goal-stopping Dijkstra would, so it gets the published optimum plus its tolerance (the
+    files round it: `Scenario.tolerance`) as an oracle bound, and a hair more for float sums.
     """
     from scipy.sparse import csr_matrix
     from scipy.sparse.csgraph import dijkstra
@@ -209,10 +210,10 @@ def prepare_scipy(walkable: NDArray[np.bool_]) -> Planner:
     sources, targets, lengths = _edges(walkable)
     csgraph = csr_matrix((lengths, (sources, targets)), shape=(walkable.size, walkable.size))
 
-    def plan(start: Cell, goal: Cell, optimal: float) -> Any:
+    def plan(start: Cell, goal: Cell, bound: float) -> Any:
         source = start[0] * width + start[1]
         distances, came_from = dijkstra(
-            csgraph, indices=source, return_predecessors=True, limit=optimal * (1 + 2e-5) + 1e-9
+            csgraph, indices=source, return_predecessors=True, limit=bound * (1 + 1e-9) + 1e-9
         )
         return distances, came_from, goal[0] * width + goal[1]
 

@@ -27,8 +27,7 @@ class OneLineParser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     """Build the top-level parser with every sub-command registered."""
-    from sim.bench import maps as bench
-    from sim.commands import compare, plan, run, soak
+    from sim.commands import bench, compare, plan, run, soak
 
     parser = OneLineParser(
         prog="sim",

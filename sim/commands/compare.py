@@ -16,7 +16,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from sim.commands.run import positive_int
+from sim.commands.args import positive_int
 from sim.config import Tag
 from sim.errors import SimError
 from sim.navigation.compare import compare_searches, format_table

@@ -4,8 +4,11 @@ Two modes:
 
 - ``sim plan MAP.map --scen MAP.map.scen [--limit N] [--sample N --seed S] [--json]`` checks our
   A* (8-connected, octile, no corner cutting) against the published optimal lengths: one line
-  per scenario, then ``N passed, M failed``; exit status 1 if any cost is off by more than
-  1e-5 relative (the older files print 6 significant digits).
+  per scenario, then ``N passed, M failed``; exit status 1 if any cost lies outside the
+  published length's `Scenario.tolerance`: 1e-5 relative (older files print 6 significant
+  digits), or half a unit of the last decimal where a file prints fixed decimals (``2.83``).
+  With ``--json``, "tolerance" is that relative floor and each scenario's "abs_tolerance" the
+  absolute difference it allows.
 - ``sim plan MAP.map --from X,Y --to X,Y [--json]`` prints one path; exit status 1 if none.
 
 Coordinates are the Moving AI ones: x is the column, y the row, (0, 0) the top-left character.
@@ -16,16 +19,15 @@ from __future__ import annotations
 
 import argparse
 import json
-import random
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
+from sim.commands.args import load_file, scenario_count
 from sim.errors import SimError
 from sim.navigation import (
-    MapFormatError,
     MoveGraph,
     MovingAIMap,
     PathResult,
@@ -34,11 +36,12 @@ from sim.navigation import (
     read_map,
     read_scenarios,
 )
+from sim.navigation.movingai import REL_TOLERANCE, sample_scenarios
 
-T = TypeVar("T")
-
-REL_TOLERANCE = 1e-5
-"""Largest accepted |ours - published| / published: old files round to 6 significant digits."""
+TOLERANCE_RULE = (
+    "|ours - published| <= the larger of 1e-5 x published and, where the file prints a fixed "
+    "number of decimals, half a unit of the last one"
+)
 
 
 def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
@@ -57,11 +60,11 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
         "--scen", type=Path, metavar="FILE", help="Moving AI scenario file to check against"
     )
     parser.add_argument(
-        "--limit", type=_positive_int, metavar="N", help="check only the first N scenarios"
+        "--limit", type=scenario_count, metavar="N", help="check only the first N scenarios"
     )
     parser.add_argument(
         "--sample",
-        type=_positive_int,
+        type=scenario_count,
         metavar="N",
         help="check N scenarios drawn at random (kept in file order)",
     )
@@ -85,9 +88,9 @@ def run(args: argparse.Namespace) -> int:
         raise SimError("plan: --from and --to go together")
     if single and (args.limit is not None or args.sample is not None):
         raise SimError("plan: --limit and --sample apply to --scen only")
-    grid = _load(read_map, args.map)
+    grid = load_file(read_map, args.map)
     if args.scen is not None:
-        scenarios = _load(read_scenarios, args.scen)
+        scenarios = load_file(read_scenarios, args.scen)
         chosen = _choose(scenarios, limit=args.limit, sample=args.sample, seed=args.seed)
         return _check_scenarios(grid, args.scen, chosen, as_json=args.json)
     start = _parse_point(grid, "--from", args.from_xy)
@@ -109,7 +112,7 @@ class _Outcome:
 
     @property
     def passed(self) -> bool:
-        return self.result.found and self.rel_diff <= REL_TOLERANCE
+        return self.result.found and self.scenario.accepts(self.result.cost)
 
 
 def _check_scenarios(
@@ -144,6 +147,7 @@ def _check_scenarios(
             "map": grid.source,
             "scen": str(scen_path),
             "tolerance": REL_TOLERANCE,
+            "tolerance_rule": TOLERANCE_RULE,
             "scenarios": [_scenario_json(outcome) for outcome in outcomes],
             "passed": passed,
             "failed": failed,
@@ -176,6 +180,7 @@ def _scenario_json(outcome: _Outcome) -> dict[str, Any]:
         "optimal": scenario.optimal_length,
         "cost": result.cost if result.found else None,
         "rel_diff": outcome.rel_diff if result.found else None,
+        "abs_tolerance": scenario.tolerance,
         "expanded": result.expanded,
         "ms": round(outcome.ms, 3),
         "passed": outcome.passed,
@@ -222,10 +227,7 @@ def _choose(
     scenarios: list[Scenario], *, limit: int | None, sample: int | None, seed: int
 ) -> list[Scenario]:
     """Apply --sample (seeded, kept in file order) and then --limit."""
-    chosen = scenarios
-    if sample is not None and sample < len(scenarios):
-        picked = sorted(random.Random(seed).sample(range(len(scenarios)), sample))
-        chosen = [scenarios[i] for i in picked]
+    chosen = scenarios if sample is None else sample_scenarios(scenarios, sample, seed)
     return chosen if limit is None else chosen[:limit]
 
 
@@ -247,27 +249,3 @@ def _parse_point(grid: MovingAIMap, option: str, text: str) -> tuple[int, int]:
         terrain = grid.terrain((y, x))
         raise SimError(f"{grid.source}: {option} {x},{y} is on a blocked cell {terrain!r}")
     return y, x
-
-
-def _load(reader: Callable[[Path], T], path: Path) -> T:
-    """Call ``reader(path)``, turning file and format problems into one-line SimErrors."""
-    try:
-        return reader(path)
-    except FileNotFoundError:
-        raise SimError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise SimError(f"{path}: is a directory, not a file") from None
-    except OSError as error:
-        raise SimError(f"{path}: cannot read: {error.strerror or error}") from None
-    except MapFormatError as error:
-        raise SimError(str(error)) from None
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    return value

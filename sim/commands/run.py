@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import os
 from pathlib import Path
 from typing import Any
 
+from sim.commands.args import check_writable, positive_int, window_size
 from sim.config import DEFAULT_FIXED_FPS, DEFAULT_SCENE
 from sim.errors import SimError
 from sim.scene.file import load_scene
@@ -14,7 +14,6 @@ from sim.scene.file import load_scene
 HEADLESS_DEFAULT_FRAMES = 600
 WINDOW_SIZE = (1024, 768)
 HEADLESS_SIZE = (800, 600)
-MAX_SIDE_PX = 8192
 
 DESCRIPTION = """\
 Open SCENE (default: scenes/default.toml) in a window. Controls: right-drag orbits the camera,
@@ -118,38 +117,3 @@ def run(args: argparse.Namespace) -> int:
         return app.run()
     finally:
         app.destroy()
-
-
-def positive_int(text: str) -> int:
-    """Parse a whole number >= 1 (argparse type)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a number >= 1, got {value}")
-    return value
-
-
-def window_size(text: str) -> tuple[int, int]:
-    """Parse `WxH` into a pixel size, each side 16..8192 (argparse type)."""
-    parts = text.lower().split("x")
-    if len(parts) != 2 or not all(part.strip().isdigit() for part in parts):
-        raise argparse.ArgumentTypeError(f"expected WIDTHxHEIGHT such as 800x600, got {text!r}")
-    width, height = (int(part) for part in parts)
-    if not (16 <= width <= MAX_SIDE_PX and 16 <= height <= MAX_SIDE_PX):
-        raise argparse.ArgumentTypeError(
-            f"each side must be 16 to {MAX_SIDE_PX} pixels, got {width}x{height}"
-        )
-    return width, height
-
-
-def check_writable(flag: str, path: Path) -> None:
-    """Raise SimError unless a file can be written at `path` (its folder exists and is ours)."""
-    folder = path.parent if str(path.parent) else Path(".")
-    if path.is_dir():
-        raise SimError(f"{flag} {path}: is a folder, expected a file name")
-    if not folder.is_dir():
-        raise SimError(f"{flag} {path}: folder {folder} does not exist")
-    if not os.access(folder, os.W_OK):
-        raise SimError(f"{flag} {path}: folder {folder} is not writable")

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import random
 import tempfile
@@ -27,7 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sim.app.report import validate_report
-from sim.commands.run import check_writable
+from sim.commands.args import check_writable, positive_float
 from sim.config import DEFAULT_SCENE, Tag
 from sim.errors import SimError
 from sim.scene.file import load_scene
@@ -76,17 +75,6 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
         help="keep the JSON report here (default: a temporary file, deleted afterwards)",
     )
     parser.set_defaults(func=run)
-
-
-def positive_float(text: str) -> float:
-    """Parse a finite number > 0 (argparse type)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not (math.isfinite(value) and value > 0):
-        raise argparse.ArgumentTypeError(f"expected a number > 0, got {text}")
-    return value
 
 
 def run(args: argparse.Namespace) -> int:

@@ -10,7 +10,7 @@ import subprocess
 import numpy as np
 import pytest
 
-from sim.bench import maps as bench
+from sim.bench import results, startup
 from sim.bench.maps import check_path
 from sim.bench.peers import diagonal_ok
 from sim.commands.cli import main
@@ -133,9 +133,9 @@ def test_first_path_timing_reports_the_median_process(monkeypatch: pytest.Monkey
         return subprocess.CompletedProcess(args, 0, stdout=next(outputs) + "\n", stderr="")
 
     monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
-    monkeypatch.setattr(bench.subprocess, "run", fake_run)
-    startup = bench.first_path_timing(movingai_dir() / "arena.map", 5, 0)
-    assert (startup.runs, startup.extra_ms, startup.cold_first_ms) == (3, 20.0, 90.0)
+    monkeypatch.setattr(startup.subprocess, "run", fake_run)
+    timing = startup.first_path_timing(movingai_dir() / "arena.map", 5, 0)
+    assert (timing.runs, timing.extra_ms, timing.cold_first_ms) == (3, 20.0, 90.0)
     caches = {env["PYTHONPYCACHEPREFIX"] for env in environments}
     assert len(caches) == 1, "every run shares one private bytecode cache"
     assert not any("PYTHONDONTWRITEBYTECODE" in env for env in environments)
@@ -148,15 +148,15 @@ def written_results(tmp_path_factory: pytest.TempPathFactory) -> str:
 
     if not (movingai_dir() / "arena.map").is_file():
         pytest.skip("shared Moving AI maps not found")
-    results = tmp_path_factory.mktemp("bench") / "RESULTS.md"
+    written = tmp_path_factory.mktemp("bench") / "RESULTS.md"
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("MOVINGAI_DIR", str(movingai_dir()))
-        patch.setattr(bench, "RESULTS_PATH", results)
+        patch.setattr(results, "RESULTS_PATH", written)
         patch.setattr(crowd_bench, "SIZES", (200,))
         patch.setattr(crowd_bench, "SECONDS", 2 / 60)
         argv = ["bench", "--maps", "arena", "--sample", "3", "--peers", "none", "--write-results"]
         assert main(argv) == 0
-    return results.read_text(encoding="utf-8")
+    return written.read_text(encoding="utf-8")
 
 
 def test_results_header_says_when_where_and_how(written_results: str) -> None:
