@@ -6,12 +6,13 @@ import datetime
 import json
 import re
 import subprocess
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from sim.bench import results, startup
-from sim.bench.maps import check_path
+from sim.bench.maps import bench_map, check_path, contestants_for
 from sim.bench.peers import diagonal_ok
 from sim.commands.cli import main
 from tests.conftest import movingai_dir
@@ -68,6 +69,15 @@ def test_legal_diagonal_costs_sqrt2() -> None:
 )
 def test_other_illegal_paths(cells: list[tuple[int, int]], problem: str) -> None:
     assert check_path(CORNER, cells, (0, 0), cells[-1]).problem == problem
+
+
+def test_two_decimal_lengths_count_as_optimal(tmp_path: Path) -> None:
+    # 1 + sqrt(2) printed with 2 decimals, as AR0011SR.map.scen does: 2.41 is that optimum.
+    (tmp_path / "small.map").write_text("type octile\nheight 2\nwidth 3\nmap\n...\n...\n")
+    (tmp_path / "small.map.scen").write_text("version 1.0\n0 small.map 3 2 0 0 2 1 2.41\n")
+    ours, _ = contestants_for([])
+    report = bench_map(tmp_path / "small.map", ours, sample=1, seed=0, peer_limit=1)
+    assert [row.legal_text() for row in report.rows] == ["yes"] * len(ours)
 
 
 def test_diagonal_ok_matches_checker() -> None:

@@ -103,6 +103,35 @@ def test_scenarios_as_json(small: Path, capsys: pytest.CaptureFixture[str]) -> N
     assert last["passed"] is True
 
 
+# As AR0011SR.map.scen prints them: space-separated, every length with 2 decimals.
+TWO_DECIMAL_SCEN = "version 1.0\n0 small.map 5 4 0 3 3 2 3.41\n0 small.map 5 4 0 0 4 0 4.00\n"
+
+
+def test_two_decimal_lengths_pass_within_half_a_unit(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "small.map").write_text(SMALL_MAP)
+    scen = tmp_path / "two.scen"
+    scen.write_text(TWO_DECIMAL_SCEN)
+    assert main(["plan", str(tmp_path / "small.map"), "--scen", str(scen), "--json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert (document["passed"], document["failed"], document["tolerance"]) == (2, 0, 1e-5)
+    diagonal = document["scenarios"][0]
+    assert diagonal["rel_diff"] > 1e-5  # 3.41 for 2 + sqrt(2) = 3.41421...
+    assert diagonal["abs_tolerance"] == pytest.approx(0.005)
+    assert diagonal["passed"] is True
+
+
+def test_two_decimal_length_off_by_more_than_half_a_unit_fails(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "small.map").write_text(SMALL_MAP)
+    scen = tmp_path / "off.scen"
+    scen.write_text(TWO_DECIMAL_SCEN.replace("3.41", "3.42"))
+    assert main(["plan", str(tmp_path / "small.map"), "--scen", str(scen)]) == 1
+    assert capsys.readouterr().out.splitlines()[-1] == "1 passed, 1 failed"
+
+
 def test_one_path(small: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["plan", str(small), "--from", "0,0", "--to", "2,2"]) == 0
     summary, path = capsys.readouterr().out.splitlines()
