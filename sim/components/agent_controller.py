@@ -16,6 +16,7 @@ from sim.components.steering import (
     look_rotation,
     quat_heading,
     slerp,
+    step_length,
     turn_fraction,
 )
 from sim.config import AgentConfig, AgentMode, Tag
@@ -44,9 +45,11 @@ class AgentController(Component):
     Two departures, both frame-rate independent: the slerp fraction is
     `1 - exp(-turn_rate * dt)` instead of `turn_rate * dt`, and the step is scaled by the
     cosine of the angle still to turn (zero past 90 degrees), so the agent slows and turns
-    first instead of swinging wide. A step that would enter a blocked cell or cut a wall
-    corner is not taken. The position is kept in Python floats and copied to the node, so
-    float32 rounding never accumulates.
+    first instead of swinging wide. The step never overshoots the waypoint, and off course it
+    closes no more of the distance than the turn closes of the angle (`step_length`), so an
+    agent of any speed reaches its waypoints instead of circling them. A step that would
+    enter a blocked cell or cut a wall corner is not taken. The position is kept in Python
+    floats and copied to the node, so float32 rounding never accumulates.
 
     It replans when its `ReplanGate` says so: every `replan_interval_s`, on `replan_now()`, on
     a drop, and when the grid changes or its target moves to another cell (at most every
@@ -239,11 +242,18 @@ class AgentController(Component):
         waypoint = self.waypoints[0]
         dx, dy = waypoint[0] - self._x, waypoint[1] - self._y
         desired = look_rotation(dx, dy)
-        self._rotation = slerp(self._rotation, desired, turn_fraction(self.config.turn_rate, dt))
+        turned = turn_fraction(self.config.turn_rate, dt)
+        self._rotation = slerp(self._rotation, desired, turned)
         heading = quat_heading(self._rotation)
         off_deg = angle_between_deg(heading, quat_heading(desired))
-        alignment = max(0.0, math.cos(math.radians(off_deg)))
-        step = min(self.config.speed * dt * alignment, math.hypot(dx, dy))
+        step = step_length(
+            self.config.speed,
+            dt,
+            distance=math.hypot(dx, dy),
+            off_deg=off_deg,
+            turned=turned,
+            on_course_within=self._radius(),
+        )
         if step > 0.0:
             radians = math.radians(heading)
             new = (self._x - math.sin(radians) * step, self._y + math.cos(radians) * step)

@@ -12,6 +12,10 @@ import math
 Quaternion = tuple[float, float, float, float]
 
 NEARLY_PARALLEL = 0.9995  # above this cosine, slerp falls back to a normalised lerp
+# Facing a waypoint within this many degrees (and passing within its arrival radius) is on
+# course. Each straight run to the closest point then ends at most sin(45 deg) = 0.71 times as
+# far away as it began, so even an agent that must hit the waypoint's centre closes in fast.
+ON_COURSE_DEG = 45.0
 
 
 def heading_quat(heading_deg: float) -> Quaternion:
@@ -85,6 +89,46 @@ def turn_fraction(turn_rate: float, dt: float) -> float:
     0.08
     """
     return 1.0 - math.exp(-turn_rate * dt)
+
+
+def step_length(
+    speed: float,
+    dt: float,
+    *,
+    distance: float,
+    off_deg: float,
+    turned: float,
+    on_course_within: float,
+) -> float:
+    """How far an agent moves along its facing this frame, toward a waypoint `distance` away.
+
+    `off_deg` is the angle still to turn after this frame's turn, `turned` the fraction of the
+    angle this frame's turn closed (`turn_fraction`), and `on_course_within` the waypoint's
+    arrival radius. The full step, `speed * dt * cos(off)` (nothing past 90 degrees), never
+    goes past the point of the agent's line closest to the waypoint (`distance * cos(off)`),
+    so the waypoint is never overshot. While the agent is off course, that is its line misses
+    the waypoint by more than `on_course_within` or it still has more than `ON_COURSE_DEG` to
+    turn, the step closes at most the fraction `turned` of that distance, as the turn closes
+    that fraction of the angle: the waypoint's bearing then never swings faster than the
+    agent turns, the distance shrinks every frame, and a fast agent spirals in instead of
+    circling its waypoint for ever. Since `turned` is `1 - exp(-turn_rate * dt)`, this
+    slowdown is the same at any frame rate; an agent that can turn in time never feels it.
+
+    >>> far = {"distance": 5.0, "turned": 0.4, "on_course_within": 0.25}
+    >>> round(step_length(3.0, 0.1, off_deg=0.0, **far), 6)  # on course, far: full speed
+    0.3
+    >>> near = {"distance": 0.5, "turned": 0.4, "on_course_within": 0.25}
+    >>> step_length(30.0, 0.1, off_deg=0.0, **near)  # on course: up to the waypoint, no further
+    0.5
+    >>> round(step_length(30.0, 0.1, off_deg=60.0, **near), 6)  # off course: 0.4 of the way
+    0.1
+    """
+    off = math.radians(off_deg)
+    cos_off = max(0.0, math.cos(off))
+    reach = distance * cos_off  # the point of the agent's line closest to the waypoint
+    if off_deg > ON_COURSE_DEG or distance * math.sin(off) > on_course_within:
+        reach *= turned
+    return min(speed * dt * cos_off, reach)
 
 
 def angle_between_deg(heading_a: float, heading_b: float) -> float:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import pytest
@@ -10,8 +11,9 @@ from panda3d.core import NodePath
 from sim.components.agent_controller import AgentController, AgentState
 from sim.components.grid_manager import GridManager
 from sim.components.start_end_path import StartEndPath
-from sim.config import AgentConfig, AgentMode
+from sim.config import DEFAULT_SCENE, AgentConfig, AgentMode
 from sim.engine import GameObject, World
+from sim.scene.file import load_scene
 
 DT = 1 / 60
 
@@ -297,3 +299,76 @@ def test_plan_cost_and_length_are_in_world_units_for_any_cell_size():
     assert outcome.length == pytest.approx(4.5)
     assert outcome.cost == pytest.approx(4.5)
     assert outcome.waypoints[-1] == (4.75, 0.25)
+
+
+# An agent faster than it can turn (issue 13): every speed must reach End with the default
+# turn_rate and arrival_radius, never orbit it. 1000 is far past any speed a scene needs.
+FAST_SPEEDS = [1.0, 3.0, 10.0, 30.0, 50.0, 100.0, 1000.0]
+# Simulated seconds beyond the route's length over the speed: turning, detours and slowing near
+# a waypoint. Measured at most 1.2 s in the open and 1.6 s in the default scene; before the fix,
+# agents of 30 units/s and more circled End for ever.
+ARRIVAL_SLACK_S = 10.0
+
+
+@pytest.mark.parametrize("speed", FAST_SPEEDS, ids=[f"speed{speed:g}" for speed in FAST_SPEEDS])
+def test_agent_of_any_speed_arrives_in_the_open(speed):
+    scene = Scene(agent=AgentConfig(speed=speed))
+    scene.agent.game_object.node.set_h(180.0)  # facing away from End: it must turn first
+    budget = math.dist((-7.5, -7.5), (7.5, 7.5)) / speed + ARRIVAL_SLACK_S
+    scene.step(budget, until=lambda: scene.agent.state is AgentState.ARRIVED)
+    assert scene.agent.state is AgentState.ARRIVED
+    assert math.dist(scene.agent.position, (7.5, 7.5)) <= scene.agent.config.arrival_radius
+    assert scene.blocked_frames == 0
+
+
+@pytest.mark.parametrize("dt", [1 / 30, 1 / 144, 1 / 240], ids=["30fps", "144fps", "240fps"])
+def test_fast_agent_arrives_at_any_frame_rate(dt):
+    scene = Scene(agent=AgentConfig(speed=50.0))
+    scene.wall("wall", (0.5, 0.0), (1.0, 12.0))
+    scene.step(ARRIVAL_SLACK_S, dt=dt, until=lambda: scene.agent.state is AgentState.ARRIVED)
+    assert scene.agent.state is AgentState.ARRIVED
+    assert scene.blocked_frames == 0
+
+
+def default_scene_with_speed(speed: float) -> tuple[World, GridManager, AgentController]:
+    """scenes/default.toml on a bare World (nodes without models), its agent at `speed`."""
+    spec = load_scene(DEFAULT_SCENE)
+    world = World(NodePath("root"))
+    grid = world.spawn("grid").add_component(
+        GridManager(
+            origin=spec.grid.origin,
+            num_of_rows=spec.grid.rows,
+            num_of_columns=spec.grid.columns,
+            grid_cell_size=spec.grid.cell_size,
+            connectivity=spec.grid.connectivity,
+        )
+    )
+    agents = []
+    for obj in spec.objects:
+        node = world.root.attach_new_node(obj.name)
+        node.set_pos(*obj.pos)
+        node.set_scale(*obj.scale)
+        node.set_h(obj.heading)
+        game_object = world.add(GameObject(node, tag=str(obj.tag)))
+        if obj.agent is not None:
+            config = dataclasses.replace(obj.agent, speed=speed)
+            agents.append(game_object.add_component(AgentController(grid, config)))
+    assert len(agents) == 1, "the default scene has one agent"
+    return world, grid, agents[0]
+
+
+@pytest.mark.parametrize("speed", FAST_SPEEDS, ids=[f"speed{speed:g}" for speed in FAST_SPEEDS])
+def test_agent_of_any_speed_arrives_in_the_default_scene(speed):
+    world, grid, agent = default_scene_with_speed(speed)
+    end = world.find_with_tag("End")
+    path_length = 24.5  # the default scene's route: 21.3 to 24.5 units, measured
+    blocked_frames = 0
+    for _ in range(round((path_length / speed + ARRIVAL_SLACK_S) / DT)):
+        world.step(DT)
+        blocked_frames += grid.is_blocked_at(*agent.position)
+        if agent.state is AgentState.ARRIVED:
+            break
+    assert agent.state is AgentState.ARRIVED
+    goal = (end.node.get_x(), end.node.get_y())
+    assert math.dist(agent.position, goal) <= agent.config.arrival_radius
+    assert blocked_frames == 0
