@@ -1,14 +1,271 @@
-"""The pathfinding core stays headless: importing it must not pull in Panda3D."""
+"""The architecture's rules, read from the source itself: who may import whom, no cycles, sizes.
+
+Every module under sim/ is parsed (not imported), and every import it makes counts, at the top or
+inside a function, except those under `if TYPE_CHECKING:`, which never run. The rules are the
+README's ("Architecture"): a change that breaks one fails here with the offending import named.
+"""
 
 from __future__ import annotations
 
+import ast
+import functools
 import json
 import subprocess
 import sys
+from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 
 from tests.conftest import REPO_ROOT
+
+SIM = REPO_ROOT / "sim"
+MAX_MODULE_LINES = 600
+MAX_LOOSE_MODULES = 6
+PANDA3D_ROOTS = ("panda3d", "direct")
+
+
+@dataclass(frozen=True)
+class Import:
+    """One import statement's target, as the module that does it sees it."""
+
+    importer: str
+    target: str  # a module of ours (sim....) or the top name of a third-party one
+    names: tuple[str, ...]  # `from target import names`; empty for `import target`
+    line: int
+
+    def __str__(self) -> str:
+        what = f"from {self.target} import {', '.join(self.names)}" if self.names else self.target
+        return f"{self.importer}:{self.line}: {what}"
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(REPO_ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+@functools.cache
+def sources() -> dict[str, Path]:
+    return {module_name(path): path for path in sorted(SIM.rglob("*.py"))}
+
+
+@functools.cache
+def compiled() -> frozenset[str]:
+    """Compiled modules of ours, known by their type stubs (the C kernel)."""
+    return frozenset(module_name(path) for path in SIM.rglob("*.pyi"))
+
+
+def _is_type_checking(test: ast.expr) -> bool:
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def _statements(tree: ast.AST) -> list[ast.Import | ast.ImportFrom]:
+    """Every import in `tree`, at any depth, except inside `if TYPE_CHECKING:` bodies."""
+    found: list[ast.Import | ast.ImportFrom] = []
+
+    def visit(node: ast.AST) -> None:
+        if isinstance(node, ast.If) and _is_type_checking(node.test):
+            for child in node.orelse:
+                visit(child)
+            return
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            found.append(node)
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    visit(tree)
+    return found
+
+
+@functools.cache
+def imports_of(module: str) -> tuple[Import, ...]:
+    path = sources()[module]
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    result: list[Import] = []
+    for node in _statements(tree):
+        if isinstance(node, ast.Import):
+            result += [Import(module, alias.name, (), node.lineno) for alias in node.names]
+            continue
+        base = node.module or ""
+        if node.level:
+            anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+            base = ".".join([*anchor, base] if base else anchor)
+        if base == "__future__":
+            continue
+        names = tuple(alias.name for alias in node.names)
+        submodules = [
+            name
+            for name in names
+            if f"{base}.{name}" in sources() or f"{base}.{name}" in compiled()
+        ]
+        # `from sim.app import hud_text` imports the module sim.app.hud_text.
+        result += [Import(module, f"{base}.{name}", (), node.lineno) for name in submodules]
+        others = tuple(name for name in names if name not in submodules)
+        if others:
+            result.append(Import(module, base, others, node.lineno))
+    return tuple(result)
+
+
+def ours(target: str) -> bool:
+    return target == "sim" or target.startswith("sim.")
+
+
+def in_package(module: str, package: str) -> bool:
+    return module == package or module.startswith(package + ".")
+
+
+def modules_in(package: str) -> list[str]:
+    return [module for module in sources() if in_package(module, package)]
+
+
+def violations(package: str, allowed: tuple[str, ...]) -> list[str]:
+    """Imports of ours made by `package`'s modules that land outside `allowed` packages."""
+    return [
+        str(found)
+        for module in modules_in(package)
+        for found in imports_of(module)
+        if ours(found.target) and not any(in_package(found.target, a) for a in allowed)
+    ]
+
+
+def test_every_module_parses_and_is_seen() -> None:
+    assert "sim.navigation.search" in sources()
+    assert "sim.engine.world" in sources()
+    assert any(found.target == "sim.engine" for found in imports_of("sim.app.composition"))
+
+
+def test_navigation_imports_only_itself() -> None:
+    assert violations("sim.navigation", ("sim.navigation",)) == []
+
+
+# Scenes are data: only the builder, which makes a live scene of one, touches Panda3D.
+HEADLESS = ("sim.navigation", "sim.scene", "sim.errors", "sim.config")
+SCENE_BUILDER = "sim.scene.builder"
+
+
+@pytest.mark.parametrize("package", HEADLESS)
+def test_headless_parts_never_import_panda3d(package: str) -> None:
+    found = [
+        str(found)
+        for module in modules_in(package)
+        if module != SCENE_BUILDER
+        for found in imports_of(module)
+        if found.target.split(".")[0] in PANDA3D_ROOTS
+    ]
+    assert found == []
+
+
+def test_engine_imports_only_itself_config_and_errors() -> None:
+    assert violations("sim.engine", ("sim.engine", "sim.config", "sim.errors")) == []
+
+
+def test_components_never_import_the_layers_above() -> None:
+    forbidden = ("sim.app", "sim.commands", "sim.bench", "sim.editor")
+    found = [
+        str(found)
+        for module in modules_in("sim.components")
+        for found in imports_of(module)
+        if any(in_package(found.target, package) for package in forbidden)
+    ]
+    assert found == []
+
+
+def test_no_module_imports_another_modules_private_names() -> None:
+    found = []
+    for module in sources():
+        for each in imports_of(module):
+            if not ours(each.target):
+                continue
+            private = [name for name in each.names if name.startswith("_")]
+            last = each.target.rpartition(".")[2]
+            if last.startswith("_") and not in_package(module, each.target.rpartition(".")[0]):
+                private.append(each.target)  # a private module, from outside its package
+            if private:
+                found.append(f"{each} ({', '.join(private)})")
+    assert found == []
+
+
+def import_graph() -> dict[str, set[str]]:
+    graph: dict[str, set[str]] = {module: set() for module in sources()}
+    for module in sources():
+        for found in imports_of(module):
+            if found.target in graph and found.target != module:
+                graph[module].add(found.target)
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components with more than one module (Tarjan's algorithm)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def connect(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for target in sorted(graph[node]):
+            if target not in index:
+                connect(target)
+                low[node] = min(low[node], low[target])
+            elif target in on_stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            connect(node)
+    return found
+
+
+def test_cycle_finder_finds_a_cycle() -> None:
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_import_cycles_counting_imports_inside_functions() -> None:
+    graph = import_graph()
+    # A package's __init__ that re-exports its modules is not a cycle with them: Python runs it
+    # first, and its modules import each other, never the package, by the rule below.
+    assert cycles(graph) == []
+
+
+def test_modules_import_siblings_by_module_not_through_their_package() -> None:
+    # Importing one's own package's __init__ from inside it is what would hide a cycle above.
+    found = [
+        str(found)
+        for module in sources()
+        for found in imports_of(module)
+        if sources()[module].name != "__init__.py"
+        and found.target == module.rpartition(".")[0]
+        and found.target != "sim"
+    ]
+    assert found == []
+
+
+@pytest.mark.parametrize("module", sorted(sources()))
+def test_no_module_is_longer_than_600_lines(module: str) -> None:
+    lines = sources()[module].read_text(encoding="utf-8").count("\n")
+    assert lines <= MAX_MODULE_LINES, f"{module} has {lines} lines"
+
+
+def test_at_most_six_modules_loose_at_the_top_of_sim() -> None:
+    loose = sorted(path.name for path in SIM.glob("*.py"))
+    assert len(loose) <= MAX_LOOSE_MODULES, loose
 
 
 def modules_after_import(statement: str) -> list[str]:
@@ -21,17 +278,6 @@ def modules_after_import(statement: str) -> list[str]:
     return names
 
 
-@pytest.mark.parametrize(
-    "module",
-    ["sim.navigation", "sim.commands.plan", "sim.commands.compare", "sim.scene.grid"],
-    ids=["navigation", "plan-command", "compare-command", "scene-grid"],
-)
-def test_imports_without_panda3d(module: str) -> None:
-    modules = modules_after_import(f"import {module}")
-    assert module in modules
-    assert [name for name in modules if name.startswith(("panda3d", "direct"))] == []
-
-
 def test_sim_compare_runs_without_panda3d() -> None:
     # The whole command, not only its import: rasterizing a scene must not need Panda3D either.
     statement = (
@@ -42,4 +288,15 @@ def test_sim_compare_runs_without_panda3d() -> None:
     )
     modules = modules_after_import(statement)
     assert "sim.commands.compare" in modules
-    assert [name for name in modules if name.startswith(("panda3d", "direct"))] == []
+    assert [name for name in modules if name.startswith(PANDA3D_ROOTS)] == []
+
+
+@pytest.mark.parametrize(
+    "module",
+    ["sim.navigation", "sim.commands.plan", "sim.commands.compare", "sim.scene.grid"],
+    ids=["navigation", "plan-command", "compare-command", "scene-grid"],
+)
+def test_imports_without_panda3d(module: str) -> None:
+    modules = modules_after_import(f"import {module}")
+    assert module in modules
+    assert [name for name in modules if name.startswith(PANDA3D_ROOTS)] == []
