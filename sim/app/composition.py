@@ -6,8 +6,8 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
+from direct.task.Task import Task
 from panda3d.core import (
     ButtonThrower,
     ClockObject,
@@ -155,7 +155,9 @@ class SimApp:
         self._next_report_s = 0.0
         self._bind_keys()
         if self.base.mouseWatcherNode is not None:
-            self.bind_mouse(self.base.mouseWatcherNode, self.base.buttonThrowers[0].node())
+            # The stubs type buttonThrowers as the nodes; ShowBase holds their NodePaths.
+            thrower = self.base.buttonThrowers[0].node()  # type: ignore[attr-defined]
+            self.bind_mouse(self.base.mouseWatcherNode, thrower)
 
     def _add_grid_manager(self) -> GridManager:
         grid = self.options.scene.grid
@@ -230,7 +232,7 @@ class SimApp:
         """Show or hide the search view's g and f numbers."""
         self.search_view.show_numbers = not self.search_view.show_numbers
 
-    def _tick_search_view(self, task: Any) -> int:
+    def _tick_search_view(self, task: Task) -> int:
         self.search_view.tick(self.clock.get_dt())
         self.search_panel.refresh()
         # While the view is open it draws the search's own path: the planner's would give it away.

@@ -15,7 +15,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from sim.engine.events import EventSource
 
 
 class Mode(StrEnum):
@@ -137,7 +140,7 @@ def panel_help() -> str:
 
 
 def bind_controls(
-    events: Any,
+    events: EventSource,
     actions: Mapping[str, Callable[[], None]],
     *,
     search_open: Callable[[], bool],

@@ -7,8 +7,8 @@ camera) and rounds it as the contract says (see `sim.app.report`).
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
 
 from panda3d.core import Point3
 
@@ -207,5 +207,5 @@ def _screen(pixel: tuple[int, int] | None) -> list[int] | None:
     return None if pixel is None else list(pixel)
 
 
-def _rounded(point: Any) -> list[float]:
+def _rounded(point: Iterable[float]) -> list[float]:
     return [round(float(value), 5) for value in point]

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from direct.showbase.Loader import Loader
-from panda3d.core import KeyboardButton, MouseWatcher, NodePath
+from direct.task.Task import Task
+from panda3d.core import ButtonHandle, Camera, KeyboardButton, MouseWatcher, NodePath
 
 from sim.components.grid_manager import GridManager
 from sim.config import Tag
@@ -25,6 +26,9 @@ from sim.engine.picking import Picker, make_pickable
 from sim.errors import SimError
 from sim.scene.spec import DEFAULT_COLORS, SceneSpec
 from sim.scene.writer import MergeBase, ObjectState, save_scene
+
+if TYPE_CHECKING:
+    from sim.engine.events import EventSource
 
 NEW_OBSTACLE_MODEL = "cube"
 
@@ -39,7 +43,7 @@ class SceneEditor:
         *,
         world: World,
         loader: Loader,
-        camera: NodePath,
+        camera: NodePath[Camera],
         grid: GridManager,
         objects: list[GameObject],
         scene: SceneSpec,
@@ -64,7 +68,7 @@ class SceneEditor:
         self._watcher: MouseWatcher | None = None
         self._loop: FrameLoop | None = None
 
-    def bind(self, *, events: Any, watcher: MouseWatcher, loop: FrameLoop) -> None:
+    def bind(self, *, events: EventSource, watcher: MouseWatcher, loop: FrameLoop) -> None:
         """Route the left button, Ctrl+S and the pointer (read in `Phase.INPUT`) to the editor."""
         self._watcher, self._loop = watcher, loop
         events.accept("mouse1", self._on_left_press)
@@ -79,7 +83,7 @@ class SceneEditor:
             return None
         return (watcher.get_mouse_x(), watcher.get_mouse_y())
 
-    def _is_down(self, button: Any) -> bool:
+    def _is_down(self, button: ButtonHandle) -> bool:
         return self._watcher is not None and bool(self._watcher.is_button_down(button))
 
     def _on_left_press(self) -> None:
@@ -96,7 +100,7 @@ class SceneEditor:
         if self._is_down(KeyboardButton.control()):
             self.save()
 
-    def _follow_pointer(self, task: Any) -> int:
+    def _follow_pointer(self, task: Task) -> int:
         mouse = self._mouse()
         if mouse is not None:
             self.drag.on_move(mouse)
@@ -106,7 +110,7 @@ class SceneEditor:
         """Put a new unit obstacle cube with its centre at world `(x, y)`."""
         name = unique_name("obstacle", (obj.name for obj in self._world.objects))
         node = self._world.root.attach_new_node(name)
-        self._loader.load_model(NEW_OBSTACLE_MODEL).reparent_to(node)
+        self._loader.load_model(NEW_OBSTACLE_MODEL, okMissing=False).reparent_to(node)
         node.set_pos(x, y, 0.0)
         node.set_color(*DEFAULT_COLORS[Tag.OBSTACLE])
         obstacle = self._world.add(GameObject(node, tag=str(Tag.OBSTACLE)))

@@ -9,11 +9,15 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 from enum import Enum
-from typing import Any
+from typing import TYPE_CHECKING
 
+from direct.task.Task import Task
 from panda3d.core import KeyboardButton, MouseWatcher, NodePath, Point3, Vec3
 
 from sim.engine.loop import FrameLoop, Phase
+
+if TYPE_CHECKING:
+    from sim.engine.events import EventSource
 
 ORBIT_DEG_PER_UNIT = 120.0  # dragging across the whole window (2 units) turns 240 degrees
 PAN_PER_UNIT = 0.6  # a full-width pan moves the target by 1.2 x the camera distance
@@ -135,7 +139,12 @@ class OrbitCameraInput:
     TASK_NAME = "camera-input"
 
     def __init__(
-        self, camera: OrbitCamera, *, events: Any, watcher: MouseWatcher, loop: FrameLoop
+        self,
+        camera: OrbitCamera,
+        *,
+        events: EventSource,
+        watcher: MouseWatcher,
+        loop: FrameLoop,
     ) -> None:
         self._camera = camera
         self._watcher = watcher
@@ -158,7 +167,7 @@ class OrbitCameraInput:
         shift = self._watcher.is_button_down(KeyboardButton.shift())
         self._camera.begin_drag(DragMode.PAN if shift else DragMode.ORBIT, self.mouse())
 
-    def _follow_mouse(self, task: Any) -> int:
+    def _follow_mouse(self, task: Task) -> int:
         if self._camera.dragging and self._watcher.has_mouse():
             self._camera.drag_to(self.mouse())
         return int(task.cont)

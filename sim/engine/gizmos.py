@@ -56,7 +56,7 @@ class _Request:
 
 @dataclass(slots=True)
 class _Batch:
-    node: NodePath
+    node: NodePath[GeomNode]
     request: _Request
     static: bool
     rebuilds: int = 0
@@ -230,10 +230,12 @@ class Gizmos:
         batch.rebuilds += 1
 
     @staticmethod
-    def _set_state(node: NodePath, request: _Request) -> None:
+    def _set_state(node: NodePath[GeomNode], request: _Request) -> None:
         node.set_color(LColor(*request.color))
-        alpha = TransparencyAttrib.M_alpha if request.color[3] < 1.0 else TransparencyAttrib.M_none
-        node.set_transparency(alpha)
+        if request.color[3] < 1.0:
+            node.set_transparency(TransparencyAttrib.M_alpha)
+        else:
+            node.set_transparency(TransparencyAttrib.M_none)
         node.set_render_mode_thickness(request.thickness)
 
     def _sync_visibility(self, key: str, batch: _Batch) -> None:
@@ -253,7 +255,9 @@ def _build_geom(kind: _Kind, vertices: NDArray[np.float32]) -> Geom | None:
         return None
     vdata = GeomVertexData("gizmo", GeomVertexFormat.get_v3(), Geom.UH_static)
     vdata.unclean_set_num_rows(count)
-    np.frombuffer(memoryview(vdata.modify_array(0)), dtype=np.float32)[:] = flat.ravel()
+    # The array exports the buffer protocol at run time; the stubs do not declare __buffer__.
+    rows = memoryview(vdata.modify_array(0))  # type: ignore[arg-type]
+    np.frombuffer(rows, dtype=np.float32)[:] = flat.ravel()
     primitive_type = {
         _Kind.LINES: GeomLines,
         _Kind.POLYLINE: GeomLinestrips,

@@ -19,7 +19,7 @@ Point = tuple[float, float, float]
 @dataclass(slots=True)
 class _Label:
     node: NodePath  # the billboarded pivot at the label's point
-    text: NodePath  # the TextNode under it, shifted in the text's own frame to centre the block
+    text: NodePath[TextNode]  # under the pivot, shifted in its own frame to centre the block
     content: str
     pos: Point
 

@@ -29,10 +29,10 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from enum import IntEnum
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from direct.task.Task import Task, TaskManager
-from panda3d.core import ClockObject
+from panda3d.core import ClockObject, PythonTask
 
 if TYPE_CHECKING:
     from sim.engine.gizmos import Gizmos
@@ -53,7 +53,7 @@ SIM_TASK = "sim-loop"
 GIZMO_TASK = "sim-gizmos"
 """Task name of the gizmo flush (`Phase.GIZMOS`)."""
 
-TaskBody = Callable[[Any], int]
+TaskBody = Callable[[Task], int]
 """A task function: takes Panda3D's task, returns `task.cont` (or `task.done`)."""
 
 # Float sums of frame dts (e.g. 3 x 1/180) can land a hair under one fixed step; without this
@@ -104,7 +104,7 @@ class FrameLoop:
         self._accumulator_s = 0.0
         self._dropped_s = 0.0
         self._task_mgr: TaskManager | None = None
-        self._tasks: list[Task] = []
+        self._tasks: list[PythonTask] = []
 
     @property
     def world(self) -> World:
@@ -162,7 +162,7 @@ class FrameLoop:
         if self._gizmos is not None:
             self.add_task(Phase.GIZMOS, self.on_gizmos, GIZMO_TASK)
 
-    def add_task(self, phase: Phase, body: TaskBody, name: str) -> Task:
+    def add_task(self, phase: Phase, body: TaskBody, name: str) -> PythonTask:
         """Run `body` once per frame in `phase`, after the tasks already added to that phase.
 
         The task stays until `remove_task(name)` or `detach()`.

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from panda3d.core import (
     BitMask32,
+    Camera,
     CollisionHandlerQueue,
     CollisionNode,
     CollisionRay,
@@ -36,7 +37,7 @@ class Picker:
     Mouse positions are Panda3D's normalised window coordinates: x and y in [-1, 1], +y up.
     """
 
-    def __init__(self, camera: NodePath, root: NodePath) -> None:
+    def __init__(self, camera: NodePath[Camera], root: NodePath) -> None:
         self._camera = camera
         self._lens = camera.node().get_lens()
         self._root = root

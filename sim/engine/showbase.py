@@ -45,7 +45,7 @@ class DisplaySettings:
     max_fps: int = 60
 
 
-class SimShowBase(ShowBase):  # type: ignore[misc]
+class SimShowBase(ShowBase):
     """A ShowBase whose exit request (Esc, closing the window) sets a flag instead of exiting.
 
     ShowBase's own exit calls `sys.exit()` from inside a task; the app's frame loop checks

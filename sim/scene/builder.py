@@ -30,7 +30,7 @@ def build_scene(world: World, loader: Loader, spec: SceneSpec) -> list[GameObjec
 
 def _make_object(root: NodePath, loader: Loader, obj: ObjectSpec) -> GameObject:
     node = root.attach_new_node(obj.name)
-    model = loader.load_model(obj.model)
+    model = loader.load_model(obj.model, okMissing=False)
     model.reparent_to(node)
     node.set_pos(*obj.pos)
     node.set_scale(*obj.scale)
@@ -46,7 +46,7 @@ def _add_ground(root: NodePath, loader: Loader, spec: SceneSpec) -> None:
     grid = spec.grid
     x0, y0 = grid.origin
     width, height = grid.columns * grid.cell_size, grid.rows * grid.cell_size
-    ground = loader.load_model("plane")
+    ground = loader.load_model("plane", okMissing=False)
     ground.reparent_to(root)
     ground.set_name("ground")
     ground.set_pos(x0, y0, 0.0)
@@ -56,7 +56,7 @@ def _add_ground(root: NodePath, loader: Loader, spec: SceneSpec) -> None:
     # polygon offsets under GL; see shared/panda3d-recipes.md section 4).
     ground.set_depth_offset(-1)
     margin_x, margin_y = width * BACKDROP_MARGIN, height * BACKDROP_MARGIN
-    backdrop = loader.load_model("plane")
+    backdrop = loader.load_model("plane", okMissing=False)
     backdrop.reparent_to(root)
     backdrop.set_name("backdrop")
     backdrop.set_pos(x0 - margin_x, y0 - margin_y, -0.01)

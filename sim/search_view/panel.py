@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal
 
 from direct.gui.DirectGui import DGG, DirectButton, DirectFrame
 from direct.gui.OnscreenText import OnscreenText
@@ -47,7 +47,10 @@ NOT_SHORTEST_COLOR = (1.0, 0.45, 0.4, 1.0)
 STATUS_EVERY_S = 0.1  # while playing, the status text is rewritten at most this often
 COMPARE_REPEAT = 3
 
-TABLE_COLUMNS = (  # title, x offset in aspect2d units, alignment
+# TextNode's alignments (A_left .. A_boxed_center) as values, the type OnscreenText takes.
+TextAlign = Literal[0, 1, 2, 3, 4, 5]
+
+TABLE_COLUMNS: tuple[tuple[str, float, TextAlign], ...] = (  # title, x offset (aspect2d), align
     ("search", 0.0, TextNode.A_left),
     ("expanded", 0.6, TextNode.A_right),
     ("ms", 0.73, TextNode.A_right),
@@ -342,7 +345,7 @@ def _text(
     pos: tuple[float, float],
     scale: float,
     *,
-    align: int = TextNode.A_left,
+    align: TextAlign = TextNode.A_left,
     wrap: float | None = None,
 ) -> OnscreenText:
     return OnscreenText(

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
-from panda3d.core import NodePath
+from panda3d.core import Camera, NodePath
 
 from sim.components.grid_manager import GridManager
 from sim.config import Tag
@@ -83,7 +83,7 @@ class SearchView(Component):
         grid: GridManager,
         *,
         labels: BillboardLabels,
-        camera: NodePath,
+        camera: NodePath[Camera],
         window_height: Callable[[], int],
         dragging: Callable[[], bool] | None = None,
     ) -> None:
