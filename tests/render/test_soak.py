@@ -24,6 +24,9 @@ SUMMARY = re.compile(
 )
 
 
+# About 25 s: with the long soak, only in .ci/run's `pytest -m soak` step, so the default
+# suite stays fast.
+@pytest.mark.soak
 def test_two_minute_soak_stays_clean(capsys, tmp_path):
     report = tmp_path / "soak.json"
     status = main(["soak", DEFAULT, "--minutes", "2", "--seed", "1", "--report", str(report)])
