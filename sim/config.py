@@ -16,7 +16,7 @@ DEFAULT_FIXED_FPS = 60
 
 
 class Tag(StrEnum):
-    """What an object is to the simulation; Unity's tag spelling is kept as data.
+    """What an object is to the simulation; the values are the tags as scene files spell them.
 
     A `StrEnum`, so a member equals its plain string: the engine keeps `GameObject.tag` a `str`,
     and `obj.tag == Tag.START` holds for a tag read back from Panda3D as much as for a scene's.

@@ -40,10 +40,10 @@ class AgentState(StrEnum):
 class AgentController(Component):
     """Chase End (or patrol Start <-> End) along A* paths, replanned every `replan_interval_s`.
 
-    Steering follows the seed: each frame the rotation is slerped toward the look rotation of
-    the next waypoint, then the agent moves forward (along its own facing) by `speed * dt`.
-    Two departures, both frame-rate independent: the slerp fraction is
-    `1 - exp(-turn_rate * dt)` instead of `turn_rate * dt`, and the step is scaled by the
+    Steering: each frame the rotation is slerped toward the look rotation of the next
+    waypoint, then the agent moves forward (along its own facing) by `speed * dt`, with two
+    refinements that keep it frame-rate independent: the slerp fraction is
+    `1 - exp(-turn_rate * dt)` rather than `turn_rate * dt`, and the step is scaled by the
     cosine of the angle still to turn (zero past 90 degrees), so the agent slows and turns
     first instead of swinging wide. The step never overshoots the waypoint, and off course it
     closes no more of the distance than the turn closes of the angle (`step_length`), so an

@@ -1,4 +1,4 @@
-"""The Start -> End path (the seed's TestCode): planned on an interval and on every change."""
+"""The Start -> End path: planned on an interval and on every change."""
 
 from __future__ import annotations
 

@@ -41,8 +41,8 @@ def quat_heading(quat: Quaternion) -> float:
 def look_rotation(dx: float, dy: float) -> Quaternion:
     """Return the rotation that turns the forward axis (+Y) toward the direction `(dx, dy)`.
 
-    Unity's `Quaternion.LookRotation` for an agent that stays upright. A zero direction
-    gives the identity.
+    A rotation about +Z only, so the agent stays upright however its target lies. A zero
+    direction gives the identity.
 
     >>> round(quat_heading(look_rotation(-1.0, 0.0)), 6)  # facing -X is heading +90
     90.0
@@ -80,10 +80,10 @@ def slerp(start: Quaternion, end: Quaternion, t: float) -> Quaternion:
 def turn_fraction(turn_rate: float, dt: float) -> float:
     """The slerp `t` for one frame: `1 - exp(-turn_rate * dt)`.
 
-    The seed used `turn_rate * dt` directly, which turns faster at low frame rates (and
-    overshoots when `turn_rate * dt > 1`). This form closes the same fraction of the
-    remaining angle per second at any frame rate, and equals the seed's to first order:
-    at 60 fps with turn_rate 5 it is 0.0800 against the seed's 0.0833.
+    A plain `turn_rate * dt` would turn faster at low frame rates (and overshoot when
+    `turn_rate * dt > 1`). This form closes the same fraction of the remaining angle per
+    second at any frame rate, and equals `turn_rate * dt` to first order: at 60 fps with
+    turn_rate 5 it is 0.0800 against 0.0833.
 
     >>> round(turn_fraction(5.0, 1 / 60), 4)
     0.08

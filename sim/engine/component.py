@@ -30,7 +30,8 @@ class Component:
 
     Attributes:
         enabled: When False, `start` is postponed and `update`/`on_draw_gizmos` are skipped.
-            `awake` and `on_destroy` run regardless (as in Unity).
+            `awake` and `on_destroy` run regardless, so what `awake` acquires is always
+            released.
     """
 
     enabled: bool = True

@@ -2,7 +2,7 @@
 
 The scene graph stays Panda3D's: a GameObject wraps one NodePath, writes its tag as a real Panda3D
 tag (so `root.find_all_matches("**/=tag=Obstacle")` works) and leaves a python-tag back-link on the
-node so a picked Geom can be turned back into its GameObject (the idea is Ursina's).
+node so a picked Geom can be turned back into its GameObject.
 """
 
 from __future__ import annotations

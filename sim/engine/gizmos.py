@@ -3,8 +3,8 @@
 Every frame, components call `lines`/`polyline`/`quads` with a string key from `on_draw_gizmos`;
 `flush()` (once per frame, after all of them) rebuilds a key's Geom only when its vertices
 changed, so a path that stays put costs one array comparison per frame, not a rebuild. The grid
-goes through `static_lines`: built once, never compared again (recipes section 4: build the grid
-once as long lines; numpy into the vertex array costs ~0.1 ms for 20,200 segments).
+goes through `static_lines`: built once as long lines, never compared again (numpy straight
+into the vertex array costs ~0.1 ms for 20,200 segments).
 
 Depth: the gizmo node keeps depth test and write on, so cubes hide lines behind them. A depth
 offset does not apply to lines under GL, so lines drawn *on* the ground z-fight with it: callers

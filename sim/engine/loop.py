@@ -65,10 +65,10 @@ class FrameLoop:
     """Step a World once per frame, by the clock's dt or by fixed steps with a catch-up cap.
 
     Variable step (`fixed_dt=None`): one `world.step(clock.get_dt() * time_scale)` per frame.
-    Fixed step (Arcade's accumulator): each frame adds `clock.get_dt() * time_scale` to an
-    accumulator and runs `world.step(fixed_dt)` while it holds a whole step, at most
-    `max_steps_per_frame` times; time beyond the cap is dropped (counted in `dropped_s`) so one
-    slow frame cannot make the next one slower.
+    Fixed step: each frame adds `clock.get_dt() * time_scale` to an accumulator and runs
+    `world.step(fixed_dt)` while it holds a whole step, at most `max_steps_per_frame` times;
+    time beyond the cap is dropped (counted in `dropped_s`) so one slow frame cannot make the
+    next one slower.
 
     Args:
         world: The world to step.

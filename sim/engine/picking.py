@@ -1,8 +1,8 @@
 """Mouse picking: which game object is under the cursor, and which ground point.
 
 A ray from the camera through the cursor is tested against the visible geometry of objects
-made pickable (their collide mask), as in Panda3D's chessboard sample; dragging intersects the
-same ray with the ground plane z = 0.
+made pickable (their collide mask), so no extra collision solids need to be kept in step with
+the models; dragging intersects the same ray with the ground plane z = 0.
 """
 
 from __future__ import annotations

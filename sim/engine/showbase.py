@@ -3,7 +3,7 @@
 Headless runs use the software renderer p3tinydisplay on an offscreen buffer and a non-real-time
 clock, so they need no display and no GPU and every frame is exactly `1 / fixed_fps` seconds long.
 Windows use pandagl (Mesa's llvmpipe on machines without a GPU): tinydisplay in a real X window
-corrupts the heap at process exit (see shared/panda3d-recipes.md, "Pitfalls").
+corrupts the heap at process exit.
 """
 
 from __future__ import annotations

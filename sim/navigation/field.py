@@ -2,7 +2,7 @@
 
 Many agents with one goal need not search once each: a single Dijkstra run outward from the
 goal gives every cell its cost to the goal, and an agent anywhere walks downhill from there
-(the "flow field" of crowd games; Red Blob Games, "Flow Field Pathfinding").
+(the "flow field" of crowd games).
 
 The field follows `find_path`'s move rules exactly, through the same `MoveGraph`: 4 or 8
 neighbours, no corner cutting, and a step ``a -> b`` costs its length (1 or sqrt(2)) times the

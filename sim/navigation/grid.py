@@ -164,7 +164,8 @@ class GridMap:
 
         Cells are half-open: a point on the line between two cells belongs to the cell on its
         +x / +y side. A point outside the grid gives None, or with ``clamp=True`` the nearest
-        cell on the border (each coordinate clamped on its own, like Unity's NodeFromWorldPoint).
+        cell on the border (each coordinate clamped on its own, so a point off a corner gets the
+        corner cell).
         NaN or infinite coordinates raise ValueError.
 
         >>> grid = GridMap.open(4, 4, cell_size=0.5)

@@ -1,7 +1,7 @@
 """One best-first search core for A*, weighted A*, Dijkstra, breadth-first, greedy and DFS.
 
-The variants differ only in data, never in code (after Red Blob Games' "Implementation of A*"),
-except depth-first search, the teaching baseline, which has its own small loop:
+The variants differ only in data, never in code, so they share one loop, one tie-break and one
+set of tests; depth-first search, the teaching baseline, is the exception with its own small loop:
 
 =========  ===============================  ===========================  =====================
 algorithm  priority of a frontier cell      step length                  path returned

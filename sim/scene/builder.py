@@ -53,7 +53,7 @@ def _add_ground(root: NodePath, loader: Loader, spec: SceneSpec) -> None:
     ground.set_scale(width, height, 1.0)
     ground.set_color(*GROUND_COLOR)
     # Push the ground back in depth so grid lines at z=0 never z-fight with it (lines ignore
-    # polygon offsets under GL; see shared/panda3d-recipes.md section 4).
+    # polygon offsets under GL, so the offset goes on the ground, not on the lines).
     ground.set_depth_offset(-1)
     margin_x, margin_y = width * BACKDROP_MARGIN, height * BACKDROP_MARGIN
     backdrop = loader.load_model("plane", okMissing=False)

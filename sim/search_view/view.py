@@ -1,6 +1,6 @@
 """SearchView: the Start -> End search replayed expansion by expansion on the ground.
 
-The seeds' A* stepper in the live scene: open-set cells orange, expanded cells (they have a
+A step-by-step search in the live scene: open-set cells orange, expanded cells (they have a
 parent) yellow, the final path green, the cell expanded by the last step blue; optional arrows
 from each cell to its parent and g / f numbers on each touched cell when the camera is close
 enough to read them. The search is recorded once into an `ExpansionLog` (lazily, as far as the
@@ -12,8 +12,8 @@ connectivity), which start as the planner's. It restarts at step 0 when one of t
 when Start, End or an obstacle moves to other cells; a view that was playing, or had played to
 the end, plays the new search at once.
 
-Playback runs on frame time, not simulated time (like Unity UI on unscaled time), so pausing the
-simulation leaves the view working: the app calls `tick(frame_dt)` every frame.
+Playback runs on frame time, not simulated time, so pausing the simulation leaves the view
+working: the app calls `tick(frame_dt)` every frame.
 """
 
 from __future__ import annotations
