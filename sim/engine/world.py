@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from panda3d.core import NodePath
 
 from sim.config import Tag
-from sim.engine.game_object import GameObject
+from sim.engine.game_object import PYTHON_TAG, TAG_KEY, GameObject
 
 if TYPE_CHECKING:
     from sim.engine.component import Component
@@ -54,7 +54,10 @@ class World:
         if root.is_empty():
             raise ValueError("World needs a non-empty root NodePath, got an empty one.")
         self._root = root
-        self._objects: list[GameObject] = []
+        # Insertion order, and each object's insertion number: a dict so that removing one
+        # object is O(1) and tearing down N objects stays O(N).
+        self._objects: dict[GameObject, int] = {}
+        self._added = 0
         self._awake_queue: deque[Component] = deque()
         self._destroy_queue: deque[GameObject] = deque()
         self._started = False
@@ -104,7 +107,8 @@ class World:
         if game_object.node.get_parent().is_empty():
             game_object.node.reparent_to(self._root)
         game_object._world = self
-        self._objects.append(game_object)
+        self._objects[game_object] = self._added
+        self._added += 1
         for component in game_object.components:
             self._on_component_added(component)
         return game_object
@@ -151,15 +155,29 @@ class World:
             raise ValueError(f"{game_object!r} is not in this World.")
         if not game_object.alive:
             return
-        doomed = [game_object]
-        doomed += [
-            obj
-            for obj in self._objects
-            if obj.alive and obj is not game_object and game_object.node.is_ancestor_of(obj.node)
-        ]
-        for obj in doomed:
+        for obj in (game_object, *self._live_objects_under(game_object)):
             obj._mark_dead()
             self._destroy_queue.append(obj)
+
+    def _live_objects_under(self, game_object: GameObject) -> list[GameObject]:
+        """Live objects of this world whose nodes lie under `game_object`'s, in insertion order.
+
+        Only that node's subtree is searched (every GameObject's node carries the Panda3D tag
+        `TAG_KEY`), never the list of all objects: destroying N objects one by one, as a
+        teardown does, then costs O(N) instead of O(N^2).
+        """
+        under = []
+        for node in game_object.node.find_all_matches(f"**/={TAG_KEY}"):
+            owner = node.get_python_tag(PYTHON_TAG)
+            if (
+                isinstance(owner, GameObject)
+                and owner is not game_object
+                and owner.world is self
+                and owner.alive
+            ):
+                under.append(owner)
+        under.sort(key=self._objects.__getitem__)
+        return under
 
     def flush_destroyed(self) -> int:
         """Finish pending destroys now and return how many objects were removed.
@@ -172,7 +190,7 @@ class World:
         while self._destroy_queue:
             obj = self._destroy_queue.popleft()
             obj._remove()
-            self._objects.remove(obj)
+            del self._objects[obj]
             removed += 1
         return removed
 
