@@ -189,10 +189,18 @@ class GameObject:
 
     def _remove(self) -> None:
         """Run `on_destroy` hooks, then drop the node; the caller has already cleared `alive`."""
+        self._run_on_destroy()
+        self._drop_node()
+
+    def _run_on_destroy(self) -> None:
+        """Call `on_destroy` on the awoken components and leave the world; the node stays."""
         for component in tuple(self._components):
             if component._awoken:
                 component.on_destroy()
         self._world = None
+
+    def _drop_node(self) -> None:
+        """Remove the node (a World may have detached it already, many at once)."""
         if not self._node.is_empty():
             self._name_when_removed = self.name
             # Clearing the back-link breaks the node <-> object reference cycle.
