@@ -25,13 +25,21 @@ def build_scene(world: World, loader: Loader, spec: SceneSpec) -> list[GameObjec
     """
     _add_lights(world.root)
     _add_ground(world.root, loader, spec)
-    return [world.add(_make_object(world.root, loader, obj)) for obj in spec.objects]
+    # Each model is loaded once and copied per object: a load costs about 130 us even from the
+    # loader's model pool (2.7 s for 20,000 objects), a copy about 15 us. Copies share the
+    # geometry, as the pool's copies do.
+    models: dict[str, NodePath] = {}
+    objects = []
+    for obj in spec.objects:
+        if obj.model not in models:
+            models[obj.model] = loader.load_model(obj.model, okMissing=False)
+        objects.append(world.add(_make_object(world.root, models[obj.model], obj)))
+    return objects
 
 
-def _make_object(root: NodePath, loader: Loader, obj: ObjectSpec) -> GameObject:
+def _make_object(root: NodePath, template: NodePath, obj: ObjectSpec) -> GameObject:
     node = root.attach_new_node(obj.name)
-    model = loader.load_model(obj.model, okMissing=False)
-    model.reparent_to(node)
+    model = template.copy_to(node)
     node.set_pos(*obj.pos)
     node.set_scale(*obj.scale)
     node.set_h(obj.heading)

@@ -115,6 +115,19 @@ def test_every_kind_of_obstacle_change_updates_the_grid(change):
         assert scene.grid.blocked_cells() == 0
 
 
+def test_moving_an_obstacles_parent_updates_the_grid():
+    scene = Scene()
+    holder = scene.add("holder", "Untagged", (0.0, 0.0))
+    wall = scene.wall("w", (0.5, 0.5), (1.0, 1.0))
+    wall.node.reparent_to(holder.node)
+    scene.world.step(DT)
+    assert not scene.grid.walkable[scene.grid.world_to_cell(0.5, 0.5)]
+    holder.node.set_pos(4.0, 0.0, 0.0)  # the wall's own transform is unchanged
+    scene.world.step(DT)
+    assert scene.grid.walkable[scene.grid.world_to_cell(0.5, 0.5)]
+    assert not scene.grid.walkable[scene.grid.world_to_cell(4.5, 0.5)]
+
+
 def test_overlapping_obstacles_keep_shared_cells_blocked():
     scene = Scene()
     scene.wall("a", (0.5, 0.5), (3.0, 1.0))
