@@ -27,10 +27,16 @@ import numpy as np
 from numpy.typing import NDArray
 
 from sim.navigation.grid import Cell
+from sim.navigation.input_file import read_input_file
 
 PASSABLE = frozenset(".GS")
 BLOCKED = frozenset("@OTW")
 KNOWN = PASSABLE | BLOCKED
+MAX_FILE_BYTES = 64 * 2**20
+"""Largest .map or .scen read: the benchmark's largest maps (1024 x 1024, 1 MB) and their
+scenario lists (a few MB) fit many times over; a FIFO, a device or a runaway file does not."""
+MAX_PROBLEM_CHARS = 200
+"""A format error's problem is cut to this length: it may quote a line of megabytes."""
 REL_TOLERANCE = 1e-5
 """Relative error a length printed with 6 significant digits may carry (half a unit of the
 sixth digit is at most 5e-6 of the value; the margin absorbs our float sums)."""
@@ -138,12 +144,18 @@ class Scenario:
 
 
 def read_map(path: str | Path) -> MovingAIMap:
-    """Read a ``.map`` file; OSError if it cannot be read, MapFormatError if malformed."""
+    """Read a ``.map`` file; OSError if it cannot be read, MapFormatError if malformed.
+
+    A FIFO, a device or a file past `MAX_FILE_BYTES` cannot be read (`read_input_file`).
+    """
     return parse_map(_read_text(path), source=str(path))
 
 
 def read_scenarios(path: str | Path) -> list[Scenario]:
-    """Read a ``.scen`` file; OSError if it cannot be read, MapFormatError if malformed."""
+    """Read a ``.scen`` file; OSError if it cannot be read, MapFormatError if malformed.
+
+    A FIFO, a device or a file past `MAX_FILE_BYTES` cannot be read (`read_input_file`).
+    """
     return parse_scenarios(_read_text(path), source=str(path))
 
 
@@ -291,7 +303,7 @@ def _decimals(number: str) -> int:
 
 def _read_text(path: str | Path) -> str:
     # latin-1 never fails to decode, so a stray byte is reported with its line number.
-    return Path(path).read_bytes().decode("latin-1")
+    return read_input_file(path, MAX_FILE_BYTES).decode("latin-1")
 
 
 def _lines(text: str) -> list[str]:
@@ -314,5 +326,11 @@ def _header_int(header: dict[str, tuple[str, int]], key: str, source: str, map_i
 
 
 def _error(source: str, index: int, message: str) -> MapFormatError:
-    """Make the error for 0-based line `index` of `source`."""
+    """Make the error for 0-based line `index` of `source`.
+
+    Messages end with the text they quote from the file, which may be one line of megabytes:
+    the message is cut to `MAX_PROBLEM_CHARS`.
+    """
+    if len(message) > MAX_PROBLEM_CHARS:
+        message = message[: MAX_PROBLEM_CHARS - 3] + "..."
     return MapFormatError(f"{source}:{index + 1}: {message}")
