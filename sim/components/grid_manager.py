@@ -368,13 +368,22 @@ class GridManager(Component):
         )
 
     def grid_line_segments(self) -> NDArray[np.float32]:
-        """Return the grid's lines as segments `(N, 2, 3)`: one line per row and column edge."""
+        """Return the grid's lines as segments `(N, 2, 3)`: one line per row and column edge.
+
+        The columns' lines (along +y, left to right) come first, then the rows' (along +x,
+        bottom to top). Filled by whole columns of the array, with no Python per line: a grid
+        may have thousands of lines.
+        """
         x0, y0 = self.origin
         size = self.grid_cell_size
-        x1 = x0 + self.num_of_columns * size
-        y1 = y0 + self.num_of_rows * size
-        xs = x0 + size * np.arange(self.num_of_columns + 1)
-        ys = y0 + size * np.arange(self.num_of_rows + 1)
-        vertical = [((x, y0, GRID_LINE_Z), (x, y1, GRID_LINE_Z)) for x in xs]
-        horizontal = [((x0, y, GRID_LINE_Z), (x1, y, GRID_LINE_Z)) for y in ys]
-        return np.asarray(vertical + horizontal, dtype=np.float32)
+        columns, rows = self.num_of_columns, self.num_of_rows
+        x1 = x0 + columns * size
+        y1 = y0 + rows * size
+        segments = np.empty((columns + 1 + rows + 1, 2, 3), dtype=np.float32)
+        vertical, horizontal = segments[: columns + 1], segments[columns + 1 :]
+        vertical[:, :, 0] = (x0 + size * np.arange(columns + 1))[:, np.newaxis]
+        vertical[:, 0, 1], vertical[:, 1, 1] = y0, y1
+        horizontal[:, 0, 0], horizontal[:, 1, 0] = x0, x1
+        horizontal[:, :, 1] = (y0 + size * np.arange(rows + 1))[:, np.newaxis]
+        segments[:, :, 2] = GRID_LINE_Z
+        return segments

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Final
 
 from sim.config import MODELS_DIR, SCENES_DIR, AgentConfig, AgentMode, Tag
+from sim.navigation.input_file import read_input_file
 from sim.scene import values
 from sim.scene.spec import DEFAULT_COLORS, CameraSpec, GridSpec, ObjectSpec, SceneError, SceneSpec
 from sim.scene.values import Reader, Table
@@ -33,13 +34,37 @@ MAX_GRID_CELLS: Final = 4096 * 4096
 # ru_maxrss, CPython 3.11, numpy 2), so 100 is the round figure; the budget follows from the limit.
 BYTES_PER_CELL: Final = 100
 MEMORY_BUDGET_BYTES: Final = MAX_GRID_CELLS * BYTES_PER_CELL
+# Some work goes per row and per column, not per cell: a grid line each, a row of labels, a
+# numpy row. A 1 x 16,777,216 grid has the cells of 4096 x 4096 but 2,000 times its rows plus
+# columns, so the sum is bounded too, at what the largest square grid has.
+MAX_GRID_LINES: Final = 4096 + 4096
+# A grid may span the whole world, from -MAX_COORDINATE to +MAX_COORDINATE, and no more.
+MAX_GRID_EXTENT: Final = 2 * values.MAX_COORDINATE
+# Panda3D keeps positions in float32, whose steps grow with the distance from 0 (1/16 unit at
+# 1e6). A cell must span at least this many steps at the grid's farthest corner, or objects and
+# lines land a visible fraction of a cell off (or, smaller still, in the neighbouring cell).
+MIN_CELL_STEPS: Final = 8
+# Scenes give a TOML file at most this many bytes: the shipped ones are a few kB, and reading
+# stops here, so a device, a pipe or a runaway file cannot hold the program or eat its memory.
+MAX_SCENE_BYTES: Final = 16 * 2**20
 # The default camera distance fits a sphere around the grid into this field of view: the app's
 # lens has a 50-degree minimum field of view (`sim/app/composition.py`), and the sphere leaves a
 # small margin around a flat grid seen from above.
 CAMERA_FOV_DEG: Final = 50.0
 DEFAULT_CONNECTIVITY: Final[int] = 8
-# A [[crowds]] table expands into at most this many agents (each one is a live object).
+# A [[crowds]] table expands into at most this many agents (each one is a live object), and so
+# do all the [[crowds]] tables of a scene together.
 MAX_CROWD: Final = 10_000
+# An agent is no faster than crossing the whole world (MAX_COORDINATE) in a second.
+MAX_SPEED: Final = values.MAX_COORDINATE
+# A turn rate closes 1 - exp(-rate * dt) of the turn a frame; at 1000 a 60 fps frame leaves
+# e^-16 of it, so a faster rate turns no faster, it only risks float overflow.
+MAX_TURN_RATE: Final = 1000.0
+# A replan interval of a day: any longer is "never" for any run, and a shorter one than a frame
+# just replans every frame.
+MAX_REPLAN_INTERVAL_S: Final = 86_400.0
+# Crowd seeds are TOML's own integers, signed 64-bit.
+SEED_RANGE: Final = range(-(2**63), 2**63)
 # Crowd agents sit on a lattice in their area, each moved up to this fraction of the lattice
 # spacing off its lattice point, so a crowd does not look like a parade.
 CROWD_JITTER: Final = 0.25
@@ -69,7 +94,7 @@ def load_scene(path: str | Path, *, models_dir: Path = MODELS_DIR) -> SceneSpec:
     """
     source = str(path)
     try:
-        raw = Path(path).read_bytes()
+        raw = read_input_file(path, MAX_SCENE_BYTES)
     except OSError as error:
         raise SceneError(f"{source}: cannot read file: {error.strerror or error}") from None
     except ValueError as error:  # a NUL in the path
@@ -155,14 +180,52 @@ def _grid(at: Reader, value: object) -> GridSpec:
     cell_size = table.get("cell_size", values.length)
     connectivity = table.get("connectivity", _connectivity, DEFAULT_CONNECTIVITY)
     cells = rows * columns
+    size = f"{values.thousands(rows)} rows x {values.thousands(columns)} columns"
     if cells > MAX_GRID_CELLS:
         raise at.error(
-            f"{values.thousands(rows)} rows x {values.thousands(columns)} columns would need "
+            f"{size} would need "
             f"{values.gigabytes(cells * BYTES_PER_CELL)} for {values.thousands(cells)} cells "
             f"({BYTES_PER_CELL} bytes a cell); the memory budget is "
             f"{values.gigabytes(MEMORY_BUDGET_BYTES)} ({MAX_GRID_CELLS:,} cells, 4096 x 4096)"
         )
-    return GridSpec(origin, rows, columns, cell_size, connectivity)
+    if rows + columns > MAX_GRID_LINES:
+        raise at.error(
+            f"{size} are {values.thousands(rows + columns)} rows and columns, each with its "
+            f"grid line; the budget is {MAX_GRID_LINES:,} (4096 + 4096)"
+        )
+    extent = max(rows, columns) * cell_size
+    if extent > MAX_GRID_EXTENT:
+        raise at.error(
+            f"{size} of {values.short(cell_size)} units span {extent:,.0f} units; a grid spans "
+            f"at most {MAX_GRID_EXTENT:,.0f} (the world is "
+            f"+-{values.MAX_COORDINATE:,.0f})"
+        )
+    spec = GridSpec(origin, rows, columns, cell_size, connectivity)
+    _check_cells_resolve(at, spec)
+    return spec
+
+
+def _check_cells_resolve(at: Reader, grid: GridSpec) -> None:
+    """Refuse cells too small for float32 to tell apart where the grid lies."""
+    x0, y0 = grid.origin
+    farthest = max(abs(x0), abs(y0), abs(x0 + grid.width), abs(y0 + grid.height))
+    step = _float32_step(farthest)
+    if grid.cell_size < MIN_CELL_STEPS * step:
+        raise at.error(
+            f"cells of {values.short(grid.cell_size)} units are too small this far out: "
+            f"{farthest:,.0f} units from 0, Panda3D's float32 positions step by {step:g}, so a "
+            f"cell must be at least {MIN_CELL_STEPS * step:g} ({MIN_CELL_STEPS} steps)"
+        )
+
+
+def _float32_step(magnitude: float) -> float:
+    """The gap between float32 numbers near `magnitude` (>= 0), like numpy's spacing.
+
+    >>> _float32_step(1_000_000.0)
+    0.0625
+    """
+    _, exponent = math.frexp(magnitude)  # magnitude = m * 2**exponent, 0.5 <= m < 1
+    return 2.0 ** (exponent - 24)  # float32 has a 24-bit significand
 
 
 def _default_camera(grid: GridSpec) -> CameraSpec:
@@ -184,21 +247,26 @@ class _Camera:
         return CameraSpec(
             target=table.get("target", values.triple, default.target),
             distance=table.get("distance", values.length, default.distance),
-            heading=table.get("heading", values.number, default.heading),
-            pitch=table.get("pitch", values.number, default.pitch),
+            heading=table.get("heading", values.angle, default.heading),
+            pitch=table.get("pitch", values.angle, default.pitch),
         )
+
+
+_speed = values.within(values.MIN_SIZE, MAX_SPEED)
+_turn_rate = values.within(values.MIN_SIZE, MAX_TURN_RATE)
+_replan_interval = values.within(values.MIN_SIZE, MAX_REPLAN_INTERVAL_S)
 
 
 def _agent(at: Reader, value: object) -> AgentConfig:
     table = Table(at, value, _AGENT_KEYS)
     default = AgentConfig()
     return AgentConfig(
-        speed=table.get("speed", values.positive, default.speed),
-        turn_rate=table.get("turn_rate", values.positive, default.turn_rate),
+        speed=table.get("speed", _speed, default.speed),
+        turn_rate=table.get("turn_rate", _turn_rate, default.turn_rate),
         replan_interval_s=table.get(
-            "replan_interval_s", values.positive, default.replan_interval_s
+            "replan_interval_s", _replan_interval, default.replan_interval_s
         ),
-        arrival_radius=table.get("arrival_radius", values.positive, default.arrival_radius),
+        arrival_radius=table.get("arrival_radius", values.length, default.arrival_radius),
         mode=table.get("mode", _mode, default.mode),
         smoothing=table.get("smoothing", values.boolean, default.smoothing),
     )
@@ -252,7 +320,7 @@ class _Objects:
         model = table.get("model", self.models)
         pos = table.get("pos", values.triple)
         scale = table.get("scale", values.scale, (1.0, 1.0, 1.0))
-        heading = table.get("heading", values.number, 0.0)
+        heading = table.get("heading", values.angle, 0.0)
         color = table.get("color", values.color, DEFAULT_COLORS[tag])
         if tag is not Tag.AGENT and "agent" in table:
             raise at.at("agent").error(f"only allowed on objects tagged 'Agent', not {tag.value!r}")
@@ -264,6 +332,12 @@ def _area(at: Reader, value: object) -> tuple[float, float, float, float]:
     x0, y0, x1, y1 = values.numbers(at, value, (4,), values.coordinate)
     if not (x0 < x1 and y0 < y1):
         raise at.error(f"expected [x0, y0, x1, y1] with x0 < x1 and y0 < y1, got {value!r}")
+    # The spawn lattice divides width by height: a sliver of an area would overflow it.
+    if min(x1 - x0, y1 - y0) < values.MIN_SIZE:
+        raise at.error(
+            f"too narrow: each side must be at least {values.plain(values.MIN_SIZE)}, "
+            f"got {values.short(x1 - x0)} x {values.short(y1 - y0)}"
+        )
     return (x0, y0, x1, y1)
 
 
@@ -271,6 +345,13 @@ def _crowd_count(at: Reader, value: object) -> int:
     number = values.count(at, value)
     if number > MAX_CROWD:
         raise at.error(f"must be at most {MAX_CROWD:,}, got {values.short(number)}")
+    return number
+
+
+def _seed(at: Reader, value: object) -> int:
+    number = values.integer(at, value)
+    if number not in SEED_RANGE:
+        raise at.error(f"must be a 64-bit integer, got {values.short(number)}")
     return number
 
 
@@ -318,7 +399,7 @@ class _Crowds:
         taken = {obj.name: f"objects[{index}]" for index, obj in enumerate(self.objects)}
         expanded: list[ObjectSpec] = []
         for index, item in enumerate(value):
-            crowd = self._crowd(at.at(index), item)
+            crowd = self._crowd(at.at(index), item, agents_so_far=len(expanded))
             for obj in crowd:
                 if obj.name in taken:
                     raise (
@@ -330,14 +411,19 @@ class _Crowds:
             expanded += crowd
         return tuple(expanded)
 
-    def _crowd(self, at: Reader, value: object) -> list[ObjectSpec]:
+    def _crowd(self, at: Reader, value: object, *, agents_so_far: int) -> list[ObjectSpec]:
         table = Table(at, value, _CROWD_KEYS)
         prefix = table.get("name", values.non_empty_string, CROWD_NAME)
         count = table.get("count", _crowd_count)
+        if agents_so_far + count > MAX_CROWD:
+            raise at.at("count").error(
+                f"the crowds before this one have {agents_so_far:,} agents and this one "
+                f"{count:,}; all crowds together have at most {MAX_CROWD:,}"
+            )
         area = table.get("area", _area)
-        seed = table.get("seed", values.integer, CROWD_SEED)
+        seed = table.get("seed", _seed, CROWD_SEED)
         model = table.get("model", self.models, CROWD_MODEL)
-        heading = table.get("heading", values.number, 0.0)
+        heading = table.get("heading", values.angle, 0.0)
         color = table.get("color", values.color, DEFAULT_COLORS[Tag.AGENT])
         agent = table.get("agent", _agent, AgentConfig())
         return [

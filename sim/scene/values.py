@@ -22,6 +22,16 @@ from sim.scene.spec import Color, SceneError
 
 # Panda3D stores positions as float32; beyond about 1e6 units a 1-unit cell is no longer exact.
 MAX_COORDINATE: Final = 1_000_000.0
+# The smallest size, distance or duration a scene may give. Panda3D computes in float32 (about 7
+# significant digits, normal from 1.2e-38 to 3.4e38) and a size does not stay alone: a scale is
+# inverted in every inverse transform, a cell size is squared for areas and cubed for volumes,
+# and a size is divided by a distance or a frame time. From 1e-3 to MAX_COORDINATE all of those
+# stay far inside float32's normal range, where 5e-324 already rounds to 0 on the way in.
+MIN_SIZE: Final = 1e-3
+# Angles are taken modulo 360 as they are read, so Panda3D only ever sees one turn. Past a bound
+# an angle is no pose but a typo: at 1e6 a double still holds the angle to 1e-10 degrees, but
+# by 1e16 not even the whole degree is known, and 1e39 is no float32 at all.
+MAX_ANGLE_DEG: Final = 1_000_000.0
 
 T = TypeVar("T")
 E = TypeVar("E", bound=StrEnum)
@@ -143,6 +153,11 @@ def short(value: object) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
+def plain(number: float) -> str:
+    """A bound as a person writes it: `0.001`, `1000000`, `86400`."""
+    return f"{number:.0f}" if number >= 1 and number.is_integer() else f"{number:g}"
+
+
 def thousands(number: int) -> str:
     """`25,000,000`; never raises for an int past Python's int-to-str digit limit."""
     try:
@@ -240,8 +255,37 @@ def coordinate(at: Reader, value: object) -> float:
 
 
 def length(at: Reader, value: object) -> float:
-    """A positive coordinate: a size or distance in world units."""
-    return coordinate(at, positive(at, value))
+    """A size or distance in world units: within `MIN_SIZE`..`MAX_COORDINATE`."""
+    result = coordinate(at, positive(at, value))
+    if result < MIN_SIZE:
+        raise at.error(f"must be at least {plain(MIN_SIZE)}, got {short(value)}")
+    return result
+
+
+def within(low: float, high: float) -> Read[float]:
+    """A reader for a number > 0 within `low`..`high`, ends included (a speed, a duration)."""
+
+    def read(at: Reader, value: object) -> float:
+        result = positive(at, value)
+        if result < low:
+            raise at.error(f"must be at least {plain(low)}, got {short(value)}")
+        if result > high:
+            raise at.error(f"must be at most {plain(high)}, got {short(value)}")
+        return result
+
+    return read
+
+
+def angle(at: Reader, value: object) -> float:
+    """Degrees within `MAX_ANGLE_DEG` of 0, reduced to less than one turn, keeping the sign.
+
+    ``math.fmod`` is exact and leaves an angle already within one turn as written (-90 stays
+    -90, 270 stays 270), so only angles of a turn or more change: 720.5 is read as 0.5.
+    """
+    result = number(at, value)
+    if abs(result) > MAX_ANGLE_DEG:
+        raise at.error(f"must lie within +-{MAX_ANGLE_DEG:.0f} degrees, got {short(value)}")
+    return math.fmod(result, 360.0) + 0.0  # + 0.0 turns -720's -0.0 into 0.0
 
 
 def unit(at: Reader, value: object) -> float:
