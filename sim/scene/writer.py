@@ -27,7 +27,8 @@ from tomlkit.exceptions import TOMLKitError
 from tomlkit.items import AoT, Array, Comment, Item, Table, Whitespace
 
 from sim.errors import SimError
-from sim.scene.file import parse_scene
+from sim.navigation.input_file import read_input_file
+from sim.scene.file import MAX_SCENE_BYTES, parse_scene
 from sim.scene.merge import (
     DECIMALS,
     Merge,
@@ -143,7 +144,8 @@ def _check_names(objects: Sequence[ObjectState]) -> None:
 def _read(source: Path) -> tuple[tomlkit.TOMLDocument, SceneSpec]:
     """The document for its layout, and the scene as the loader reads it (for comparisons)."""
     try:
-        text = source.read_bytes().decode("utf-8")
+        # The file may have been swapped for a FIFO or a huge file since it was loaded.
+        text = read_input_file(source, MAX_SCENE_BYTES).decode("utf-8")
         spec = parse_scene(tomllib.loads(text), source=str(source))
         return tomlkit.parse(text), spec
     except OSError as error:

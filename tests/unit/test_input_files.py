@@ -163,3 +163,17 @@ def test_a_format_error_quoting_a_huge_line_stays_short(tmp_path: Path):
     done = _sim("plan", str(path), "--scen", str(path))
     line = _assert_refused(done, f"sim: {path}:1: ")
     assert len(line) < 300
+
+
+@pytest.mark.timeout(20)
+def test_saving_onto_a_scene_swapped_for_a_fifo_fails_in_one_line(tmp_path: Path):
+    from sim.scene.writer import ObjectState, SceneSaveError, save_scene
+
+    scene = tmp_path / "scene.toml"
+    scene.write_text((REPO_ROOT / "scenes" / "default.toml").read_text(encoding="utf-8"))
+    scene.unlink()
+    os.mkfifo(scene)  # another program replaced the file while the app ran
+    state = ObjectState("end", "End", "cube", (1.0, 1.0, 0.0), (1.0, 1.0, 1.0), 0.0)
+    with pytest.raises(SceneSaveError, match=r"not a regular file") as raised:
+        save_scene(scene, [state])
+    assert "\n" not in str(raised.value)
