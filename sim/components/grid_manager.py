@@ -267,9 +267,22 @@ class GridManager(Component):
         Points outside the grid are never clear; a corner between two blocked cells is not
         squeezed through (the planner's no-corner-cutting rule).
         """
-        return segment_is_clear(
-            self._walkable, self._to_cell_space(start), self._to_cell_space(end)
-        )
+        a, b = self._to_cell_space(start), self._to_cell_space(end)
+        # An agent's step mostly stays inside one cell. Two points strictly inside the same
+        # walkable cell's square join by a segment that touches no other cell, which is what
+        # the full test would find, about 10 times slower.
+        col, row = math.floor(a[0]), math.floor(a[1])
+        if (
+            col < a[0]
+            and row < a[1]
+            and math.floor(b[0]) == col < b[0]
+            and math.floor(b[1]) == row < b[1]
+            and 0 <= row < self.num_of_rows
+            and 0 <= col < self.num_of_columns
+            and self._walkable[row, col]
+        ):
+            return True
+        return segment_is_clear(self._walkable, a, b)
 
     def _to_cell_space(self, point: Point) -> Point:
         return (

@@ -5,14 +5,16 @@ from __future__ import annotations
 import dataclasses
 import math
 
+import numpy as np
 import pytest
 from panda3d.core import NodePath
 
 from sim.components.agent_controller import AgentController, AgentState
-from sim.components.grid_manager import GridManager
+from sim.components.grid_manager import GridManager, PlanOutcome
 from sim.components.start_end_path import StartEndPath
 from sim.config import DEFAULT_SCENE, AgentConfig, AgentMode
 from sim.engine import GameObject, World
+from sim.navigation.line_of_sight import segment_is_clear
 from sim.scene.file import load_scene
 
 DT = 1 / 60
@@ -58,6 +60,16 @@ class Scene:
 
     def agent_cell(self):
         return self.grid.world_to_cell(*self.agent.position)
+
+    def path_plan(self) -> PlanOutcome:
+        """The Start -> End path's latest plan; the first frame makes one."""
+        assert self.path.outcome is not None, "the path has not been planned yet"
+        return self.path.outcome
+
+    def agent_plan(self) -> PlanOutcome:
+        """The agent's latest plan; the first frame makes one."""
+        assert self.agent.outcome is not None, "the agent has not planned yet"
+        return self.agent.outcome
 
     def end_cell(self):
         return self.grid.world_to_cell(self.end.node.get_x(), self.end.node.get_y())
@@ -170,8 +182,8 @@ def test_moving_end_mid_run_replans_within_one_interval_and_arrives():
     scene.step(2.0)
     scene.end.node.set_pos(7.5, -7.5, 0.0)
     scene.step(1.0)
-    assert scene.agent.outcome.cells[-1] == scene.end_cell()
-    assert scene.path.outcome.cells[-1] == scene.end_cell()
+    assert scene.agent_plan().cells[-1] == scene.end_cell()
+    assert scene.path_plan().cells[-1] == scene.end_cell()
     scene.step(20.0, until=lambda: scene.agent.state is AgentState.ARRIVED)
     assert scene.agent.state is AgentState.ARRIVED
     assert math.dist(scene.agent.position, (7.5, -7.5)) <= scene.agent.config.arrival_radius
@@ -180,14 +192,14 @@ def test_moving_end_mid_run_replans_within_one_interval_and_arrives():
 def test_obstacle_dropped_on_the_path_reroutes_it():
     scene = Scene()
     scene.world.step(DT)
-    straight = scene.path.outcome.cells
+    straight = scene.path_plan().cells
     middle = straight[len(straight) // 2]
     x, y = scene.grid.cell_to_world(middle)
     count = scene.grid.rasterized_footprints
     scene.wall("dropped", (x, y), (5.0, 1.0), heading=-45.0)
     scene.step(0.12)  # a change replans on the next frame (only a drag holds it back)
     assert scene.grid.rasterized_footprints == count + 1, "only that footprint was rasterized"
-    rerouted = scene.path.outcome.cells
+    rerouted = scene.path_plan().cells
     assert rerouted != straight
     assert all(scene.grid.walkable[cell] for cell in rerouted)
     scene.step(25.0, until=lambda: scene.agent.state is AgentState.ARRIVED)
@@ -210,8 +222,8 @@ def test_walled_in_end_stops_the_agent_until_the_wall_opens():
     scene.step(1.0)
     walls = wall_in_end(scene)
     scene.step(0.5)
-    assert not scene.path.outcome.found
-    assert "cannot be reached" in scene.path.outcome.reason
+    assert not scene.path_plan().found
+    assert "cannot be reached" in scene.path_plan().reason
     assert scene.agent.state is AgentState.NO_PATH
     stopped_at, heading = scene.agent.position, scene.agent.heading_deg
     scene.step(5.0)
@@ -233,7 +245,7 @@ def test_patrol_goes_end_start_end():
 
 def test_patrol_visits_start_between_two_visits_of_end():
     scene = Scene(agent=AgentConfig(mode=AgentMode.PATROL))
-    visits = []
+    visits: list[tuple[int, int] | None] = []
 
     def record() -> bool:
         if scene.agent.arrivals > len(visits):
@@ -266,8 +278,8 @@ def test_agent_never_cuts_a_wall_corner():
     assert scene.agent.state is AgentState.ARRIVED
 
 
-def trajectory(dt: float, seconds: float = 12.0) -> tuple[list[tuple[float, float]], float]:
-    """Agent positions sampled every 0.5 simulated seconds, and the arrival time."""
+def trajectory(dt: float, seconds: float = 12.0) -> tuple[list[tuple[float, float]], float | None]:
+    """Agent positions sampled every 0.5 simulated seconds, and the arrival time (None: never)."""
     scene = Scene()
     scene.wall("wall", (0.5, 0.0), (1.0, 12.0))
     samples, arrival = [], None
@@ -298,6 +310,30 @@ def test_trajectory_does_not_depend_on_frame_rate(dt):
     worst = max(math.dist(a, b) for a, b in zip(reference, samples, strict=True))
     assert worst <= TRAJECTORY_TOLERANCE
     assert samples[-1] == pytest.approx(reference[-1], abs=0.01), "same place of arrival"
+
+
+def test_move_is_clear_agrees_with_the_segment_test_on_small_steps_and_cell_edges():
+    world = World(NodePath("root"))
+    grid = world.spawn("grid").add_component(
+        GridManager(origin=(-3.3, -2.0), num_of_rows=8, num_of_columns=10, grid_cell_size=0.7)
+    )
+    rng = np.random.default_rng(7)
+    for index in range(25):
+        node = world.root.attach_new_node(f"block{index}")
+        col, row = rng.integers(0, 10), rng.integers(0, 8)
+        node.set_pos(*grid.cell_to_world((row, col)), 0.0)
+        node.set_scale(0.5, 0.5, 1.0)  # well inside its cell
+        world.add(GameObject(node, tag="Obstacle"))
+    world.step(DT)
+    assert 0 < grid.blocked_cells() <= 25
+    for _ in range(3000):
+        # Half the starts lie on cell edges, where the one-cell shortcut must not apply.
+        col_edge = rng.integers(-1, 12) * 0.7 if rng.random() < 0.5 else rng.uniform(-1, 8)
+        start = (-3.3 + col_edge, -2.0 + rng.uniform(-1.0, 6.5))
+        end = (start[0] + rng.uniform(-0.3, 0.3), start[1] + rng.uniform(-0.3, 0.3))
+        cell_space = [((x + 3.3) / 0.7, (y + 2.0) / 0.7) for x, y in (start, end)]
+        expected = segment_is_clear(grid.walkable, *cell_space)
+        assert grid.move_is_clear(start, end) == expected, (start, end)
 
 
 def test_plan_cost_and_length_are_in_world_units_for_any_cell_size():
@@ -374,6 +410,7 @@ def default_scene_with_speed(speed: float) -> tuple[World, GridManager, AgentCon
 def test_agent_of_any_speed_arrives_in_the_default_scene(speed):
     world, grid, agent = default_scene_with_speed(speed)
     end = world.find_with_tag("End")
+    assert end is not None
     path_length = 24.5  # the default scene's route: 21.3 to 24.5 units, measured
     blocked_frames = 0
     for _ in range(round((path_length / speed + ARRIVAL_SLACK_S) / DT)):
