@@ -1,26 +1,18 @@
-"""Shared test settings: with CI=true a skipped test is a failure, not a pass."""
+"""Shared test settings: the shared fixtures, and with CI=true a skipped test is a failure."""
 
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 import pytest
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
+pytest_plugins = ["tests.helpers.fixtures"]
+
 IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
 
 
-def movingai_dir() -> Path:
-    """Where the shared Moving AI maps live: $MOVINGAI_DIR, else ../shared/benchmarks/movingai."""
-    override = os.environ.get("MOVINGAI_DIR")
-    if override:
-        return Path(override)
-    return REPO_ROOT.parent / "shared" / "benchmarks" / "movingai"
-
-
 @pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):  # type: ignore[no-untyped-def]
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
     """In CI a skip hides a missing dependency, so report it as a failure instead."""
     outcome = yield
     report = outcome.get_result()

@@ -7,8 +7,8 @@ import math
 import pytest
 
 from sim.navigation import Box, box_footprint
-from tests.e2e.conftest import ARTIFACTS
-from tests.e2e.harness import drag, needs_x, screenshot, wait_until
+from tests.helpers.paths import artifact
+from tests.helpers.window import drag, needs_x, screenshot, wait_until
 
 pytestmark = [pytest.mark.e2e, needs_x, pytest.mark.timeout(180)]
 
@@ -23,21 +23,21 @@ def cell_of(report, x, y):
     return [math.floor((y - grid["origin"][1]) / size), math.floor((x - grid["origin"][0]) / size)]
 
 
-def test_drag_end_then_path_and_agent_follow(app):
-    before = app.report()
-    screenshot(app.display, ARTIFACTS / "drag-end-before.png")
+def test_drag_end_then_path_and_agent_follow(window_app):
+    before = window_app.report()
+    screenshot(window_app.display, artifact("drag-end-before.png"))
     path = before["path"]
     target_index = len(path["cells"]) // 3
     target_cell, target_pixel = path["cells"][target_index], path["screen"][target_index]
-    drag(app, entry(before, "end")["screen"], target_pixel)
+    drag(window_app, entry(before, "end")["screen"], target_pixel)
 
     def moved() -> bool:
-        report = app.report()
+        report = window_app.report()
         end = entry(report, "end")["pos"]
         return report["path"]["cells"][-1] == cell_of(report, end[0], end[1])
 
-    wait_until(moved, 20, lambda: f"path {app.report()['path']['cells'][-3:]}")
-    report = app.report()
+    wait_until(moved, 20, lambda: f"path {window_app.report()['path']['cells'][-3:]}")
+    report = window_app.report()
     end = entry(report, "end")["pos"]
     target_world = [
         report["grid"]["origin"][0] + (target_cell[1] + 0.5) * report["grid"]["cell_size"],
@@ -47,23 +47,23 @@ def test_drag_end_then_path_and_agent_follow(app):
     end_cell = cell_of(report, end[0], end[1])
     assert end_cell != cell_of(before, *entry(before, "end")["pos"][:2])
     wait_until(
-        lambda: app.report()["agents"][0]["reached_goal"],
+        lambda: window_app.report()["agents"][0]["reached_goal"],
         40,
-        lambda: str(app.report()["agents"][0]),
+        lambda: str(window_app.report()["agents"][0]),
     )
-    agent = app.report()["agents"][0]
+    agent = window_app.report()["agents"][0]
     assert math.dist(agent["pos"][:2], end[:2]) <= 0.25 + 1e-6, "within the arrival radius"
     assert agent["blocked_cell_frames"] == 0
-    screenshot(app.display, ARTIFACTS / "drag-end-after.png")
+    screenshot(window_app.display, artifact("drag-end-after.png"))
 
 
-def test_drag_obstacle_onto_the_path_reroutes_it(app):
-    before = app.report()
-    screenshot(app.display, ARTIFACTS / "drag-wall-before.png")
+def test_drag_obstacle_onto_the_path_reroutes_it(window_app):
+    before = window_app.report()
+    screenshot(window_app.display, artifact("drag-wall-before.png"))
     path = before["path"]
     middle = len(path["cells"]) // 2
     wall = entry(before, "low_wall")
-    drag(app, wall["screen"], path["screen"][middle])
+    drag(window_app, wall["screen"], path["screen"][middle])
 
     def wall_cells(report) -> set[tuple[int, int]]:
         wall = entry(report, "low_wall")
@@ -83,14 +83,16 @@ def test_drag_obstacle_onto_the_path_reroutes_it(app):
             for r, c in zip(rows, cols, strict=True)
         }
 
-    wait_until(lambda: entry(app.report(), "low_wall")["pos"] != wall["pos"], 20)
-    wait_until(
-        lambda: not ({tuple(c) for c in app.report()["path"]["cells"]} & wall_cells(app.report())),
-        20,
-    )
-    report = app.report()
+    wait_until(lambda: entry(window_app.report(), "low_wall")["pos"] != wall["pos"], 20)
+
+    def rerouted() -> bool:
+        report = window_app.report()
+        return not ({tuple(c) for c in report["path"]["cells"]} & wall_cells(report))
+
+    wait_until(rerouted, 20)
+    report = window_app.report()
     covered = wall_cells(report)
     assert {tuple(c) for c in path["cells"]} & covered, "the wall was dropped on the old path"
     assert report["path"]["found"]
     assert not ({tuple(c) for c in report["path"]["cells"]} & covered)
-    screenshot(app.display, ARTIFACTS / "drag-wall-after.png")
+    screenshot(window_app.display, artifact("drag-wall-after.png"))

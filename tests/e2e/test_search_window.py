@@ -10,9 +10,9 @@ import pytest
 from panda3d.core import Filename, PNMImage, Texture
 
 from sim.search_view.view import CLOSED_COLOR, OPEN_COLOR
-from tests.e2e.conftest import ARTIFACTS
-from tests.e2e.harness import drag, needs_x, screenshot, wait_until
-from tests.pixels import near
+from tests.helpers.paths import artifact
+from tests.helpers.pixels import near, rgb
+from tests.helpers.window import drag, needs_x, screenshot, wait_until
 
 pytestmark = [pytest.mark.e2e, needs_x, pytest.mark.timeout(180)]
 
@@ -32,7 +32,7 @@ def click(app, button: str, times: int = 1) -> None:
 
 def colours(app, name: str) -> dict[str, int]:
     """Count the search view's colours in a screenshot of the whole X screen."""
-    path = ARTIFACTS / name
+    path = artifact(name)
     screenshot(app.display, path)
     image = read_png(path)
     return {
@@ -50,40 +50,46 @@ def read_png(path: Path) -> np.ndarray:
     return flat.reshape(texture.get_y_size(), texture.get_x_size(), 3)[::-1]
 
 
-def rgb(color) -> tuple[int, int, int]:
-    return tuple(round(channel * 255) for channel in color[:3])
-
-
 def entry(report, name):
     return next(obj for obj in report["objects"] if obj["name"] == name)
 
 
-def test_step_back_reset_and_drag_in_a_real_window(app):
-    before = colours(app, "search-window-before.png")
-    app.xdotool("key", "--window", app.window, "t")
-    wait_until(lambda: search(app)["open"] and search(app)["step"] == 0, 20, lambda: "no view")
+def test_step_back_reset_and_drag_in_a_real_window(window_app):
+    before = colours(window_app, "search-window-before.png")
+    window_app.xdotool("key", "--window", window_app.window, "t")
+    wait_until(
+        lambda: search(window_app)["open"] and search(window_app)["step"] == 0,
+        20,
+        lambda: "no view",
+    )
 
-    click(app, "step", times=6)
-    wait_until(lambda: search(app)["step"] == 6, 20, lambda: f"step {search(app)['step']}")
-    stepped = colours(app, "search-window-step-6.png")
+    click(window_app, "step", times=6)
+    wait_until(
+        lambda: search(window_app)["step"] == 6, 20, lambda: f"step {search(window_app)['step']}"
+    )
+    stepped = colours(window_app, "search-window-step-6.png")
     assert stepped["open"] > before["open"] + 300, (before, stepped)
     assert stepped["closed"] > before["closed"] + 300, (before, stepped)
 
-    click(app, "back", times=2)
-    wait_until(lambda: search(app)["step"] == 4, 20, lambda: f"step {search(app)['step']}")
-    assert search(app)["expanded_cells"] == 4
+    click(window_app, "back", times=2)
+    wait_until(
+        lambda: search(window_app)["step"] == 4, 20, lambda: f"step {search(window_app)['step']}"
+    )
+    assert search(window_app)["expanded_cells"] == 4
 
-    click(app, "reset")
-    wait_until(lambda: search(app)["step"] == 0, 20, lambda: f"step {search(app)['step']}")
-    reset = colours(app, "search-window-reset.png")
+    click(window_app, "reset")
+    wait_until(
+        lambda: search(window_app)["step"] == 0, 20, lambda: f"step {search(window_app)['step']}"
+    )
+    reset = colours(window_app, "search-window-reset.png")
     assert reset["open"] <= before["open"] + 30, (before, reset)
     assert reset["closed"] <= before["closed"] + 30, (before, reset)
 
     # Dropping End on the planner's path restarts the view on the new goal.
-    report = app.report()
-    restarts, goal = search(app)["restarts"], search(app)["goal"]
+    report = window_app.report()
+    restarts, goal = search(window_app)["restarts"], search(window_app)["goal"]
     target = report["path"]["screen"][len(report["path"]["cells"]) // 3]
-    drag(app, entry(report, "end")["screen"], target)
+    drag(window_app, entry(report, "end")["screen"], target)
 
     def end_cell(report) -> list[int]:
         end, grid = entry(report, "end")["pos"], report["grid"]
@@ -91,15 +97,15 @@ def test_step_back_reset_and_drag_in_a_real_window(app):
         return [math.floor((end[1] - origin[1]) / size), math.floor((end[0] - origin[0]) / size)]
 
     def restarted_on_the_dropped_end() -> bool:
-        report = app.report()  # one report, so End and the view are from the same moment
+        report = window_app.report()  # one report, so End and the view are from the same moment
         view = report["search_view"]
         return view["restarts"] > restarts and view["goal"] == end_cell(report) != goal
 
-    wait_until(restarted_on_the_dropped_end, 20, lambda: str(search(app)))
-    dropped = end_cell(app.report())
-    app.xdotool("key", "--window", app.window, "End")
-    wait_until(lambda: search(app)["at_end"], 20, lambda: str(search(app)))
-    assert search(app)["path"][-1] == dropped
-    colours(app, "search-window-after-drag.png")
-    app.xdotool("key", "--window", app.window, "Escape")
-    assert app.wait_exit() == 0
+    wait_until(restarted_on_the_dropped_end, 20, lambda: str(search(window_app)))
+    dropped = end_cell(window_app.report())
+    window_app.xdotool("key", "--window", window_app.window, "End")
+    wait_until(lambda: search(window_app)["at_end"], 20, lambda: str(search(window_app)))
+    assert search(window_app)["path"][-1] == dropped
+    colours(window_app, "search-window-after-drag.png")
+    window_app.xdotool("key", "--window", window_app.window, "Escape")
+    assert window_app.wait_exit() == 0

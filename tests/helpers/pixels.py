@@ -2,20 +2,31 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 from numpy.typing import NDArray
+from panda3d.core import GraphicsOutput
 
 
-def screenshot_rgb(win) -> NDArray[np.uint8]:  # type: ignore[no-untyped-def]
+def screenshot_rgb(win: GraphicsOutput) -> NDArray[np.uint8]:
     """The last rendered frame of `win` as uint8 (height, width, 3), row 0 at the top."""
     texture = win.get_screenshot()
     flat = np.frombuffer(bytes(texture.get_ram_image_as("RGB")), np.uint8)
     return flat.reshape(texture.get_y_size(), texture.get_x_size(), 3)[::-1]
 
 
-def near(image: NDArray[np.uint8], rgb: tuple[int, int, int], tolerance: int) -> NDArray[np.bool_]:
-    """Pixels within `tolerance` of `rgb` in every channel."""
-    return np.abs(image.astype(int) - np.array(rgb)).max(axis=2) <= tolerance
+def rgb(color: Sequence[float]) -> tuple[int, int, int]:
+    """A 0..1 colour (RGB or RGBA, as the app's constants are) as 0..255 RGB."""
+    red, green, blue = (round(channel * 255) for channel in color[:3])
+    return red, green, blue
+
+
+def near(
+    image: NDArray[np.uint8], color: tuple[int, int, int], tolerance: int
+) -> NDArray[np.bool_]:
+    """Pixels within `tolerance` of `color` (0..255 RGB) in every channel."""
+    return np.abs(image.astype(int) - np.array(color)).max(axis=2) <= tolerance
 
 
 def dominant(image: NDArray[np.uint8], channel: int, *, margin: int = 50) -> NDArray[np.bool_]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ctypes
-import json
 import os
 import shutil
 import subprocess
@@ -17,6 +16,7 @@ from typing import Any
 import pytest
 
 from sim.app.report import validate_report
+from tests.helpers.reports import read_report
 
 HAVE_X_TOOLS = bool(shutil.which("Xvfb") and shutil.which("xdotool"))
 needs_x = pytest.mark.skipif(not HAVE_X_TOOLS, reason="Xvfb and xdotool are not installed")
@@ -69,7 +69,7 @@ class RunningApp:
 
     def report(self) -> dict[str, Any]:
         """The app's latest report; the test fails if it does not match the report's schema."""
-        data: dict[str, Any] = json.loads(self.report_path.read_text())
+        data = read_report(self.report_path)
         problems = validate_report(data)
         if problems:
             pytest.fail(f"invalid report {self.report_path}: {'; '.join(problems)}")
@@ -108,7 +108,8 @@ class RunningApp:
 
     def _why(self) -> str:
         if self.process.poll() is not None:
-            return f"the app exited with {self.process.returncode}: {self.process.stderr.read()}"
+            stderr = self.process.stderr.read() if self.process.stderr is not None else ""
+            return f"the app exited with {self.process.returncode}: {stderr}"
         return "the app is still starting"
 
 

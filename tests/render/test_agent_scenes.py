@@ -8,7 +8,7 @@ from sim.components.agent_controller import AgentState
 from sim.components.start_end_path import PATH_COLOR
 from sim.engine import GameObject
 from sim.scene.file import list_scenes
-from tests.pixels import near, screenshot_rgb
+from tests.helpers.pixels import near, rgb, screenshot_rgb
 
 pytestmark = pytest.mark.render
 
@@ -17,7 +17,7 @@ DEFAULT = next(path for path in SCENES if path.stem == "default")
 # Simulated seconds each shipped scene's agent needs at most to reach End (the field's path is
 # about 113 units at 3 units/s, the maze's 55 at 3, the default's 24).
 ARRIVAL_BUDGET_S = {"default": 15.0, "maze": 30.0, "field": 50.0, "crowd": 60.0}
-PATH_RGB = tuple(round(channel * 255) for channel in PATH_COLOR[:3])
+PATH_RGB = rgb(PATH_COLOR)
 
 
 def green_path_pixels(app) -> int:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import struct
 import subprocess
 import sys
@@ -11,11 +10,10 @@ import pytest
 
 from sim.app.report import validate_report
 from sim.scene.file import load_scene
-from tests.conftest import REPO_ROOT
+from tests.helpers.paths import DEFAULT_SCENE
+from tests.helpers.reports import read_report
 
 pytestmark = pytest.mark.render
-
-DEFAULT = REPO_ROOT / "scenes" / "default.toml"
 
 
 def png_size(path) -> tuple[int, int]:
@@ -27,17 +25,18 @@ def png_size(path) -> tuple[int, int]:
 
 def test_headless_run_writes_screenshot_and_report(tmp_path):
     shot, report = tmp_path / "s.png", tmp_path / "r.json"
-    command = [sys.executable, "-m", "sim", "run", str(DEFAULT), "--headless", "--frames", "60"]
-    command += ["--screenshot", str(shot), "--report", str(report), "--size", "320x240"]
+    command = [sys.executable, "-m", "sim", "run", str(DEFAULT_SCENE), "--headless"]
+    command += ["--frames", "60", "--screenshot", str(shot), "--report", str(report)]
+    command += ["--size", "320x240"]
     done = subprocess.run(command, capture_output=True, text=True, timeout=120, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert png_size(shot) == (320, 240)
-    data = json.loads(report.read_text())
+    data = read_report(report)
     assert validate_report(data) == []
     assert data["frames"] == 60
     assert data["sim_time_s"] == pytest.approx(1.0)
     assert data["errors"] == []
-    spec = load_scene(DEFAULT)
+    spec = load_scene(DEFAULT_SCENE)
     assert [(o["name"], o["tag"]) for o in data["objects"]] == [
         (o.name, str(o.tag)) for o in spec.objects
     ]

@@ -6,16 +6,14 @@ import pytest
 from panda3d.core import ButtonHandle, ButtonRegistry
 
 from sim.app.controls import CONTROLS
-from tests.conftest import REPO_ROOT
-from tests.render.virtual_mouse import Mouse
+from tests.helpers.paths import DEFAULT_SCENE
+from tests.helpers.virtual_mouse import Mouse
 
 pytestmark = pytest.mark.render
 
-DEFAULT = REPO_ROOT / "scenes" / "default.toml"
-
 
 def test_the_app_binds_exactly_the_tables_buttons(open_app):
-    app = open_app(DEFAULT, size=(320, 240))
+    app = open_app(DEFAULT_SCENE, size=(320, 240))
     Mouse(app)  # binds the mouse as a window's pointer would
     accepted = set(app.base.messenger.getAllAccepting(app.base))
     wanted = {c.key for c in CONTROLS} | {f"{c.key}-repeat" for c in CONTROLS if c.repeats}

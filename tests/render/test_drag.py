@@ -10,22 +10,12 @@ from panda3d.core import KeyboardButton, MouseButton, Point3
 from sim.components.agent_controller import AgentState
 from sim.navigation import Box, box_footprint
 from sim.scene.file import load_scene
-from tests.conftest import REPO_ROOT
-from tests.render.virtual_mouse import Mouse
+from tests.helpers.paths import DEFAULT_SCENE
+from tests.helpers.virtual_mouse import Mouse
 
 pytestmark = pytest.mark.render
 
-DEFAULT = REPO_ROOT / "scenes" / "default.toml"
 FREE_SPOT = (7.5, -5.5)  # an open cell of the default scene, far from End
-
-
-@pytest.fixture
-def scene(open_app):
-    app = open_app(DEFAULT, size=(800, 600))
-    mouse = Mouse(app)
-    for _ in range(3):
-        app.step()
-    return app, mouse
 
 
 def find(app, name):
@@ -42,8 +32,8 @@ def pixel_of(app, x, y, z=0.0):
     return pixel
 
 
-def test_dragging_end_moves_it_and_the_path_and_agent_follow(scene):
-    app, mouse = scene
+def test_dragging_end_moves_it_and_the_path_and_agent_follow(default_scene):
+    app, mouse = default_scene
     end = find(app, "end")
     assert app.grid.walkable[app.grid.world_to_cell(*FREE_SPOT)]
     mouse.drag(app.screen_of(end), pixel_of(app, *FREE_SPOT, 0.4))
@@ -62,8 +52,8 @@ def test_dragging_end_moves_it_and_the_path_and_agent_follow(scene):
     assert agent.blocked_cell_frames == 0
 
 
-def test_snap_puts_a_dropped_cube_on_a_cell_centre(scene):
-    app, mouse = scene
+def test_snap_puts_a_dropped_cube_on_a_cell_centre(default_scene):
+    app, mouse = default_scene
     end = find(app, "end")
     mouse.key("v")
     assert app.editor.drag.snap
@@ -72,8 +62,8 @@ def test_snap_puts_a_dropped_cube_on_a_cell_centre(scene):
     assert xy(end) == pytest.approx(app.grid.cell_to_world(cell), abs=1e-5)
 
 
-def test_hovering_highlights_the_cube_under_the_cursor(scene):
-    app, mouse = scene
+def test_hovering_highlights_the_cube_under_the_cursor(default_scene):
+    app, mouse = default_scene
     end = find(app, "end")
     mouse.move(app.screen_of(end))
     assert app.editor.drag.hovered is end
@@ -83,8 +73,8 @@ def test_hovering_highlights_the_cube_under_the_cursor(scene):
     assert not end.node.has_color_scale()
 
 
-def test_a_drag_is_clamped_to_the_grid(scene):
-    app, mouse = scene
+def test_a_drag_is_clamped_to_the_grid(default_scene):
+    app, mouse = default_scene
     end = find(app, "end")
     width, height = app.window_size()
     mouse.drag(app.screen_of(end), (width - 5, height // 2))
@@ -94,8 +84,8 @@ def test_a_drag_is_clamped_to_the_grid(scene):
     assert app.grid.world_to_cell(x, y) is not None
 
 
-def test_right_drag_on_a_cube_orbits_and_never_moves_it(scene):
-    app, mouse = scene
+def test_right_drag_on_a_cube_orbits_and_never_moves_it(default_scene):
+    app, mouse = default_scene
     end = find(app, "end")
     before, heading = xy(end), app.camera.pose.heading_deg
     mouse.drag(app.screen_of(end), (600, 300), button=MouseButton.three())
@@ -103,16 +93,16 @@ def test_right_drag_on_a_cube_orbits_and_never_moves_it(scene):
     assert app.camera.pose.heading_deg != heading
 
 
-def test_a_drag_from_empty_ground_moves_nothing(scene):
-    app, mouse = scene
+def test_a_drag_from_empty_ground_moves_nothing(default_scene):
+    app, mouse = default_scene
     before = {obj.name: xy(obj) for obj in app.objects if obj.tag != "Agent"}
     mouse.drag(pixel_of(app, *FREE_SPOT), pixel_of(app, 0.0, -8.0))
     after = {obj.name: xy(obj) for obj in app.objects if obj.tag != "Agent"}
     assert after == before
 
 
-def test_shift_click_adds_an_obstacle_and_x_removes_it(scene):
-    app, mouse = scene
+def test_shift_click_adds_an_obstacle_and_x_removes_it(default_scene):
+    app, mouse = default_scene
     blocked = app.grid.blocked_cells()
     mouse.click(pixel_of(app, *FREE_SPOT), holding=KeyboardButton.shift())
     added = [obj for obj in app.objects if obj.name.startswith("obstacle-")]
@@ -129,21 +119,21 @@ def test_shift_click_adds_an_obstacle_and_x_removes_it(scene):
     assert app.grid.blocked_cells() == blocked
 
 
-def test_x_never_removes_start_or_end(scene):
-    app, mouse = scene
+def test_x_never_removes_start_or_end(default_scene):
+    app, mouse = default_scene
     end = find(app, "end")
     mouse.move(app.screen_of(end))
     mouse.key("x")
     assert end.alive
 
 
-def test_dragging_an_obstacle_onto_the_path_reroutes_it(scene):
-    app, mouse = scene
+def test_dragging_an_obstacle_onto_the_path_reroutes_it(default_scene):
+    app, mouse = default_scene
     path = app.path.outcome.cells
     middle = path[len(path) // 2]
     wall = find(app, "low_wall")
-    target = app.grid.cell_to_world(middle)
-    mouse.drag(app.screen_of(wall), pixel_of(app, *target, 0.5))
+    target_x, target_y = app.grid.cell_to_world(middle)
+    mouse.drag(app.screen_of(wall), pixel_of(app, target_x, target_y, 0.5))
     app.step()
     x, y = xy(wall)
     box = Box(x, y, wall.node.get_sx(), wall.node.get_sy(), wall.node.get_h())
@@ -161,13 +151,13 @@ def test_dragging_an_obstacle_onto_the_path_reroutes_it(scene):
 
 def test_ctrl_s_saves_the_edited_scene(open_app, tmp_path):
     target = tmp_path / "edited.toml"
-    app = open_app(DEFAULT, size=(800, 600), save_as=target)
+    app = open_app(DEFAULT_SCENE, size=(800, 600), save_as=target)
     mouse = Mouse(app)
     app.step()
     mouse.click(pixel_of(app, *FREE_SPOT), holding=KeyboardButton.shift())
     mouse.key("s", holding=KeyboardButton.control())
     saved = load_scene(target)
-    original = load_scene(DEFAULT)
+    original = load_scene(DEFAULT_SCENE)
     added = saved.find("obstacle-1")
     assert added is not None
     assert added.pos[:2] == pytest.approx(FREE_SPOT)
@@ -176,8 +166,8 @@ def test_ctrl_s_saves_the_edited_scene(open_app, tmp_path):
     assert "saved" in app.hud.text()
 
 
-def test_the_path_follows_end_while_it_is_still_held(scene):
-    app, mouse = scene
+def test_the_path_follows_end_while_it_is_still_held(default_scene):
+    app, mouse = default_scene
     end = find(app, "end")
     mouse.move(app.screen_of(end))
     mouse.virtual.press_button(MouseButton.one())
@@ -192,8 +182,8 @@ def test_the_path_follows_end_while_it_is_still_held(scene):
     assert app.editor.drag.dragged is None
 
 
-def test_a_release_without_the_pointer_drops_the_cube_where_it_was(scene):
-    app, mouse = scene
+def test_a_release_without_the_pointer_drops_the_cube_where_it_was(default_scene):
+    app, mouse = default_scene
     end = find(app, "end")
     mouse.move(app.screen_of(end))
     mouse.virtual.press_button(MouseButton.one())

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -12,10 +11,11 @@ from numpy.typing import NDArray
 from panda3d.core import Filename, load_prc_file_data, unload_prc_file
 
 from sim.engine import Gizmos
+from tests.helpers.paths import artifact
+from tests.helpers.pixels import dominant, screenshot_rgb
 
 pytestmark = pytest.mark.render
 
-ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
 PRC = """
 load-display p3tinydisplay TinyOffscreenGraphicsPipe
 window-type offscreen
@@ -29,6 +29,8 @@ model-cache-dir
 # The default camera sits at the origin looking down +Y; at y = 10 it sees about x, z in
 # [-3.6, 3.6] x [-2.7, 2.7]. Red lines run across the lower half, the blue quad sits upper right,
 # and an opaque green quad nearer the camera covers the left third of the lines.
+# Gizmo colours are pure: their channel beats the other two by far more than shading does.
+MARGIN = 100
 RED, BLUE, GREEN = (1.0, 0.0, 0.0, 1.0), (0.0, 0.0, 1.0, 1.0), (0.0, 1.0, 0.0, 1.0)
 RED_LINES = [[(-3.0, 10.0, z), (3.0, 10.0, z)] for z in (-2.0, -1.5, -1.0)]
 BLUE_QUAD = [[(0.5, 10.0, 0.5), (2.5, 10.0, 0.5), (2.5, 10.0, 2.0), (0.5, 10.0, 2.0)]]
@@ -48,18 +50,7 @@ def render(base: ShowBase) -> NDArray[np.uint8]:
     """Render two frames (the first fills the buffer) and return RGB rows, top row first."""
     base.graphics_engine.render_frame()
     base.graphics_engine.render_frame()
-    texture = base.win.get_screenshot()
-    height, width = texture.get_y_size(), texture.get_x_size()
-    flat = np.frombuffer(bytes(texture.get_ram_image_as("RGB")), np.uint8)
-    return flat.reshape(height, width, 3)[::-1]
-
-
-def dominant(image: NDArray[np.uint8], channel: int) -> NDArray[np.bool_]:
-    """Pixels whose `channel` beats both other channels by more than 100."""
-    values = image.astype(int)
-    others = np.delete(values, channel, axis=2).max(axis=2)
-    mask: NDArray[np.bool_] = (values[..., channel] - others) > 100
-    return mask
+    return screenshot_rgb(base.win)
 
 
 def draw_scene(gizmos: Gizmos) -> None:
@@ -76,10 +67,9 @@ def test_lines_and_quads_show_and_hide(showbase: ShowBase) -> None:
     gizmos.flush()
 
     image = render(showbase)
-    ARTIFACTS.mkdir(exist_ok=True)
-    showbase.win.get_screenshot().write(Filename.from_os_specific(str(ARTIFACTS / "gizmos.png")))
+    showbase.win.get_screenshot().write(Filename.from_os_specific(str(artifact("gizmos.png"))))
 
-    red, green, blue = (dominant(image, channel) for channel in (0, 1, 2))
+    red, green, blue = (dominant(image, channel, margin=MARGIN) for channel in (0, 1, 2))
     width = image.shape[1]
     assert red.sum() > 200, "three lines ~170 px long each"
     assert red[image.shape[0] // 2 :].sum() == red.sum(), "lines lie in the lower half"
@@ -92,9 +82,9 @@ def test_lines_and_quads_show_and_hide(showbase: ShowBase) -> None:
     draw_scene(gizmos)
     gizmos.flush()
     image = render(showbase)
-    assert dominant(image, 0).sum() == 0
-    assert dominant(image, 2).sum() == 0
-    assert dominant(image, 1).sum() > 1000, "the other key is unaffected"
+    assert dominant(image, 0, margin=MARGIN).sum() == 0
+    assert dominant(image, 2, margin=MARGIN).sum() == 0
+    assert dominant(image, 1, margin=MARGIN).sum() > 1000, "the other key is unaffected"
     gizmos.destroy()
 
 
@@ -109,15 +99,15 @@ def test_static_lines_polyline_and_alpha_blending(showbase: ShowBase) -> None:
     background = image[5, 5].astype(int)
     middle = image[image.shape[0] // 2 - 10, image.shape[1] // 2 + 20].astype(int)
 
-    assert dominant(image, 0).sum() > 150, "two vertical grid lines"
-    assert dominant(image, 1).sum() > 150, "a V-shaped path"
+    assert dominant(image, 0, margin=MARGIN).sum() > 150, "two vertical grid lines"
+    assert dominant(image, 1, margin=MARGIN).sum() > 150, "a V-shaped path"
     assert middle[2] == pytest.approx((background[2] + 255) / 2, abs=3), "half blue over grey"
     assert middle[0] == pytest.approx(background[0] / 2, abs=3)
 
     for _ in range(3):  # a frame with no draw calls: the path goes, the grid stays
         gizmos.flush()
     image = render(showbase)
-    assert dominant(image, 1).sum() == 0
-    assert dominant(image, 0).sum() > 150
+    assert dominant(image, 1, margin=MARGIN).sum() == 0
+    assert dominant(image, 0, margin=MARGIN).sum() > 150
     assert gizmos.keys() == {"grid"}
     gizmos.destroy()

@@ -9,24 +9,18 @@ import pytest
 
 from sim.components.agent_controller import AgentState
 from sim.config import AgentMode
-from tests.conftest import REPO_ROOT
-from tests.render.virtual_mouse import Mouse
 
 pytestmark = pytest.mark.render
 
-DEFAULT = REPO_ROOT / "scenes" / "default.toml"
-
 
 @pytest.fixture
-def scene(open_app):
-    app = open_app(DEFAULT, size=(320, 240))
-    mouse = Mouse(app)
-    app.step()
-    return app, mouse
+def window_size():
+    """Keys need no pixels: a small buffer renders fastest."""
+    return (320, 240)
 
 
-def test_k_cycles_the_heuristic_and_replans(scene):
-    app, mouse = scene
+def test_k_cycles_the_heuristic_and_replans(default_scene):
+    app, mouse = default_scene
     plans = app.path.plans
     mouse.key("k")
     app.step()
@@ -35,8 +29,8 @@ def test_k_cycles_the_heuristic_and_replans(scene):
     assert "A* euclidean" in app.hud.text()
 
 
-def test_n_switches_to_four_connected_paths(scene):
-    app, mouse = scene
+def test_n_switches_to_four_connected_paths(default_scene):
+    app, mouse = default_scene
     mouse.key("n")
     for _ in range(10):
         app.step()
@@ -46,16 +40,16 @@ def test_n_switches_to_four_connected_paths(scene):
     assert "4-connected" in app.hud.text()
 
 
-def test_m_switches_the_agent_to_patrol(scene):
-    app, mouse = scene
+def test_m_switches_the_agent_to_patrol(default_scene):
+    app, mouse = default_scene
     mouse.key("m")
     assert app.agents[0].mode is AgentMode.PATROL
     mouse.key("m")
     assert app.agents[0].mode is AgentMode.CHASE
 
 
-def test_r_puts_the_agent_back_on_start(scene):
-    app, mouse = scene
+def test_r_puts_the_agent_back_on_start(default_scene):
+    app, mouse = default_scene
     for _ in range(120):
         app.step()
     agent = app.agents[0]
@@ -66,8 +60,8 @@ def test_r_puts_the_agent_back_on_start(scene):
     assert agent.state is AgentState.MOVING
 
 
-def test_space_pauses_simulated_time(scene):
-    app, mouse = scene
+def test_space_pauses_simulated_time(default_scene):
+    app, mouse = default_scene
     mouse.key("space")
     time_s, position = app.world.time_s, app.agents[0].position
     for _ in range(30):

@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from sim.app.report import validate_report
 from sim.components.agent_controller import AgentState
-from tests.conftest import REPO_ROOT
+from tests.helpers.paths import ODD_SCENES
+from tests.helpers.reports import as_read
 
 pytestmark = pytest.mark.render
 
-ODD_SCENES = REPO_ROOT / "tests" / "data" / "odd_scenes"
 FRAMES = 300
 NOT_ONE_AGENT = "agents: none in this scene"
 
@@ -72,7 +70,7 @@ def test_odd_scene_runs_and_tells_the_user(open_app, capsys, case):
         assert out.splitlines().count(line) == 1, out
     if not printed_once:
         assert "outside the grid" not in out
-    report = json.loads(json.dumps(app.report()))
+    report = as_read(app.report())
     assert validate_report(report) == []
     assert report["errors"] == []
     for agent in app.agents:

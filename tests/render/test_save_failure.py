@@ -8,14 +8,14 @@ import pytest
 
 import sim.editor.editor
 from sim.scene.writer import SceneSaveError
-from tests.conftest import REPO_ROOT
+from tests.helpers.paths import DEFAULT_SCENE
 
 pytestmark = pytest.mark.render
 
 
 def test_failed_save_keeps_the_app_running_and_shows_why(open_app, monkeypatch, tmp_path):
     scene = tmp_path / "default.toml"
-    shutil.copy(REPO_ROOT / "scenes" / "default.toml", scene)
+    shutil.copy(DEFAULT_SCENE, scene)
     before = scene.read_bytes()
 
     def refuse(*args, **kwargs):

@@ -9,8 +9,8 @@ import pytest
 from panda3d.core import KeyboardButton, Point3
 
 from sim.scene.file import load_scene
-from tests.conftest import REPO_ROOT
-from tests.render.virtual_mouse import Mouse
+from tests.helpers.paths import DEFAULT_SCENE
+from tests.helpers.virtual_mouse import Mouse
 
 pytestmark = pytest.mark.render
 
@@ -28,7 +28,7 @@ FREE_SPOT = (7.5, -2.5)  # an open cell of the default scene
 @pytest.fixture
 def scene(open_app, tmp_path):
     path = tmp_path / "default.toml"
-    shutil.copy(REPO_ROOT / "scenes" / "default.toml", path)
+    shutil.copy(DEFAULT_SCENE, path)
     app = open_app(path, size=(800, 600))
     for _ in range(3):
         app.step()
@@ -41,7 +41,7 @@ def edit_on_disk(path, old, new):
     path.write_text(text.replace(old, new), encoding="utf-8")
 
 
-def drag_to(app, mouse, name, spot):
+def drag_to(app, mouse, name, spot: tuple[float, float]):
     obj = app.world.find(name)
     pixel = app.screen_of_point(Point3(*spot, 0.4))
     assert pixel is not None

@@ -8,13 +8,13 @@ import pytest
 from sim.components.grid_manager import GRID_COLOR
 from sim.config import Tag
 from sim.scene.file import list_scenes
-from tests.pixels import dominant, near, screenshot_rgb
+from tests.helpers.pixels import dominant, near, rgb, screenshot_rgb
 
 pytestmark = pytest.mark.render
 
 SCENES = list_scenes()
 DEFAULT = next(path for path in SCENES if path.stem == "default")
-GRID_RGB = tuple(round(channel * 255) for channel in GRID_COLOR[:3])
+GRID_RGB = rgb(GRID_COLOR)
 RED, GREEN = 0, 1
 
 
@@ -68,4 +68,5 @@ def test_hud_toggle_hides_text(open_app):
 
 def _most_common(image) -> tuple[int, int, int]:
     colors, counts = np.unique(image.reshape(-1, 3), axis=0, return_counts=True)
-    return tuple(int(c) for c in colors[counts.argmax()])
+    red, green, blue = (int(c) for c in colors[counts.argmax()])
+    return red, green, blue

@@ -13,33 +13,17 @@ from sim.navigation.catalogue import SearchKind as Choice
 from sim.navigation.search_log import CellStatus
 from sim.search_view.panel import BUTTON_COLOR, CHOSEN_COLOR
 from sim.search_view.view import CLOSED_COLOR, CURRENT_COLOR, OPEN_COLOR, PATH_COLOR
-from tests.conftest import REPO_ROOT
-from tests.pixels import near, screenshot_rgb
-from tests.render.virtual_mouse import Mouse
+from tests.helpers.paths import ODD_SCENES, artifact
+from tests.helpers.pixels import near, rgb, screenshot_rgb
 
 pytestmark = pytest.mark.render
 
-DEFAULT = REPO_ROOT / "scenes" / "default.toml"
-ARTIFACTS = REPO_ROOT / "artifacts"
 FREE_SPOT = (7.5, -5.5)  # an open cell of the default scene, far from End
 
 
 def drawn(app) -> set[str]:
     """The gizmo keys on screen after the last frame."""
     return set(app.gizmos.keys())
-
-
-def rgb(color) -> tuple[int, int, int]:
-    return tuple(round(channel * 255) for channel in color[:3])
-
-
-@pytest.fixture
-def scene(open_app):
-    ARTIFACTS.mkdir(exist_ok=True)
-    app = open_app(DEFAULT, size=(800, 600))
-    mouse = Mouse(app)
-    app.step()
-    return app, mouse
 
 
 def open_view(app, mouse):
@@ -55,7 +39,7 @@ def steps(mouse, count):
 
 def colour_pixels(app, name):
     image = screenshot_rgb(app.base.win)
-    app.save_screenshot(ARTIFACTS / name)
+    app.save_screenshot(artifact(name))
     return {
         "open": int(near(image, rgb(OPEN_COLOR), 6).sum()),
         "closed": int(near(image, rgb(CLOSED_COLOR), 6).sum()),
@@ -64,8 +48,8 @@ def colour_pixels(app, name):
     }
 
 
-def test_steps_paint_open_and_closed_cells_and_reset_clears_them(scene):
-    app, mouse = scene
+def test_steps_paint_open_and_closed_cells_and_reset_clears_them(default_scene):
+    app, mouse = default_scene
     before = colour_pixels(app, "search-view-closed.png")
     open_view(app, mouse)
     steps(mouse, 25)
@@ -81,8 +65,8 @@ def test_steps_paint_open_and_closed_cells_and_reset_clears_them(scene):
     assert reset["closed"] <= before["closed"] + 5, reset
 
 
-def test_the_end_of_the_search_shows_the_path_the_planner_finds(scene):
-    app, mouse = scene
+def test_the_end_of_the_search_shows_the_path_the_planner_finds(default_scene):
+    app, mouse = default_scene
     open_view(app, mouse)
     mouse.key("end")
     replay = app.search_view.replay
@@ -94,8 +78,8 @@ def test_the_end_of_the_search_shows_the_path_the_planner_finds(scene):
     assert "path cost" in app.search_view.status_text()
 
 
-def test_the_planner_path_line_hides_while_the_view_is_open(scene):
-    app, mouse = scene
+def test_the_planner_path_line_hides_while_the_view_is_open(default_scene):
+    app, mouse = default_scene
     app.step()
     assert "start-end-path" in drawn(app)
     open_view(app, mouse)
@@ -106,8 +90,8 @@ def test_the_planner_path_line_hides_while_the_view_is_open(scene):
     assert not {key for key in drawn(app) if key.startswith("search-")}
 
 
-def test_k_steps_forward_then_back_show_the_same_state_again(scene):
-    app, mouse = scene
+def test_k_steps_forward_then_back_show_the_same_state_again(default_scene):
+    app, mouse = default_scene
     open_view(app, mouse)
     steps(mouse, 3)
     replay = app.search_view.replay
@@ -124,8 +108,8 @@ def test_k_steps_forward_then_back_show_the_same_state_again(scene):
     assert np.array_equal(app.search_view._geometry_now()["search-parents"], arrows_then)
 
 
-def test_play_runs_on_frame_time_even_while_the_simulation_is_paused(scene):
-    app, mouse = scene
+def test_play_runs_on_frame_time_even_while_the_simulation_is_paused(default_scene):
+    app, mouse = default_scene
     open_view(app, mouse)
     mouse.key("space")
     assert app.loop.paused
@@ -139,8 +123,8 @@ def test_play_runs_on_frame_time_even_while_the_simulation_is_paused(scene):
     assert app.search_view.speed > speed
 
 
-def test_dragging_end_while_the_view_is_open_restarts_it_on_the_new_grid(scene):
-    app, mouse = scene
+def test_dragging_end_while_the_view_is_open_restarts_it_on_the_new_grid(default_scene):
+    app, mouse = default_scene
     open_view(app, mouse)
     mouse.key("end")
     restarts = app.search_view.restarts
@@ -161,8 +145,8 @@ def test_dragging_end_while_the_view_is_open_restarts_it_on_the_new_grid(scene):
     assert view.replay.path[-1] == new_goal
 
 
-def test_dragging_an_obstacle_restarts_the_view_on_the_changed_grid(scene):
-    app, mouse = scene
+def test_dragging_an_obstacle_restarts_the_view_on_the_changed_grid(default_scene):
+    app, mouse = default_scene
     open_view(app, mouse)
     restarts = app.search_view.restarts
     wall = app.world.find("low_wall")
@@ -183,8 +167,8 @@ def wheel(mouse, notches):
         mouse.app.step()
 
 
-def test_numbers_show_when_the_camera_is_close_and_hide_when_far(scene):
-    app, mouse = scene
+def test_numbers_show_when_the_camera_is_close_and_hide_when_far(default_scene):
+    app, mouse = default_scene
     open_view(app, mouse)
     mouse.key("end")
     mouse.move((400, 300))
@@ -202,7 +186,7 @@ def test_numbers_show_when_the_camera_is_close_and_hide_when_far(scene):
     row, col = shown[0]
     text = labels.text_of(int(row) * replay.log.width + int(col))
     assert text == f"g {replay.g[row, col]:.1f}\nf {replay.f[row, col]:.1f}"
-    app.save_screenshot(ARTIFACTS / "search-view-numbers.png")
+    app.save_screenshot(artifact("search-view-numbers.png"))
     mouse.key("l")
     assert labels.shown == 0, "L hides the numbers"
     mouse.key("l")
@@ -211,8 +195,8 @@ def test_numbers_show_when_the_camera_is_close_and_hide_when_far(scene):
     assert labels.shown == 0, "too far to read again"
 
 
-def test_parent_arrows_point_from_each_touched_cell_to_its_parent(scene):
-    app, mouse = scene
+def test_parent_arrows_point_from_each_touched_cell_to_its_parent(default_scene):
+    app, mouse = default_scene
     open_view(app, mouse)
     steps(mouse, 10)
     replay = app.search_view.replay
@@ -241,8 +225,8 @@ def press(app, key):
     app.step()
 
 
-def test_buttons_drive_the_view(scene):
-    app, mouse = scene
+def test_buttons_drive_the_view(default_scene):
+    app, mouse = default_scene
     open_view(app, mouse)
     view = app.search_view
     for _ in range(4):
@@ -275,8 +259,8 @@ def test_buttons_drive_the_view(scene):
     assert not view.opened
 
 
-def test_status_counts_match_the_replay(scene):
-    app, mouse = scene
+def test_status_counts_match_the_replay(default_scene):
+    app, mouse = default_scene
     open_view(app, mouse)
     steps(mouse, 7)
     replay = app.search_view.replay
@@ -289,8 +273,8 @@ def test_status_counts_match_the_replay(scene):
     assert set(report["buttons"]) >= {"step", "back", "play", "reset"}
 
 
-def test_compare_table_marks_the_searches_that_are_not_shortest(scene):
-    app, mouse = scene
+def test_compare_table_marks_the_searches_that_are_not_shortest(default_scene):
+    app, mouse = default_scene
     open_view(app, mouse)
     mouse.key("f")
     app.step()
@@ -305,14 +289,14 @@ def test_compare_table_marks_the_searches_that_are_not_shortest(scene):
     search_column = app.search_panel._table_columns[0].text
     assert "\1not-shortest\1DFS" in search_column
     assert "\1not-shortest\1Dijkstra" not in search_column
-    app.save_screenshot(ARTIFACTS / "search-view-compare.png")
+    app.save_screenshot(artifact("search-view-compare.png"))
     entry = app.report()["search_view"]
     assert entry["compare_open"]
     assert len(entry["compare"]) == 15
 
 
 def test_a_scene_without_end_says_so_instead_of_searching(open_app):
-    app = open_app(REPO_ROOT / "tests" / "data" / "odd_scenes" / "only_start.toml")
+    app = open_app(ODD_SCENES / "only_start.toml")
     app.search_view.open()
     app.step()
     assert app.search_view.replay is None
@@ -321,8 +305,8 @@ def test_a_scene_without_end_says_so_instead_of_searching(open_app):
     app.step()
 
 
-def test_reported_button_pixels_land_on_the_buttons(scene):
-    app, mouse = scene
+def test_reported_button_pixels_land_on_the_buttons(default_scene):
+    app, mouse = default_scene
     open_view(app, mouse)
     app.step()
     image = screenshot_rgb(app.base.win)
@@ -336,8 +320,8 @@ def test_reported_button_pixels_land_on_the_buttons(scene):
         assert near(patch, colour, 10).sum() > 20, f"{key} at {(x, y)}"
 
 
-def test_compare_table_follows_a_dropped_end_once_it_settles(scene):
-    app, mouse = scene
+def test_compare_table_follows_a_dropped_end_once_it_settles(default_scene):
+    app, mouse = default_scene
     open_view(app, mouse)
     mouse.key("f")
     end = app.world.find("end")
@@ -351,10 +335,10 @@ def test_compare_table_follows_a_dropped_end_once_it_settles(scene):
     assert dijkstra.cost == pytest.approx(expected.cost * app.grid.grid_cell_size)
 
 
-ODD_SCENES = sorted((REPO_ROOT / "tests" / "data" / "odd_scenes").glob("*.toml"))
+ODD_SCENE_FILES = sorted(ODD_SCENES.glob("*.toml"))
 
 
-@pytest.mark.parametrize("path", ODD_SCENES, ids=lambda path: path.stem)
+@pytest.mark.parametrize("path", ODD_SCENE_FILES, ids=lambda path: path.stem)
 def test_the_view_copes_with_every_odd_scene(open_app, path):
     app = open_app(path, size=(320, 240))
     app.step()

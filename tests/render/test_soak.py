@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import re
 
@@ -11,11 +10,12 @@ import pytest
 from sim.app.report import validate_report
 from sim.commands.cli import main
 from sim.commands.soak import SoakResult
-from tests.conftest import REPO_ROOT
+from tests.helpers.paths import DEFAULT_SCENE
+from tests.helpers.reports import read_report
 
 pytestmark = pytest.mark.render
 
-DEFAULT = str(REPO_ROOT / "scenes" / "default.toml")
+DEFAULT = str(DEFAULT_SCENE)
 SUMMARY = re.compile(
     r"^soak: (?P<minutes>[\d.]+) simulated minutes, (?P<frames>\d+) frames, 0 exceptions, "
     r"blocked_cell_frames 0, (?P<valid>\d+) reports valid of (?P=valid), "
@@ -36,7 +36,7 @@ def test_two_minute_soak_stays_clean(capsys, tmp_path):
     assert match is not None, out
     assert match["frames"] == "7200"
     assert int(match["valid"]) >= 100
-    final = json.loads(report.read_text())
+    final = read_report(report)
     assert validate_report(final) == []
     assert final["errors"] == []
     assert all(agent["blocked_cell_frames"] == 0 for agent in final["agents"])

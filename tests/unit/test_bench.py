@@ -7,6 +7,7 @@ import json
 import re
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -15,7 +16,7 @@ from sim.bench import results, startup
 from sim.bench.maps import bench_map, check_path, contestants_for
 from sim.bench.peers import diagonal_ok
 from sim.commands.cli import main
-from tests.conftest import movingai_dir
+from tests.helpers.paths import movingai_dir
 
 # A wall at (1, 0): the diagonal (0, 0) -> (1, 1) would cut its corner.
 CORNER = np.array([[1, 1, 1], [0, 1, 1], [1, 1, 1]], dtype=bool)
@@ -136,14 +137,14 @@ def test_first_path_timing_reports_the_median_process(monkeypatch: pytest.Monkey
         json.dumps({"import_ms": 5.0, "first_ms": extra + 1.0, "warm_ms": 1.0})
         for extra in (89.0, 30.0, 10.0, 20.0)
     )
-    environments = []
+    environments: list[dict[str, str]] = []
 
-    def fake_run(*args: object, **kwargs: object) -> subprocess.CompletedProcess[str]:
+    def fake_run(command: list[str], **kwargs: Any) -> subprocess.CompletedProcess[str]:
         environments.append(kwargs["env"])
-        return subprocess.CompletedProcess(args, 0, stdout=next(outputs) + "\n", stderr="")
+        return subprocess.CompletedProcess(command, 0, stdout=next(outputs) + "\n", stderr="")
 
     monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
-    monkeypatch.setattr(startup.subprocess, "run", fake_run)
+    monkeypatch.setattr(subprocess, "run", fake_run)  # the one startup calls
     timing = startup.first_path_timing(movingai_dir() / "arena.map", 5, 0)
     assert (timing.runs, timing.extra_ms, timing.cold_first_ms) == (3, 20.0, 90.0)
     caches = {env["PYTHONPYCACHEPREFIX"] for env in environments}

@@ -7,9 +7,9 @@ import sys
 
 import pytest
 
-from tests.conftest import REPO_ROOT
+from tests.helpers.paths import DEFAULT_SCENE, REPO_ROOT
 
-DEFAULT = str(REPO_ROOT / "scenes" / "default.toml")
+DEFAULT = str(DEFAULT_SCENE)
 
 
 @pytest.mark.parametrize(

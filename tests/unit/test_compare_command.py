@@ -16,11 +16,9 @@ from sim.engine import GameObject, World
 from sim.scene.file import list_scenes, load_scene, parse_scene
 from sim.scene.grid import obstacle_box, scene_endpoints, scene_grid
 from sim.scene.spec import SceneSpec
-from tests.conftest import REPO_ROOT
+from tests.helpers.paths import DEFAULT_SCENE, ODD_SCENES, SCENES_DIR
 
-SCENE_FILES = list_scenes(REPO_ROOT / "scenes") + list_scenes(
-    REPO_ROOT / "tests" / "data" / "odd_scenes"
-)
+SCENE_FILES = list_scenes(SCENES_DIR) + list_scenes(ODD_SCENES)
 TINY_SCENE = """\
 version = 1
 name = "tiny"
@@ -137,7 +135,7 @@ def test_obstacle_box_keeps_the_rounded_single_precision_transform() -> None:
 
 
 def test_scene_endpoints_move_out_of_obstacles() -> None:
-    scene = load_scene(REPO_ROOT / "tests" / "data" / "odd_scenes" / "start_inside_obstacle.toml")
+    scene = load_scene(ODD_SCENES / "start_inside_obstacle.toml")
     ends = scene_endpoints(scene, scene_grid(scene))
     assert ends.start_moved
     assert not ends.goal_moved
@@ -146,7 +144,7 @@ def test_scene_endpoints_move_out_of_obstacles() -> None:
 
 
 def test_scene_endpoints_need_start_and_end() -> None:
-    scene = load_scene(REPO_ROOT / "tests" / "data" / "odd_scenes" / "only_start.toml")
+    scene = load_scene(ODD_SCENES / "only_start.toml")
     with pytest.raises(ValueError, match=r"'only start' .* has no End object"):
         scene_endpoints(scene, scene_grid(scene))
 
@@ -164,7 +162,7 @@ def cost_column(lines: list[str], label: str, heuristic: str) -> float:
 
 
 def test_compare_default_scene(capsys: pytest.CaptureFixture[str]) -> None:
-    status = main(["compare", str(REPO_ROOT / "scenes" / "default.toml"), "--repeat", "1"])
+    status = main(["compare", str(DEFAULT_SCENE), "--repeat", "1"])
     captured = capsys.readouterr()
     assert (status, captured.err) == (0, "")
     lines = captured.out.splitlines()
@@ -200,7 +198,7 @@ def test_compare_costs_are_in_world_units(
 
 
 def test_compare_connectivity_overrides_the_scene(capsys: pytest.CaptureFixture[str]) -> None:
-    scene = str(REPO_ROOT / "scenes" / "default.toml")
+    scene = str(DEFAULT_SCENE)
     assert main(["compare", scene, "--connectivity", "4", "--weight", "2", "--repeat", "1"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert ", 4-connected," in lines[0]
@@ -210,14 +208,14 @@ def test_compare_connectivity_overrides_the_scene(capsys: pytest.CaptureFixture[
 
 
 def test_compare_notes_a_start_inside_an_obstacle(capsys: pytest.CaptureFixture[str]) -> None:
-    scene = REPO_ROOT / "tests" / "data" / "odd_scenes" / "start_inside_obstacle.toml"
+    scene = ODD_SCENES / "start_inside_obstacle.toml"
     assert main(["compare", str(scene), "--repeat", "1"]) == 0
     header = capsys.readouterr().out.splitlines()[0]
     assert header.endswith("; Start stood in an obstacle: nearest free cell used")
 
 
 def test_compare_walled_in_end_prints_no_path_rows(capsys: pytest.CaptureFixture[str]) -> None:
-    scene = REPO_ROOT / "tests" / "data" / "odd_scenes" / "end_walled_in.toml"
+    scene = ODD_SCENES / "end_walled_in.toml"
     assert main(["compare", str(scene), "--repeat", "1"]) == 0
     rows = capsys.readouterr().out.splitlines()[2:]
     assert len(rows) == 15
@@ -277,7 +275,7 @@ def test_scene_fully_covered_is_one_line_exit_2(
 def test_bad_options_are_one_line_exit_2(
     option: list[str], message: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    scene = str(REPO_ROOT / "scenes" / "default.toml")
+    scene = str(DEFAULT_SCENE)
     assert main(["compare", scene, *option]) == 2
     line = one_error_line(capsys)
     assert line.startswith("sim compare: argument ")

@@ -22,7 +22,7 @@ from sim.app.controls import (
 )
 from sim.engine import FrameLoop, World
 from sim.engine.camera import CameraPose, OrbitCamera, OrbitCameraInput
-from tests.conftest import REPO_ROOT
+from tests.helpers.paths import REPO_ROOT
 
 README = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
 

@@ -113,7 +113,9 @@ def test_field_follows_a_moved_end_and_a_changed_grid():
     scene.run(0.2)
     assert scene.crowd.fields_computed > before
     goal_cell = scene.grid.world_to_cell(-7.5, 7.5)
-    assert all(agent.outcome.cells[-1] == goal_cell for agent in scene.agents)
+    assert all(
+        agent.outcome is not None and agent.outcome.cells[-1] == goal_cell for agent in scene.agents
+    )
     scene.run(20.0)
     assert all(agent.reached_goal for agent in scene.agents)
 
@@ -130,7 +132,7 @@ def test_walled_in_end_means_no_path_for_the_crowd():
         wall.node.set_scale(sx, sy, 1.0)
     scene.run(0.5)
     assert all(agent.state is AgentState.NO_PATH for agent in scene.agents)
-    assert all(not agent.outcome.found for agent in scene.agents)
+    assert all(agent.outcome is not None and not agent.outcome.found for agent in scene.agents)
 
 
 def test_destroyed_agents_leave_the_crowd():

@@ -7,7 +7,14 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 from numpy.typing import ArrayLike, NDArray
-from panda3d.core import GeomLines, GeomLinestrips, GeomTriangles, NodePath, TransparencyAttrib
+from panda3d.core import (
+    GeomLines,
+    GeomLinestrips,
+    GeomNode,
+    GeomTriangles,
+    NodePath,
+    TransparencyAttrib,
+)
 
 from sim.engine import Gizmos
 
@@ -29,9 +36,16 @@ def key_node(gizmos: Gizmos, key: str) -> NodePath:
     return node
 
 
+def geom_node(gizmos: Gizmos, key: str) -> GeomNode:
+    node = key_node(gizmos, key).node()
+    assert isinstance(node, GeomNode), f"{key!r} is a {type(node).__name__}"
+    return node
+
+
 def vertices_of(gizmos: Gizmos, key: str) -> NDArray[np.float32]:
-    geom = key_node(gizmos, key).node().get_geom(0)
-    raw = memoryview(geom.get_vertex_data().get_array(0)).tobytes()
+    geom = geom_node(gizmos, key).get_geom(0)
+    # The array exports the buffer protocol at run time; the stubs do not declare __buffer__.
+    raw = memoryview(geom.get_vertex_data().get_array(0)).tobytes()  # type: ignore[arg-type]
     return np.frombuffer(raw, np.float32).reshape(-1, 3)
 
 
@@ -144,9 +158,9 @@ def test_each_kind_builds_one_geom_of_its_primitive(
 ) -> None:
     draw(gizmos)
     gizmos.flush()
-    geom_node = key_node(gizmos, "k").node()
-    assert geom_node.get_num_geoms() == 1
-    geom = geom_node.get_geom(0)
+    node = geom_node(gizmos, "k")
+    assert node.get_num_geoms() == 1
+    geom = node.get_geom(0)
     assert isinstance(geom.get_primitive(0), primitive)
     assert geom.get_vertex_data().get_num_rows() == vertex_count
 
@@ -166,7 +180,7 @@ def test_polyline_with_fewer_than_two_points_draws_nothing(
 ) -> None:
     gizmos.polyline("path", points, RED)
     gizmos.flush()
-    assert key_node(gizmos, "path").node().get_num_geoms() == 0
+    assert geom_node(gizmos, "path").get_num_geoms() == 0
 
 
 @pytest.mark.parametrize(

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO_ROOT
+from tests.helpers.paths import REPO_ROOT
 
 SIM = REPO_ROOT / "sim"
 MAX_MODULE_LINES = 600
@@ -72,8 +72,8 @@ def _statements(tree: ast.AST) -> list[ast.Import | ast.ImportFrom]:
             return
         if isinstance(node, ast.Import | ast.ImportFrom):
             found.append(node)
-        for child in ast.iter_child_nodes(node):
-            visit(child)
+        for part in ast.iter_child_nodes(node):
+            visit(part)
 
     visit(tree)
     return found

@@ -30,11 +30,15 @@ def base() -> Iterator[ShowBase]:
 
 def load(base: ShowBase, name: str) -> NodePath:
     path = MODELS_DIR / f"{name}.egg"
-    return base.loader.load_model(Filename.from_os_specific(str(path)))
+    return base.loader.load_model(
+        Filename.from_os_specific(str(path)).get_fullpath(), okMissing=False
+    )
 
 
 def bounds(node: NodePath, other: NodePath | None = None) -> tuple[tuple[float, ...], ...]:
-    low, high = node.get_tight_bounds(other or node)
+    corners = node.get_tight_bounds(other or node)
+    assert corners is not None, "the model has no geometry"
+    low, high = corners
     return tuple(round(v, 6) for v in low), tuple(round(v, 6) for v in high)
 
 

@@ -35,7 +35,7 @@ PROPERTY_SETTINGS = settings(
 # meaningful precision and say nothing about the search.
 COST_LEVELS = (1.0, 1.0, 1.0, 1.25, 1.5, 2.0, 3.0, 7.5)
 ALL_HEURISTICS = tuple(h.value for h in Heuristic)
-COST_TOLERANCE = {"rel": 1e-9, "abs": 1e-9}
+COST_REL = COST_ABS = 1e-9
 
 
 @dataclass(frozen=True)
@@ -87,8 +87,8 @@ def test_astar_with_admissible_heuristic_is_optimal(
     expected = oracle_cost(p.walkable, p.start, p.goal, diagonal=diagonal, costs=p.costs)
     assert astar.found == dijkstra.found == math.isfinite(expected)
     if astar.found:
-        assert astar.cost == pytest.approx(dijkstra.cost, **COST_TOLERANCE)
-        assert astar.cost == pytest.approx(expected, **COST_TOLERANCE)
+        assert astar.cost == pytest.approx(dijkstra.cost, rel=COST_REL, abs=COST_ABS)
+        assert astar.cost == pytest.approx(expected, rel=COST_REL, abs=COST_ABS)
         assert_legal_path(p.walkable, astar.cells, p.start, p.goal, diagonal=diagonal)
         assert astar.cost == pytest.approx(steps_cost(astar.cells, p.costs), rel=1e-12)
     else:

@@ -147,7 +147,8 @@ def test_box_cells_match_supersampling(
     box, shape, origin, cell_size = scene
     exact = full_mask(box, shape, origin, cell_size, 0.0)
     u, v = local_coordinates(box, *cell_points(shape, origin, cell_size, boundary=False))
-    sampled = ((np.abs(u) < box.size_x / 2) & (np.abs(v) < box.size_y / 2)).any(axis=(2, 3))
+    inside = (np.abs(u) < box.size_x / 2) & (np.abs(v) < box.size_y / 2)
+    sampled = np.asarray(inside.any(axis=(2, 3)), dtype=np.bool_)
     # A sample strictly inside both proves a positive overlap: exact must have every such cell.
     assert not (sampled & ~exact).any()
     cell_area = cell_size * cell_size

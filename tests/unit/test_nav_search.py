@@ -241,7 +241,9 @@ def test_bad_arguments_raise_value_error_naming_the_value(
 
 
 def test_numpy_integers_are_cells() -> None:
-    result = find_path(np.ones((3, 3), dtype=bool), (np.int64(0), np.int32(0)), (2, 2))
+    # The signature says int; numpy's integers work too, and that is what this checks.
+    cell = (np.int64(0), np.int32(0))
+    result = find_path(np.ones((3, 3), dtype=bool), cell, (2, 2))  # type: ignore[arg-type]
     assert result.cells[-1] == (2, 2)
 
 

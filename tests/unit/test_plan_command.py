@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from sim.commands.cli import main
-from tests.conftest import movingai_dir
+from tests.helpers.paths import movingai_dir
 
 SMALL_MAP = "type octile\nheight 4\nwidth 5\nmap\n.....\n.@@@.\n.@..T\n.....\n"
 # bucket, map, width, height, start x, start y, goal x, goal y, optimal (x = column, y = row)

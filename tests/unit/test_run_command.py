@@ -5,9 +5,9 @@ from pathlib import Path
 import pytest
 
 from sim.commands.cli import main
-from tests.conftest import REPO_ROOT
+from tests.helpers.paths import DEFAULT_SCENE
 
-DEFAULT = str(REPO_ROOT / "scenes" / "default.toml")
+DEFAULT = str(DEFAULT_SCENE)
 
 
 def one_error_line(capsys: pytest.CaptureFixture[str]) -> str:
