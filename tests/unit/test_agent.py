@@ -320,7 +320,7 @@ def test_move_is_clear_agrees_with_the_segment_test_on_small_steps_and_cell_edge
     rng = np.random.default_rng(7)
     for index in range(25):
         node = world.root.attach_new_node(f"block{index}")
-        col, row = rng.integers(0, 10), rng.integers(0, 8)
+        col, row = int(rng.integers(0, 10)), int(rng.integers(0, 8))
         node.set_pos(*grid.cell_to_world((row, col)), 0.0)
         node.set_scale(0.5, 0.5, 1.0)  # well inside its cell
         world.add(GameObject(node, tag="Obstacle"))
