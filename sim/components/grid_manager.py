@@ -96,12 +96,12 @@ class _Tracked:
 class GridManager(Component):
     """Owns the navigation grid: which cells the `Obstacle`-tagged objects cover, and planning.
 
-    Names follow the seed's GridManager (`num_of_rows`, `num_of_columns`, `grid_cell_size`,
-    `show_grid`, `show_obstacle_blocks`). Rows run along world +Y, columns along world +X;
-    `origin` is the grid's minimum corner. Each obstacle's full footprint (position, scale,
-    heading) is rasterized; every frame the obstacles are checked, only footprints that changed
-    are redone, and `version` goes up whenever the walkable mask or the planning settings change
-    (`mask_version` only when the mask does).
+    The grid is `num_of_rows` x `num_of_columns` cells of `grid_cell_size` world units; rows
+    run along world +Y, columns along world +X, and `origin` is the grid's minimum corner.
+    Each obstacle's full footprint (position, scale, heading) is rasterized; every frame the
+    obstacles are checked, only footprints that changed are redone, and `version` goes up
+    whenever the walkable mask or the planning settings change (`mask_version` only when the
+    mask does).
     """
 
     def __init__(

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 class World:
     """The set of live GameObjects and the one place their hooks are called from.
 
-    Lifecycle rules (Unity's, in snake_case; deferred removal as in Ursina and esper):
+    Lifecycle rules (Unity's hooks, in snake_case):
 
     - **awake**: once per component, as soon as the component is attached to an object that is in
       this world *and* the world has started (its first `step()` has begun). Components that enter
