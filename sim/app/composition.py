@@ -354,7 +354,15 @@ class SimApp:
 
     def screen_of(self, game_object: GameObject) -> tuple[int, int] | None:
         """Where the middle of `game_object` shows in the window (origin top-left), if visible."""
-        bounds = game_object.node.get_tight_bounds(self.base.render)
+        node, render = game_object.node, self.base.render
+        # Bounds relative to another node leave composed transforms in Panda3D's state cache,
+        # which ShowBase then sweeps every frame: for 20,000 objects, 8 s a frame after the
+        # first report. A child of render needs no other node: its parent's frame is render's.
+        bounds = (
+            node.get_tight_bounds()
+            if node.get_parent() == render
+            else node.get_tight_bounds(render)
+        )
         if bounds is None:
             point = Point3(*game_object.world_pos)
         else:
