@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 from sim.navigation import MoveGraph, MovingAIMap, Scenario, Search, read_map, read_scenarios
+from tests.helpers.oracles import path_problem, steps_cost
 from tests.helpers.paths import movingai_dir
-from tests.unit.test_nav_oracles import path_problem, steps_cost
 
 PER_MAP = 100
 EVERY_SCENARIO = {"arena"}

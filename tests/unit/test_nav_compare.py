@@ -12,9 +12,9 @@ from hypothesis import strategies as st
 
 from sim.navigation import Algorithm, ComparisonRow, Heuristic, compare_searches, format_table
 from sim.navigation.compare import FOOTNOTE
-from tests.unit.test_nav_oracles import oracle_cost
-from tests.unit.test_nav_properties import PROPERTY_SETTINGS, Problem, problems
-from tests.unit.test_nav_search import grid
+from tests.helpers.grids import grid
+from tests.helpers.oracles import oracle_cost
+from tests.helpers.problems import PROPERTY_SETTINGS, Problem, problems
 
 FOUR = [Heuristic.MANHATTAN, Heuristic.OCTILE, Heuristic.EUCLIDEAN, Heuristic.CHEBYSHEV]
 

@@ -23,8 +23,8 @@ from sim.navigation.field import distance_field, field_on_graph
 from sim.navigation.kernel import COMPILED_ALGORITHMS, KERNEL_AVAILABLE, field_flat, search_flat
 from sim.navigation.moves import MoveGraph
 from sim.navigation.query import Algorithm
+from tests.helpers.grids import ascii_grid
 from tests.helpers.paths import movingai_dir
-from tests.unit.test_nav_oracles import ascii_grid
 
 needs_kernel = pytest.mark.skipif(not KERNEL_AVAILABLE, reason="sim.navigation._kernel not built")
 

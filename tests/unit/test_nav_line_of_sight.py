@@ -27,7 +27,8 @@ from sim.navigation.line_of_sight import (
     segment_is_clear,
     smooth_path,
 )
-from tests.unit.test_nav_oracles import ascii_grid, assert_legal_path
+from tests.helpers.grids import ascii_grid
+from tests.helpers.oracles import assert_legal_path
 
 Cell = tuple[int, int]
 Point = tuple[float, float]

@@ -7,64 +7,17 @@ comparison is against an independent textbook Dijkstra (`oracle_cost`) as well a
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
-import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
-from hypothesis.extra import numpy as hnp
-from numpy.typing import NDArray
 
 from sim.navigation import Heuristic, find_path, is_admissible, start_search
-from tests.unit.test_nav_oracles import ascii_grid, assert_legal_path, oracle_cost, steps_cost
+from tests.helpers.oracles import assert_legal_path, oracle_cost, steps_cost
+from tests.helpers.problems import PROPERTY_SETTINGS, Problem, problems
 
-PROPERTY_SETTINGS = settings(
-    derandomize=True,
-    database=None,
-    deadline=None,
-    max_examples=300,
-    suppress_health_check=[
-        HealthCheck.too_slow,
-        HealthCheck.data_too_large,
-        HealthCheck.large_base_example,
-    ],
-)
-
-# A few distinct levels: random floats would make near-ties that only differ far below any
-# meaningful precision and say nothing about the search.
-COST_LEVELS = (1.0, 1.0, 1.0, 1.25, 1.5, 2.0, 3.0, 7.5)
 ALL_HEURISTICS = tuple(h.value for h in Heuristic)
 COST_REL = COST_ABS = 1e-9
-
-
-@dataclass(frozen=True)
-class Problem:
-    walkable: NDArray[np.bool_]
-    costs: NDArray[np.float64] | None
-    start: tuple[int, int]
-    goal: tuple[int, int]
-
-    def __repr__(self) -> str:
-        return f"Problem(start={self.start}, goal={self.goal})\n{ascii_grid(self.walkable)}"
-
-
-@st.composite
-def problems(draw: st.DrawFn, *, with_costs: bool = True) -> Problem:
-    """A grid up to 40x40, walls of a drawn density, optional costs, walkable start and goal."""
-    height = draw(st.integers(1, 40))
-    width = draw(st.integers(1, 40))
-    walls_in_six = draw(st.sampled_from((0, 1, 2, 3)))  # about 0 %, 17 %, 33 % or 50 % walls
-    elements = st.sampled_from((True,) * (6 - walls_in_six) + (False,) * walls_in_six)
-    walkable = draw(hnp.arrays(np.bool_, (height, width), elements=elements))
-    costs = None
-    if with_costs and draw(st.booleans()):
-        costs = draw(hnp.arrays(np.float64, (height, width), elements=st.sampled_from(COST_LEVELS)))
-    start = (draw(st.integers(0, height - 1)), draw(st.integers(0, width - 1)))
-    goal = (draw(st.integers(0, height - 1)), draw(st.integers(0, width - 1)))
-    walkable = walkable.copy()
-    walkable[start] = walkable[goal] = True
-    return Problem(walkable, costs, start, goal)
 
 
 def admissible_heuristics(diagonal: bool) -> list[str]:

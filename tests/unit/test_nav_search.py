@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from numpy.typing import NDArray
 
 from sim.navigation import (
     Algorithm,
@@ -20,15 +19,9 @@ from sim.navigation import (
     is_admissible,
     start_search,
 )
-from tests.unit.test_nav_oracles import assert_legal_path, oracle_cost, steps_cost
-from tests.unit.test_nav_properties import PROPERTY_SETTINGS, Problem, problems
-
-
-def grid(text: str) -> NDArray[np.bool_]:
-    """'.' is open, '#' a wall; one row a line."""
-    rows = [line.strip() for line in text.strip().splitlines()]
-    return np.array([[char == "." for char in row] for row in rows], dtype=bool)
-
+from tests.helpers.grids import grid
+from tests.helpers.oracles import assert_legal_path, oracle_cost, steps_cost
+from tests.helpers.problems import PROPERTY_SETTINGS, Problem, problems
 
 ROOM = grid(
     """

@@ -24,9 +24,8 @@ from sim.navigation import (
     start_search,
 )
 from sim.navigation.heuristics import HEURISTICS
-from tests.unit.test_nav_oracles import ascii_grid
-from tests.unit.test_nav_properties import COST_LEVELS, PROPERTY_SETTINGS
-from tests.unit.test_nav_search import grid
+from tests.helpers.grids import ascii_grid, grid
+from tests.helpers.problems import COST_LEVELS, PROPERTY_SETTINGS
 
 ALGORITHMS = tuple(a.value for a in Algorithm)
 ALL_HEURISTICS = tuple(h.value for h in Heuristic)
