@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
+import signal
+import threading
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -11,15 +14,17 @@ from direct.task.Task import Task
 from panda3d.core import (
     ButtonThrower,
     ClockObject,
-    Filename,
+    GraphicsWindow,
     ModifierButtons,
     MouseWatcher,
+    PNMImage,
     Point3,
+    StringStream,
 )
 
 from sim.app import hud_text
 from sim.app.controls import bind_controls, hud_help, panel_help
-from sim.app.report import Report, write_json_atomic
+from sim.app.report import Report, write_bytes_atomic, write_json_atomic
 from sim.app.report_builder import build_report
 from sim.components.agent_controller import AgentController, AgentState
 from sim.components.crowd import CrowdField
@@ -48,6 +53,9 @@ HUD_AGENT_LINES = 8  # past this many agents the HUD sums them up in one line
 # The search view's playback and panel run on frame time (Phase.UI), so Space, which pauses
 # simulated time, leaves them working.
 SEARCH_TASK = "search-view"
+CLOSE_REQUEST_EVENT = "window-close-request"
+EXIT_INTERRUPTED = 130  # Ctrl+C: 128 + SIGINT, as shells report it
+EXIT_TERMINATED = 143  # SIGTERM: 128 + SIGTERM
 NO_AGENT_TEXT = "agents: none in this scene (an object tagged 'Agent' follows the path)"
 
 
@@ -151,9 +159,13 @@ class SimApp:
         self.camera_input: OrbitCameraInput | None = None
         self.frames = 0
         self.errors: list[str] = []
+        # Each output that failed to be written, with the first reason: `sim run` exits 1 for them.
+        self.failed_outputs: dict[Path, str] = {}
+        self.reports_written = 0
         self._message: tuple[str, float] | None = None
         self._next_report_s = 0.0
         self._bind_keys()
+        self._quit_on_close_request()
         if self.base.mouseWatcherNode is not None:
             # The stubs type buttonThrowers as the nodes; ShowBase holds their NodePaths.
             thrower = self.base.buttonThrowers[0].node()  # type: ignore[attr-defined]
@@ -175,7 +187,7 @@ class SimApp:
         for spec in self.options.scene.objects_with_tag(Tag.OBSTACLE):
             note = self.grid.outside_note(spec.name, obstacle_box(spec))
             if note is not None:
-                print(f"sim: note: {note}", flush=True)
+                _tell(f"sim: note: {note}")
 
     def _replan_interval(self) -> float:
         agents = self.options.scene.objects_with_tag(Tag.AGENT)
@@ -224,6 +236,17 @@ class SimApp:
         }
         bind_controls(self.base, actions, search_open=lambda: view.opened)
 
+    def _quit_on_close_request(self) -> None:
+        """Closing the window quits as Esc does, with the window still open for the screenshot.
+
+        Without a close request event Panda3D closes the window itself before the loop ends, so
+        there would be no last frame to save.
+        """
+        window = self.base.win
+        if isinstance(window, GraphicsWindow):
+            window.set_close_request_event(CLOSE_REQUEST_EVENT)
+            self.base.accept(CLOSE_REQUEST_EVENT, self.base.userExit)
+
     def toggle_parent_arrows(self) -> None:
         """Show or hide the search view's arrows from each cell to its parent."""
         self.search_view.show_parents = not self.search_view.show_parents
@@ -254,7 +277,7 @@ class SimApp:
     def notify(self, message: str) -> None:
         """Show `message` on the HUD for a few seconds and print it for whoever watches stdout."""
         self._message = (message, self.world.time_s + MESSAGE_S)
-        print(f"sim: {message}", flush=True)
+        _tell(f"sim: {message}")
 
     def toggle_grid(self) -> None:
         """Show or hide the grid lines."""
@@ -337,20 +360,37 @@ class SimApp:
             self.write_report(self.options.report)
 
     def run(self) -> int:
-        """Run until the frame budget is spent or the user quits; return the exit status."""
+        """Run until the frame budget is spent or the user quits; return the exit status.
+
+        Esc, closing the window or the end of the frame budget return 0, Ctrl+C 130, SIGTERM
+        143 (it stops the loop at the end of the frame, as Esc does). Each way the screenshot
+        and the final report are written first; outputs that could not be written are in
+        `failed_outputs`.
+        """
         frames = self.options.frames
         status = 0
-        try:
-            while not self.base.quit_requested and (frames is None or self.frames < frames):
-                self.step()
-        except KeyboardInterrupt:
-            status = 130
-        window_open = self.base.win is not None and self.base.win.is_valid()
-        if self.options.screenshot is not None and window_open:
-            self.save_screenshot(self.options.screenshot)
+        with _sigterm_stops_the_loop() as terminated:
+            try:
+                while not self.base.quit_requested and (frames is None or self.frames < frames):
+                    if terminated():
+                        status = EXIT_TERMINATED
+                        break
+                    self.step()
+            except KeyboardInterrupt:
+                status = EXIT_INTERRUPTED
+            self._write_outputs()
+        return status
+
+    def _write_outputs(self) -> None:
+        """Write the screenshot (of the last frame) and the final report, as asked."""
+        shot = self.options.screenshot
+        if shot is not None:
+            if self.base.win is not None and self.base.win.is_valid():
+                self.save_screenshot(shot)
+            else:
+                self._output_failed(shot, "the window closed before its last frame was saved")
         if self.options.report is not None:
             self.write_report(self.options.report)
-        return status
 
     def screen_of(self, game_object: GameObject) -> tuple[int, int] | None:
         """Where the middle of `game_object` shows in the window (origin top-left), if visible."""
@@ -385,18 +425,47 @@ class SimApp:
         return build_report(self)
 
     def write_report(self, path: Path) -> None:
-        """Rewrite the report at `path` atomically; a failed write is recorded, not raised."""
+        """Rewrite the report at `path` atomically; a failed write is recorded, not raised.
+
+        A failure leaves the file as it was, is listed in the report's `errors` (once per
+        reason) and in `failed_outputs`; each success counts in `reports_written`.
+        """
         try:
             write_json_atomic(path, self.report())
         except OSError as error:
-            message = f"report {path}: {error.strerror or error}"
-            if message not in self.errors:
-                self.errors.append(message)
+            self._output_failed(path, error.strerror or str(error), kind="report")
+        else:
+            self.reports_written += 1
 
-    def save_screenshot(self, path: Path) -> None:
-        """Save the last rendered frame as a PNG at `path`."""
-        if not self.base.win.save_screenshot(Filename.from_os_specific(str(path))):
-            self.errors.append(f"screenshot {path}: could not be written")
+    def save_screenshot(self, path: Path) -> bool:
+        """Save the last rendered frame at `path`, in the format its extension names.
+
+        The image is encoded in memory and written atomically (`write_bytes_atomic`), so a
+        failure (a full disk, an extension Panda3D cannot write) leaves any file at `path` as it
+        was and puts no Panda3D error on the terminal; it is recorded as `write_report` records
+        one.
+
+        Returns:
+            Whether the image was written.
+        """
+        image = PNMImage()
+        stream = StringStream()
+        # Panda3D picks the image format from the name's extension.
+        if not (self.base.win.get_screenshot(image) and image.write(stream, path.name)):
+            self._output_failed(path, f"Panda3D could not make a {path.suffix} image of the frame")
+            return False
+        try:
+            write_bytes_atomic(path, bytes(stream.get_data()))
+        except OSError as error:
+            self._output_failed(path, error.strerror or str(error))
+            return False
+        return True
+
+    def _output_failed(self, path: Path, reason: str, *, kind: str = "screenshot") -> None:
+        self.failed_outputs.setdefault(path, reason)
+        message = f"{kind} {path}: {reason}"
+        if message not in self.errors:
+            self.errors.append(message)
 
     def destroy(self) -> None:
         """Tear everything down so another SimApp can open in the same process."""
@@ -411,3 +480,31 @@ class SimApp:
         self.world.flush_destroyed()
         self.gizmos.destroy()
         self.base.destroy()
+
+
+def _tell(line: str) -> None:
+    """Print `line` for whoever watches stdout; a stdout that fails must not stop the scene.
+
+    (`sim.commands.guards` remembers the failure and reports it once the run is over.)
+    """
+    with contextlib.suppress(OSError):
+        print(line, flush=True)
+
+
+@contextlib.contextmanager
+def _sigterm_stops_the_loop() -> Iterator[Callable[[], bool]]:
+    """While inside, SIGTERM only raises a flag (the yielded function reads it).
+
+    So `SimApp.run` ends at a frame boundary and writes its outputs, as Esc does, instead of the
+    process dying mid-frame. Signals belong to the main thread; elsewhere the flag stays down.
+    """
+    received: list[int] = []
+    if threading.current_thread() is not threading.main_thread():
+        yield lambda: False
+        return
+    previous = signal.signal(signal.SIGTERM, lambda signum, _frame: received.append(signum))
+    try:
+        yield lambda: bool(received)
+    finally:
+        # None: a handler installed from C, which Python cannot restore; the default is closest.
+        signal.signal(signal.SIGTERM, signal.SIG_DFL if previous is None else previous)

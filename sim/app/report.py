@@ -209,20 +209,29 @@ def validate_report(data: object) -> list[str]:
 def write_json_atomic(path: Path, data: Any) -> None:
     """Write `data` as JSON to `path` so a reader sees the old file or the new one, never half.
 
-    The text goes to a temporary file in the same folder, is flushed to disk, then renamed over
-    `path` (a rename within one file system is atomic on POSIX).
+    Raises:
+        OSError: As `write_bytes_atomic`; `path` is left as it was.
+    """
+    write_bytes_atomic(path, (json.dumps(data, indent=2) + "\n").encode("utf-8"))
+
+
+def write_bytes_atomic(path: Path, data: bytes) -> None:
+    """Replace `path` with `data` so a reader sees the old file or the new one, never half.
+
+    The bytes go to a temporary file in the same folder, are flushed to disk, then renamed over
+    `path` (a rename within one file system is atomic on POSIX). A run killed before the rename
+    leaves a hidden `.NAME.*.tmp` file behind, never a half-written `path`.
 
     Raises:
         OSError: The folder is not writable or the disk is full; `path` is left as it was.
     """
-    text = json.dumps(data, indent=2) + "\n"
     # mkstemp makes owner-only files; keep the old file's mode, or the usual 0644.
     mode = path.stat().st_mode & 0o777 if path.exists() else 0o644
     handle, temp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         os.fchmod(handle, mode)
-        with os.fdopen(handle, "w", encoding="utf-8") as temp:
-            temp.write(text)
+        with os.fdopen(handle, "wb") as temp:
+            temp.write(data)
             temp.flush()
             os.fsync(temp.fileno())
         os.replace(temp_name, path)

@@ -3,10 +3,18 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import Any
 
-from sim.commands.args import check_writable, positive_int, window_size
+from sim.commands.args import (
+    IMAGE_EXTENSIONS,
+    Output,
+    OutputKind,
+    check_outputs,
+    positive_int,
+    window_size,
+)
 from sim.config import DEFAULT_FIXED_FPS, DEFAULT_SCENE
 from sim.errors import SimError
 from sim.scene.file import load_scene
@@ -14,6 +22,7 @@ from sim.scene.file import load_scene
 HEADLESS_DEFAULT_FRAMES = 600
 WINDOW_SIZE = (1024, 768)
 HEADLESS_SIZE = (800, 600)
+EXIT_OUTPUT_FAILED = 1
 
 DESCRIPTION = """\
 Open SCENE (default: scenes/default.toml) in a window. Controls: right-drag orbits the camera,
@@ -23,10 +32,16 @@ one under the cursor, V snaps to cell centres, Ctrl+S saves the scene (to --save
 G, B, P and H toggle the grid, blocked cells, paths and HUD; Space pauses; R puts the agents back on
 Start; M switches chase/patrol; K cycles the heuristic; N switches 8/4-connected moves. T opens
 the search view: the Start -> End search replayed step by step, with its own buttons. Esc or
-closing the window quits (exit status 0).
+closing the window quits (exit status 0); Ctrl+C exits with 130 and SIGTERM with 143, each
+after writing the screenshot and the final report.
 
 With --headless the scene renders offscreen with Panda3D's software renderer (no display or GPU
 needed) and simulated time advances exactly 1/FPS seconds per frame, so runs are repeatable.
+
+An output (--screenshot, --report, --save-as) must be a new file or an existing one of its own
+kind (an image, a JSON file), and neither the scene nor another output; anything else is refused
+before the run (exit status 2). An output that could not be written is one line on stderr and
+exit status 1, after the run.
 """
 
 
@@ -61,7 +76,11 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
         help=f"headless frames per simulated second, dt = 1/N (default {DEFAULT_FIXED_FPS})",
     )
     parser.add_argument(
-        "--screenshot", type=Path, metavar="PNG", help="save the last frame as a PNG"
+        "--screenshot",
+        type=Path,
+        metavar="PNG",
+        help="save the last frame as an image; the extension picks the format: "
+        + ", ".join(f".{ext}" for ext in IMAGE_EXTENSIONS),
     )
     parser.add_argument(
         "--report",
@@ -87,10 +106,13 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
 def run(args: argparse.Namespace) -> int:
     """Load the scene, check the output paths, then open the app and run it."""
     scene = load_scene(args.scene)
-    outputs = (("--screenshot", args.screenshot), ("--report", args.report))
-    for flag, path in (*outputs, ("--save-as", args.save_as)):
-        if path is not None:
-            check_writable(flag, path)
+    asked = (
+        ("--screenshot", args.screenshot, OutputKind.IMAGE),
+        ("--report", args.report, OutputKind.JSON),
+        ("--save-as", args.save_as, OutputKind.SCENE),
+    )
+    outputs = [Output(flag, path, kind) for flag, path, kind in asked if path is not None]
+    check_outputs(args.scene, outputs)
     # Panda3D is imported only now, so `sim plan` and argument errors never pay for it.
     from sim.app.composition import RunOptions, SimApp
     from sim.engine.showbase import DisplaySettings
@@ -114,6 +136,12 @@ def run(args: argparse.Namespace) -> int:
     except RuntimeError as error:
         raise SimError(str(error)) from error
     try:
-        return app.run()
+        status = app.run()
     finally:
         app.destroy()
+    for output in outputs:
+        reason = app.failed_outputs.get(output.path)
+        if reason is not None:
+            print(f"sim: {output.flag} {output.path}: not written: {reason}", file=sys.stderr)
+            status = EXIT_OUTPUT_FAILED
+    return status

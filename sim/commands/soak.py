@@ -9,8 +9,11 @@ algorithm, heuristic, weight or connectivity, steps back, a jump to the end, the
 table on or off).
 
 The JSON report is rewritten every simulated second, as with `sim run --report`, and re-read
-and validated (`sim.app.report.validate_report`) after every rewrite. Resident memory is read
-from `/proc/self/statm` (current RSS, not the peak that `resource.getrusage` gives).
+and validated (`sim.app.report.validate_report`) after every rewrite; the soak fails when the
+rewrites do not happen (fewer than 9 in 10 simulated seconds) or the report lists errors.
+Resident memory is read from `/proc/self/statm` (current RSS, not the peak that
+`resource.getrusage` gives). A soak shorter than 0.1 simulated minutes is refused: too short to
+measure anything.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sim.app.report import validate_report
-from sim.commands.args import check_writable, positive_float
+from sim.commands.args import Output, OutputKind, check_outputs, positive_float
 from sim.config import DEFAULT_SCENE, Tag
 from sim.errors import SimError
 from sim.scene.file import load_scene
@@ -42,6 +45,11 @@ OBSTACLES_PER_SHUFFLE = 3
 BASELINE_MINUTE = 2.0  # memory growth is measured from here, after caches have warmed up
 MAX_RSS_GROWTH_MB = 20.0
 MAX_EXCEPTIONS = 100  # stop early: past this the run says nothing new
+# Shorter, and memory is compared between two moments a second apart, and hardly anything moves.
+MIN_MINUTES = 0.1
+# Of the report rewrites due (one per simulated second), how many must be seen: the app's
+# schedule restarts from each write's frame, so a rewrite can come a frame late.
+MIN_REWRITE_SHARE = 0.9
 # Where a moved cube lands: free ground (most often), inside an obstacle, or off the grid.
 PLACES = ("anywhere", "inside-obstacle", "off-grid")
 PLACE_WEIGHTS = (6, 2, 2)
@@ -62,10 +70,10 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
     )
     parser.add_argument(
         "--minutes",
-        type=positive_float,
+        type=soak_minutes,
         default=30.0,
         metavar="M",
-        help="simulated minutes to run (default 30)",
+        help=f"simulated minutes to run, at least {MIN_MINUTES:g} (default 30)",
     )
     parser.add_argument("--seed", type=int, default=1, metavar="S", help="random seed (default 1)")
     parser.add_argument(
@@ -81,11 +89,21 @@ def run(args: argparse.Namespace) -> int:
     """Run the soak; 0 when it stayed clean, 1 when anything went wrong (see `SoakResult`)."""
     scene = load_scene(args.scene)
     if args.report is not None:
-        check_writable("--report", args.report)
+        check_outputs(args.scene, [Output("--report", args.report, OutputKind.JSON)])
         return soak(scene, minutes=args.minutes, seed=args.seed, report=args.report).exit_status()
     with tempfile.TemporaryDirectory(prefix="sim-soak-") as folder:
         report = Path(folder) / "report.json"
         return soak(scene, minutes=args.minutes, seed=args.seed, report=report).exit_status()
+
+
+def soak_minutes(text: str) -> float:
+    """Parse `--minutes`: a finite number of at least `MIN_MINUTES` (argparse type)."""
+    minutes = positive_float(text)
+    if minutes < MIN_MINUTES:
+        raise argparse.ArgumentTypeError(
+            f"a soak under {MIN_MINUTES:g} simulated minutes is too short to measure, got {text}"
+        )
+    return minutes
 
 
 @dataclass(slots=True)
@@ -100,6 +118,8 @@ class SoakResult:
         blocked_cell_frames: Frames any agent spent in a blocked cell, summed over agents.
         reports_checked: Report rewrites re-read and found valid (`validate_report`).
         bad_reports: One line per rewrite that was not JSON or not a valid report.
+        reports_due: Rewrites the run had to make at the least (see `MIN_REWRITE_SHARE`).
+        report_errors: What the report lists in `errors` at the end (a rewrite that failed).
         baseline_minute: When the first memory reading was taken.
         rss_baseline_mb: Resident memory then, in MB (2**20 bytes).
         rss_end_mb: Resident memory at the end, in MB.
@@ -112,6 +132,8 @@ class SoakResult:
     blocked_cell_frames: int = 0
     reports_checked: int = 0
     bad_reports: list[str] = field(default_factory=list)
+    reports_due: int = 0
+    report_errors: list[str] = field(default_factory=list)
     baseline_minute: float = 0.0
     rss_baseline_mb: float = 0.0
     rss_end_mb: float = 0.0
@@ -123,7 +145,7 @@ class SoakResult:
 
     @property
     def reports_written(self) -> int:
-        """Report rewrites seen, valid or not."""
+        """Report rewrites seen (each re-read), valid or not."""
         return self.reports_checked + len(self.bad_reports)
 
     def summary(self) -> str:
@@ -144,6 +166,17 @@ class SoakResult:
         if self.blocked_cell_frames:
             problems.append(f"agents spent {self.blocked_cell_frames} frames in blocked cells")
         problems += self.bad_reports[:5]
+        if self.reports_written < self.reports_due:
+            problems.append(
+                f"the report was rewritten {self.reports_written} times, expected at least "
+                f"{self.reports_due} in {self.minutes * 60:g} simulated seconds"
+            )
+        if self.report_errors:
+            more = len(self.report_errors) - 1
+            problems.append(
+                f"the report lists errors: {self.report_errors[0]}"
+                + (f" (and {more} more)" if more else "")
+            )
         if self.rss_growth_mb >= MAX_RSS_GROWTH_MB:
             problems.append(
                 f"resident memory grew {self.rss_growth_mb:.1f} MB (limit {MAX_RSS_GROWTH_MB:g} MB)"
@@ -173,7 +206,7 @@ def soak(scene: SceneSpec, *, minutes: float, seed: int, report: Path) -> SoakRe
         What was seen; the caller decides what counts as failure (`SoakResult.failures`).
     """
     # Panda3D is imported only now, like `sim run`.
-    from sim.app.composition import RunOptions, SimApp
+    from sim.app.composition import REPORT_EVERY_S, RunOptions, SimApp
     from sim.engine.showbase import DisplaySettings
 
     display = DisplaySettings(headless=True, size=SOAK_SIZE, title=f"soak: {scene.name}")
@@ -182,23 +215,30 @@ def soak(scene: SceneSpec, *, minutes: float, seed: int, report: Path) -> SoakRe
     except RuntimeError as error:
         raise SimError(str(error)) from error
     try:
-        return _drive(app, minutes=minutes, rng=random.Random(seed), report=report)
+        rng = random.Random(seed)
+        return _drive(app, minutes=minutes, rng=rng, report=report, report_every_s=REPORT_EVERY_S)
     finally:
         app.destroy()
 
 
-def _drive(app: SimApp, *, minutes: float, rng: random.Random, report: Path) -> SoakResult:
+def _drive(
+    app: SimApp, *, minutes: float, rng: random.Random, report: Path, report_every_s: float
+) -> SoakResult:
     fps = app.options.display.fixed_fps
     total = round(minutes * 60 * fps)
     shuffle_every = round(SHUFFLE_EVERY_S * fps)
     baseline_minute = min(BASELINE_MINUTE, minutes / 2)
     baseline_frame = round(baseline_minute * 60 * fps)
-    result = SoakResult(minutes=minutes, baseline_minute=round(baseline_minute, 3))
+    result = SoakResult(
+        minutes=minutes,
+        baseline_minute=round(baseline_minute, 3),
+        reports_due=int(total / fps / report_every_s * MIN_REWRITE_SHARE),
+    )
     shuffler = _Shuffler(app, rng)
     app.search_view.open()
     app.search_view.speed = SEARCH_VIEW_SPEED
     app.search_view.play_pause()
-    seen_report: tuple[int, int] | None = None
+    seen_writes = app.reports_written
     for frame in range(total):
         if frame and frame % shuffle_every == 0:
             shuffler.shuffle()
@@ -211,31 +251,27 @@ def _drive(app: SimApp, *, minutes: float, rng: random.Random, report: Path) -> 
             if result.exceptions >= MAX_EXCEPTIONS:
                 break
         result.frames += 1
-        seen_report = _check_report(report, seen_report, result)
+        # Read back only what the app says it wrote: a stale file from an earlier run must not
+        # pass for a rewrite.
+        if app.reports_written != seen_writes:
+            seen_writes = app.reports_written
+            _check_report(report, result)
         if result.frames == baseline_frame:
             result.rss_baseline_mb = resident_mb()
     result.rss_end_mb = resident_mb()
     if result.frames < baseline_frame:
         result.rss_baseline_mb = result.rss_end_mb
     result.blocked_cell_frames = sum(agent.blocked_cell_frames for agent in app.agents)
+    result.report_errors = list(app.errors)
     return result
 
 
-def _check_report(
-    report: Path, seen: tuple[int, int] | None, result: SoakResult
-) -> tuple[int, int] | None:
-    """Re-read the report when it was rewritten (a new inode or mtime); record a bad one.
+def _check_report(report: Path, result: SoakResult) -> None:
+    """Re-read the report just rewritten; count it, or record why it is bad.
 
     A report is bad when it is not JSON or not what `validate_report` expects; one line each,
     with the first problem (and how many more there are).
     """
-    try:
-        stat = report.stat()
-    except FileNotFoundError:
-        return seen
-    key = (stat.st_ino, stat.st_mtime_ns)
-    if key == seen:
-        return seen
     try:
         problems = validate_report(json.loads(report.read_text(encoding="utf-8")))
     except (OSError, ValueError) as error:
@@ -245,7 +281,6 @@ def _check_report(
         result.bad_reports.append(f"report at frame {result.frames}: {problems[0]}{more}")
     else:
         result.reports_checked += 1
-    return key
 
 
 class _Shuffler:

@@ -88,8 +88,23 @@ def test_soak_of_a_missing_scene_is_one_line(capsys, tmp_path):
         ({"blocked_cell_frames": 3}, "agents spent 3 frames in blocked cells"),
         ({"bad_reports": ["report at frame 60: Expecting value"]}, "report at frame 60"),
         ({"rss_end_mb": 121.0}, "resident memory grew 21.0 MB (limit 20 MB)"),
+        (
+            {"reports_due": 108},
+            "the report was rewritten 0 times, expected at least 108 in 120 simulated seconds",
+        ),
+        (
+            {"report_errors": ["report r.json: No space left on device", "screenshot x"]},
+            "the report lists errors: report r.json: No space left on device (and 1 more)",
+        ),
     ],
-    ids=["exception", "blocked-cell", "bad-report", "memory-growth"],
+    ids=[
+        "exception",
+        "blocked-cell",
+        "bad-report",
+        "memory-growth",
+        "report-not-rewritten",
+        "report-lists-errors",
+    ],
 )
 def test_soak_fails_on_each_problem(capsys, changes, problem):
     result = SoakResult(minutes=2.0, frames=7200, rss_baseline_mb=100.0, rss_end_mb=101.0)
