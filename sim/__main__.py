@@ -1,3 +1,5 @@
+"""`python -m sim`: the same command as `sim`."""
+
 import sys
 
 from sim.commands.cli import main

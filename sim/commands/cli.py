@@ -1,72 +1,30 @@
-"""The `sim` command line: one parser, one sub-command module each.
+"""The `sim` entry point (`[project.scripts]` and `python -m sim`).
 
-Every sub-command module exposes `add_parser(subparsers)`, which registers its parser and sets
-`func` to a `run(args) -> int`. Panda3D is imported only by the sub-commands that open a scene, so
-`sim plan`, `sim compare` and `sim bench` start fast and work without it.
+This module imports nothing at its top, so that from `main`'s first line on every moment is
+guarded: Ctrl+C ends the command quietly with status 130, whether it comes while the
+sub-commands import or while they run (`sim.commands.guards` holds the guards, and SIGTERM's).
 """
 
 from __future__ import annotations
 
-import argparse
-import sys
-from collections.abc import Sequence
-from typing import NoReturn
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing before the guard
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
-from sim.errors import SimError
-
-EXIT_USAGE = 2
-
-
-class OneLineParser(argparse.ArgumentParser):
-    """An ArgumentParser whose errors are one line on stderr, `sim <cmd>: <problem>`, exit 2."""
-
-    def error(self, message: str) -> NoReturn:
-        """Report a bad command-line value in one line and exit with status 2."""
-        self.exit(EXIT_USAGE, f"{self.prog}: {message}\n")
-
-
-def build_parser() -> argparse.ArgumentParser:
-    """Build the top-level parser with every sub-command registered."""
-    from sim.commands import bench, compare, plan, run, soak
-
-    parser = OneLineParser(
-        prog="sim",
-        description=(
-            "Grid pathfinding sandbox: run a 3D scene, plan on Moving AI maps, compare "
-            "searches, benchmark."
-        ),
-    )
-    subparsers = parser.add_subparsers(
-        dest="command", required=True, metavar="COMMAND", parser_class=OneLineParser
-    )
-    run.add_parser(subparsers)
-    plan.add_parser(subparsers)
-    compare.add_parser(subparsers)
-    soak.add_parser(subparsers)
-    bench.add_parser(subparsers)
-    return parser
+EXIT_INTERRUPTED = 130
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the `sim` command line and return its exit status."""
-    parser = build_parser()
+    """Run the `sim` command line and return its exit status (see `guards.run_guarded`)."""
     try:
-        args = parser.parse_args(argv)
-    except SystemExit as exit_request:  # --help, or a bad value already reported in one line
-        return int(exit_request.code or 0)
-    try:
-        status: int = args.func(args)
-    except SimError as error:
-        print(f"sim: {error}", file=sys.stderr)
-        return EXIT_USAGE
-    except KeyboardInterrupt:
-        return 130
-    except BrokenPipeError:
-        # `sim plan ... | head` closed our output early: not an error, and no traceback.
-        sys.stderr.close()
-        return 0
-    return status
+        from sim.commands.guards import run_guarded
 
+        return run_guarded(argv)
+    except KeyboardInterrupt:  # before the guards were up, or after they came down
+        if argv is None:  # the process's own command ends by the signal, as the guards do
+            import os
+            import signal
 
-if __name__ == "__main__":
-    sys.exit(main())
+            signal.signal(signal.SIGINT, signal.SIG_DFL)
+            os.kill(os.getpid(), signal.SIGINT)
+        return EXIT_INTERRUPTED
