@@ -51,7 +51,7 @@ def distance_field(
         walkable: 2-D bool array, True where a path may go.
         goal: ``(row, col)``; must lie in the grid.
         diagonal: allow the 4 diagonal moves.
-        costs: optional per-cell multiplier, finite and >= 1 on walkable cells.
+        costs: optional per-cell multiplier, finite, 0.25 to 100 on walkable cells.
         implementation: "c" runs the compiled kernel (`sim.navigation.kernel.field_flat`),
             "python" the loop of `_reverse_dijkstra`, "auto" the kernel when it is built; both
             give identical fields (``==`` on every cell).

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -57,18 +58,51 @@ def check_walkable(walkable: object) -> NDArray[np.bool_]:
     return walkable
 
 
+def check_point(name: str, point: Any) -> tuple[float, float]:
+    """Return `point` as two finite floats ``(x, y)``, or raise ValueError naming it.
+
+    >>> check_point("start", (1, 2.5))
+    (1.0, 2.5)
+    >>> check_point("end", (1.0, float("nan")))
+    Traceback (most recent call last):
+    ...
+    ValueError: end must be finite, got (1.0, nan)
+    """
+    try:
+        x_part, y_part = point
+        x, y = float(x_part), float(y_part)
+    except (TypeError, ValueError, OverflowError):
+        raise ValueError(f"{name} must be an (x, y) pair of numbers, got {point!r}") from None
+    if not (math.isfinite(x) and math.isfinite(y)):
+        raise ValueError(f"{name} must be finite, got {point!r}")
+    return x, y
+
+
+MIN_COST = 0.25
+"""The lowest cost multiplier a walkable cell may have (a road at a quarter of the price)."""
+
+MAX_COST = 100.0
+"""The highest cost multiplier a walkable cell may have."""
+
+
 def check_costs(costs: object, walkable: NDArray[np.bool_]) -> NDArray[np.float64] | None:
     """Return `costs` as float64 if it is a valid per-cell cost multiplier for `walkable`.
 
-    Every walkable cell needs a finite multiplier >= 1; blocked cells may hold anything
-    (``inf`` is a common choice). None means "every cell costs 1".
+    Every walkable cell needs a finite multiplier from `MIN_COST` (0.25) to `MAX_COST` (100);
+    blocked cells may hold anything (``inf`` is a common choice), since no step enters them.
+    None means "every cell costs 1".
+
+    Why the bounds: A* scales its heuristic by the smallest cost (`heuristic_scale`), so one
+    cheaper cell would leave the search little guidance on the whole grid; and a cell dearer
+    than 100 is in effect a wall (a detour of 100 cells is cheaper than one step onto it),
+    which blocking says plainly and searches faster.
 
     >>> check_costs(None, np.ones((1, 2), dtype=bool)) is None
     True
-    >>> check_costs(np.array([[1.0, 0.5]]), np.ones((1, 2), dtype=bool))
+    >>> check_costs(np.array([[1.0, 0.1]]), np.ones((1, 2), dtype=bool))  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    ValueError: costs[0, 1] = 0.5 on a walkable cell; a cost multiplier must be finite and >= 1
+    ValueError: costs[0, 1] = 0.1 on a walkable cell; a cost multiplier must be finite, >= 0.25 ...
     """
     if costs is None:
         return None
@@ -83,15 +117,47 @@ def check_costs(costs: object, walkable: NDArray[np.bool_]) -> NDArray[np.float6
     if np.issubdtype(costs.dtype, np.complexfloating):
         raise ValueError(f"costs must have a real number dtype, got {costs.dtype}")
     as_float = costs.astype(np.float64)
-    # `not (x >= 1)` also catches NaN.
-    bad = walkable & ~(np.isfinite(as_float) & (as_float >= 1.0))
+    # The comparisons are False for NaN, so NaN is caught too; inf fails the upper bound.
+    bad = walkable & ~((as_float >= MIN_COST) & (as_float <= MAX_COST))
     if bad.any():
         row, col = (int(i) for i in np.argwhere(bad)[0])
         raise ValueError(
             f"costs[{row}, {col}] = {float(as_float[row, col])!r} on a walkable cell; "
-            "a cost multiplier must be finite and >= 1"
+            f"a cost multiplier must be finite, >= {MIN_COST:g} (A* scales its heuristic by "
+            f"the smallest cost) and <= {MAX_COST:g} (dearer ground should be blocked)"
         )
     return as_float
+
+
+def heuristic_scale(walkable: NDArray[np.bool_], costs: NDArray[np.float64] | None) -> float:
+    """Return the factor every heuristic is multiplied by so that A* stays optimal under `costs`.
+
+    The heuristics (`sim.navigation.heuristics`) estimate the cost of a path over cells that
+    cost 1. A step costs its length times the cost of the cell it enters, so when some cells
+    cost less than 1 (a road), a heuristic times the smallest cost is again a lower bound, and
+    a consistent one. The smallest cost is taken over the walkable cells only: no step enters
+    a blocked cell, so its entry is never paid (and may hold anything, 0 or ``inf``). When every
+    walkable cell costs at least 1 (or there are no costs) the scale is 1: the heuristic as it
+    always was, already a lower bound there. (Scaling up by a smallest cost above 1 would also
+    be admissible, but would change which cells a search expands on every costed grid.)
+
+    `costs` must be valid for `walkable` (`check_costs`); the result is in (0, 1].
+
+    >>> walkable = np.array([[True, True, False]])
+    >>> heuristic_scale(walkable, None), heuristic_scale(walkable, np.array([[2.0, 3.0, 0.0]]))
+    (1.0, 1.0)
+    >>> heuristic_scale(walkable, np.array([[2.0, 0.5, 0.25]]))  # (0, 2) is blocked
+    0.5
+    """
+    if costs is None or costs.size == 0:
+        return 1.0
+    # Most grids cost at least 1 everywhere: one pass, no masked copy.
+    if float(costs.min()) >= 1.0:
+        return 1.0
+    on_walkable = costs[walkable]
+    if on_walkable.size == 0:
+        return 1.0
+    return min(1.0, float(on_walkable.min()))
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -100,8 +166,9 @@ class GridMap:
 
     Attributes:
         walkable: ``[row, col]`` bool mask, True where an agent may stand.
-        costs: optional ``[row, col]`` multiplier (finite, >= 1 on walkable cells) applied to a
-            step that enters the cell, e.g. 3.0 for mud; None means 1 everywhere.
+        costs: optional ``[row, col]`` multiplier (finite, 0.25 to 100 on walkable cells)
+            applied to a step that enters the cell, e.g. 3.0 for mud, 0.5 for a road; None
+            means 1 everywhere.
         origin: world ``(x, y)`` of the corner of cell ``(0, 0)``, in world units.
         cell_size: side of a cell in world units, > 0.
 

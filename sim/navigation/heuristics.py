@@ -12,9 +12,12 @@ chebyshev     yes              yes
 zero          yes (Dijkstra)   yes (Dijkstra)
 ============  ===============  ===============
 
-Per-cell cost multipliers are >= 1, so they only raise the true cost: every "yes" above still
-holds with costs. Manhattan on an 8-connected grid overestimates (a diagonal step costs
-sqrt(2) < 2), so A* with it is fast but may return a longer path.
+The table is for cells costing 1. Cell cost multipliers of 1 or more only raise the true cost,
+so every "yes" still holds; cells cheaper than 1 (roads, down to 0.25) would let a path cost
+less than the estimate, so the searches multiply every heuristic by the smallest walkable cost
+when it is below 1 (`sim.navigation.grid.heuristic_scale`), which keeps each "yes" a "yes".
+Manhattan on an 8-connected grid overestimates (a diagonal step costs sqrt(2) < 2), so A* with
+it is fast but may return a longer path.
 """
 
 from __future__ import annotations
@@ -112,7 +115,10 @@ def parse_heuristic(name: str) -> Heuristic:
 
 
 def is_admissible(heuristic: str, *, diagonal: bool) -> bool:
-    """Tell whether `heuristic` never overestimates on a 4- or 8-connected grid (costs >= 1).
+    """Tell whether `heuristic` never overestimates on a 4- or 8-connected grid.
+
+    Under cell costs it holds for the heuristic as the searches use it, scaled by
+    `sim.navigation.grid.heuristic_scale`.
 
     >>> is_admissible("manhattan", diagonal=True), is_admissible("manhattan", diagonal=False)
     (False, True)

@@ -23,6 +23,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from sim.navigation.grid import Cell
+from sim.navigation.grid import heuristic_scale as grid_heuristic_scale
 from sim.navigation.heuristics import Heuristic
 from sim.navigation.query import (
     Algorithm,
@@ -113,6 +114,7 @@ def solve(query: Query) -> PathResult:
         heuristic=query.heuristic,
         algorithm=query.algorithm,
         weight=query.weight,
+        heuristic_scale=query.heuristic_scale,
     )
     return PathResult(found, cells, cost, expanded, Reason.FOUND if found else Reason.UNREACHABLE)
 
@@ -157,13 +159,17 @@ def search_flat(
     heuristic: Heuristic,
     algorithm: Algorithm,
     weight: float,
+    heuristic_scale: float | None = None,
 ) -> tuple[bool, tuple[Cell, ...], float, int]:
     """Search from flat cell `start` to flat `goal`; return found, cells, cost, expanded.
 
     The boundary of the C code: `walkable` must be a C-contiguous 2-D bool array, `costs`
-    None or a C-contiguous float64 array of its shape (finite and >= 1 on walkable cells, not
-    checked here), `start` and `goal` walkable flat cells. Anything else is a ValueError before
-    C reads a byte (and the C function checks sizes and indices again).
+    None or a C-contiguous float64 array of its shape (finite, 0.25 to 100 on walkable cells,
+    not checked here), `start` and `goal` walkable flat cells, `heuristic_scale` None (then
+    computed from the arrays: `sim.navigation.grid.heuristic_scale`) or that value, in
+    (0, 1]. Anything else is a ValueError before C reads a byte (and the C function checks
+    sizes and indices again). C multiplies the heuristic by ``weight * heuristic_scale``
+    (`PriorityTerms.h_factor`), the same float the Python loop uses.
     """
     size = _check_buffers(walkable, costs)
     for name, cell in (("start", start), ("goal", goal)):
@@ -173,7 +179,11 @@ def search_flat(
             raise ValueError(f"{name} {cell} lies outside the {size} cells of the grid")
         if not walkable.flat[cell]:
             raise ValueError(f"{name} {cell} is not a walkable cell")
-    terms = priority_terms(algorithm, heuristic, check_weight(weight))
+    if heuristic_scale is None:
+        heuristic_scale = grid_heuristic_scale(walkable, costs)
+    if not (isinstance(heuristic_scale, float) and 0.0 < heuristic_scale <= 1.0):
+        raise ValueError(f"heuristic_scale must be a float in (0, 1], got {heuristic_scale!r}")
+    terms = priority_terms(algorithm, heuristic, check_weight(weight), heuristic_scale)
     _check_compiled(algorithm)
     height, width = walkable.shape
     return _kernel.search(
@@ -185,7 +195,7 @@ def search_flat(
         int(goal),
         diagonal,
         _HEURISTIC_CODES[terms.heuristic],
-        terms.h_weight,
+        terms.h_factor,
         terms.g_weight,
         terms.unit_steps,
     )
@@ -201,8 +211,8 @@ def field_flat(
     """Return the flat cost from every cell to flat `goal`, as `field._reverse_dijkstra` does.
 
     The boundary of the C function ``_kernel.field``: `walkable` must be a C-contiguous 2-D
-    bool array, `costs` None or a C-contiguous float64 array of its shape (finite and >= 1 on
-    walkable cells, not checked here), `goal` a flat cell index inside the grid. A blocked
+    bool array, `costs` None or a C-contiguous float64 array of its shape (finite, 0.25 to 100
+    on walkable cells, not checked here), `goal` a flat cell index inside the grid. A blocked
     `goal` is allowed and gives ``inf`` everywhere, as in Python. Anything else is a ValueError
     before C reads a byte (and the C function checks sizes and indices again).
     """

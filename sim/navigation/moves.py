@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from sim.navigation.grid import check_costs, check_walkable
+from sim.navigation.grid import check_costs, check_walkable, heuristic_scale
 
 SQRT2 = math.sqrt(2.0)
 
@@ -52,6 +52,9 @@ class MoveGraph:
         unit_moves: the same with every length 1 (breadth-first search counts moves).
         cell_cost: cost multiplier of each flat cell (1.0 everywhere when no costs given).
         has_costs: whether a cost array was given.
+        heuristic_scale: what every search on the graph multiplies its heuristic by: the
+            smallest cost of a walkable cell when that is below 1, else 1 (see
+            `sim.navigation.grid.heuristic_scale`).
 
     >>> graph = MoveGraph.build(np.ones((2, 3), dtype=bool))
     >>> graph.neighbours(0)
@@ -67,6 +70,7 @@ class MoveGraph:
     unit_moves: MoveTable
     cell_cost: list[float]
     has_costs: bool
+    heuristic_scale: float
 
     @classmethod
     def build(
@@ -79,7 +83,7 @@ class MoveGraph:
         """Precompute the moves of `walkable` (``[row, col]`` bool) with optional `costs`.
 
         Raises ValueError (naming the value) for a mask that is not 2-D bool, or costs of
-        another shape or below 1 / not finite on a walkable cell.
+        another shape or outside [0.25, 100] on a walkable cell (`check_costs`).
         """
         walkable = check_walkable(walkable)
         checked_costs = check_costs(costs, walkable)
@@ -110,6 +114,7 @@ class MoveGraph:
             unit_moves=_move_table(width, count, unit=True),
             cell_cost=cell_cost,
             has_costs=checked_costs is not None,
+            heuristic_scale=heuristic_scale(walkable, checked_costs),
         )
 
     def neighbours(self, cell: int) -> list[tuple[int, float]]:

@@ -39,8 +39,12 @@ def find_path(
         heuristic: manhattan, octile, euclidean, chebyshev or zero (see `heuristics` for
             which are admissible); used by astar and greedy only.
         algorithm: astar, dijkstra, bfs, greedy or dfs.
-        costs: optional per-cell multiplier, finite and >= 1 on walkable cells, charged on
-            entering a cell.
+        costs: optional per-cell multiplier, finite, from 0.25 to 100 on walkable cells
+            (anything on blocked ones), charged on entering a cell. When some walkable cell
+            costs less than 1, astar and greedy multiply the heuristic by the smallest
+            walkable cost (`sim.navigation.grid.heuristic_scale`), so that an admissible
+            heuristic stays admissible and A* optimal; with costs of 1 or more the heuristic
+            is used as it is.
         weight: heuristic weight for astar, >= 1 (1 is plain A*); the cost stays within
             ``weight`` x optimal for an admissible heuristic.
         implementation: "c" runs the compiled kernel (`sim.navigation.kernel`), "python" the
@@ -66,6 +70,11 @@ def find_path(
     <Reason.GOAL_BLOCKED: 'goal blocked'>
     >>> round(find_path(walkable, (0, 0), (2, 2)).cost, 4)  # 1 + sqrt(2) + 1
     3.4142
+    >>> road = np.ones((3, 10))
+    >>> road[2, :] = 0.25  # a road along the last row: the detour by it beats 9 straight steps
+    >>> result = find_path(np.ones((3, 10), dtype=bool), (0, 0), (0, 9), costs=road)
+    >>> len(result.cells), round(result.cost, 4)  # 1 + sqrt(2)/4 + 8/4 + 1 + 1
+    (13, 5.3536)
     """
     # Imported here: importing kernel warns once when the extension is not built, and a
     # caller that never searches should not see that.

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from sim.navigation.grid import Cell, check_costs, check_walkable
+from sim.navigation.grid import Cell, check_costs, check_walkable, heuristic_scale
 from sim.navigation.heuristics import Heuristic, parse_heuristic
 
 
@@ -93,6 +93,9 @@ class Query:
         heuristic: the heuristic asked for (astar and greedy use it; the others use zero).
         weight: the heuristic weight, a finite float >= 1 (astar uses it).
         costs: per-cell cost multipliers as float64, or None for 1 everywhere.
+        heuristic_scale: the factor on the heuristic that keeps it a lower bound under
+            `costs` (`sim.navigation.grid.heuristic_scale`): 1, or the smallest walkable
+            cost when that is below 1.
     """
 
     walkable: NDArray[np.bool_]
@@ -103,6 +106,7 @@ class Query:
     heuristic: Heuristic
     weight: float
     costs: NDArray[np.float64] | None
+    heuristic_scale: float
 
     @classmethod
     def check(
@@ -143,6 +147,7 @@ class Query:
             chosen_heuristic,
             checked_weight,
             checked_costs,
+            heuristic_scale(walkable, checked_costs),
         )
 
 
@@ -238,32 +243,51 @@ def reason_before_search(walkable: NDArray[np.bool_], start: Cell, goal: Cell) -
 
 @dataclass(frozen=True, slots=True)
 class PriorityTerms:
-    """How a variant orders its frontier: priority ``g_weight * g + h_weight * h(heuristic)``.
+    """How a variant orders its frontier: priority ``g_weight * g + h_factor * h(heuristic)``.
 
     Attributes:
         heuristic: the heuristic the priorities use (zero for dijkstra, bfs and dfs).
         g_weight: weight on the cost so far: 1, or 0 for greedy.
         h_weight: weight on the heuristic: the query's weight for astar, else 1.
+        h_scale: the heuristic's scale under cell costs (`sim.navigation.grid.heuristic_scale`)
+            for astar and greedy; 1 for the others, which use no heuristic.
         unit_steps: every step has length 1 and no cell cost (bfs counts moves).
     """
 
     heuristic: Heuristic
     g_weight: float
     h_weight: float
+    h_scale: float
     unit_steps: bool
 
+    @property
+    def h_factor(self) -> float:
+        """``h_weight * h_scale``: the one factor on the heuristic, computed once per search.
 
-def priority_terms(algorithm: Algorithm, heuristic: Heuristic, weight: float) -> PriorityTerms:
+        Both implementations compute ``h = h_factor * heuristic(dx, dy)`` with this same
+        float, so their priorities agree to the last bit (and with no costs below 1 it is
+        the weight itself: ``weight * 1.0 == weight``).
+        """
+        return self.h_weight * self.h_scale
+
+
+def priority_terms(
+    algorithm: Algorithm, heuristic: Heuristic, weight: float, scale: float = 1.0
+) -> PriorityTerms:
     """The data that makes `algorithm` one loop with the others (`sim.navigation.search`).
 
+    `scale` is the heuristic scale of the grid (`sim.navigation.grid.heuristic_scale`).
     dfs gets dijkstra's terms (h = 0, so f = g), though its stack ignores priorities.
 
     >>> terms = priority_terms(Algorithm.GREEDY, Heuristic.OCTILE, 2.0)
     >>> terms.heuristic, terms.g_weight, terms.h_weight
     (<Heuristic.OCTILE: 'octile'>, 0.0, 1.0)
+    >>> priority_terms(Algorithm.ASTAR, Heuristic.OCTILE, 2.0, 0.25).h_factor
+    0.5
     """
     if algorithm is Algorithm.ASTAR:
-        return PriorityTerms(heuristic, 1.0, float(weight), unit_steps=False)
+        return PriorityTerms(heuristic, 1.0, float(weight), float(scale), unit_steps=False)
     if algorithm is Algorithm.GREEDY:
-        return PriorityTerms(heuristic, 0.0, 1.0, unit_steps=False)
-    return PriorityTerms(Heuristic.ZERO, 1.0, 1.0, unit_steps=algorithm is Algorithm.BFS)
+        return PriorityTerms(heuristic, 0.0, 1.0, float(scale), unit_steps=False)
+    unit = algorithm is Algorithm.BFS
+    return PriorityTerms(Heuristic.ZERO, 1.0, 1.0, 1.0, unit_steps=unit)

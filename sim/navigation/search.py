@@ -6,14 +6,19 @@ set of tests; depth-first search, the teaching baseline, is the exception with i
 =========  ===============================  ===========================  =====================
 algorithm  priority of a frontier cell      step length                  path returned
 =========  ===============================  ===========================  =====================
-astar      g + weight * h                   1 or sqrt(2), times cost     optimal if h is
+astar      g + weight * s * h               1 or sqrt(2), times cost     optimal if h is
                                                                          admissible, weight 1
 dijkstra   g                                1 or sqrt(2), times cost     optimal
 bfs        number of moves                  1 (cell costs ignored)       fewest moves
-greedy     h                                1 or sqrt(2), times cost     any path
+greedy     s * h                            1 or sqrt(2), times cost     any path
 dfs        -(push sequence number): LIFO    1 or sqrt(2), times cost     any path (usually
                                                                          not the shortest)
 =========  ===============================  ===========================  =====================
+
+``s`` is the heuristic scale of the grid (`sim.navigation.grid.heuristic_scale`): the smallest
+cost of a walkable cell when some cost less than 1 (roads), else 1. The heuristics estimate a
+path over cells costing 1; scaled by the smallest cost they stay lower bounds (and consistent),
+so A* stays optimal under any costs from 0.25 to 100.
 
 The loop: pop the frontier cell with the lowest priority (a binary heap); skip it if already
 closed; close it; stop at the goal; otherwise relax each legal move: a neighbour's
@@ -62,6 +67,7 @@ from sim.navigation.moves import SQRT2, MoveGraph
 from sim.navigation.query import (
     Algorithm,
     PathResult,
+    PriorityTerms,
     Query,
     Reason,
     check_ends,
@@ -166,8 +172,9 @@ class Search:
         self._done = False
         self._reason = Reason.UNREACHABLE
 
-        terms = priority_terms(self._algorithm, chosen, checked_weight)
-        self._g_weight, self._h_weight = terms.g_weight, terms.h_weight
+        terms = priority_terms(self._algorithm, chosen, checked_weight, graph.heuristic_scale)
+        self._terms = terms
+        self._g_weight, self._h_weight = terms.g_weight, terms.h_factor
         self._heuristic_name = terms.heuristic
         self._heuristic = HEURISTICS[terms.heuristic]
         if terms.unit_steps:
@@ -213,11 +220,17 @@ class Search:
 
     @property
     def priority_weights(self) -> tuple[float, float]:
-        """``(g_weight, h_weight)``: a frontier cell's priority is g_weight * g + h_weight * h.
+        """``(g_weight, h_factor)``: a frontier cell's priority is g_weight * g + h_factor * h.
 
-        dfs reports ``(1.0, 1.0)`` with h = 0 (f = g), though its stack ignores priorities.
+        ``h_factor`` is the weight times the heuristic scale (`terms`). dfs reports
+        ``(1.0, 1.0)`` with h = 0 (f = g), though its stack ignores priorities.
         """
         return self._g_weight, self._h_weight
+
+    @property
+    def terms(self) -> PriorityTerms:
+        """How this search orders its frontier: heuristic, weights and heuristic scale."""
+        return self._terms
 
     @property
     def graph(self) -> MoveGraph:

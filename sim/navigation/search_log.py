@@ -117,9 +117,12 @@ class ExpansionLog:
         algorithm: the variant searched.
         heuristic: the heuristic the priorities use (zero for dijkstra, bfs and dfs).
         weight: the weight on h in the priorities (the given weight for astar, else 1.0).
+        heuristic_scale: what the heuristic is multiplied by under the grid's costs: the
+            smallest walkable cost when below 1, else 1 (`sim.navigation.grid.heuristic_scale`);
+            1.0 for dijkstra, bfs and dfs.
         diagonal: whether the 4 diagonal moves are allowed.
-        h: ``[row, col]`` the h each cell's priority uses (weight x heuristic; 0 for
-            dijkstra, bfs and dfs), for every cell whether reached or not.
+        h: ``[row, col]`` the h each cell's priority uses ((weight x heuristic_scale) x
+            heuristic; 0 for dijkstra, bfs and dfs), for every cell whether reached or not.
         g_weight: 1.0, or 0.0 for greedy: a frontier cell's f is ``g_weight * g + h``.
 
     >>> log = ExpansionLog(np.ones((3, 3), dtype=bool), (0, 0), (2, 2), algorithm="bfs")
@@ -161,10 +164,11 @@ class ExpansionLog:
         self.goal: Cell = (int(goal[0]), int(goal[1]))
         self.algorithm = search.algorithm
         self.heuristic = search.heuristic
-        self.g_weight, h_weight = search.priority_weights
-        self.weight = h_weight
+        terms = search.terms
+        self.g_weight, self.weight = terms.g_weight, terms.h_weight
+        self.heuristic_scale = terms.h_scale
         self.diagonal = bool(diagonal)
-        self.h = _h_grid(self.heuristic, h_weight, self.height, self.width, self.goal)
+        self.h = _h_grid(self.heuristic, terms.h_factor, self.height, self.width, self.goal)
         self.h.flags.writeable = False
 
         size = self.height * self.width
@@ -469,9 +473,12 @@ def _read_only(values: NDArray[Any]) -> NDArray[Any]:
 
 
 def _h_grid(
-    heuristic: Heuristic, weight: float, height: int, width: int, goal: Cell
+    heuristic: Heuristic, factor: float, height: int, width: int, goal: Cell
 ) -> NDArray[np.float64]:
-    """``weight * heuristic`` toward `goal` for every cell, bit-equal to Search's own h.
+    """``factor * heuristic`` toward `goal` for every cell, bit-equal to Search's own h.
+
+    `factor` is the search's ``PriorityTerms.h_factor`` (weight times heuristic scale), the
+    one float Search multiplies by.
 
     The same float operations as `sim.navigation.heuristics`, vectorized; euclidean uses the
     correctly rounded ``sqrt(dx*dx + dy*dy)``, which math.hypot matches on grid distances
@@ -491,4 +498,4 @@ def _h_grid(
         h = np.maximum(dx, dy).astype(np.float64)
     else:
         return np.zeros((height, width), dtype=np.float64)
-    return weight * h
+    return factor * h

@@ -210,7 +210,12 @@ def test_unreachable_explores_the_whole_component() -> None:
             id="costs-bool",
         ),
         pytest.param(
-            {"costs": np.full((3, 3), 0.5)}, r"costs\[0, 0\] = 0.5 on a walkable cell", id="cost<1"
+            {"costs": np.full((3, 3), 0.2)},
+            r"costs\[0, 0\] = 0.2 on a walkable cell",
+            id="cost<0.25",
+        ),
+        pytest.param(
+            {"costs": np.full((3, 3), 101.0)}, r"costs\[0, 0\] = 101.0 on a walk", id="cost>100"
         ),
         pytest.param(
             {"costs": np.full((3, 3), np.nan)}, r"costs\[0, 0\] = nan on a walkable", id="nan-cost"
