@@ -2,7 +2,10 @@
 
 Arrays are ``[row, col]``; a cell given as a pair is ``(row, col)``; the search core names a
 cell by its flat index ``row * width + col``. `find_path` is the entry point; `GridMap` places
-a grid in the world; `rasterize_boxes` turns obstacle footprints into a blocked mask;
+a grid in the world; `rasterize_boxes` turns obstacle footprints into a blocked mask and
+`rasterize_terrain` (or `TerrainLayer`, patch by patch) terrain patches into cell costs from
+0.25 to 100; `clearance` gives one map that `usable_mask` turns into the cells an agent of any
+radius may use, and `segment_is_clear` / `smooth_path` take that radius for its swept disc;
 `movingai` reads the Moving AI benchmark files. `ExpansionLog` and `SearchReplay` record a
 search and step through it both ways; `compare_searches` runs every variant on one grid.
 `SearchKind` lists the searches on offer, each once, with its label and promise.
@@ -13,8 +16,9 @@ search and step through it both ways; `compare_searches` runs every variant on o
 """
 
 from sim.navigation.catalogue import SearchKind
+from sim.navigation.clearance import clearance, disc_segment_is_clear, usable_mask
 from sim.navigation.compare import ComparisonRow, compare_searches, format_table
-from sim.navigation.grid import Cell, Endpoints, GridMap
+from sim.navigation.grid import MAX_COST, MIN_COST, Cell, Endpoints, GridMap, heuristic_scale
 from sim.navigation.heuristics import (
     Heuristic,
     chebyshev,
@@ -52,8 +56,17 @@ from sim.navigation.raster import (
 )
 from sim.navigation.search import Search, start_search
 from sim.navigation.search_log import CellStatus, ExpansionLog, ReplayState, SearchReplay
+from sim.navigation.terrain import (
+    TerrainLayer,
+    TerrainSummary,
+    check_terrain_cost,
+    rasterize_terrain,
+    terrain_summary,
+)
 
 __all__ = [
+    "MAX_COST",
+    "MIN_COST",
     "Algorithm",
     "Box",
     "Cell",
@@ -75,13 +88,19 @@ __all__ = [
     "Search",
     "SearchKind",
     "SearchReplay",
+    "TerrainLayer",
+    "TerrainSummary",
     "box_footprint",
     "cells_on_segment",
     "chebyshev",
+    "check_terrain_cost",
+    "clearance",
     "compare_searches",
+    "disc_segment_is_clear",
     "euclidean",
     "find_path",
     "format_table",
+    "heuristic_scale",
     "is_admissible",
     "manhattan",
     "octile",
@@ -90,11 +109,14 @@ __all__ = [
     "path_length",
     "rasterize_box_into",
     "rasterize_boxes",
+    "rasterize_terrain",
     "read_map",
     "read_scenarios",
     "segment_is_clear",
     "smooth_path",
     "start_search",
+    "terrain_summary",
     "transform_box",
+    "usable_mask",
     "zero",
 ]

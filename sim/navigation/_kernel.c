@@ -6,14 +6,17 @@
  *     `DIRECTIONS` order, inside the grid and walkable, a diagonal only when both orthogonal
  *     cells it passes between are walkable (no corner cutting);
  *   - a step costs `length * cost[neighbour]` (length 1 or sqrt(2)), added to g exactly as
- *     Python does, and h is the same formula in the same operation order as heuristics.py;
+ *     Python does, and h is `h_weight * heuristic`, the heuristic in the same operation order
+ *     as heuristics.py and `h_weight` the one factor Python uses too (PriorityTerms.h_factor:
+ *     the weight times the heuristic scale, below 1 when some cells cost less than 1);
  *   - priorities are floor((g_weight * g + h) * TIE_SCALE); ties go to the smaller h, then to
  *     the smaller flat cell index; closed cells are never reopened; a neighbour is relaxed only
  *     on a strictly lower cost.
  * Bit-identical sums need the compiler not to fuse a * b + c into one FMA instruction (which
  * rounds once instead of twice); the pragmas below forbid that on GCC and Clang.
  *
- * `field` (further down) is the distance field of field.py on the same move rules.
+ * `field` (further down) is the distance field of field.py on the same move rules, and
+ * `clearance` the exact distance transform of clearance.py.
  *
  * Speed (after pyastar2d, see PERFORMANCE-NOTES.md): the search state of a cell is one 16-byte
  * record in a flat array; the frontier is a 4-ary heap with decrease-key and a one-node "hand"
@@ -803,9 +806,154 @@ static PyObject *kernel_field(PyObject *module, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* ---- The clearance map of sim/navigation/clearance.py (`_column_gaps`, `_row_envelope`) ----
+ *
+ * `out[row * width + col]` receives the squared distance, in half cells, from the centre of
+ * cell (row, col) to the nearest point of the half-cell lattice that lies on a blocked cell's
+ * closed square or on the grid's border: the integers of the numpy reference, computed the
+ * same way. First, per lattice column, the vertical gap to the nearest such point (a running
+ * index of the last blocked row, down and then up; rows -1 and `height` are the border), then
+ * along each row the lower envelope of the parabolas (X - X')^2 + gap(X')^2 (Felzenszwalb and
+ * Huttenlocher), whose breakpoints are ratios of integers below 2**53: the double division
+ * and comparisons order them exactly as the reference does. */
+static int run_clearance(const uint8_t *walkable, Py_ssize_t height, Py_ssize_t width,
+                         int64_t *out) {
+    const Py_ssize_t size = 2 * width + 1; /* lattice columns: 2 * col + 1 are cell centres */
+    int64_t *f = PyMem_RawMalloc((size_t)size * sizeof(int64_t));
+    int64_t *apex = PyMem_RawMalloc((size_t)size * sizeof(int64_t));
+    double *start = PyMem_RawMalloc((size_t)(size + 1) * sizeof(double));
+    if (f == NULL || apex == NULL || start == NULL) {
+        PyMem_RawFree(f);
+        PyMem_RawFree(apex);
+        PyMem_RawFree(start);
+        return 0;
+    }
+    /* Rows away from the nearest blocked row in the same column, above (apex holds the last
+     * blocked row of each column) and then below (f holds the next one). */
+    for (Py_ssize_t col = 0; col < width; col++) apex[col] = -1;
+    for (Py_ssize_t row = 0; row < height; row++) {
+        for (Py_ssize_t col = 0; col < width; col++) {
+            const Py_ssize_t i = row * width + col;
+            if (!walkable[i]) apex[col] = row;
+            out[i] = row - apex[col];
+        }
+    }
+    for (Py_ssize_t col = 0; col < width; col++) f[col] = height;
+    for (Py_ssize_t row = height - 1; row >= 0; row--) {
+        for (Py_ssize_t col = 0; col < width; col++) {
+            const Py_ssize_t i = row * width + col;
+            if (!walkable[i]) f[col] = row;
+            const int64_t below = f[col] - row;
+            const int64_t away = out[i] < below ? out[i] : below;
+            /* A blocked square's nearest lattice point is on its side: 2 * away - 1. */
+            out[i] = away > 0 ? 2 * away - 1 : 0;
+        }
+    }
+    for (Py_ssize_t row = 0; row < height; row++) {
+        int64_t *gaps = out + row * width; /* read into f, then overwritten with the result */
+        f[0] = 0;
+        f[size - 1] = 0;
+        for (Py_ssize_t col = 0; col < width; col++) f[2 * col + 1] = gaps[col] * gaps[col];
+        for (Py_ssize_t col = 1; col < width; col++) {
+            const int64_t gap = gaps[col - 1] < gaps[col] ? gaps[col - 1] : gaps[col];
+            f[2 * col] = gap * gap;
+        }
+        Py_ssize_t top = 0;
+        apex[0] = 0;
+        start[0] = -INFINITY;
+        start[1] = INFINITY;
+        for (int64_t q = 1; q < size; q++) {
+            double cross;
+            for (;;) {
+                const int64_t v = apex[top];
+                cross = (double)((f[q] + q * q) - (f[v] + v * v)) / (2.0 * (double)(q - v));
+                if (cross > start[top]) break;
+                top--;
+            }
+            top++;
+            apex[top] = q;
+            start[top] = cross;
+            start[top + 1] = INFINITY;
+        }
+        top = 0;
+        for (Py_ssize_t col = 0; col < width; col++) {
+            const int64_t x = 2 * col + 1;
+            while (start[top + 1] < (double)x) top++;
+            const int64_t v = apex[top];
+            gaps[col] = (x - v) * (x - v) + f[v];
+        }
+    }
+    PyMem_RawFree(f);
+    PyMem_RawFree(apex);
+    PyMem_RawFree(start);
+    return 1;
+}
+
+PyDoc_STRVAR(clearance_doc,
+             "clearance(walkable, height, width, out) -> None\n\n"
+             "Fill `out` (height * width int64) with every cell centre's squared distance to\n"
+             "the nearest wall, in half cells; see sim/navigation/kernel.py (clearance_flat).");
+
+static PyObject *kernel_clearance(PyObject *module, PyObject *args) {
+    (void)module;
+    PyObject *walkable_obj, *out_obj;
+    Py_ssize_t height, width;
+    if (!PyArg_ParseTuple(args, "OnnO:clearance", &walkable_obj, &height, &width, &out_obj))
+        return NULL;
+    /* Squares of lattice coordinates up to 2 * 2**25 + 1 stay far below 2**53. */
+    if (height <= 0 || width <= 0 || height > ((Py_ssize_t)1 << 25) ||
+        width > ((Py_ssize_t)1 << 25) || height > PY_SSIZE_T_MAX / 8 / width) {
+        PyErr_Format(PyExc_ValueError, "grid of %zd x %zd cells: need 1 to 2**25 a side",
+                     height, width);
+        return NULL;
+    }
+    const Py_ssize_t size = height * width;
+    Py_buffer walkable_view, out_view;
+    if (PyObject_GetBuffer(walkable_obj, &walkable_view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
+        return NULL;
+    if (walkable_view.itemsize != 1 || walkable_view.len != size ||
+        !(format_is(&walkable_view, '?') || format_is(&walkable_view, 'B'))) {
+        PyErr_Format(PyExc_ValueError, "walkable must be %zd contiguous bytes (bool or uint8)",
+                     size);
+        PyBuffer_Release(&walkable_view);
+        return NULL;
+    }
+    if (PyObject_GetBuffer(out_obj, &out_view,
+                           PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&walkable_view);
+        return NULL;
+    }
+    if (out_view.itemsize != 8 || out_view.len != size * 8 ||
+        !(format_is(&out_view, 'q') || format_is(&out_view, 'l'))) {
+        PyErr_Format(PyExc_ValueError, "out must be %zd contiguous int64 values, got %zd bytes",
+                     size, out_view.len);
+        PyBuffer_Release(&out_view);
+        PyBuffer_Release(&walkable_view);
+        return NULL;
+    }
+    /* `out` is written while walkable is read: they must not share memory. */
+    const char *out_begin = out_view.buf, *out_end = out_begin + out_view.len;
+    const char *w_begin = walkable_view.buf, *w_end = w_begin + walkable_view.len;
+    if (out_begin < w_end && w_begin < out_end) {
+        PyErr_SetString(PyExc_ValueError, "out must not share memory with walkable");
+        PyBuffer_Release(&out_view);
+        PyBuffer_Release(&walkable_view);
+        return NULL;
+    }
+    int ok;
+    Py_BEGIN_ALLOW_THREADS
+    ok = run_clearance(walkable_view.buf, height, width, out_view.buf);
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&out_view);
+    PyBuffer_Release(&walkable_view);
+    if (!ok) return PyErr_NoMemory();
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef kernel_methods[] = {
     {"search", kernel_search, METH_VARARGS, search_doc},
     {"field", kernel_field, METH_VARARGS, field_doc},
+    {"clearance", kernel_clearance, METH_VARARGS, clearance_doc},
     {NULL, NULL, 0, NULL},
 };
 

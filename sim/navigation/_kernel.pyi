@@ -24,3 +24,10 @@ def field(
     out: Any,
     /,
 ) -> None: ...
+def clearance(
+    walkable: Any,
+    height: int,
+    width: int,
+    out: Any,
+    /,
+) -> None: ...

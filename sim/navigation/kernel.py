@@ -8,7 +8,8 @@ imported (a failed compile: it is built with ``optional=True``), `KERNEL_AVAILAB
 one warning is issued (on first import of this module), and "auto" keeps to Python.
 
 `field_flat` is the same kind of boundary for `field._reverse_dijkstra`: the distance field
-of a goal, bit-identical to the Python loop.
+of a goal, bit-identical to the Python loop; `clearance_flat` for `clearance.clearance`: the
+distance from each cell to the nearest wall, the same integers as the numpy reference.
 
 The kernel runs the algorithms in `COMPILED_ALGORITHMS`; any other (depth-first search) is a
 ValueError here, and runs only in Python.
@@ -224,6 +225,27 @@ def field_flat(
     height, width = walkable.shape
     out = np.empty(size, dtype=np.float64)
     _kernel.field(walkable, costs, height, width, int(goal), bool(diagonal), out)
+    return out
+
+
+MAX_CLEARANCE_SIDE = 2**25
+"""The longest side `clearance_flat` takes: squared lattice distances stay exact in a float."""
+
+
+def clearance_flat(walkable: NDArray[np.bool_]) -> NDArray[np.int64]:
+    """Return ``[row, col]`` each cell centre's squared distance to the nearest wall, in half cells.
+
+    The boundary of the C function ``_kernel.clearance``, the same integers as
+    `sim.navigation.clearance`'s numpy reference: `walkable` must be a C-contiguous 2-D bool
+    array of at most `MAX_CLEARANCE_SIDE` cells a side; anything else is a ValueError before C
+    reads a byte (and the C function checks the sizes again).
+    """
+    _check_buffers(walkable, None)
+    height, width = walkable.shape
+    if max(height, width) > MAX_CLEARANCE_SIDE:
+        raise ValueError(f"walkable must be at most 2**25 cells a side, got {walkable.shape}")
+    out = np.empty((height, width), dtype=np.int64)
+    _kernel.clearance(walkable, height, width, out)
     return out
 
 

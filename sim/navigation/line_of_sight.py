@@ -29,7 +29,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from sim.navigation.grid import Cell, check_walkable
+from sim.navigation.clearance import check_radius, disc_segment_is_clear
+from sim.navigation.grid import Cell, check_point, check_walkable
 
 Point = tuple[float, float]
 """A point ``(x, y)`` in cell space: ``x`` along the columns, ``y`` along the rows."""
@@ -76,6 +77,7 @@ def segment_is_clear(
     end: Point,
     *,
     costs: NDArray[Any] | None = None,
+    radius: float = 0.0,
 ) -> bool:
     """Tell whether the straight move from `start` to `end` (cell space) touches no obstacle.
 
@@ -99,19 +101,26 @@ def segment_is_clear(
     1.0 makes the segment not clear; NaN or a cost below 1 also count as not clear, so the values
     are not validated further (that would cost a pass over the whole grid per call).
 
+    An agent with a size passes `radius` (in cells, > 0): the segment must then also keep the
+    whole disc clear, every point of it at least `radius` from every blocked cell's square and
+    from the border (`sim.navigation.clearance.disc_segment_is_clear`, exact); the costs rule
+    still reads the cells the centre line touches.
+
     Args:
         walkable: 2-D bool ``[row, col]`` mask, True where an agent may go.
         start: ``(x, y)`` in cell space.
         end: ``(x, y)`` in cell space.
         costs: optional per-cell cost multipliers, an array of real numbers of `walkable`'s
             shape (as for `find_path`).
+        radius: the agent's radius in cells, finite and >= 0; 0 checks the centre line alone.
 
     Returns:
         Whether the segment is clear.
 
     Raises:
         ValueError: naming the value, for a mask that is not 2-D bool, costs that are not an
-            array of real numbers of the mask's shape, a point that is not two finite numbers.
+            array of real numbers of the mask's shape, a point that is not two finite numbers,
+            a radius that is not a finite number >= 0.
 
     >>> walkable = np.array([[True, False], [True, True]])
     >>> segment_is_clear(walkable, (0.5, 1.5), (1.5, 1.5))
@@ -120,10 +129,17 @@ def segment_is_clear(
     False
     >>> segment_is_clear(walkable, (0.5, 1.5), (1.5, 1.5), costs=np.array([[1, 1], [1, 3]]))
     False
+    >>> segment_is_clear(walkable, (0.5, 1.5), (1.5, 1.5), radius=0.5)  # touches (0, 1)
+    True
+    >>> segment_is_clear(walkable, (0.5, 1.5), (1.5, 1.5), radius=0.51)
+    False
     """
     check_walkable(walkable)
     checked_costs = _check_costs(costs, walkable)
+    checked_radius = check_radius(radius, allow_zero=True)
     ax, ay, bx, by, scale = _scaled(start, end)
+    if checked_radius > 0.0 and not disc_segment_is_clear(walkable, start, end, checked_radius):
+        return False
     return _all_clear(walkable, checked_costs, _walk(ax, ay, bx, by, scale, touching=True))
 
 
@@ -132,6 +148,7 @@ def smooth_path(
     cells: Sequence[Cell],
     *,
     costs: NDArray[Any] | None = None,
+    radius: float = 0.0,
 ) -> list[Cell]:
     """Drop the cells of a grid path that a straight line between cell centres can skip.
 
@@ -157,13 +174,17 @@ def smooth_path(
             in it (nothing touching them is clear).
         costs: optional per-cell cost multipliers; only cells costing exactly 1.0 are skipped
             over (see `segment_is_clear`).
+        radius: the agent's radius in cells: a skip must keep its whole disc clear
+            (`segment_is_clear` with `radius`). A path planned for that radius on
+            `sim.navigation.clearance.usable_mask` keeps it clear at every step already, so
+            the smoothed path does too.
 
     Returns:
         The kept cells, as ``(row, col)`` tuples of ints.
 
     Raises:
-        ValueError: for the mask or costs (as `segment_is_clear`), or a cell that is not a pair
-            of integers.
+        ValueError: for the mask, costs or radius (as `segment_is_clear`), or a cell that is
+            not a pair of integers.
 
     >>> walkable = np.ones((3, 4), dtype=bool)
     >>> walkable[0, 2] = False
@@ -173,6 +194,7 @@ def smooth_path(
     """
     check_walkable(walkable)
     checked_costs = _check_costs(costs, walkable)
+    checked_radius = check_radius(radius, allow_zero=True)
     path = [_check_cell(index, cell) for index, cell in enumerate(cells)]
     if len(path) < 3:
         return path
@@ -188,6 +210,10 @@ def smooth_path(
         for candidate in range(anchor + 2, len(path)):
             bx, by = centres[candidate]
             if not _all_clear(clear, None, _walk(ax, ay, bx, by, 2, touching=True)):
+                break
+            if checked_radius > 0.0 and not disc_segment_is_clear(
+                walkable, (ax / 2, ay / 2), (bx / 2, by / 2), checked_radius
+            ):
                 break
             best = candidate
         kept.append(path[best])
@@ -316,24 +342,12 @@ def _scaled(start: Point, end: Point) -> tuple[int, int, int, int, int]:
     """Return ``ax, ay, bx, by, scale``: the exact coordinates times `scale`, all integers."""
     ratios = [
         value.as_integer_ratio()
-        for value in (*_check_point("start", start), *_check_point("end", end))
+        for value in (*check_point("start", start), *check_point("end", end))
     ]
     # Every denominator is a power of two, so the largest is a multiple of all the others.
     scale = max(denominator for _, denominator in ratios)
     ax, ay, bx, by = (numerator * (scale // denominator) for numerator, denominator in ratios)
     return ax, ay, bx, by, scale
-
-
-def _check_point(name: str, point: Any) -> tuple[float, float]:
-    """Return `point` as two finite floats, or raise ValueError naming it."""
-    try:
-        x_part, y_part = point
-        x, y = float(x_part), float(y_part)
-    except (TypeError, ValueError, OverflowError):
-        raise ValueError(f"{name} must be an (x, y) pair of numbers, got {point!r}") from None
-    if not (math.isfinite(x) and math.isfinite(y)):
-        raise ValueError(f"{name} must be finite, got {point!r}")
-    return x, y
 
 
 def _check_costs(costs: object, walkable: NDArray[np.bool_]) -> NDArray[Any] | None:
