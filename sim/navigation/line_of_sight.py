@@ -191,6 +191,8 @@ def smooth_path(
     >>> path = [(0, 0), (1, 1), (1, 2), (1, 3), (2, 3)]
     >>> smooth_path(walkable, path)  # (0, 0) -> (1, 3) would graze the corner of (0, 2)
     [(0, 0), (1, 2), (2, 3)]
+    >>> smooth_path(walkable, path, radius=0.3)  # (0, 0) -> (1, 2) passes 0.22 from it
+    [(0, 0), (1, 1), (2, 3)]
     """
     check_walkable(walkable)
     checked_costs = _check_costs(costs, walkable)
