@@ -26,6 +26,7 @@ class Tag(StrEnum):
     START = "Start"
     END = "End"
     AGENT = "Agent"
+    TERRAIN = "Terrain"  # a flat patch that changes the cost of the cells it covers
     UNTAGGED = "Untagged"
 
 

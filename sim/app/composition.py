@@ -31,6 +31,8 @@ from sim.components.crowd import CrowdField
 from sim.components.grid_manager import HEURISTICS, GridManager
 from sim.components.hud import Hud
 from sim.components.start_end_path import StartEndPath
+from sim.components.terrain import TerrainPatch
+from sim.components.terrain_legend import TerrainLegend
 from sim.config import AgentConfig, Tag
 from sim.editor.editor import SceneEditor
 from sim.engine import FrameLoop, GameObject, Gizmos, World
@@ -113,6 +115,7 @@ class SimApp:
         )
         self.objects = build_scene(self.world, self.base.loader, scene)
         self.agents = self._add_agents()
+        self.legend = self._add_terrain()
         self.hud = self.world.spawn("hud").add_component(
             Hud(
                 top_left=self.base.a2dTopLeft,
@@ -204,12 +207,25 @@ class SimApp:
                 controllers.append(game_object.add_component(controller))
         return controllers
 
+    def _add_terrain(self) -> TerrainLegend | None:
+        """Give each Terrain object its cost; a scene with terrain gets the HUD's cost legend."""
+        patches = [
+            game_object.add_component(TerrainPatch(spec.terrain_cost))
+            for spec, game_object in zip(self.options.scene.objects, self.objects, strict=True)
+            if spec.terrain_cost is not None
+        ]
+        if not patches:
+            return None
+        legend = TerrainLegend(self.base.a2dBottomRight)
+        return self.world.spawn("terrain-legend").add_component(legend)
+
     def _bind_keys(self) -> None:
         """Bind the keys of the controls table (`sim.app.controls`) to what they do."""
         view = self.search_view
         actions: dict[str, Callable[[], None]] = {
             "remove_hovered": self.editor.remove_hovered,
             "toggle_snap": self.editor.toggle_snap,
+            "cycle_terrain_cost": self.editor.cycle_terrain_cost,
             "reset_camera": self.camera.reset,
             "quit": self.base.userExit,
             "toggle_grid": self.toggle_grid,
@@ -296,6 +312,8 @@ class SimApp:
     def toggle_hud(self) -> None:
         """Show or hide the HUD text."""
         self.hud.visible = not self.hud.visible
+        if self.legend is not None:
+            self.legend.visible = self.hud.visible
 
     def toggle_pause(self) -> None:
         """Stop or resume simulated time (the camera keeps working)."""

@@ -73,6 +73,7 @@ CONTROLS: tuple[Control, ...] = (
     Control("x", "remove_hovered", "X/Del remove", 0),
     Control("delete", "remove_hovered", "X/Del remove", 0),
     Control("v", "toggle_snap", "V snap", 0),
+    Control("u", "cycle_terrain_cost", "U terrain cost", 0),
     Control("s", "save", "Ctrl+S save", 0, modifier="control", bound_by=_EDITOR),
     Control("mouse3", "orbit", "right-drag orbit", 1, bound_by=_CAMERA),
     Control("mouse2", "pan", "middle/shift+right-drag pan", 1, bound_by=_CAMERA),

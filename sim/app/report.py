@@ -48,7 +48,11 @@ class CameraEntry(TypedDict):
 
 
 class GridEntry(TypedDict):
-    """`grid`: the planning grid, its settings, and how many of its cells obstacles block."""
+    """`grid`: the planning grid, its settings, how many cells obstacles block, its terrain.
+
+    `terrain_cells` counts the walkable cells whose cost multiplier is not 1, and `cost_range`
+    is ``[lowest, highest]`` multiplier over the walkable cells (``[1, 1]`` without terrain).
+    """
 
     rows: int
     columns: int
@@ -57,6 +61,8 @@ class GridEntry(TypedDict):
     connectivity: Literal[4, 8]
     heuristic: str
     blocked_cells: int
+    terrain_cells: int
+    cost_range: list[float]
     version: int
 
 

@@ -23,6 +23,7 @@ from sim.app.report import (
     SearchViewEntry,
     SearchViewSettings,
 )
+from sim.navigation import TerrainSummary, terrain_summary
 
 if TYPE_CHECKING:
     from sim.app.composition import SimApp
@@ -68,7 +69,11 @@ def camera_entry(pose: CameraPose) -> CameraEntry:
 
 
 def grid_entry(grid: GridManager) -> GridEntry:
-    """`grid`: the grid's shape and planner settings."""
+    """`grid`: the grid's shape, planner settings and terrain (over walkable cells only)."""
+    costs = grid.costs
+    terrain = (
+        TerrainSummary(0, 1.0, 1.0) if costs is None else terrain_summary(costs, grid.walkable)
+    )
     return {
         "rows": grid.num_of_rows,
         "columns": grid.num_of_columns,
@@ -77,6 +82,8 @@ def grid_entry(grid: GridManager) -> GridEntry:
         "connectivity": 8 if grid.diagonal else 4,
         "heuristic": grid.heuristic,
         "blocked_cells": grid.blocked_cells(),
+        "terrain_cells": terrain.cells,
+        "cost_range": [round(terrain.lowest, 6), round(terrain.highest, 6)],
         "version": grid.version,
     }
 

@@ -208,6 +208,7 @@ class CrowdField(Component):
     def _next_anchor(self, graph: MoveGraph, costs: list[float], anchor: int) -> int:
         """The farthest cell along the field's path from `anchor` seen before the first hidden."""
         walkable, width = self._grid.walkable, graph.width
+        cell_costs = self._grid.costs  # terrain: skip only over cells costing 1, as smooth_path
         row, col = divmod(anchor, width)
         centre = (col + 0.5, row + 0.5)
         best = descend_on_graph(graph, costs, anchor)
@@ -216,7 +217,7 @@ class CrowdField(Component):
         candidate = descend_on_graph(graph, costs, best)
         while candidate is not None:
             row, col = divmod(candidate, width)
-            if not segment_is_clear(walkable, centre, (col + 0.5, row + 0.5)):
+            if not segment_is_clear(walkable, centre, (col + 0.5, row + 0.5), costs=cell_costs):
                 break
             best = candidate
             candidate = descend_on_graph(graph, costs, candidate)
@@ -237,7 +238,9 @@ class CrowdField(Component):
     def _move_graph(self) -> MoveGraph:
         version = self._grid.version
         if self._graph is None or self._graph[0] != version:
-            graph = MoveGraph.build(self._grid.walkable.copy(), diagonal=self._grid.diagonal)
+            graph = MoveGraph.build(
+                self._grid.walkable.copy(), diagonal=self._grid.diagonal, costs=self._grid.costs
+            )
             self._graph = (version, graph)
         return self._graph[1]
 

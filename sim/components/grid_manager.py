@@ -1,4 +1,4 @@
-"""GridManager: rasterizes the scene's obstacles into the navigation grid and plans on it."""
+"""GridManager: rasterizes obstacles and terrain patches into the navigation grid; plans on it."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import numpy as np
 from numpy.typing import NDArray
 from panda3d.core import TransformState
 
+from sim.components.terrain import TerrainTracker
 from sim.config import Tag
 from sim.engine import Component, GameObject, Gizmos
 from sim.navigation import (
@@ -100,8 +101,11 @@ class GridManager(Component):
     run along world +Y, columns along world +X, and `origin` is the grid's minimum corner.
     Each obstacle's full footprint (position, scale, heading) is rasterized; every frame the
     obstacles are checked, only footprints that changed are redone, and `version` goes up
-    whenever the walkable mask or the planning settings change (`mask_version` only when the
-    mask does).
+    whenever the walkable mask, the cell costs or the planning settings change (`mask_version`
+    only when the mask does, `costs_version` only when the costs do).
+
+    `Terrain`-tagged objects with a `TerrainPatch` give the cells they cover their cost (see
+    `sim.components.terrain`); every plan pays those costs.
     """
 
     def __init__(
@@ -127,6 +131,13 @@ class GridManager(Component):
         self._cover = np.zeros((num_of_rows, num_of_columns), dtype=np.int32)
         self._walkable = np.ones((num_of_rows, num_of_columns), dtype=bool)
         self.grid = GridMap(self._walkable, origin=origin, cell_size=grid_cell_size)
+        self._terrain = TerrainTracker(
+            (num_of_rows, num_of_columns),
+            origin=origin,
+            cell_size=grid_cell_size,
+            box_of=self._box_of,
+        )
+        self.costs_version = 0
         self._tracked: dict[int, _Tracked] = {}
         self._objects: dict[int, GameObject] = {}
         self.version = 0
@@ -139,6 +150,11 @@ class GridManager(Component):
     def walkable(self) -> NDArray[np.bool_]:
         """`[row, col]` mask of cells no obstacle covers (do not modify)."""
         return self._walkable
+
+    @property
+    def costs(self) -> NDArray[np.float64] | None:
+        """`[row, col]` cost multiplier of every cell (read-only), or None: no terrain patch."""
+        return self._terrain.costs
 
     @property
     def diagonal(self) -> bool:
@@ -161,18 +177,28 @@ class GridManager(Component):
         self.version += 1
 
     def start(self) -> None:
-        """Rasterize every obstacle present when the scene starts."""
+        """Rasterize every obstacle and terrain patch present when the scene starts."""
         self.sync_obstacles()
 
     def update(self, dt: float) -> None:
-        """Pick up obstacles that were added, moved, turned, scaled or removed."""
+        """Pick up obstacles and patches that were added, moved, turned, scaled or removed."""
         self.sync_obstacles()
 
     def sync_obstacles(self) -> bool:
-        """Redo the footprints of obstacles that changed since the last call; True if any did."""
+        """Redo the footprints of obstacles and patches that changed; True if the grid did."""
         world = self.world
         if world is None:
             return False
+        terrain_changed = self._terrain.sync(world.find_all_with_tag(Tag.TERRAIN))
+        if terrain_changed:
+            self.costs_version += 1
+            self.version += 1
+            self.grid = GridMap(
+                self._walkable,
+                self._terrain.costs,
+                origin=self.origin,
+                cell_size=self.grid_cell_size,
+            )
         current = {id(obj): obj for obj in world.find_all_with_tag(Tag.OBSTACLE) if obj.alive}
         changed = False
         for gone in set(self._tracked) - set(current):
@@ -203,7 +229,7 @@ class GridManager(Component):
         if changed:
             self.version += 1
             self.mask_version += 1
-        return changed
+        return changed or terrain_changed
 
     def _box_of(self, obj: GameObject) -> Box:
         node = obj.node
@@ -309,6 +335,7 @@ class GridManager(Component):
             diagonal=self._diagonal,
             heuristic=self._heuristic,
             algorithm=PLANNER.algorithm,
+            costs=self.costs,
         )
         plan_ms = (time.perf_counter() - began) * 1000.0
         if not result.found:
@@ -330,7 +357,7 @@ class GridManager(Component):
     def _waypoints(
         self, cells: tuple[Cell, ...], goal: Point, *, smoothing: bool
     ) -> tuple[Point, ...]:
-        kept = smooth_path(self._walkable, cells) if smoothing else list(cells)
+        kept = smooth_path(self._walkable, cells, costs=self.costs) if smoothing else list(cells)
         points = [self.cell_to_world(cell) for cell in kept[1:]]
         if self.world_to_cell(*goal) == cells[-1]:
             # End the path on the goal itself, not on its cell's centre, when that is legal.

@@ -1,4 +1,4 @@
-"""Drag Start, End and obstacles across the ground with the left button; add and remove cubes.
+"""Drag Start, End, obstacles and terrain patches across the ground; add and remove cubes.
 
 Every input source (a real mouse, xdotool, a VirtualMouse, a test calling the handlers) goes
 through the same three handlers: `on_press`, `on_move` and `on_release`, with the mouse in
@@ -16,7 +16,7 @@ from sim.config import Tag
 from sim.engine import Component, GameObject
 from sim.engine.picking import Picker
 
-DRAGGABLE_TAGS = frozenset({Tag.START, Tag.END, Tag.OBSTACLE})
+DRAGGABLE_TAGS = frozenset({Tag.START, Tag.END, Tag.OBSTACLE, Tag.TERRAIN})
 REMOVABLE_TAGS = frozenset({Tag.OBSTACLE})
 HOVER_BRIGHTEN = (1.45, 1.45, 1.45, 1.0)
 EDGE_MARGIN = 1e-3  # keeps a dropped cube's centre strictly inside the grid

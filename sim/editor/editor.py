@@ -1,10 +1,11 @@
 """Editing the running scene with the mouse: drag cubes, add and remove obstacles, save.
 
-Left-drag moves Start, End and obstacles; shift+left-click on empty ground adds an obstacle;
-Delete or X removes the obstacle under the cursor; V toggles snapping to cell centres; Ctrl+S
-saves the scene (to `--save-as` when given). The app's controls table (`sim.app.controls`) binds
-the plain keys to `remove_hovered` and `toggle_snap`; `bind` takes the left button and Ctrl+S,
-which need the pointer or a held modifier.
+Left-drag moves Start, End, obstacles and terrain patches; shift+left-click on empty ground adds
+an obstacle; Delete or X removes the obstacle under the cursor; U steps the cost of the terrain
+patch under the cursor through `COST_CYCLE`; V toggles snapping to cell centres; Ctrl+S saves the
+scene (to `--save-as` when given). The app's controls table (`sim.app.controls`) binds the plain
+keys to `remove_hovered`, `cycle_terrain_cost` and `toggle_snap`; `bind` takes the left button
+and Ctrl+S, which need the pointer or a held modifier.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from direct.task.Task import Task
 from panda3d.core import ButtonHandle, Camera, KeyboardButton, MouseWatcher, NodePath
 
 from sim.components.grid_manager import GridManager
+from sim.components.terrain import TerrainPatch, next_cost
 from sim.config import Tag
 from sim.editor.drag import DRAGGABLE_TAGS, DragController, unique_name
 from sim.engine import FrameLoop, GameObject, World
@@ -125,6 +127,20 @@ class SceneEditor:
         removed = self.drag.remove_hovered()
         if removed is not None:
             self._notify(f"removed {removed.name}")
+
+    def cycle_terrain_cost(self) -> None:
+        """Give the terrain patch under the cursor the next cost of `COST_CYCLE`, if any.
+
+        The grid takes the new cost at once (also while paused); the planners replan on the
+        next world step, as after a drop.
+        """
+        hovered = self.drag.hovered
+        patch = None if hovered is None else hovered.get_component(TerrainPatch)
+        if hovered is None or patch is None:
+            return
+        patch.cost = next_cost(patch.cost)
+        self._grid.sync_obstacles()
+        self._notify(f"{hovered.name}: terrain cost {patch.cost:g}")
 
     def toggle_snap(self) -> None:
         """Turn snapping dropped cubes to cell centres on or off."""

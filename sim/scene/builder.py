@@ -15,6 +15,7 @@ NOSE_COLOR = (0.1, 0.1, 0.1, 1.0)  # the agent's nose is dark so its facing read
 AMBIENT = (0.38, 0.38, 0.42, 1.0)
 SUN = (0.85, 0.82, 0.75, 1.0)
 SUN_HPR = (35.0, -55.0, 0.0)
+GROUND_BIN_SORT = 1  # terrain patches follow from sort 10 on
 
 
 def build_scene(world: World, loader: Loader, spec: SceneSpec) -> list[GameObject]:
@@ -63,6 +64,9 @@ def _add_ground(root: NodePath, loader: Loader, spec: SceneSpec) -> None:
     # Push the ground back in depth so grid lines at z=0 never z-fight with it (lines ignore
     # polygon offsets under GL, so the offset goes on the ground, not on the lines).
     ground.set_depth_offset(-1)
+    # Drawn first (the background bin, in sort order), so terrain patches can lie on it
+    # without hiding what is drawn just above the ground (`sim.components.terrain`).
+    ground.set_bin("background", GROUND_BIN_SORT)
     margin_x, margin_y = width * BACKDROP_MARGIN, height * BACKDROP_MARGIN
     backdrop = loader.load_model("plane", okMissing=False)
     backdrop.reparent_to(root)
@@ -71,6 +75,7 @@ def _add_ground(root: NodePath, loader: Loader, spec: SceneSpec) -> None:
     backdrop.set_scale(width + 2 * margin_x, height + 2 * margin_y, 1.0)
     backdrop.set_color(*BACKDROP_COLOR)
     backdrop.set_depth_offset(-2)
+    backdrop.set_bin("background", GROUND_BIN_SORT - 1)
 
 
 def _add_lights(root: NodePath) -> None:

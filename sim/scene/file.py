@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Final
 
 from sim.config import MODELS_DIR, SCENES_DIR, AgentConfig, AgentMode, Tag
+from sim.navigation.grid import MAX_COST, MIN_COST
 from sim.navigation.input_file import read_input_file
 from sim.scene import values
 from sim.scene.spec import DEFAULT_COLORS, CameraSpec, GridSpec, ObjectSpec, SceneError, SceneSpec
@@ -161,7 +162,8 @@ _ROOT_KEYS = ("version", "name", "grid", "camera", "objects", "crowds")
 _CROWD_KEYS = ("name", "count", "area", "seed", "model", "heading", "color", "agent")
 _GRID_KEYS = ("origin", "rows", "columns", "cell_size", "connectivity")
 _CAMERA_KEYS = ("target", "distance", "heading", "pitch")
-_OBJECT_KEYS = ("name", "tag", "model", "pos", "scale", "heading", "color", "agent")
+_OBJECT_KEYS = ("name", "tag", "model", "pos", "scale", "heading", "color", "agent", "terrain")
+_TERRAIN_KEYS = ("cost",)
 _AGENT_KEYS = ("speed", "turn_rate", "replan_interval_s", "arrival_radius", "mode", "smoothing")
 
 
@@ -272,6 +274,15 @@ def _agent(at: Reader, value: object) -> AgentConfig:
     )
 
 
+# The range the planner takes for a walkable cell (see `sim.navigation.grid.check_costs`).
+_terrain_cost = values.within(MIN_COST, MAX_COST)
+
+
+def _terrain(at: Reader, value: object) -> float:
+    """Read `[objects.terrain]`: the patch's cost multiplier."""
+    return Table(at, value, _TERRAIN_KEYS).get("cost", _terrain_cost)
+
+
 class _ModelCatalog:
     """The model names available in `models_dir` (`<name>.egg`), listed once when first needed."""
 
@@ -325,7 +336,12 @@ class _Objects:
         if tag is not Tag.AGENT and "agent" in table:
             raise at.at("agent").error(f"only allowed on objects tagged 'Agent', not {tag.value!r}")
         agent = table.get("agent", _agent, AgentConfig()) if tag is Tag.AGENT else None
-        return ObjectSpec(name, tag, model, pos, scale, heading, color, agent)
+        if tag is not Tag.TERRAIN and "terrain" in table:
+            raise at.at("terrain").error(
+                f"only allowed on objects tagged 'Terrain', not {tag.value!r}"
+            )
+        terrain_cost = table.get("terrain", _terrain) if tag is Tag.TERRAIN else None
+        return ObjectSpec(name, tag, model, pos, scale, heading, color, agent, terrain_cost)
 
 
 def _area(at: Reader, value: object) -> tuple[float, float, float, float]:

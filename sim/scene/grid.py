@@ -10,7 +10,14 @@ from __future__ import annotations
 import numpy as np
 
 from sim.config import Tag
-from sim.navigation import Box, Endpoints, GridMap, box_footprint, transform_box
+from sim.navigation import (
+    Box,
+    Endpoints,
+    GridMap,
+    box_footprint,
+    rasterize_terrain,
+    transform_box,
+)
 from sim.scene.spec import ObjectSpec, SceneSpec
 
 
@@ -34,7 +41,8 @@ def scene_grid(scene: SceneSpec) -> GridMap:
     """Return the scene's grid: walkable wherever no Obstacle-tagged object's footprint lies.
 
     Objects with other tags never block. Parts of an obstacle off the grid are dropped, as in
-    the app. The grid has no cost array (scenes have no terrain costs).
+    the app. Terrain-tagged objects give the cells they cover their cost (the highest where
+    patches overlap, `rasterize_terrain`); a scene without terrain has no cost array.
     """
     spec = scene.grid
     blocked = np.zeros((spec.rows, spec.columns), dtype=bool)
@@ -43,7 +51,17 @@ def scene_grid(scene: SceneSpec) -> GridMap:
             obstacle_box(obj), blocked.shape, origin=spec.origin, cell_size=spec.cell_size
         )
         blocked[footprint.rows, footprint.cols] |= footprint.mask
-    return GridMap(~blocked, origin=spec.origin, cell_size=spec.cell_size)
+    patches = [
+        (obstacle_box(obj), obj.terrain_cost)
+        for obj in scene.objects_with_tag(Tag.TERRAIN)
+        if obj.terrain_cost is not None
+    ]
+    costs = (
+        rasterize_terrain(patches, blocked.shape, origin=spec.origin, cell_size=spec.cell_size)
+        if patches
+        else None
+    )
+    return GridMap(~blocked, costs, origin=spec.origin, cell_size=spec.cell_size)
 
 
 def scene_endpoints(scene: SceneSpec, grid: GridMap) -> Endpoints:

@@ -29,6 +29,7 @@ DEFAULT_COLORS: Final[Mapping[Tag, Color]] = {
     Tag.START: (0.2, 0.8, 0.3, 1.0),  # green
     Tag.END: (0.9, 0.1, 0.1, 1.0),  # red
     Tag.AGENT: (1.0, 0.55, 0.1, 1.0),  # orange
+    Tag.TERRAIN: (0.55, 0.38, 0.2, 1.0),  # brown (the app colours a patch by its cost)
     Tag.UNTAGGED: (0.8, 0.8, 0.8, 1.0),  # light grey
 }
 
@@ -92,6 +93,7 @@ class ObjectSpec:
     heading: float = 0.0
     color: Color = DEFAULT_COLORS[Tag.UNTAGGED]
     agent: AgentConfig | None = None
+    terrain_cost: float | None = None
 
 
 @dataclass(frozen=True, slots=True)

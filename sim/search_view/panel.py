@@ -255,6 +255,7 @@ class SearchPanel:
                 problem.goal,
                 diagonal=problem.diagonal,
                 weight=problem.weight,
+                costs=problem.costs,
                 repeat=COMPARE_REPEAT,
                 cost_scale=problem.cell_size,
             )

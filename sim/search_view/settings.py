@@ -72,6 +72,7 @@ class ViewProblem:
     start: tuple[int, int]
     goal: tuple[int, int]
     settings: ViewSettings
+    costs_version: int = 0
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -86,6 +87,7 @@ class ComparisonProblem:
         diagonal: 8-connected moves.
         weight: The weight weighted A* uses.
         cell_size: World units per cell (costs are shown in world units).
+        costs: The cells' cost multipliers the view searches with (a snapshot), or None.
     """
 
     walkable: NDArray[np.bool_]
@@ -95,6 +97,7 @@ class ComparisonProblem:
     diagonal: bool
     weight: float
     cell_size: float
+    costs: NDArray[np.float64] | None = None
 
 
 def view_heuristic(heuristic: str) -> str:

@@ -7,10 +7,11 @@ enough to read them. The search is recorded once into an `ExpansionLog` (lazily,
 view has gone) and a `SearchReplay` moves over it both ways, so stepping back is exact and
 scrubbing never re-runs the search.
 
-The view searches a snapshot of the grid with its own settings (algorithm, heuristic, weight,
-connectivity), which start as the planner's. It restarts at step 0 when one of them changes, or
-when Start, End or an obstacle moves to other cells; a view that was playing, or had played to
-the end, plays the new search at once.
+The view searches a snapshot of the grid and its terrain costs with its own settings (algorithm,
+heuristic, weight, connectivity), which start as the planner's. A touched cell whose cost is not
+1 shows its cost under g and f. It restarts at step 0 when one of them changes, or when Start,
+End, an obstacle or a terrain patch moves to other cells (or a patch's cost changes); a view
+that was playing, or had played to the end, plays the new search at once.
 
 Playback runs on frame time, not simulated time, so pausing the simulation leaves the view
 working: the app calls `tick(frame_dt)` every frame.
@@ -103,6 +104,7 @@ class SearchView(Component):
         self.replay: SearchReplay | None = None
         self._problem: ViewProblem | None = None
         self._walkable: NDArray[np.bool_] | None = None
+        self._costs: NDArray[np.float64] | None = None
         self._budget = 0.0
         self._gate = ReplanGate(dragging=dragging)
         self._geometry: tuple[tuple[Any, ...], dict[str, NDArray[np.float32]]] | None = None
@@ -239,6 +241,8 @@ class SearchView(Component):
             return
         settings = problem.settings
         self._walkable = self._grid.walkable.copy()
+        costs = self._grid.costs
+        self._costs = None if costs is None else costs.copy()
         log = ExpansionLog(
             self._walkable,
             problem.start,
@@ -247,6 +251,7 @@ class SearchView(Component):
             heuristic=settings.search_heuristic,
             algorithm=settings.choice.algorithm,
             weight=settings.search_weight,
+            costs=self._costs,
         )
         was_running = self.replay is not None and (self.playing or self.replay.at_end)
         self.replay = SearchReplay(log)
@@ -272,7 +277,9 @@ class SearchView(Component):
         if ends.goal_moved:
             notes.append("End is inside an obstacle: searching to the nearest free cell")
         self.message = "; ".join(notes)
-        return ViewProblem(self._grid.mask_version, ends.start, ends.goal, self.settings)
+        return ViewProblem(
+            self._grid.mask_version, ends.start, ends.goal, self.settings, self._grid.costs_version
+        )
 
     # --- what the view shows ---------------------------------------------------------------
 
@@ -285,10 +292,11 @@ class SearchView(Component):
             self._walkable,
             problem.start,
             problem.goal,
-            problem.mask_version,
+            hash((problem.mask_version, problem.costs_version)),
             problem.settings.diagonal,
             problem.settings.weight,
             self._grid.grid_cell_size,
+            self._costs,
         )
 
     @property
@@ -387,9 +395,10 @@ class SearchView(Component):
             np.concatenate([points, np.ones((len(points), 1))], axis=1) @ matrix
         )
         g, f = replay.g.ravel(), replay.f.ravel()
+        costs = None if self._costs is None else self._costs.ravel()
         self._labels.show(
             {
-                cell: (tuple(points[index].tolist()), f"g {g[cell]:.1f}\nf {f[cell]:.1f}")
+                cell: (tuple(points[index].tolist()), _numbers(g[cell], f[cell], costs, cell))
                 for index, cell in zip(chosen.tolist(), cells[chosen].tolist(), strict=True)
             }
         )
@@ -397,6 +406,14 @@ class SearchView(Component):
     def on_destroy(self) -> None:
         """Drop the labels."""
         self._labels.destroy()
+
+
+def _numbers(g: float, f: float, costs: NDArray[np.float64] | None, cell: int) -> str:
+    """A cell's label: g and f, and its cost multiplier under them when it is not 1."""
+    text = f"g {g:.1f}\nf {f:.1f}"
+    if costs is not None and costs[cell] != 1.0:
+        text += f"\nx{costs[cell]:g}"
+    return text
 
 
 def _cells(count: int) -> str:

@@ -46,6 +46,8 @@ REPORT: dict[str, Any] = {
         "connectivity": 8,
         "heuristic": "octile",
         "blocked_cells": 12,
+        "terrain_cells": 0,
+        "cost_range": [1.0, 1.0],
         "version": 3,
     },
     "path": {
