@@ -104,7 +104,9 @@ def test_the_u_key_leaves_other_objects_alone(terrain_scene: TerrainScene) -> No
     version = app.grid.version
     end = app.world.find("end")
     assert end is not None
-    mouse.move(app.screen_of(end))
+    screen = app.screen_of(end)
+    assert screen is not None
+    mouse.move(screen)
     mouse.key("u")
     assert patch(app, "mud").cost == MUD
     assert app.grid.version == version
