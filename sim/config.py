@@ -30,6 +30,11 @@ class Tag(StrEnum):
     UNTAGGED = "Untagged"
 
 
+# Half the side of the square the `agent` model covers at scale 1 (models/agent.egg): the
+# radius an agent has unless its scene says otherwise, and the scale its model is drawn at.
+AGENT_MODEL_RADIUS = 0.4
+
+
 class AgentMode(StrEnum):
     """What an agent does: chase the End cube, or go back and forth between Start and End."""
 
@@ -39,7 +44,11 @@ class AgentMode(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class AgentConfig:
-    """How an Agent-tagged object moves; units are world units and seconds."""
+    """How an Agent-tagged object moves and how big it is; units are world units and seconds.
+
+    `radius` is the disc the agent keeps clear of every blocked cell. Its default, 0.4, is the
+    `agent` model's size at scale 1: its body and nose span x and y from -0.4 to 0.4.
+    """
 
     speed: float = 3.0
     turn_rate: float = 5.0
@@ -47,3 +56,4 @@ class AgentConfig:
     arrival_radius: float = 0.25
     mode: AgentMode = AgentMode.CHASE
     smoothing: bool = True
+    radius: float = AGENT_MODEL_RADIUS

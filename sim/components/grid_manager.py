@@ -11,6 +11,7 @@ import numpy as np
 from numpy.typing import NDArray
 from panda3d.core import TransformState
 
+from sim.components.room import Room
 from sim.components.terrain import TerrainTracker
 from sim.config import Tag
 from sim.engine import Component, GameObject, Gizmos
@@ -46,6 +47,7 @@ REASON_TEXT = {
 
 
 NO_WALKABLE_TEXT = "the grid has no walkable cell"
+NO_ROOM_TEXT = "no cell has room for the agent's size"
 
 
 def endpoint_notes(ends: Endpoints) -> list[str]:
@@ -145,6 +147,7 @@ class GridManager(Component):
         self.rasterized_footprints = 0  # how many footprints were (re)done, for tests
         self._grid_drawn = False
         self._blocks: tuple[int, NDArray[np.float32]] | None = None
+        self._room = Room()
 
     @property
     def walkable(self) -> NDArray[np.bool_]:
@@ -287,13 +290,19 @@ class GridManager(Component):
         cell = self.world_to_cell(x, y)
         return cell is not None and not bool(self._walkable[cell])
 
-    def move_is_clear(self, start: Point, end: Point) -> bool:
+    def move_is_clear(self, start: Point, end: Point, *, radius: float = 0.0) -> bool:
         """True when a straight move between two world points stays in walkable cells.
 
         Points outside the grid are never clear; a corner between two blocked cells is not
-        squeezed through (the planner's no-corner-cutting rule).
+        squeezed through (the planner's no-corner-cutting rule). With a `radius` (world
+        units) the whole disc must keep clear of blocked cells and the border all the way,
+        touching allowed (`sim.navigation.clearance`).
         """
         a, b = self._to_cell_space(start), self._to_cell_space(end)
+        if radius > 0.0:
+            return self._room.disc_is_clear(
+                self._walkable, self.mask_version, a, b, radius / self.grid_cell_size
+            )
         # An agent's step mostly stays inside one cell. Two points strictly inside the same
         # walkable cell's square join by a segment that touches no other cell, which is what
         # the full test would find, about 10 times slower.
@@ -316,20 +325,35 @@ class GridManager(Component):
             (point[1] - self.origin[1]) / self.grid_cell_size,
         )
 
-    def plan(self, start: Point, goal: Point, *, smoothing: bool = True) -> PlanOutcome:
+    def usable_grid(self, radius: float) -> GridMap:
+        """The grid an agent of `radius` world units plans on: the cells with room for its disc.
+
+        Up to half a cell that is `grid` itself. Past it, the clearance map (computed when
+        first asked, once per walkable mask) gives the cells whose disc of `radius` keeps
+        clear of blocked cells and the border; each radius's grid is kept until the mask or
+        the costs change.
+        """
+        return self._room.usable_grid(self.grid, self.mask_version, radius / self.grid_cell_size)
+
+    def plan(
+        self, start: Point, goal: Point, *, smoothing: bool = True, radius: float = 0.0
+    ) -> PlanOutcome:
         """Plan from world point `start` to world point `goal`; never raises for "no path".
 
         Points off the grid use the nearest border cell; a start or goal inside an obstacle
-        uses the nearest walkable cell, and `reason` says so.
+        uses the nearest walkable cell, and `reason` says so. An agent of `radius` world units
+        plans on `usable_grid(radius)`: a start or goal closer to a wall than that moves to
+        the nearest cell with room, and smoothing keeps the agent's swept disc clear.
         """
-        ends = self.grid.endpoints(start, goal)
+        grid = self.usable_grid(radius)
+        ends = grid.endpoints(start, goal)
         if ends.start is None or ends.goal is None:
-            return PlanOutcome(False, NO_WALKABLE_TEXT)
+            return PlanOutcome(False, NO_WALKABLE_TEXT if grid is self.grid else NO_ROOM_TEXT)
         start_cell, goal_cell = ends.start, ends.goal
-        notes = endpoint_notes(ends)
+        notes = endpoint_notes(ends) if grid is self.grid else self._room_notes(ends, start, goal)
         began = time.perf_counter()
         result = find_path(
-            self._walkable,
+            grid.walkable,
             start_cell,
             goal_cell,
             diagonal=self._diagonal,
@@ -347,7 +371,7 @@ class GridManager(Component):
             True,
             "; ".join(notes),
             cells,
-            self._waypoints(cells, goal, smoothing=smoothing),
+            self._waypoints(cells, goal, smoothing=smoothing, radius=radius),
             cost=result.cost * self.grid_cell_size,
             length=sum(math.dist(a, b) for a, b in steps) * self.grid_cell_size,
             expanded=result.expanded,
@@ -355,18 +379,36 @@ class GridManager(Component):
         )
 
     def _waypoints(
-        self, cells: tuple[Cell, ...], goal: Point, *, smoothing: bool
+        self, cells: tuple[Cell, ...], goal: Point, *, smoothing: bool, radius: float = 0.0
     ) -> tuple[Point, ...]:
-        kept = smooth_path(self._walkable, cells, costs=self.costs) if smoothing else list(cells)
+        kept = (
+            smooth_path(
+                self._walkable, cells, costs=self.costs, radius=radius / self.grid_cell_size
+            )
+            if smoothing
+            else list(cells)
+        )
         points = [self.cell_to_world(cell) for cell in kept[1:]]
         if self.world_to_cell(*goal) == cells[-1]:
             # End the path on the goal itself, not on its cell's centre, when that is legal.
             before = points[-2] if len(points) >= 2 else self.cell_to_world(kept[0])
-            if points and self.move_is_clear(before, goal):
+            if points and self.move_is_clear(before, goal, radius=radius):
                 points[-1] = goal
-            else:
+            elif radius == 0.0 or self.move_is_clear(
+                self.cell_to_world(cells[-1]), goal, radius=radius
+            ):
                 points.append(goal)
         return tuple(points)
+
+    def _room_notes(self, ends: Endpoints, start: Point, goal: Point) -> list[str]:
+        """`endpoint_notes` for an agent with a size: inside an obstacle, or too near a wall."""
+        notes = []
+        moves = ((ends.goal_moved, goal, "End"), (ends.start_moved, start, "start"))
+        for moved, point, name in moves:
+            if moved:
+                where = "inside an obstacle" if self.is_blocked_at(*point) else "too near a wall"
+                notes.append(f"{name} is {where}: using the nearest cell with room for the agent")
+        return notes
 
     def on_draw_gizmos(self, gizmos: Gizmos) -> None:
         """Draw the grid once as static lines, and the blocked cells as shaded quads."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 from direct.showbase.Loader import Loader
 from panda3d.core import AmbientLight, DirectionalLight, NodePath
 
+from sim.config import AGENT_MODEL_RADIUS
 from sim.engine import GameObject, World
 from sim.scene.spec import ObjectSpec, SceneSpec
 
@@ -45,10 +46,24 @@ def _make_object(root: NodePath, template: NodePath, obj: ObjectSpec) -> GameObj
     node.set_scale(*obj.scale)
     node.set_h(obj.heading)
     node.set_color(*obj.color)
+    if obj.agent is not None:
+        _draw_to_radius(model, obj)
     nose = model.find("**/nose")
     if not nose.is_empty():
         nose.set_color(*NOSE_COLOR)
     return GameObject(node, tag=str(obj.tag))
+
+
+def _draw_to_radius(model: NodePath, obj: ObjectSpec) -> None:
+    """Scale an agent's model so it spans its disc: `radius` world units each side of its centre.
+
+    The model hangs under the object's node, so the node keeps the scene's scale (the report's)
+    and the model undoes it; at the default radius and scale 1 nothing changes.
+    """
+    if obj.agent is None:
+        return
+    size = obj.agent.radius / AGENT_MODEL_RADIUS
+    model.set_scale(*(size / axis for axis in obj.scale))
 
 
 def _add_ground(root: NodePath, loader: Loader, spec: SceneSpec) -> None:

@@ -20,10 +20,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from sim.config import MODELS_DIR, SCENES_DIR, AgentConfig, AgentMode, Tag
+from sim.config import AGENT_MODEL_RADIUS, MODELS_DIR, SCENES_DIR, AgentConfig, AgentMode, Tag
+from sim.navigation.clearance import clearance
 from sim.navigation.grid import MAX_COST, MIN_COST
 from sim.navigation.input_file import read_input_file
 from sim.scene import values
+from sim.scene.grid import scene_grid
 from sim.scene.spec import DEFAULT_COLORS, CameraSpec, GridSpec, ObjectSpec, SceneError, SceneSpec
 from sim.scene.values import Reader, Table
 
@@ -137,13 +139,68 @@ def parse_scene(
     camera = root.get("camera", _Camera(grid), _default_camera(grid))
     no_objects: tuple[ObjectSpec, ...] = ()
     models = _ModelCatalog(models_dir)
-    objects = root.get("objects", _Objects(models), no_objects)
-    objects += root.get("crowds", _Crowds(models, objects), no_objects)
-    return SceneSpec(Path(source), version, name, grid, camera, objects)
+    agent = _Agent(AgentConfig(radius=default_radius(grid)))
+    objects = root.get("objects", _Objects(models, agent), no_objects)
+    objects += root.get("crowds", _Crowds(models, agent, objects), no_objects)
+    scene = SceneSpec(Path(source), version, name, grid, camera, objects)
+    _check_agents_fit(Reader(source), data, scene)
+    return scene
 
 
 _tag = values.choice(Tag)
 _mode = values.choice(AgentMode)
+
+
+def _check_agents_fit(at: Reader, data: Mapping[str, object], scene: SceneSpec) -> None:
+    """Refuse an agent so large that no cell of the scene's grid has room for its disc.
+
+    An agent stands on a cell when its disc around the cell's centre shares no area with a
+    blocked cell or the outside (`sim.navigation.clearance`). Up to half a cell that is any
+    walkable cell, as for a point; past it the room is measured: first against the grid's
+    border alone (free), then with the obstacles rasterized, once for the largest radius.
+    """
+    grid = scene.grid
+    half_cell = grid.cell_size / 2.0
+    agents = [
+        (index, obj.agent.radius)
+        for index, obj in enumerate(scene.objects)
+        if obj.agent is not None and obj.agent.radius > half_cell
+    ]
+    if not agents:
+        return
+    # The middle cell of an empty grid has the most room: half the shorter side, less half a
+    # cell when that side has an even number of cells.
+    room = (min(grid.rows - 1, grid.columns - 1) // 2 + 0.5) * grid.cell_size
+    index, radius = max(agents, key=lambda agent: agent[1])
+    if radius <= room:
+        walkable = scene_grid(scene).walkable
+        room = float(clearance(walkable).max()) * grid.cell_size if walkable.any() else 0.0
+    if radius > room:
+        raise (
+            _agent_reader(at, data, index)
+            .at("agent")
+            .at("radius")
+            .error(
+                f"{values.short(radius)} is too large for this grid: no cell has room for an agent "
+                f"that size (the most room anywhere is {room:.6g})"
+            )
+        )
+
+
+def _agent_reader(at: Reader, data: Mapping[str, object], index: int) -> Reader:
+    """The key path of the scene's `index`-th object: in [[objects]], or the crowd it came from."""
+    listed = data.get("objects", [])
+    in_objects = len(listed) if isinstance(listed, list | tuple) else 0
+    if index < in_objects:
+        return at.at("objects").at(index)
+    index -= in_objects
+    crowds = data.get("crowds", [])
+    for crowd_index, crowd in enumerate(crowds if isinstance(crowds, list | tuple) else []):
+        count = crowd.get("count", 0) if isinstance(crowd, Mapping) else 0
+        if index < count:
+            return at.at("crowds").at(crowd_index)
+        index -= count
+    return at
 
 
 def _version(at: Reader, value: object) -> int:
@@ -164,7 +221,15 @@ _GRID_KEYS = ("origin", "rows", "columns", "cell_size", "connectivity")
 _CAMERA_KEYS = ("target", "distance", "heading", "pitch")
 _OBJECT_KEYS = ("name", "tag", "model", "pos", "scale", "heading", "color", "agent", "terrain")
 _TERRAIN_KEYS = ("cost",)
-_AGENT_KEYS = ("speed", "turn_rate", "replan_interval_s", "arrival_radius", "mode", "smoothing")
+_AGENT_KEYS = (
+    "speed",
+    "turn_rate",
+    "replan_interval_s",
+    "arrival_radius",
+    "mode",
+    "smoothing",
+    "radius",
+)
 
 
 def _connectivity(at: Reader, value: object) -> int:
@@ -259,19 +324,38 @@ _turn_rate = values.within(values.MIN_SIZE, MAX_TURN_RATE)
 _replan_interval = values.within(values.MIN_SIZE, MAX_REPLAN_INTERVAL_S)
 
 
-def _agent(at: Reader, value: object) -> AgentConfig:
-    table = Table(at, value, _AGENT_KEYS)
-    default = AgentConfig()
-    return AgentConfig(
-        speed=table.get("speed", _speed, default.speed),
-        turn_rate=table.get("turn_rate", _turn_rate, default.turn_rate),
-        replan_interval_s=table.get(
-            "replan_interval_s", _replan_interval, default.replan_interval_s
-        ),
-        arrival_radius=table.get("arrival_radius", values.length, default.arrival_radius),
-        mode=table.get("mode", _mode, default.mode),
-        smoothing=table.get("smoothing", values.boolean, default.smoothing),
-    )
+def default_radius(grid: GridSpec) -> float:
+    """An agent's radius when its scene gives none: the `agent` model's, at most half a cell.
+
+    The model spans `AGENT_MODEL_RADIUS` (0.4 units) each side of its centre; on a grid of
+    smaller cells the default shrinks to half a cell, so an agent always fits a walkable cell.
+
+    >>> default_radius(GridSpec((0.0, 0.0), 4, 4, 0.5))
+    0.25
+    """
+    return min(AGENT_MODEL_RADIUS, grid.cell_size / 2.0)
+
+
+@dataclass(frozen=True, slots=True)
+class _Agent:
+    """Reads `[objects.agent]` and `[crowds.agent]`; missing keys take `default`'s values."""
+
+    default: AgentConfig
+
+    def __call__(self, at: Reader, value: object) -> AgentConfig:
+        table = Table(at, value, _AGENT_KEYS)
+        default = self.default
+        return AgentConfig(
+            speed=table.get("speed", _speed, default.speed),
+            turn_rate=table.get("turn_rate", _turn_rate, default.turn_rate),
+            replan_interval_s=table.get(
+                "replan_interval_s", _replan_interval, default.replan_interval_s
+            ),
+            arrival_radius=table.get("arrival_radius", values.length, default.arrival_radius),
+            mode=table.get("mode", _mode, default.mode),
+            smoothing=table.get("smoothing", values.boolean, default.smoothing),
+            radius=table.get("radius", values.length, default.radius),
+        )
 
 
 # The range the planner takes for a walkable cell (see `sim.navigation.grid.check_costs`).
@@ -305,6 +389,7 @@ class _Objects:
     """Reads the `[[objects]]` array: each object, then unique names."""
 
     models: _ModelCatalog
+    agent: _Agent
 
     def __call__(self, at: Reader, value: object) -> tuple[ObjectSpec, ...]:
         if not isinstance(value, list | tuple):
@@ -335,7 +420,7 @@ class _Objects:
         color = table.get("color", values.color, DEFAULT_COLORS[tag])
         if tag is not Tag.AGENT and "agent" in table:
             raise at.at("agent").error(f"only allowed on objects tagged 'Agent', not {tag.value!r}")
-        agent = table.get("agent", _agent, AgentConfig()) if tag is Tag.AGENT else None
+        agent = table.get("agent", self.agent, self.agent.default) if tag is Tag.AGENT else None
         if tag is not Tag.TERRAIN and "terrain" in table:
             raise at.at("terrain").error(
                 f"only allowed on objects tagged 'Terrain', not {tag.value!r}"
@@ -405,6 +490,7 @@ class _Crowds:
     """Reads `[[crowds]]`: each expands into Agent objects `<name>-1` ... `<name>-<count>`."""
 
     models: _ModelCatalog
+    agent: _Agent
     objects: tuple[ObjectSpec, ...]
 
     def __call__(self, at: Reader, value: object) -> tuple[ObjectSpec, ...]:
@@ -441,7 +527,7 @@ class _Crowds:
         model = table.get("model", self.models, CROWD_MODEL)
         heading = table.get("heading", values.angle, 0.0)
         color = table.get("color", values.color, DEFAULT_COLORS[Tag.AGENT])
-        agent = table.get("agent", _agent, AgentConfig())
+        agent = table.get("agent", self.agent, self.agent.default)
         return [
             ObjectSpec(
                 f"{prefix}-{number}",
