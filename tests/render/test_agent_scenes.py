@@ -16,7 +16,14 @@ SCENES = list_scenes()
 DEFAULT = next(path for path in SCENES if path.stem == "default")
 # Simulated seconds each shipped scene's agent needs at most to reach End (the field's path is
 # about 113 units at 3 units/s, the maze's 55 at 3, the default's 24).
-ARRIVAL_BUDGET_S = {"default": 15.0, "maze": 30.0, "field": 50.0, "crowd": 60.0}
+ARRIVAL_BUDGET_S = {
+    "default": 15.0,
+    "maze": 30.0,
+    "field": 50.0,
+    "crowd": 60.0,
+    "terrain": 20.0,
+    "sizes": 20.0,
+}
 PATH_RGB = rgb(PATH_COLOR)
 
 

@@ -291,7 +291,7 @@ def test_odd_but_valid_scene_loads(write, text: str):
 
 # --- broken scenes: one line, naming the file, the key and the problem --------------------------
 
-TAGS = "'Obstacle', 'Start', 'End', 'Agent', 'Untagged'"
+TAGS = "'Obstacle', 'Start', 'End', 'Agent', 'Terrain', 'Untagged'"
 GRID_KEYS = "'origin', 'rows', 'columns', 'cell_size', 'connectivity'"
 TOP_KEYS = "'version', 'name', 'grid', 'camera', 'objects', 'crowds'"
 HAVE = "(have: agent, cube, plane)"
