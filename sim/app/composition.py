@@ -22,10 +22,11 @@ from panda3d.core import (
     StringStream,
 )
 
-from sim.app import hud_text
+from sim.app import hud_text, trace
 from sim.app.controls import bind_controls, hud_help, panel_help
 from sim.app.report import Report, write_bytes_atomic, write_json_atomic
 from sim.app.report_builder import build_report
+from sim.app.trace import TraceWriter
 from sim.components.agent_controller import AgentController, AgentState
 from sim.components.crowd import CrowdField
 from sim.components.grid_manager import HEURISTICS, GridManager
@@ -72,6 +73,8 @@ class RunOptions:
         screenshot: Save a PNG of the last frame here.
         report: Keep a JSON report here, rewritten every simulated second and at exit.
         save_as: Ctrl+S saves the edited scene here instead of over its own file.
+        trace: Write the agents' trace here (`sim.app.trace`), one line per traced frame.
+        trace_every: Trace every this many frames.
     """
 
     scene: SceneSpec
@@ -80,6 +83,8 @@ class RunOptions:
     screenshot: Path | None = None
     report: Path | None = None
     save_as: Path | None = None
+    trace: Path | None = None
+    trace_every: int = 1
 
 
 class SimApp:
@@ -165,6 +170,7 @@ class SimApp:
         # Each output that failed to be written, with the first reason: `sim run` exits 1 for them.
         self.failed_outputs: dict[Path, str] = {}
         self.reports_written = 0
+        self.trace = self._open_trace()
         self._message: tuple[str, float] | None = None
         self._next_report_s = 0.0
         self._bind_keys()
@@ -373,6 +379,8 @@ class SimApp:
         """Run one frame: input, world update, gizmos, render; rewrite the report when due."""
         self.base.task_mgr.step()
         self.frames += 1
+        if self.trace is not None:
+            self.trace.record(self.frames, self.world.time_s, self.agents)
         if self.options.report is not None and self.world.time_s >= self._next_report_s:
             self._next_report_s = self.world.time_s + REPORT_EVERY_S
             self.write_report(self.options.report)
@@ -409,6 +417,22 @@ class SimApp:
                 self._output_failed(shot, "the window closed before its last frame was saved")
         if self.options.report is not None:
             self.write_report(self.options.report)
+        if self.trace is not None:
+            self.trace.close()
+
+    def _open_trace(self) -> TraceWriter | None:
+        """Open `--trace` and write its header (`sim.app.trace`); a failure is recorded."""
+        path = self.options.trace
+        if path is None:
+            return None
+        writer = TraceWriter(
+            path,
+            every=self.options.trace_every,
+            on_failure=lambda reason: self._output_failed(path, reason, kind="trace"),
+        )
+        dt = self.loop.fixed_dt
+        writer.write_header(trace.header(str(self.options.scene.path), dt, self.grid, self.agents))
+        return writer
 
     def screen_of(self, game_object: GameObject) -> tuple[int, int] | None:
         """Where the middle of `game_object` shows in the window (origin top-left), if visible."""

@@ -94,9 +94,14 @@ class ObjectEntry(TypedDict):
 
 
 class AgentEntry(TypedDict):
-    """One of `agents`; `blocked_cell_frames` must stay 0."""
+    """One of `agents`; `blocked_cell_frames` must stay 0.
+
+    `radius` is the agent's size in world units; `path_cost` the cost of its current planned
+    route (world units times the cells' costs, as `path.cost`), null while it has none.
+    """
 
     name: str
+    radius: float
     pos: list[float]
     heading_deg: float
     mode: str
@@ -106,6 +111,7 @@ class AgentEntry(TypedDict):
     replans: int
     distance_travelled: float
     path_found: bool
+    path_cost: float | None
     waypoints: list[list[float]]
     blocked_cell_frames: int
 

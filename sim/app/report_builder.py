@@ -129,8 +129,10 @@ def object_entry(
 def agent_entry(agent: AgentController) -> AgentEntry:
     """One of `agents`."""
     x, y = agent.position
+    found = agent.outcome is not None and agent.outcome.found
     return {
         "name": agent.game_object.name,
+        "radius": agent.config.radius,
         "pos": [round(x, 5), round(y, 5), round(agent.game_object.world_pos[2], 5)],
         "heading_deg": round(agent.heading_deg, 4),
         "mode": str(agent.mode),
@@ -139,7 +141,8 @@ def agent_entry(agent: AgentController) -> AgentEntry:
         "arrivals": agent.arrivals,
         "replans": agent.replans,
         "distance_travelled": round(agent.distance_travelled, 5),
-        "path_found": agent.outcome is not None and agent.outcome.found,
+        "path_found": found,
+        "path_cost": round(agent.outcome.cost, 6) if agent.outcome and found else None,
         "waypoints": [[round(x, 5), round(y, 5)] for x, y in agent.waypoints],
         "blocked_cell_frames": agent.blocked_cell_frames,
     }

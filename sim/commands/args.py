@@ -95,6 +95,7 @@ class OutputKind(Enum):
 
     IMAGE = "an image"
     JSON = "a JSON file"
+    JSONL = "a JSON Lines file"
     SCENE = "a scene"
 
 
@@ -112,7 +113,8 @@ def check_outputs(scene: Path, outputs: Sequence[Output]) -> None:
 
     An output is written only if it is new or an existing regular file of its own kind: an
     image for an image; for a report, a JSON file (empty, parsing as JSON, or starting with `{`);
-    for a scene, a file that is empty or parses as TOML. Never the scene being run or another
+    for a trace, a JSON Lines file (empty, or its first line parses as JSON); for a scene, a
+    file that is empty or parses as TOML. Never the scene being run or another
     output of the same run: paths are compared resolved (symbolic links, `./x` and `x`) and by
     inode (hard links). A symbolic link, a folder, a FIFO, a device or a socket is refused, and
     so is an image name whose extension Panda3D cannot write (`IMAGE_EXTENSIONS`). A `SCENE`
@@ -182,6 +184,8 @@ def _check_existing(output: Output) -> None:
         fits = not head or looks_like_image(head)
     elif output.kind is OutputKind.JSON:
         fits = _looks_like_json(path, head)
+    elif output.kind is OutputKind.JSONL:
+        fits = _looks_like_json_lines(head)
     else:
         fits = _looks_like_toml(path, head)
     if not fits:
@@ -210,6 +214,20 @@ def _looks_like_json(path: Path, head: bytes) -> bool:
         return False
     try:
         json.loads(path.read_bytes())
+    except ValueError:  # also UnicodeDecodeError
+        return False
+    return True
+
+
+def _looks_like_json_lines(head: bytes) -> bool:
+    """Empty, or a first line (within the head read) that parses as JSON, such as a trace's."""
+    if not head.strip():
+        return True
+    first, newline, _ = head.partition(b"\n")
+    if not newline and len(head) >= _HEAD_BYTES:
+        return False  # a first line longer than the head read is no trace header
+    try:
+        json.loads(first)
     except ValueError:  # also UnicodeDecodeError
         return False
     return True

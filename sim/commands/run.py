@@ -38,10 +38,14 @@ after writing the screenshot and the final report.
 With --headless the scene renders offscreen with Panda3D's software renderer (no display or GPU
 needed) and simulated time advances exactly 1/FPS seconds per frame, so runs are repeatable.
 
-An output (--screenshot, --report, --save-as) must be a new file or an existing one of its own
-kind (an image, a JSON file), and neither the scene nor another output; anything else is refused
-before the run (exit status 2). An output that could not be written is one line on stderr and
-exit status 1, after the run.
+--trace FILE.jsonl records every agent's position and heading as the run goes: a header line
+(scene, dt, grid, each agent's name and radius), then one JSON line per traced frame (every
+frame, or every N-th with --trace-every N).
+
+An output (--screenshot, --report, --save-as, --trace) must be a new file or an existing one of
+its own kind (an image, a JSON file, a JSON Lines file), and neither the scene nor another
+output; anything else is refused before the run (exit status 2). An output that could not be
+written is one line on stderr and exit status 1, after the run.
 """
 
 
@@ -89,6 +93,18 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
         help="keep a JSON report of the scene, rewritten every simulated second and at exit",
     )
     parser.add_argument(
+        "--trace",
+        type=Path,
+        metavar="JSONL",
+        help="write each agent's position and heading, one JSON line per traced frame",
+    )
+    parser.add_argument(
+        "--trace-every",
+        type=positive_int,
+        metavar="N",
+        help="with --trace, trace every N-th frame (default 1: every frame)",
+    )
+    parser.add_argument(
         "--save-as",
         type=Path,
         metavar="TOML",
@@ -105,11 +121,14 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Load the scene, check the output paths, then open the app and run it."""
+    if args.trace_every is not None and args.trace is None:
+        raise SimError("--trace-every needs --trace FILE.jsonl")
     scene = load_scene(args.scene)
     asked = (
         ("--screenshot", args.screenshot, OutputKind.IMAGE),
         ("--report", args.report, OutputKind.JSON),
         ("--save-as", args.save_as, OutputKind.SCENE),
+        ("--trace", args.trace, OutputKind.JSONL),
     )
     outputs = [Output(flag, path, kind) for flag, path, kind in asked if path is not None]
     check_outputs(args.scene, outputs)
@@ -130,6 +149,8 @@ def run(args: argparse.Namespace) -> int:
         screenshot=args.screenshot,
         report=args.report,
         save_as=args.save_as,
+        trace=args.trace,
+        trace_every=args.trace_every or 1,
     )
     try:
         app = SimApp(options)

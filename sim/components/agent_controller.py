@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from enum import StrEnum
 
 from panda3d.core import Quat
@@ -50,6 +50,12 @@ class AgentController(Component):
     agent of any speed reaches its waypoints instead of circling them. A step that would
     enter a blocked cell or cut a wall corner is not taken. The position is kept in Python
     floats and copied to the node, so float32 rounding never accumulates.
+
+    The agent is a disc of `config.radius` world units: it plans on the cells with room for
+    it (`GridManager.usable_grid`), its path is smoothed for its swept disc, and a step that
+    would bring the disc over a blocked cell or the grid's edge is not taken. When the disc
+    overlaps a wall all the same (it spawned there, or a cube was dropped on it) the agent
+    steps to the centre of the nearest cell with room.
 
     It replans when its `ReplanGate` says so: every `replan_interval_s`, on `replan_now()`, on
     a drop, and when the grid changes or its target moves to another cell (at most every
@@ -179,11 +185,18 @@ class AgentController(Component):
 
     def _plan(self, goal: Point, goal_cell: tuple[int, int] | None) -> None:
         self.replans += 1
-        smoothing = self.config.smoothing
-        if self._crowd is not None and self._crowd.active_for(goal_cell):
+        smoothing, radius = self.config.smoothing, self.config.radius
+        # The crowd's field serves an agent up to half a cell wide (it fits every walkable
+        # cell, and every step of the field's paths keeps its disc clear); the crowd's
+        # smoothing checks the disc's sweep.
+        if (
+            self._crowd is not None
+            and radius <= self._grid.grid_cell_size / 2.0
+            and self._crowd.active_for(goal_cell)
+        ):
             outcome = self._crowd.waypoints_from(self.position, goal, smoothing=smoothing)
         else:
-            outcome = self._grid.plan(self.position, goal, smoothing=smoothing)
+            outcome = self._grid.plan(self.position, goal, smoothing=smoothing, radius=radius)
         self.outcome = outcome
         if not outcome.found:
             self.state, self.waypoints = AgentState.NO_PATH, []
@@ -192,9 +205,9 @@ class AgentController(Component):
         # a goal inside an obstacle; that cell's centre is as close as it can get.
         waypoints = list(outcome.waypoints) or [self._grid.cell_to_world(outcome.cells[-1])]
         # From off-centre, the straight line to the first waypoint may clip a wall corner;
-        # going through the own cell's centre first is always legal.
-        if not self._grid.move_is_clear(self.position, waypoints[0]):
-            waypoints.insert(0, self._grid.cell_to_world(outcome.cells[0]))
+        # going through the path's next cell's centre, or else the own cell's, is legal.
+        if not self._move_is_clear(self.position, waypoints[0]):
+            waypoints.insert(0, self._way_in(outcome.cells, waypoints[0]))
         self.waypoints = waypoints
         end = waypoints[-1]  # the goal itself, or the free cell nearest it
         if self.state is not AgentState.ARRIVED or self._distance_to(end) > self._radius():
@@ -203,6 +216,21 @@ class AgentController(Component):
 
     def _radius(self) -> float:
         return self.config.arrival_radius
+
+    def _way_in(self, cells: Sequence[tuple[int, int]], first: Point) -> Point:
+        """Where to go before `first`, when the line to it is not clear from here.
+
+        The path's second cell's centre if the lines both ways keep clear (no step back),
+        else the start cell's centre.
+        """
+        if len(cells) > 1:
+            ahead = self._grid.cell_to_world(cells[1])
+            if self._move_is_clear(self.position, ahead) and self._move_is_clear(ahead, first):
+                return ahead
+        return self._grid.cell_to_world(cells[0])
+
+    def _move_is_clear(self, start: Point, end: Point) -> bool:
+        return self._grid.move_is_clear(start, end, radius=self.config.radius)
 
     def _distance_to(self, point: Point) -> float:
         return math.hypot(point[0] - self._x, point[1] - self._y)
@@ -217,7 +245,7 @@ class AgentController(Component):
                 return
             # An intermediate waypoint is passed early only when the line to the next one is
             # clear from here; otherwise the agent goes on to (nearly) its centre first.
-            near = distance <= self._radius() and self._grid.move_is_clear(
+            near = distance <= self._radius() and self._move_is_clear(
                 self.position, self.waypoints[1]
             )
             if not (near or distance <= CENTRE_EPSILON):
@@ -256,18 +284,52 @@ class AgentController(Component):
         )
         if step > 0.0:
             radians = math.radians(heading)
-            new = (self._x - math.sin(radians) * step, self._y + math.cos(radians) * step)
-            if self._can_move_to(new):
-                self._x, self._y = new
-                self.distance_travelled += step
-            elif off_deg <= ALIGNED_DEG:
-                self._detour_through_cell_centre()
+            facing = (-math.sin(radians), math.cos(radians))
+            if len(self.waypoints) == 1:
+                step = min(step, self._step_to_arrival(facing, waypoint))
+            new = (self._x + facing[0] * step, self._y + facing[1] * step)
+            # Near a wall the facing may lead the disc onto it while the straight line to the
+            # waypoint keeps clear (a leg the plan checked): the agent slides along that line.
+            distance = max(math.hypot(dx, dy), step)
+            straight = (self._x + dx * step / distance, self._y + dy * step / distance)
+            for point in (new, straight):
+                if self._can_move_to(point):
+                    self._x, self._y = point
+                    self.distance_travelled += step
+                    break
+            else:
+                if off_deg <= ALIGNED_DEG:
+                    self._detour_through_cell_centre()
         self._advance_waypoints()
+
+    def _step_to_arrival(self, facing: Point, goal: Point) -> float:
+        """How far along `facing` the agent first stands within its arrival radius of `goal`.
+
+        The last step stops there, not a whole step inside, so where an agent arrives does not
+        depend on the frame rate. Infinite when the facing line misses that circle.
+        """
+        # Just inside the circle, so the arrival test (<=) holds despite rounding.
+        reach = self._radius() * (1.0 - 1e-9)
+        ox, oy = self._x - goal[0], self._y - goal[1]
+        along = ox * facing[0] + oy * facing[1]
+        gap = ox * ox + oy * oy - reach * reach
+        if gap <= 0.0 or along * along < gap:
+            return math.inf
+        return -along - math.sqrt(along * along - gap)
 
     def _can_move_to(self, new: Point) -> bool:
         if self._grid.world_to_cell(self._x, self._y) is None:  # walking in from off the grid
             return not self._grid.is_blocked_at(*new)
-        return self._grid.move_is_clear(self.position, new)
+        if not self._move_is_clear(self.position, new):
+            return False
+        # A disc keeps the straight line to its waypoint clear as it goes (the plan laid each
+        # leg so): turning while it drives must not carry it where that line grazes a wall.
+        # In open ground, a cell away from any wall, that cannot happen yet.
+        return (
+            self.config.radius == 0.0
+            or self._grid.is_open_at(*new)
+            or self._move_is_clear(new, self.waypoints[0])
+        )
 
     def _detour_through_cell_centre(self) -> None:
         cell = self._grid.world_to_cell(self._x, self._y)
@@ -275,13 +337,15 @@ class AgentController(Component):
             centre = self._grid.cell_to_world(cell)
             if self._distance_to(centre) > CENTRE_EPSILON:
                 self.waypoints.insert(0, centre)
+            else:  # blocked even from the centre: the route was laid out from elsewhere
+                self.replan_now()
 
     def _leave_blocked_cell(self) -> None:
-        """Step out when an obstacle was put down on top of the agent."""
+        """Step out when an obstacle was put down on (or the agent spawned) over a wall."""
         cell = self._grid.world_to_cell(self._x, self._y)
-        if cell is None or self._grid.walkable[cell]:
+        if cell is None or self._move_is_clear(self.position, self.position):
             return
-        free = self._grid.grid.nearest_walkable(cell)
+        free = self._grid.usable_grid(self.config.radius).nearest_walkable(cell)
         if free is not None:
             self._x, self._y = self._grid.cell_to_world(free)
             self.replan_now()

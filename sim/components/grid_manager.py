@@ -290,6 +290,14 @@ class GridManager(Component):
         cell = self.world_to_cell(x, y)
         return cell is not None and not bool(self._walkable[cell])
 
+    def is_open_at(self, x: float, y: float) -> bool:
+        """True when world point `(x, y)` lies in a cell whose eight neighbours are walkable too.
+
+        Every point of such a cell keeps a whole cell from any wall and from the grid's edge.
+        """
+        cell = self.world_to_cell(x, y)
+        return cell is not None and self._room.is_open(self._walkable, self.mask_version, cell)
+
     def move_is_clear(self, start: Point, end: Point, *, radius: float = 0.0) -> bool:
         """True when a straight move between two world points stays in walkable cells.
 
@@ -334,6 +342,16 @@ class GridManager(Component):
         the costs change.
         """
         return self._room.usable_grid(self.grid, self.mask_version, radius / self.grid_cell_size)
+
+    def smoothing_mask(self, radius: float) -> NDArray[np.bool_]:
+        """``[row, col]`` the cells a disc of `radius` world units may be smoothed across.
+
+        Every point of such a cell keeps `radius` from walls, so a smoothed line that touches
+        only them (`smooth_path` with this mask) keeps the disc clear (`Room.smoothing_mask`).
+        """
+        return self._room.smoothing_mask(
+            self._walkable, self.mask_version, radius / self.grid_cell_size
+        )
 
     def plan(
         self, start: Point, goal: Point, *, smoothing: bool = True, radius: float = 0.0
@@ -381,13 +399,10 @@ class GridManager(Component):
     def _waypoints(
         self, cells: tuple[Cell, ...], goal: Point, *, smoothing: bool, radius: float = 0.0
     ) -> tuple[Point, ...]:
-        kept = (
-            smooth_path(
-                self._walkable, cells, costs=self.costs, radius=radius / self.grid_cell_size
-            )
-            if smoothing
-            else list(cells)
-        )
+        # A disc skips only over cells where all of it has room (`smoothing_mask`): the
+        # exact swept-disc test would cost a hundred times a point's at every candidate.
+        walkable = self.smoothing_mask(radius) if radius > 0.0 else self._walkable
+        kept = smooth_path(walkable, cells, costs=self.costs) if smoothing else list(cells)
         points = [self.cell_to_world(cell) for cell in kept[1:]]
         if self.world_to_cell(*goal) == cells[-1]:
             # End the path on the goal itself, not on its cell's centre, when that is legal.

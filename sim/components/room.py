@@ -20,6 +20,11 @@ from sim.navigation.line_of_sight import segment_is_clear
 
 Point = tuple[float, float]
 
+HALF_DIAGONAL = math.sqrt(0.5)
+"""How far a point of a cell lies from its centre at most, in cells."""
+SAMPLE_SPACING = 0.25
+"""Cells between the points where `Room.disc_is_clear` bounds a long move's room."""
+
 
 class Room:
     """Clearance and usable grids of one grid, cached by its `mask_version`.
@@ -34,6 +39,7 @@ class Room:
         # least one cell from any wall.
         self._roomy: tuple[int, NDArray[np.bool_]] | None = None
         self._usable: dict[float, tuple[int, GridMap, GridMap]] = {}
+        self._smoothing: dict[float, tuple[int, NDArray[np.bool_]]] = {}
 
     def clearance(self, walkable: NDArray[np.bool_], mask_version: int) -> NDArray[np.float64]:
         """``[row, col]`` the distance from each cell's centre to the nearest wall, in cells."""
@@ -59,6 +65,24 @@ class Room:
         self._usable[radius] = (mask_version, grid, restricted)
         return restricted
 
+    def smoothing_mask(
+        self, walkable: NDArray[np.bool_], mask_version: int, radius: float
+    ) -> NDArray[np.bool_]:
+        """``[row, col]`` True on the cells every point of which keeps `radius` cells from walls.
+
+        Those whose clearance is at least ``radius + sqrt(1/2)``: no point of a cell is farther
+        from its centre, and the distance to the walls changes no faster than the point moves.
+        So a line that touches only such cells (`smooth_path` with this as its walkable mask)
+        keeps the whole disc clear, and costs a point's check instead of a disc's.
+        """
+        cached = self._smoothing.get(radius)
+        if cached is not None and cached[0] == mask_version:
+            return cached[1]
+        room = self.clearance(walkable, mask_version)
+        mask: NDArray[np.bool_] = room >= radius + HALF_DIAGONAL
+        self._smoothing[radius] = (mask_version, mask)
+        return mask
+
     def disc_is_clear(
         self,
         walkable: NDArray[np.bool_],
@@ -72,8 +96,9 @@ class Room:
         Exact (`segment_is_clear` with the radius); two cheap sufficient tests go first, since
         every agent asks every frame. Both ends inside one cell whose 3 x 3 block is walkable
         keep a whole cell from any wall. And the distance to the walls changes no faster than
-        the point moves, so a segment whose ends lie within ``d`` of a cell centre with
-        clearance ``c`` (the clearance map, when it exists) keeps ``c - d`` from every wall.
+        the point moves, so a point ``d`` from the centre of a cell with clearance ``c`` keeps
+        ``c - d`` from every wall: points every `SAMPLE_SPACING` along the segment that all
+        keep ``radius`` plus half that spacing leave the whole segment clear.
         """
         col, row = math.floor(start[0]), math.floor(start[1])
         height, width = walkable.shape
@@ -85,12 +110,32 @@ class Room:
             and bool(self._roomy_mask(walkable, mask_version)[row, col])
         ):
             return True
-        if self._clearance is not None and self._clearance[0] == mask_version:
-            centre = (col + 0.5, row + 0.5)
-            away = max(math.dist(start, centre), math.dist(end, centre))
-            if float(self._clearance[1][row, col]) - away >= radius:
-                return True
+        if self._sampled_room(walkable, mask_version, start, end) >= radius:
+            return True
         return segment_is_clear(walkable, start, end, radius=radius)
+
+    def _sampled_room(
+        self, walkable: NDArray[np.bool_], mask_version: int, start: Point, end: Point
+    ) -> float:
+        """A lower bound of the room along the segment (cells): -inf if it leaves the grid."""
+        room = self.clearance(walkable, mask_version)
+        length = math.dist(start, end)
+        count = max(1, math.ceil(length / SAMPLE_SPACING))
+        t = np.linspace(0.0, 1.0, count + 1)
+        xs = start[0] + t * (end[0] - start[0])
+        ys = start[1] + t * (end[1] - start[1])
+        cols, rows = np.floor(xs).astype(np.intp), np.floor(ys).astype(np.intp)
+        height, width = room.shape
+        if cols.min() < 0 or rows.min() < 0 or cols.max() >= width or rows.max() >= height:
+            return -math.inf
+        away = np.hypot(xs - (cols + 0.5), ys - (rows + 0.5))
+        return float((room[rows, cols] - away).min()) - length / count / 2.0
+
+    def is_open(
+        self, walkable: NDArray[np.bool_], mask_version: int, cell: tuple[int, int]
+    ) -> bool:
+        """Whether `cell` and its eight neighbours lie on the grid and are all walkable."""
+        return bool(self._roomy_mask(walkable, mask_version)[cell])
 
     def _roomy_mask(self, walkable: NDArray[np.bool_], mask_version: int) -> NDArray[np.bool_]:
         if self._roomy is None or self._roomy[0] != mask_version:

@@ -81,6 +81,7 @@ REPORT: dict[str, Any] = {
     "agents": [
         {
             "name": "agent",
+            "radius": 0.4,
             "pos": [-6.0, -4.0, 0.0],
             "heading_deg": 45.0,
             "mode": "chase",
@@ -90,6 +91,7 @@ REPORT: dict[str, Any] = {
             "replans": 1,
             "distance_travelled": 0.5,
             "path_found": True,
+            "path_cost": 1.414214,
             "waypoints": [[-5.5, -3.5]],
             "blocked_cell_frames": 0,
         }

@@ -1,0 +1,119 @@
+"""The run trace (`sim run --trace FILE.jsonl`): where every agent stood, frame by frame.
+
+The record half of record/replay, and a public contract (README, "Command line"). The file is
+JSON Lines: line 1 is the header, then one line per traced frame, agents always in the
+header's order::
+
+    {"scene": "scenes/sizes.toml", "dt": 0.016667, "grid": {"origin": [x, y],
+     "cell_size": c, "rows": r, "columns": c}, "agents": [{"name": "small", "radius": 0.25}]}
+    {"frame": 1, "t": 0.016667, "pos": [[x, y], ...], "heading": [deg, ...]}
+
+Lines are written as the run goes and flushed one by one, so a run killed at any moment leaves
+every line but (at most) the last one whole. Positions are world units rounded to 5 decimals,
+headings degrees from 0 to 360 rounded to 4, `t` simulated seconds rounded to 6; `dt` is the fixed
+time step of a headless run, or null in a window, where frames take what they take.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from sim.components.agent_controller import AgentController
+    from sim.components.grid_manager import GridManager
+
+HEADER_KEYS = ("scene", "dt", "grid", "agents")
+"""The header's keys, in order."""
+FRAME_KEYS = ("frame", "t", "pos", "heading")
+"""Each frame line's keys, in order."""
+
+
+def header(
+    scene: str, dt: float | None, grid: GridManager, agents: Sequence[AgentController]
+) -> dict[str, Any]:
+    """The trace's first line: the scene, the time step, the grid and each agent's radius."""
+    return {
+        "scene": scene,
+        "dt": None if dt is None else round(dt, 9),
+        "grid": {
+            "origin": list(grid.origin),
+            "cell_size": grid.grid_cell_size,
+            "rows": grid.num_of_rows,
+            "columns": grid.num_of_columns,
+        },
+        "agents": [
+            {"name": agent.game_object.name, "radius": agent.config.radius} for agent in agents
+        ],
+    }
+
+
+def frame_line(frame: int, time_s: float, agents: Sequence[AgentController]) -> dict[str, Any]:
+    """One traced frame: its number (the first frame is 1), its simulated time, every agent."""
+    return {
+        "frame": frame,
+        "t": round(time_s, 6),
+        "pos": [[round(agent.position[0], 5), round(agent.position[1], 5)] for agent in agents],
+        "heading": [round(agent.heading_deg, 4) for agent in agents],
+    }
+
+
+class TraceWriter:
+    """Writes a trace line by line; the first failure stops it and is handed to `on_failure`.
+
+    Args:
+        path: The `.jsonl` file, created or truncated when the writer opens.
+        every: Trace frames ``every, 2 * every, ...`` (1: every frame).
+        on_failure: Told the reason (e.g. "No space left on device") once, when a write fails.
+    """
+
+    def __init__(self, path: Path, *, every: int, on_failure: Callable[[str], None]) -> None:
+        self.path = path
+        self.every = every
+        self.lines = 0
+        self._on_failure = on_failure
+        self._file: IO[str] | None = None
+        try:
+            self._file = path.open("w", encoding="utf-8")
+        except OSError as error:
+            self._fail(error)
+
+    def write_header(self, line: dict[str, Any]) -> None:
+        """Write the header (call once, first)."""
+        self._write(line)
+
+    def record(self, frame: int, time_s: float, agents: Sequence[AgentController]) -> None:
+        """Write frame `frame` if it is one of the traced frames."""
+        if frame % self.every == 0:
+            self._write(frame_line(frame, time_s, agents))
+
+    def close(self) -> None:
+        """Close the file; a failure to close counts as a failed write."""
+        if self._file is not None:
+            try:
+                self._file.close()
+            except OSError as error:
+                self._fail(error)
+            self._file = None
+
+    def _write(self, line: dict[str, Any]) -> None:
+        if self._file is None:
+            return
+        try:
+            self._file.write(json.dumps(line, separators=(",", ":")) + "\n")
+            self._file.flush()
+        except OSError as error:
+            self._fail(error)
+        else:
+            self.lines += 1
+
+    def _fail(self, error: OSError) -> None:
+        if self._file is not None:
+            # Closing flushes what is buffered, which may fail again for the same reason.
+            with contextlib.suppress(OSError):
+                self._file.close()
+            self._file = None
+        self._on_failure(error.strerror or str(error))
