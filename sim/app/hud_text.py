@@ -27,10 +27,12 @@ def path_lines(outcome: PlanOutcome | None, plans: int) -> list[str]:
 
 
 def agent_line(agent: AgentController) -> str:
-    """One HUD line per agent: mode, state, and why it stopped if it did."""
+    """One HUD line per agent: mode, state, and why it stopped or where it goes instead."""
     line = f"{agent.game_object.name}: {agent.mode}, {agent.state}, replans {agent.replans}"
     if agent.state is AgentState.NO_PATH and agent.outcome is not None:
         line += f" ({agent.outcome.reason}; waiting)"
+    elif agent.outcome is not None and agent.outcome.reason:
+        line += f" ({agent.outcome.reason})"
     return line
 
 

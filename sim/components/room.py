@@ -3,8 +3,9 @@
 `GridManager` owns one `Room`. An agent of radius up to half a cell fits on every walkable cell,
 so it plans on the grid itself; a larger one plans on the cells whose clearance (the distance
 from the centre to the nearest wall, `sim.navigation.clearance`) is at least its radius. The
-clearance map is computed only when such an agent asks, once per walkable mask, and each
-radius keeps its own usable grid until the mask or the costs change.
+clearance map is computed when an agent first needs it (to plan, to smooth its path, or to check
+a move away from open ground), once per walkable mask; each radius keeps its usable grid and its
+smoothing mask until the mask (or, for the grid, the costs) change.
 """
 
 from __future__ import annotations

@@ -270,3 +270,20 @@ def test_frame_line_keeps_the_agents_order():
         "pos": [[3.0, 4.0], [1.0, 2.0]],
         "heading": [10.0, 20.0],
     }
+
+
+def test_the_hud_says_when_a_large_agents_end_is_too_near_a_wall():
+    from sim.app.hud_text import agent_line
+    from sim.components.agent_controller import AgentController
+
+    grid = walled_grid()
+    world = grid.world
+    assert world is not None
+    for name, tag, pos in (("end", "End", (5.5, 0.5)), ("agent", "Agent", (5.5, 1.5))):
+        node = world.root.attach_new_node(name)
+        node.set_pos(pos[0], pos[1], 0.0)
+        obj = world.add(GameObject(node, tag=tag))
+    agent = obj.add_component(AgentController(grid, AgentConfig(radius=0.9)))
+    world.step(1 / 60)
+    line = agent_line(agent)
+    assert line.endswith("(End is too near a wall: using the nearest cell with room for the agent)")
