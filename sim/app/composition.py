@@ -27,7 +27,7 @@ from sim.app.controls import bind_controls, hud_help, panel_help
 from sim.app.report import Report, write_bytes_atomic, write_json_atomic
 from sim.app.report_builder import build_report
 from sim.app.trace import TraceWriter
-from sim.components.agent_controller import AgentController, AgentState
+from sim.components.agent_controller import ROUTES_DRAWN, AgentController, AgentState
 from sim.components.crowd import CrowdField
 from sim.components.grid_manager import HEURISTICS, GridManager
 from sim.components.hud import Hud
@@ -203,12 +203,16 @@ class SimApp:
         return agents[0].agent.replan_interval_s if agents and agents[0].agent else 1.0
 
     def _add_agents(self) -> list[AgentController]:
-        controllers = []
+        controllers: list[AgentController] = []
         for spec, game_object in zip(self.options.scene.objects, self.objects, strict=True):
             if spec.tag == Tag.AGENT:
                 config = spec.agent or AgentConfig()
                 controller = AgentController(
-                    self.grid, config, crowd=self.crowd, dragging=self.dragging
+                    self.grid,
+                    config,
+                    crowd=self.crowd,
+                    dragging=self.dragging,
+                    draw_route=len(controllers) < ROUTES_DRAWN,
                 )
                 controllers.append(game_object.add_component(controller))
         return controllers

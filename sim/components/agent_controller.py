@@ -26,6 +26,9 @@ ALIGNED_DEG = 2.0  # facing within this of the waypoint counts as aligned
 CENTRE_EPSILON = 0.02  # world units: close enough to a cell centre to call it reached
 PATH_Z = 0.06
 AGENT_PATH_COLOR = (1.0, 0.6, 0.1, 1.0)
+ROUTES_DRAWN = 256
+"""A scene draws the routes of its first this many agents: each is a line rebuilt every frame
+the agent moves, and thousands of them cost a second a frame and show nothing but orange."""
 
 
 class AgentState(StrEnum):
@@ -65,7 +68,11 @@ class AgentController(Component):
     Given a `crowd`, the agent tells it which goal cell it chases; while `crowd.active_for` that
     cell (`CROWD_THRESHOLD` agents or more share it) each replan follows the crowd's shared
     distance field instead of running its own A* search. Nothing else changes: the same
-    replans, waypoints (of an equally short path) and steering.
+    replans, waypoints (of an equally short path) and steering. The crowd also spreads large
+    numbers of replans over frames: when it refuses one (`CrowdField.claim_plan`) the agent
+    keeps its waypoints, or stands, and asks again next frame.
+
+    `draw_route` False leaves its route undrawn whatever `show_path` says (see `ROUTES_DRAWN`).
     """
 
     def __init__(
@@ -75,10 +82,12 @@ class AgentController(Component):
         *,
         crowd: CrowdField | None = None,
         dragging: Callable[[], bool] | None = None,
+        draw_route: bool = True,
     ) -> None:
         super().__init__()
         self._grid = grid
         self._crowd = crowd
+        self.draw_route = draw_route
         self.config = config
         self.mode = config.mode
         self.state = AgentState.IDLE
@@ -167,7 +176,10 @@ class AgentController(Component):
             if self._crowd is not None:
                 self._crowd.track(self, goal_cell)
             if self._gate.tick(dt, (self._grid.version, goal_cell)):
-                self._plan(goal, goal_cell)
+                if self._crowd is None or self._crowd.claim_plan(self):
+                    self._plan(goal, goal_cell)
+                else:
+                    self._gate.request()  # queued by the crowd: due again next frame
             if self.state is AgentState.MOVING:
                 self._steer(dt)
         if self._grid.is_blocked_at(self._x, self._y):
@@ -194,7 +206,9 @@ class AgentController(Component):
             and radius <= self._grid.grid_cell_size / 2.0
             and self._crowd.active_for(goal_cell)
         ):
-            outcome = self._crowd.waypoints_from(self.position, goal, smoothing=smoothing)
+            outcome = self._crowd.waypoints_from(
+                self.position, goal, smoothing=smoothing, radius=radius
+            )
         else:
             outcome = self._grid.plan(self.position, goal, smoothing=smoothing, radius=radius)
         self.outcome = outcome
@@ -359,6 +373,6 @@ class AgentController(Component):
     def on_draw_gizmos(self, gizmos: Gizmos) -> None:
         """Draw the agent's own (smoothed) route from where it stands."""
         key = f"agent-path:{self.game_object.name}"
-        if self.show_path and self.waypoints:
+        if self.draw_route and self.show_path and self.waypoints:
             points = [(self._x, self._y, PATH_Z)] + [(x, y, PATH_Z) for x, y in self.waypoints]
             gizmos.polyline(key, points, AGENT_PATH_COLOR, thickness=2.0)

@@ -2,20 +2,31 @@
 
 Once `threshold` agents or more share a goal cell, one reverse Dijkstra from that goal
 (`sim.navigation.field`) gives every cell its cost to the goal; each agent walks that field
-downhill from where it stands, and the cells are smoothed and turned into waypoints exactly as
+downhill from where it stands, and the cells are smoothed and turned into waypoints as
 `GridManager.plan` does with an A* path. The field's paths are optimal under the same move rules
 (same cost as A*'s; on equal-cost ties they may take another of the equally short routes), so the
 agents behave as before, for one search per goal instead of one per agent.
+
+Ten thousand agents on a 2000 x 2000 grid (the scene format's limits) must not stall a frame,
+so the work is bounded three ways. A field's next cells, steps and lengths are tables shared by
+every agent (`sim.components.field_routes`), so a plan walks no path cell by cell. Smoothing
+looks at most `SMOOTHING_LOOKAHEAD` cells ahead of an anchor; where it could see farther it
+stops on the path's next cell whose steps to the goal are a multiple of the lookahead, so the
+anchors of agents on the same path fall on the same cells and are computed once. And at most
+`plans_per_frame` agents plan in one frame (`claim_plan`), the others wait their turn in order.
 """
 
 from __future__ import annotations
 
-import itertools
 import math
 import time
-from collections import Counter
+from collections import Counter, deque
 from dataclasses import dataclass, field
 
+import numpy as np
+from numpy.typing import NDArray
+
+from sim.components.field_routes import NO_CELL, DescentTables, FieldRoute
 from sim.components.grid_manager import (
     NO_WALKABLE_TEXT,
     GridManager,
@@ -24,12 +35,21 @@ from sim.components.grid_manager import (
     endpoint_notes,
 )
 from sim.engine import Component
-from sim.navigation.field import descend_on_graph, field_on_graph, path_on_graph
+from sim.navigation.clearance import clearance
+from sim.navigation.field import field_on_graph
 from sim.navigation.line_of_sight import segment_is_clear
 from sim.navigation.moves import MoveGraph
 
 CROWD_THRESHOLD = 8
 """Agents sharing a goal cell from which they follow one field (below it each runs A*)."""
+
+SMOOTHING_LOOKAHEAD = 32
+"""Cells along the path an anchor looks ahead for the next (each look is a line of sight)."""
+
+PLANS_PER_FRAME = 64
+"""Agents that may plan in one frame; the rest wait their turn (`CrowdField.claim_plan`)."""
+
+HALF_DIAGONAL = math.sqrt(2.0) / 2.0  # the farthest a point of a cell lies from its centre
 
 Cell = tuple[int, int]
 
@@ -39,25 +59,34 @@ class _GoalField:
     """One goal's field, the grid version it was computed on, and its smoothed paths so far."""
 
     version: int
-    computed_at_s: float
+    goal: int
     costs: list[float] = field(repr=False)
+    tables: DescentTables = field(repr=False)
     used_at_s: float = 0.0
-    # Smoothed plans by (start cell, goal point, smoothing): agents in one cell share them.
-    plans: dict[tuple[Cell, Point, bool], PlanOutcome] = field(default_factory=dict, repr=False)
-    # The string-pulling anchor after each flat cell, shared by every path through that cell.
-    anchors: dict[int, int] = field(default_factory=dict, repr=False)
+    # Smoothed plans by (start cell, goal point, smoothing, radius): agents in one cell share
+    # them. Forgotten every replan interval, so they do not pile up as agents move on.
+    plans: dict[tuple[Cell, Point, bool, float], PlanOutcome] = field(
+        default_factory=dict, repr=False
+    )
+    plans_since_s: float = 0.0
+    # Per agent radius, the string-pulling anchor after each flat cell, shared by every path
+    # through that cell.
+    anchors: dict[float, dict[int, int]] = field(default_factory=dict, repr=False)
 
 
 class CrowdField(Component):
     """One distance field per goal cell, shared by every agent chasing that goal (one per scene).
 
-    A goal's field is recomputed when the grid changes (`GridManager.version`, which also counts
-    connectivity changes) and otherwise at most once every `replan_interval_s`; a field no agent
-    asked for during two intervals is dropped. Agents report their goal with `track` and ask
-    `active_for` whether to plan with `waypoints_from` instead of `GridManager.plan`.
+    A goal's field is computed again only when the grid changes (`GridManager.version`, which
+    also counts connectivity and cost changes): the same grid and goal give the same field, and
+    keeping it keeps what was learnt about its paths. A field no agent asked for during two
+    `replan_interval_s` is dropped. Agents report their goal with `track` and ask `active_for`
+    whether to plan with `waypoints_from` instead of `GridManager.plan`; every agent given the
+    crowd asks `claim_plan` before it plans at all.
 
     Attributes:
         threshold: agents sharing a goal cell from which the crowd is active for it.
+        plans_per_frame: agents that may plan in one frame.
         fields_computed: how many fields were computed so far (for tests and the bench).
         planning_ms: wall-clock milliseconds spent in fields and waypoints so far.
     """
@@ -68,14 +97,18 @@ class CrowdField(Component):
         *,
         replan_interval_s: float = 1.0,
         threshold: int = CROWD_THRESHOLD,
+        plans_per_frame: int = PLANS_PER_FRAME,
     ) -> None:
         super().__init__()
         if threshold < 1:
             raise ValueError(f"threshold must be >= 1, got {threshold!r}")
+        if plans_per_frame < 1:
+            raise ValueError(f"plans_per_frame must be >= 1, got {plans_per_frame!r}")
         if not (math.isfinite(replan_interval_s) and replan_interval_s > 0.0):
             raise ValueError(f"replan_interval_s must be > 0, got {replan_interval_s!r}")
         self._grid = grid
         self.threshold = threshold
+        self.plans_per_frame = plans_per_frame
         self.replan_interval_s = replan_interval_s
         self.fields_computed = 0
         self.planning_ms = 0.0
@@ -84,6 +117,15 @@ class CrowdField(Component):
         self._sharing: Counter[Cell | None] = Counter()
         self._graph: tuple[int, MoveGraph] | None = None
         self._fields: dict[Cell, _GoalField] = {}
+        # The clearance map of a walkable mask (its version), and per radius (cells) the
+        # cells whose whole square keeps that far from any wall.
+        self._clearance: tuple[int, NDArray[np.float64]] | None = None
+        self._roomy: dict[float, NDArray[np.bool_]] = {}
+        # Members refused a plan, oldest first, and those whose turn is this frame.
+        self._waiting: deque[int] = deque()
+        self._queued: set[int] = set()
+        self._admitted: set[int] = set()
+        self._open_slots = plans_per_frame
 
     def track(self, member: object, goal: Cell | None) -> None:
         """Record that `member` (an agent) now chases the goal cell `goal` (None: nothing)."""
@@ -101,6 +143,8 @@ class CrowdField(Component):
         key = id(member)
         if key in self._goal_of:
             self._sharing[self._goal_of.pop(key)] -= 1
+        self._queued.discard(key)
+        self._admitted.discard(key)
 
     def sharing(self, goal: Cell | None) -> int:
         """How many tracked agents chase the goal cell `goal`."""
@@ -116,29 +160,68 @@ class CrowdField(Component):
         return any(self.active_for(goal) for goal in self._sharing)
 
     def update(self, dt: float) -> None:
-        """Advance the crowd's clock and drop the fields nobody asked for lately."""
+        """Advance the crowd's clock, drop the fields nobody asked for lately, open the slots.
+
+        Runs before the agents' updates: this frame's plans go first to those waiting longest.
+        """
         self._time_s += dt
         stale_before = self._time_s - 2.0 * self.replan_interval_s
         for goal in [g for g, f in self._fields.items() if f.used_at_s < stale_before]:
             del self._fields[goal]
+        self._admitted.clear()  # a turn not taken (the agent stopped needing a plan) lapses
+        while self._waiting and len(self._admitted) < self.plans_per_frame:
+            key = self._waiting.popleft()
+            if key in self._queued:  # not gone meanwhile
+                self._queued.discard(key)
+                self._admitted.add(key)
+        self._open_slots = self.plans_per_frame - len(self._admitted)
 
-    def waypoints_from(self, start: Point, goal: Point, *, smoothing: bool = True) -> PlanOutcome:
+    def claim_plan(self, member: object) -> bool:
+        """Whether `member` (an agent) may plan this frame; if not, it is queued for a later one.
+
+        Up to `plans_per_frame` agents a frame may: first those refused earlier, in the order
+        they were refused, then any others while slots are left. A refused agent keeps what it
+        had (its waypoints, or standing still) and asks again next frame.
+        """
+        key = id(member)
+        if key in self._admitted:
+            self._admitted.discard(key)
+            return True
+        if not self._waiting and self._open_slots > 0:
+            self._open_slots -= 1
+            return True
+        if key not in self._queued:
+            self._queued.add(key)
+            self._waiting.append(key)
+        return False
+
+    def waypoints_from(
+        self, start: Point, goal: Point, *, smoothing: bool = True, radius: float = 0.0
+    ) -> PlanOutcome:
         """Plan from world point `start` to world point `goal` along the goal's field.
 
         The same contract as `GridManager.plan`: points off the grid use the nearest border
         cell, a start or goal inside an obstacle the nearest walkable cell (and `reason` says
         so), "no path" is ``found=False``; the waypoints are made the same way. `expanded` is 0
         (the agent searched nothing) and `plan_ms` includes the field when this call computed
-        it.
+        it. An agent of `radius` world units, at most half a cell (it then fits every walkable
+        cell), gets waypoints whose legs keep its swept disc clear of walls.
+
+        Raises:
+            ValueError: for a radius that is not a number from 0 to half a cell.
         """
+        if not 0.0 <= radius <= self._grid.grid_cell_size / 2.0:
+            raise ValueError(f"radius must be 0 to half a cell, got {radius!r}")
         began = time.perf_counter()
         try:
-            return self._waypoints_from(start, goal, smoothing=smoothing, began=began)
+            return self._waypoints_from(
+                start, goal, smoothing=smoothing, radius=radius, began=began
+            )
         finally:
             self.planning_ms += (time.perf_counter() - began) * 1000.0
 
     def _waypoints_from(
-        self, start: Point, goal: Point, *, smoothing: bool, began: float
+        self, start: Point, goal: Point, *, smoothing: bool, radius: float, began: float
     ) -> PlanOutcome:
         grid = self._grid
         ends = grid.grid.endpoints(start, goal)
@@ -147,10 +230,12 @@ class CrowdField(Component):
         start_cell, goal_cell = ends.start, ends.goal
         notes = endpoint_notes(ends)
         goal_field = self._field_for(goal_cell)
-        key = (start_cell, goal, smoothing)
+        key = (start_cell, goal, smoothing, radius)
         cached = goal_field.plans.get(key)
         if cached is None:
-            cached = self._plan_along(goal_field, start_cell, goal, smoothing=smoothing)
+            cached = self._plan_along(
+                goal_field, start_cell, goal, smoothing=smoothing, radius=radius
+            )
             goal_field.plans[key] = cached
         plan_ms = (time.perf_counter() - began) * 1000.0
         return PlanOutcome(
@@ -164,72 +249,121 @@ class CrowdField(Component):
         )
 
     def _plan_along(
-        self, goal_field: _GoalField, start_cell: Cell, goal: Point, *, smoothing: bool
+        self,
+        goal_field: _GoalField,
+        start_cell: Cell,
+        goal: Point,
+        *,
+        smoothing: bool,
+        radius: float,
     ) -> PlanOutcome:
-        grid, graph = self._grid, self._move_graph()
-        width = graph.width
-        flat = path_on_graph(graph, goal_field.costs, start_cell[0] * width + start_cell[1])
-        if not flat:
+        tables = goal_field.tables
+        start = start_cell[0] * tables.width + start_cell[1]
+        if goal_field.costs[start] == math.inf:
             return PlanOutcome(False, "End cannot be reached: walled in")
-        cells = tuple(divmod(cell, width) for cell in flat)
-        size = grid.grid_cell_size
+        cells = FieldRoute(tables, start, goal_field.goal)
+        width = tables.width
         kept = (
-            [divmod(cell, width) for cell in self._smoothed(goal_field, graph, flat[0])]
+            [divmod(cell, width) for cell in self._smoothed(goal_field, start, radius)]
             if smoothing
             else list(cells)
         )
+        size = self._grid.grid_cell_size
         return PlanOutcome(
             True,
             "",
             cells,
-            self._waypoints(kept, cells[-1], goal),
-            cost=goal_field.costs[flat[0]] * size,
-            length=sum(math.dist(a, b) for a, b in itertools.pairwise(cells)) * size,
+            self._waypoints(kept, cells[-1], goal, radius),
+            cost=goal_field.costs[start] * size,
+            length=tables.length(start) * size,
         )
 
-    def _smoothed(self, goal_field: _GoalField, graph: MoveGraph, start: int) -> list[int]:
-        """`smooth_path` of the field's path from flat `start`, anchor by anchor, memoized.
+    def _smoothed(self, goal_field: _GoalField, start: int, radius: float) -> list[int]:
+        """String pulling along the field's path from flat `start`, anchor by anchor, memoized.
 
         The field's path from a cell is always the same, so greedy string pulling from an
         anchor always picks the same next anchor: computed once per field, it serves every
-        agent whose path passes there. The result equals `smooth_path` over the whole path.
+        agent whose path passes there. Where no anchor sees `SMOOTHING_LOOKAHEAD` cells ahead
+        the result equals `smooth_path` over the whole path.
         """
-        anchors, costs = goal_field.anchors, goal_field.costs
+        anchors, costs = goal_field.anchors.setdefault(radius, {}), goal_field.costs
         kept = [start]
         while costs[kept[-1]] > 0.0:
             anchor = kept[-1]
             following = anchors.get(anchor)
             if following is None:
-                following = self._next_anchor(graph, costs, anchor)
+                following = self._next_anchor(goal_field, anchor, radius)
                 anchors[anchor] = following
             kept.append(following)
         return kept
 
-    def _next_anchor(self, graph: MoveGraph, costs: list[float], anchor: int) -> int:
-        """The farthest cell along the field's path from `anchor` seen before the first hidden."""
-        walkable, width = self._grid.walkable, graph.width
-        cell_costs = self._grid.costs  # terrain: skip only over cells costing 1, as smooth_path
+    def _next_anchor(self, goal_field: _GoalField, anchor: int, radius: float) -> int:
+        """The farthest cell along the field's path from `anchor` seen before the first hidden.
+
+        It looks `SMOOTHING_LOOKAHEAD` cells ahead at most (each look walks a line of sight, so
+        an unbounded look costs the square of an open stretch). When all of them are seen it
+        takes the one whose steps to the goal are a multiple of the lookahead: every path
+        through that stretch then shares the anchors that follow.
+        """
+        tables = goal_field.tables
+        following, width = tables.following, tables.width
+        radius_cells = radius / self._grid.grid_cell_size
         row, col = divmod(anchor, width)
         centre = (col + 0.5, row + 0.5)
-        best = descend_on_graph(graph, costs, anchor)
-        if best is None:  # only the goal has no step, and smoothing stops before it
+        best = following[anchor]
+        if best == NO_CELL:  # only the goal has no step, and smoothing stops before it
             raise RuntimeError(f"no step down the field from cell {anchor}")
-        candidate = descend_on_graph(graph, costs, best)
-        while candidate is not None:
+        candidate = following[best]
+        for _ in range(SMOOTHING_LOOKAHEAD - 1):
+            if candidate == NO_CELL:
+                return best
             row, col = divmod(candidate, width)
-            if not segment_is_clear(walkable, centre, (col + 0.5, row + 0.5), costs=cell_costs):
-                break
+            if not self._sees(centre, (col + 0.5, row + 0.5), radius_cells):
+                return best
             best = candidate
-            candidate = descend_on_graph(graph, costs, candidate)
-        return best
+            candidate = following[candidate]
+        if candidate == NO_CELL:
+            return best
+        steps = tables.steps(anchor)
+        return tables.cell_at(
+            anchor, steps - (steps - 1) // SMOOTHING_LOOKAHEAD * SMOOTHING_LOOKAHEAD
+        )
 
-    def _waypoints(self, kept: list[Cell], last: Cell, goal: Point) -> tuple[Point, ...]:
+    def _sees(self, start: Point, end: Point, radius: float) -> bool:
+        """`segment_is_clear` from `start` to `end` (cell space) for a disc of `radius` cells.
+
+        Terrain counts as in `smooth_path`: only cells costing 1 are skipped over. For a disc
+        a cheap sufficient test goes first: a point of a cell lies within half a diagonal of
+        its centre, so a line touching only cells whose centres keep `radius` plus that from
+        every wall keeps the disc clear. The exact test of the swept disc is ten times slower.
+        """
+        walkable, costs = self._grid.walkable, self._grid.costs
+        if radius > 0.0 and segment_is_clear(self._roomy_cells(radius), start, end, costs=costs):
+            return True
+        return segment_is_clear(walkable, start, end, costs=costs, radius=radius)
+
+    def _roomy_cells(self, radius: float) -> NDArray[np.bool_]:
+        """The cells whose whole square keeps `radius` cells from every wall, for this mask."""
+        version = self._grid.mask_version
+        if self._clearance is None or self._clearance[0] != version:
+            self._clearance = (version, clearance(self._grid.walkable))
+            self._roomy.clear()
+        mask = self._roomy.get(radius)
+        if mask is None:
+            # A hair of margin: the map and the bound are each rounded once.
+            mask = self._clearance[1] >= radius + HALF_DIAGONAL + 1e-9
+            self._roomy[radius] = mask
+        return mask
+
+    def _waypoints(
+        self, kept: list[Cell], last: Cell, goal: Point, radius: float
+    ) -> tuple[Point, ...]:
         """World waypoints after the start, by `GridManager.plan`'s rule, ending on `goal`."""
         grid = self._grid
         points = [grid.cell_to_world(cell) for cell in kept[1:]]
         if grid.world_to_cell(*goal) == last:
             before = points[-2] if len(points) >= 2 else grid.cell_to_world(kept[0])
-            if points and grid.move_is_clear(before, goal):
+            if points and grid.move_is_clear(before, goal, radius=radius):
                 points[-1] = goal
             else:
                 points.append(goal)
@@ -247,16 +381,16 @@ class CrowdField(Component):
     def _field_for(self, goal_cell: Cell) -> _GoalField:
         version = self._grid.version
         goal_field = self._fields.get(goal_cell)
-        expired = (
-            goal_field is None
-            or goal_field.version != version
-            or self._time_s - goal_field.computed_at_s >= self.replan_interval_s
-        )
-        if goal_field is None or expired:
+        if goal_field is None or goal_field.version != version:
             graph = self._move_graph()
-            costs = field_on_graph(graph, goal_cell[0] * graph.width + goal_cell[1])
-            goal_field = _GoalField(version, self._time_s, costs)
+            goal = goal_cell[0] * graph.width + goal_cell[1]
+            costs = field_on_graph(graph, goal)
+            goal_field = _GoalField(version, goal, costs, DescentTables(graph, costs))
+            goal_field.plans_since_s = self._time_s
             self._fields[goal_cell] = goal_field
             self.fields_computed += 1
+        elif self._time_s - goal_field.plans_since_s >= self.replan_interval_s:
+            goal_field.plans.clear()
+            goal_field.plans_since_s = self._time_s
         goal_field.used_at_s = self._time_s
         return goal_field

@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import math
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -68,7 +69,8 @@ class PlanOutcome:
         found: Whether a path exists.
         reason: Plain words for the user: why there is no path, or what was adjusted ("" if
             nothing was).
-        cells: Grid path `(row, col)` from the start cell to the goal cell, both included.
+        cells: Grid path `(row, col)` from the start cell to the goal cell, both included (a
+            tuple, or for a crowd's plan a sequence read from its field on demand).
         waypoints: World `(x, y)` points to steer through after the start: the centres of the
             smoothed path's cells, the last replaced by the goal point itself when it is on
             a walkable cell.
@@ -80,7 +82,7 @@ class PlanOutcome:
 
     found: bool
     reason: str = ""
-    cells: tuple[Cell, ...] = ()
+    cells: Sequence[Cell] = ()
     waypoints: tuple[Point, ...] = ()
     cost: float = math.inf
     length: float = math.inf
@@ -397,7 +399,7 @@ class GridManager(Component):
         )
 
     def _waypoints(
-        self, cells: tuple[Cell, ...], goal: Point, *, smoothing: bool, radius: float = 0.0
+        self, cells: Sequence[Cell], goal: Point, *, smoothing: bool, radius: float = 0.0
     ) -> tuple[Point, ...]:
         # A disc skips only over cells where all of it has room (`smoothing_mask`): the
         # exact swept-disc test would cost a hundred times a point's at every candidate.
