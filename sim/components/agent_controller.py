@@ -24,6 +24,7 @@ from sim.engine import Component, GameObject, Gizmos, ReplanGate
 
 ALIGNED_DEG = 2.0  # facing within this of the waypoint counts as aligned
 CENTRE_EPSILON = 0.02  # world units: close enough to a cell centre to call it reached
+ARRIVAL_MARGIN = 1e-4  # world units: the last step stops this far inside the arrival circle
 PATH_Z = 0.06
 AGENT_PATH_COLOR = (1.0, 0.6, 0.1, 1.0)
 ROUTES_DRAWN = 256
@@ -322,8 +323,10 @@ class AgentController(Component):
         The last step stops there, not a whole step inside, so where an agent arrives does not
         depend on the frame rate. Infinite when the facing line misses that circle.
         """
-        # Just inside the circle, so the arrival test (<=) holds despite rounding.
-        reach = self._radius() * (1.0 - 1e-9)
+        # A little inside the circle: positions pass through float32 nodes and a report rounded
+        # to 5 decimals, and a reader checking "within the arrival radius" must still see it so.
+        radius = self._radius()
+        reach = radius - min(ARRIVAL_MARGIN, 0.1 * radius)
         ox, oy = self._x - goal[0], self._y - goal[1]
         along = ox * facing[0] + oy * facing[1]
         gap = ox * ox + oy * oy - reach * reach
