@@ -9,6 +9,7 @@ radius may use, and `segment_is_clear` / `smooth_path` take that radius for its 
 `movingai` reads the Moving AI benchmark files. `ExpansionLog` and `SearchReplay` record a
 search and step through it both ways; `compare_searches` runs every variant on one grid.
 `SearchKind` lists the searches on offer, each once, with its label and promise.
+`IncrementalSearch` keeps one agent's search and repairs it when cells change (D* Lite).
 
 >>> import numpy as np
 >>> find_path(np.ones((3, 3), dtype=bool), (0, 0), (2, 2)).cells
@@ -28,6 +29,7 @@ from sim.navigation.heuristics import (
     octile,
     zero,
 )
+from sim.navigation.incremental import IncrementalSearch
 from sim.navigation.line_of_sight import (
     cells_on_segment,
     path_length,
@@ -77,6 +79,7 @@ __all__ = [
     "Footprint",
     "GridMap",
     "Heuristic",
+    "IncrementalSearch",
     "MapFormatError",
     "MoveGraph",
     "MovingAIMap",

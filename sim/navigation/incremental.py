@@ -1,0 +1,220 @@
+"""`IncrementalSearch`: one agent's planner that repairs its last search instead of starting over.
+
+It runs D* Lite (Koenig & Likhachev 2002): the Python reference in `sim.navigation.dstar_lite`
+or the C kernel `sim.navigation._incremental`, which give identical results (cells, cost and
+expansion count, bit for bit). Each `IncrementalSearch.plan` compares the grid it is given with
+its own snapshot of the previous call's grid; the cells that differ (walkability toggled, or
+the cost of a walkable cell changed) are the changes it repairs, and the start may move freely.
+The kept state is dropped, and the search starts over, on the first call, for a new goal cell,
+a grid of another shape, or a new heuristic scale (`sim.navigation.grid.heuristic_scale`: the
+smallest walkable cost changed below 1), since every kept key was computed with the old one.
+
+Every path it returns costs what a fresh A* (`sim.navigation.find_path`) returns on the same
+grid: D* Lite is exact with a consistent heuristic, so the heuristics that are not consistent
+for the connectivity (manhattan on an 8-connected grid) are refused; callers plan with
+`find_path` then.
+
+>>> from sim.navigation import find_path
+>>> walkable = np.ones((5, 5), dtype=bool)
+>>> planner = IncrementalSearch()
+>>> first = planner.plan(walkable, (0, 0), (4, 4))
+>>> walkable[2, 2] = False
+>>> second = planner.plan(walkable, (1, 1), (4, 4))  # the agent moved, a cell was blocked
+>>> planner.last_repaired, planner.last_changed_cells, second.cost == find_path(
+...     walkable, (1, 1), (4, 4)).cost
+(True, 1, True)
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+import numpy as np
+from numpy.typing import NDArray
+
+from sim.navigation.dstar_lite import DStarLite, PlanOutcome
+from sim.navigation.grid import Cell
+from sim.navigation.heuristics import Heuristic, is_admissible, parse_heuristic
+from sim.navigation.query import PathResult, Query, Reason, reason_before_search
+
+INCREMENTAL_AVAILABLE: bool
+"""Whether the compiled extension imported; "auto" plans in C when it is True.
+
+No warning when it did not: this module is imported with the package, and a failed build of
+the optional extensions is already announced once by `sim.navigation.kernel`.
+"""
+try:
+    from sim.navigation import _incremental
+
+    INCREMENTAL_AVAILABLE = True
+except ImportError:  # pragma: no cover - depends on the build
+    INCREMENTAL_AVAILABLE = False
+
+IMPLEMENTATIONS = ("auto", "c", "python")
+"""The values of ``implementation``: the C kernel when built, C only, Python only."""
+
+HEURISTIC_CODES = {
+    Heuristic.MANHATTAN: 0,
+    Heuristic.OCTILE: 1,
+    Heuristic.EUCLIDEAN: 2,
+    Heuristic.CHEBYSHEV: 3,
+    Heuristic.ZERO: 4,
+}
+"""The heuristic numbers of the C kernel (those of `sim.navigation._kernel` too)."""
+
+MAX_C_CELLS = 2**31 - 1
+"""The most cells the C kernel takes (it names cells with 32-bit ints)."""
+
+
+class _Engine(Protocol):
+    """What both implementations offer: `DStarLite.plan`."""
+
+    def plan(
+        self,
+        walkable: NDArray[np.bool_],
+        costs: NDArray[np.float64] | None,
+        start: int,
+        goal: int,
+        h_factor: float,
+        *,
+        fresh: bool,
+    ) -> PlanOutcome: ...
+
+
+class IncrementalSearch:
+    """One agent's incremental planner: state kept while the goal cell stays the same.
+
+    Args:
+        diagonal: allow the 4 diagonal moves (never cutting a corner), as `find_path`.
+        heuristic: octile, euclidean, chebyshev or zero; manhattan only when 4-connected.
+        implementation: "auto" (the C kernel when built, else Python), "python" or "c".
+
+    Raises:
+        ValueError: (one line) for an unknown heuristic or implementation, a heuristic that
+            is not consistent for the connectivity (manhattan on an 8-connected grid), or "c"
+            when the kernel is not built.
+
+    >>> IncrementalSearch(heuristic="manhattan")
+    Traceback (most recent call last):
+    ...
+    ValueError: heuristic 'manhattan' is not consistent on an 8-connected grid; incremental \
+search needs octile, euclidean, chebyshev or zero there
+    """
+
+    def __init__(
+        self, *, diagonal: bool = True, heuristic: str = "octile", implementation: str = "auto"
+    ) -> None:
+        chosen = parse_heuristic(heuristic)
+        self._diagonal = bool(diagonal)
+        if not is_admissible(chosen, diagonal=self._diagonal):
+            raise ValueError(
+                f"heuristic {heuristic!r} is not consistent on an 8-connected grid; incremental "
+                "search needs octile, euclidean, chebyshev or zero there"
+            )
+        if implementation not in IMPLEMENTATIONS:
+            raise ValueError(f"implementation must be auto, c or python, got {implementation!r}")
+        if implementation == "c" and not INCREMENTAL_AVAILABLE:
+            raise ValueError("implementation='c' but the compiled incremental kernel is not built")
+        self._heuristic = chosen
+        self._implementation = implementation
+        self._engine: _Engine | None = None
+        self._shape: tuple[int, int] | None = None
+        self._goal = -1
+        self._scale = 0.0
+        self._last_repaired = False
+        self._last_changed_cells = 0
+
+    @property
+    def last_repaired(self) -> bool:
+        """True when the last plan repaired kept state; False when it started fresh."""
+        return self._last_repaired
+
+    @property
+    def last_changed_cells(self) -> int:
+        """How many cells the last plan found changed since the previous plan's grid.
+
+        0 on the first plan and when a plan ended before searching (a blocked start or goal, a
+        goal outside the grid: such a call keeps the previous grid as the one to compare with);
+        every cell of the grid when its shape changed.
+        """
+        return self._last_changed_cells
+
+    @property
+    def implementation(self) -> str:
+        """Which implementation plans: "c" or "python" ("auto" says which it chose)."""
+        return "c" if self._uses_c() else "python"
+
+    def reset(self) -> None:
+        """Forget everything; the next plan starts fresh."""
+        self._engine = None
+        self._shape = None
+        self._goal = -1
+        self._scale = 0.0
+
+    def plan(
+        self,
+        walkable: NDArray[np.bool_],
+        start: Cell,
+        goal: Cell,
+        *,
+        costs: NDArray[Any] | None = None,
+    ) -> PathResult:
+        """Plan from `start` to `goal` (``(row, col)``) on the grid as it is now.
+
+        Takes the arguments of `sim.navigation.find_path` (walkable mask, cells, optional
+        per-cell costs from 0.25 to 100) and answers as it does: a `PathResult` whose cost
+        equals a fresh A*'s, summed forward along the path as A* sums it; no path is
+        ``found=False`` with the same reason (goal outside the grid, start blocked, goal
+        blocked, unreachable). ``expanded`` counts the cells expanded by this call only.
+
+        Raises:
+            ValueError: for the arguments `find_path` refuses, in its words.
+        """
+        query = Query.check(
+            walkable,
+            start,
+            goal,
+            diagonal=self._diagonal,
+            heuristic=self._heuristic,
+            costs=costs,
+        )
+        self._last_repaired = False
+        self._last_changed_cells = 0
+        early = reason_before_search(query.walkable, query.start, query.goal)
+        if early is not None:
+            return PathResult.none(early)
+        height, width = query.walkable.shape
+        engine = self._engine
+        changed_shape = self._shape is not None and self._shape != (height, width)
+        if engine is None or changed_shape:
+            engine = self._engine = self._new_engine(height, width)
+            self._shape = (height, width)
+        flat_goal = query.goal[0] * width + query.goal[1]
+        fresh = flat_goal != self._goal or query.heuristic_scale != self._scale
+        self._goal, self._scale = flat_goal, query.heuristic_scale
+        found, cells, cost, expanded, changed, repaired = engine.plan(
+            np.ascontiguousarray(query.walkable),
+            None if query.costs is None else np.ascontiguousarray(query.costs),
+            query.start[0] * width + query.start[1],
+            flat_goal,
+            query.heuristic_scale,
+            fresh=fresh,
+        )
+        self._last_repaired = repaired
+        self._last_changed_cells = height * width if changed_shape else changed
+        if not found:
+            return PathResult.none(Reason.UNREACHABLE, expanded)
+        return PathResult(True, cells, cost, expanded, Reason.FOUND)
+
+    def _uses_c(self) -> bool:
+        return self._implementation == "c" or (
+            self._implementation == "auto" and INCREMENTAL_AVAILABLE
+        )
+
+    def _new_engine(self, height: int, width: int) -> _Engine:
+        if self._uses_c() and height * width <= MAX_C_CELLS:
+            planner: _Engine = _incremental.Planner(
+                height, width, self._diagonal, HEURISTIC_CODES[self._heuristic]
+            )
+            return planner
+        return DStarLite(height, width, diagonal=self._diagonal, heuristic=self._heuristic)
