@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from sim.app.report import write_bytes_atomic
+from sim.bench.dynamic_report import SECTION_TITLE, DynamicReport
 from sim.bench.maps import Contestant, MapReport, movingai_dir
 from sim.bench.peers import PEERS
 from sim.bench.startup import Startup
@@ -27,6 +29,8 @@ if TYPE_CHECKING:  # the crowd needs Panda3D's core; the maps and their summary 
     from sim.bench.crowd import CrowdReport
 
 RESULTS_PATH = REPO_ROOT / "benchmarks" / "RESULTS.md"
+DYNAMIC_CHART = "dynamic-replanning.svg"
+"""The chart of `sim bench --dynamic`, beside RESULTS_PATH, which links to it."""
 TCOD_TARGET = 1.0
 PYASTAR2D_TARGET = 2.0
 FIRST_PATH_BUDGET_MS = 50.0
@@ -99,8 +103,13 @@ def write_results(
     notes: Sequence[str],
     contestants: Sequence[Contestant],
     crowd: CrowdReport,
+    dynamic: DynamicReport | None = None,
 ) -> Path:
-    """Write `RESULTS_PATH`: when, where, `command`, the tables and the targets; return it."""
+    """Write `RESULTS_PATH`: when, where, `command`, the tables and the targets; return it.
+
+    With `dynamic`, its section (`write_dynamic_section`) follows the crowd's, and its chart
+    is written beside the file.
+    """
     versions = [c.label for c in contestants if not c.ours]
     lines = [
         "# Planner benchmark results",
@@ -129,10 +138,48 @@ def write_results(
     for report in reports:
         lines += ["## " + report.lines()[0], "", *report.lines()[2:], ""]
     lines += ["## " + crowd.title(), "", _CROWD_NOTE, "", *crowd.lines()[2:], ""]
+    if dynamic is not None:
+        lines += [*_dynamic_section(dynamic, command), ""]
     lines += ["## Targets", "", *summary[1:], "", _GAP_NOTE]
     RESULTS_PATH.parent.mkdir(parents=True, exist_ok=True)
     RESULTS_PATH.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return RESULTS_PATH
+
+
+def write_dynamic_section(report: DynamicReport, command: str) -> Path:
+    """Put `report`'s section into `RESULTS_PATH`, keeping every other section as it is.
+
+    The section (from its ``## `` heading to the next one) replaces the one already there,
+    or goes before ``## Targets`` (at the end when there is none); its chart is rewritten
+    beside the file. Both are replaced atomically. Returns `RESULTS_PATH`.
+    """
+    heading = f"## {SECTION_TITLE}"
+    try:
+        lines = RESULTS_PATH.read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError:
+        lines = ["# Planner benchmark results", ""]
+    section = [*_dynamic_section(report, command), ""]
+    if heading in lines:
+        begin = lines.index(heading)
+        end = next(
+            (i for i in range(begin + 1, len(lines)) if lines[i].startswith("## ")), len(lines)
+        )
+        lines[begin:end] = section
+    elif "## Targets" in lines:
+        at = lines.index("## Targets")
+        lines[at:at] = section
+    else:
+        lines += ["", *section] if lines and lines[-1] else section
+    RESULTS_PATH.parent.mkdir(parents=True, exist_ok=True)
+    write_bytes_atomic(RESULTS_PATH, ("\n".join(lines).rstrip("\n") + "\n").encode("utf-8"))
+    return RESULTS_PATH
+
+
+def _dynamic_section(report: DynamicReport, command: str) -> list[str]:
+    """The section's lines; writes its chart beside `RESULTS_PATH` first."""
+    RESULTS_PATH.parent.mkdir(parents=True, exist_ok=True)
+    write_bytes_atomic(RESULTS_PATH.parent / DYNAMIC_CHART, report.chart_svg().encode("utf-8"))
+    return report.section_lines(DYNAMIC_CHART, command)
 
 
 _CROWD_NOTE = """Run after the maps, in the same process (`sim bench --crowd` runs only this):

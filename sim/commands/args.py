@@ -134,11 +134,24 @@ def check_outputs(scene: Path, outputs: Sequence[Output]) -> None:
                 where = owner if other is scene else f"also the {owner} output"
                 raise SimError(f"{flag} {path}: is {where}")
         taken.append((flag, path))
-        check_writable(flag, path)
-        if output.kind is OutputKind.IMAGE:
-            _check_image_name(flag, path)
-        if os.path.lexists(path):
-            _check_existing(output)
+        check_output(output)
+
+
+def check_output(output: Output) -> None:
+    """Refuse `output`'s path unless a file of its kind may be written there.
+
+    The rules of `check_outputs` for one output on its own (for commands that run no scene):
+    its folder exists and is writable, an image name has an extension Panda3D writes, and an
+    existing path is a regular file of the output's kind.
+
+    Raises:
+        SimError: One line naming the flag, the path and why.
+    """
+    check_writable(output.flag, output.path)
+    if output.kind is OutputKind.IMAGE:
+        _check_image_name(output.flag, output.path)
+    if os.path.lexists(output.path):
+        _check_existing(output)
 
 
 def image_format(path: Path) -> str | None:

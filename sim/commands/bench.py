@@ -3,20 +3,29 @@
 Per map, one table of every planner on the same seeded queries (`sim.bench.maps`); then the
 first path of a fresh process (`sim.bench.startup`) and one line per target of the issue
 (`sim.bench.results`). ``--crowd`` runs only the crowd throughput (`sim.bench.crowd`);
-``--write-results`` runs the maps, then the crowd, and writes both, with the targets, into
-benchmarks/RESULTS.md.
+``--dynamic`` only incremental replanning against A* from scratch (`sim.bench.dynamic`).
+``--write-results`` runs the maps, then the crowd, then the dynamic benchmark, and writes them
+all, with the targets, into benchmarks/RESULTS.md; with ``--dynamic`` it rewrites only that
+section.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import sys
+from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from sim.app.report import write_json_atomic
+from sim.bench import dynamic
+from sim.bench.dynamic_report import DynamicReport
 from sim.bench.maps import bench_map, contestants_for, map_paths, movingai_dir
 from sim.bench.peers import PEERS
-from sim.bench.results import summary_lines, write_results
+from sim.bench.results import summary_lines, write_dynamic_section, write_results
 from sim.bench.startup import first_path_timing
-from sim.commands.args import scenario_count
+from sim.commands.args import Output, OutputKind, check_output, scenario_count
 from sim.errors import SimError
 
 if TYPE_CHECKING:
@@ -42,6 +51,19 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
         action="store_true",
         help="instead: only the simulated-time throughput of 50, 200 and 1000 agents sharing "
         "one End (scenes/crowd.toml, headless, no rendering)",
+    )
+    parser.add_argument(
+        "--dynamic",
+        action="store_true",
+        help="instead: incremental replanning (D* Lite) against A* from scratch while "
+        f"{dynamic.CHANGED_CELLS} cells change near the path each round (default maps: the "
+        f"{dynamic.DEFAULT_SIDE}x{dynamic.DEFAULT_SIDE} ones); exit 1 if any cost differs",
+    )
+    parser.add_argument(
+        "--json",
+        type=Path,
+        metavar="FILE",
+        help="with --dynamic: also write the results as JSON to FILE (replaced atomically)",
     )
     parser.add_argument(
         "--maps", nargs="+", metavar="NAME", help="map names (e.g. arena maze512-1-0); default all"
@@ -84,7 +106,13 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run ``sim bench``; return 0 (SimError for bad input)."""
+    """Run ``sim bench``; return 0, or 1 when --dynamic fails (SimError for bad input)."""
+    if args.json is not None and not args.dynamic:
+        raise SimError("bench: --json goes with --dynamic")
+    if args.dynamic:
+        if args.crowd:
+            raise SimError("bench: --dynamic and --crowd are separate runs; give one of them")
+        return _bench_dynamic(args)
     if args.crowd:
         if args.write_results:
             raise SimError(
@@ -111,13 +139,71 @@ def run(args: argparse.Namespace) -> int:
     if crowd is not None:
         print()
         print("\n".join(crowd.lines()), flush=True)
+    moving = _run_dynamic(directory, args.maps, args.seed) if args.write_results else None
     summary = summary_lines(reports, startup, crowd)
     print()
     print("\n".join(summary))
     if crowd is not None:
-        written = write_results(_command(args), reports, summary, notes, contestants, crowd)
+        command = _command(args)
+        written = write_results(command, reports, summary, notes, contestants, crowd, moving)
         print(f"\nwrote {written}")
-    return 0
+    return 0 if moving is None or moving.costs_equal else _disagreed(moving)
+
+
+def _bench_dynamic(args: argparse.Namespace) -> int:
+    """``sim bench --dynamic``: print the table and targets; write --json, RESULTS.md's part."""
+    if args.json is not None:
+        check_output(Output("--json", args.json, OutputKind.JSON))
+    report = _run_dynamic(movingai_dir(), args.maps, args.seed)
+    status = 0
+    if args.write_results:
+        written = write_dynamic_section(report, _dynamic_command(args))
+        print(f"\nwrote {written}")
+    if args.json is not None:
+        try:
+            write_json_atomic(args.json, report.to_json())
+        except OSError as error:
+            _say(f"sim: --json {args.json}: not written: {error.strerror or error}")
+            status = 1
+    return status if report.costs_equal else _disagreed(report)
+
+
+def _run_dynamic(directory: Path, names: Sequence[str] | None, seed: int) -> DynamicReport:
+    """Run the dynamic benchmark on `names` (default the 512x512 maps); print its tables."""
+    maps = map_paths(directory, names)
+    if names is None:
+        maps = dynamic.default_maps(maps)
+        if not maps:
+            raise SimError(
+                f"bench: no {dynamic.DEFAULT_SIDE}x{dynamic.DEFAULT_SIDE} map in {directory} "
+                "for --dynamic; name maps with --maps"
+            )
+    implementation, notes = dynamic.choose_implementation("auto")
+    for note in notes:
+        print(note)
+    report = dynamic.run_dynamic(maps, seed=seed, implementation=implementation)
+    print()
+    print("\n".join([*report.lines(), "", "Targets:", *report.target_lines()]), flush=True)
+    return report
+
+
+def _say(line: str) -> None:
+    # dispatch.say's twin: dispatch imports this module, so importing it back would be a cycle.
+    with contextlib.suppress(OSError):
+        print(line, file=sys.stderr, flush=True)
+
+
+def _disagreed(report: DynamicReport) -> int:
+    mismatches = [m for run in report.runs for m in run.mismatches]
+    _say(f"sim: bench --dynamic: {len(mismatches)} answers differ; first: {mismatches[0]}")
+    return 1
+
+
+def _dynamic_command(args: argparse.Namespace) -> str:
+    parts = ["sim", "bench", "--dynamic"]
+    if args.maps:
+        parts += ["--maps", *args.maps]
+    return " ".join([*parts, "--seed", str(args.seed), "--write-results"])
 
 
 def _bench_crowd() -> CrowdReport:
