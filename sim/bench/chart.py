@@ -6,6 +6,7 @@ tables beside it, and renders wherever Markdown shows images.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from xml.sax.saxutils import escape
@@ -30,22 +31,27 @@ class Series:
 
 
 def ratio_bars_svg(title: str, groups: Sequence[str], series: Sequence[Series]) -> str:
-    """Horizontal grouped bars, one group per name in `groups`, a dashed line per target.
+    """Horizontal grouped bars on a log axis, one group per name in `groups`.
 
-    The axis runs from 0 to the largest value or target, at least 1 (the break-even line).
+    Ratios read best on a log scale (0.5x and 2x lie as far from 1x), so the axis runs over
+    whole decades around every value, every target and 1x; each series' target is a dashed
+    line in its colour, named in the legend. A value that is not positive gets no bar.
 
     >>> svg = ratio_bars_svg("t", ["a"], [Series("x", "#000", (0.5,), target=0.3)])
-    >>> svg.startswith("<svg") and "0.50x" in svg and "target 0.3x" in svg
+    >>> svg.startswith("<svg") and "0.50x" in svg and "x (target 0.3x)" in svg
     True
     """
     targets = [s.target for s in series if s.target is not None]
-    top_value = max([1.0, *targets, *(v for s in series for v in s.values)])
+    shown = [v for s in series for v in s.values if v > 0 and math.isfinite(v)]
+    low = math.floor(math.log10(min([1.0, *targets, *shown])))
+    high = max(math.ceil(math.log10(max([1.0, *targets, *shown]))), low + 1)
     group_h = BAR_H * len(series) + GROUP_GAP
-    height = TOP + group_h * len(groups) + BOTTOM
+    plot_bottom = TOP + group_h * len(groups)
+    height = plot_bottom + BOTTOM
     width = LABEL_W + PLOT_W + RIGHT_PAD
 
     def x_of(value: float) -> float:
-        return LABEL_W + PLOT_W * min(value, top_value) / top_value
+        return LABEL_W + PLOT_W * (math.log10(value) - low) / (high - low)
 
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
@@ -56,11 +62,21 @@ def ratio_bars_svg(title: str, groups: Sequence[str], series: Sequence[Series]) 
     ]
     legend_x = LABEL_W
     for each in series:
+        name = each.name if each.target is None else f"{each.name} (target {each.target:g}x)"
         parts.append(
             f'<rect x="{legend_x}" y="25" width="10" height="10" fill="{each.colour}"/>'
-            f'<text x="{legend_x + 14}" y="34">{escape(each.name)}</text>'
+            f'<text x="{legend_x + 14}" y="34">{escape(name)}</text>'
         )
-        legend_x += 14 + 7 * len(each.name) + 20
+        legend_x += 14 + 6 * len(name) + 24
+    for decade in range(low, high + 1):
+        x = x_of(10.0**decade)
+        colour = "#444" if decade == 0 else "#ccc"
+        parts.append(
+            f'<line x1="{x:.1f}" y1="{TOP - 4}" x2="{x:.1f}" y2="{plot_bottom}" '
+            f'stroke="{colour}"/>'
+            f'<text x="{x:.1f}" y="{plot_bottom + 14}" text-anchor="middle">'
+            f"{10.0**decade:g}x</text>"
+        )
     for index, group in enumerate(groups):
         y = TOP + index * group_h
         middle = y + BAR_H * len(series) / 2 + 4
@@ -70,23 +86,21 @@ def ratio_bars_svg(title: str, groups: Sequence[str], series: Sequence[Series]) 
         for offset, each in enumerate(series):
             value = each.values[index]
             bar_y = y + offset * BAR_H
+            if not (value > 0 and math.isfinite(value)):
+                parts.append(f'<text x="{LABEL_W + 3}" y="{bar_y + BAR_H - 2}">n/a</text>')
+                continue
             parts.append(
                 f'<rect x="{LABEL_W}" y="{bar_y}" width="{x_of(value) - LABEL_W:.1f}" '
                 f'height="{BAR_H - 1}" fill="{each.colour}"/>'
                 f'<text x="{x_of(value) + 3:.1f}" y="{bar_y + BAR_H - 2}">{value:.2f}x</text>'
             )
-    plot_bottom = TOP + group_h * len(groups)
-    for value, label, colour in [
-        (1.0, "1x", "#444"),
-        *((s.target, f"target {s.target:g}x", s.colour) for s in series if s.target is not None),
-    ]:
-        x = x_of(value)
-        parts.append(
-            f'<line x1="{x:.1f}" y1="{TOP - 4}" x2="{x:.1f}" y2="{plot_bottom}" '
-            f'stroke="{colour}" stroke-dasharray="4 3"/>'
-            f'<text x="{x:.1f}" y="{plot_bottom + 14}" text-anchor="middle" '
-            f'fill="{colour}">{escape(label)}</text>'
-        )
+    for each in series:
+        if each.target is not None:
+            x = x_of(each.target)
+            parts.append(
+                f'<line x1="{x:.1f}" y1="{TOP - 4}" x2="{x:.1f}" y2="{plot_bottom}" '
+                f'stroke="{each.colour}" stroke-width="1.5" stroke-dasharray="4 3"/>'
+            )
     parts.append(
         f'<line x1="{LABEL_W}" y1="{TOP - 4}" x2="{LABEL_W}" y2="{plot_bottom}" stroke="#000"/>'
     )
