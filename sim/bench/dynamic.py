@@ -52,7 +52,7 @@ from sim.navigation.movingai import sample_scenarios
 
 CHANGED_CELLS = 10
 """K: cells toggled per round."""
-SCENARIOS = 4
+SCENARIOS = 6
 """Scenarios per map in the default run."""
 ROUNDS = 30
 """Replanning rounds per scenario (fewer if the agent reaches the goal first)."""
@@ -186,7 +186,7 @@ def _walk(
     route = list(path.cells)
     ours: list[int] = []  # flat cells this scenario blocked that are still blocked
     for number in range(1, rounds + 1):
-        if route:
+        if path.found:  # without a path the agent waits where it stands
             route = route[min(STEP_CELLS, len(route) - 1) :]
             start = route[0]
         if start == goal:
@@ -205,8 +205,7 @@ def _walk(
         _compare(run, walkable, number, fresh, path, start, goal)
         if path.found:
             route = list(path.cells)
-        else:
-            # No way through: the agent waits, and changes keep coming near its old route.
+        else:  # changes keep coming near the route it had
             run.unreachable_rounds += 1
         if progress is not None:
             progress.advance(1, run.name)
@@ -252,10 +251,10 @@ def _toggle(
     count: int,
     ours: list[int],
     rng: np.random.Generator,
-) -> int:
+) -> None:
     """Change `count` distinct cells near `route`: free up to half of `ours`, block the rest.
 
-    Returns how many cells changed (fewer than `count` only when too few cells are near).
+    Fewer change only when fewer free cells lie near the route.
     """
     flat = walkable.reshape(-1)
     height, width = walkable.shape
@@ -276,7 +275,6 @@ def _toggle(
     blocked = rng.choice(candidates, size=wanted, replace=False) if wanted else candidates[:0]
     flat[blocked] = False
     ours.extend(int(cell) for cell in blocked)
-    return len(freed) + wanted
 
 
 def _compare(

@@ -36,25 +36,32 @@ ISSUE_KEYS = {
 }
 
 
+def write_map(folder: Path, name: str, rows: list[str], ends: list[tuple[Any, Any]]) -> Path:
+    """A Moving AI map and its .scen (lengths from our own A*) in `folder`."""
+    height, width = len(rows), len(rows[0])
+    map_path = folder / f"{name}.map"
+    map_path.write_text(f"type octile\nheight {height}\nwidth {width}\nmap\n" + "\n".join(rows))
+    walkable = read_map(map_path).walkable
+    lines = ["version 1"]
+    for start, goal in ends:
+        length = find_path(walkable, start, goal).cost
+        lines.append(
+            f"0\t{name}.map\t{width}\t{height}\t{start[1]}\t{start[0]}\t{goal[1]}\t{goal[0]}"
+            f"\t{length:.8f}"
+        )
+    (folder / f"{name}.map.scen").write_text("\n".join(lines) + "\n")
+    return map_path
+
+
 @pytest.fixture
 def tiny(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A 24x24 Moving AI map and .scen in their own $MOVINGAI_DIR; few rounds per scenario."""
     folder = tmp_path / "maps"
     folder.mkdir()
-    map_path = folder / "tiny.map"
-    map_path.write_text("type octile\nheight 24\nwidth 24\nmap\n" + "\n".join(TINY_ROWS) + "\n")
-    walkable = read_map(map_path).walkable
-    lines = ["version 1"]
-    for start, goal in TINY_ENDS:
-        length = find_path(walkable, start, goal).cost
-        lines.append(
-            f"0\ttiny.map\t24\t24\t{start[1]}\t{start[0]}\t{goal[1]}\t{goal[0]}\t{length:.8f}"
-        )
-    (folder / "tiny.map.scen").write_text("\n".join(lines) + "\n")
     monkeypatch.setenv("MOVINGAI_DIR", str(folder))
     monkeypatch.setattr(dynamic, "ROUNDS", ROUNDS)
     monkeypatch.setattr(results, "RESULTS_PATH", tmp_path / "bench" / "RESULTS.md")
-    return map_path
+    return write_map(folder, "tiny", TINY_ROWS, TINY_ENDS)
 
 
 def run_json(args: list[str], out: Path) -> tuple[int, Any]:
@@ -118,6 +125,21 @@ def test_each_round_changes_k_cells_near_the_path(
         route = np.array(path)
         for cell in blocked:
             assert np.abs(route - cell).max(axis=1).min() <= dynamic.NEAR_CELLS, tuple(cell)
+
+
+def test_without_a_path_the_agent_waits(tiny: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A corridor one cell wide: the first change on it cuts the only way to the goal.
+    corridor = write_map(
+        tiny.parent, "corridor", ["@" * 30, "." * 30, "@" * 30], [((1, 0), (1, 29))]
+    )
+    Recorder.grids = []
+    monkeypatch.setattr(dynamic, "IncrementalSearch", Recorder)
+    run = dynamic.bench_dynamic_map(corridor, scenarios=1, rounds=ROUNDS, implementation="python")
+    starts = [start for _, start, _, _ in Recorder.grids]
+    assert starts[:2] == [(1, 0), (1, dynamic.STEP_CELLS)], "walks while it has a path"
+    assert run.unreachable_rounds == ROUNDS
+    assert set(starts[1:]) == {(1, dynamic.STEP_CELLS)}, "then waits where it stands"
+    assert run.costs_equal
 
 
 class Detour(Recorder):
@@ -218,3 +240,25 @@ def test_canonical_cost_ignores_step_order() -> None:
     other = [(0, 0), (0, 1), (0, 2), (1, 3)]
     assert dynamic.canonical_cost(one) == dynamic.canonical_cost(other)
     assert check_path(np.ones((2, 4), dtype=bool), other, (0, 0), (1, 3)).legal
+
+
+def test_write_results_keeps_every_section(
+    tiny: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from sim.bench import crowd as crowd_bench
+
+    monkeypatch.setattr(crowd_bench, "SIZES", (10,))
+    monkeypatch.setattr(crowd_bench, "SECONDS", 0.5)
+    argv = ["bench", "--maps", "tiny", "--sample", "2", "--peers", "none", "--write-results"]
+    assert main(argv) == 0
+    text = results.RESULTS_PATH.read_text()
+    headings = [line for line in text.splitlines() if line.startswith("## ")]
+    assert [h.split(" ")[1] for h in headings] == [
+        "tiny",
+        "Crowd",
+        "Incremental",
+        "Targets",
+        "Closing",
+    ]
+    assert "--write-results` on" in text
+    assert "| tiny (24x24)" in capsys.readouterr().out
