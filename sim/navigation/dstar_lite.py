@@ -113,12 +113,15 @@ class DStarLite:
         `walkable` and `costs` must have the planner's shape and be checked already
         (`sim.navigation.query.Query.check`); `start` and `goal` walkable flat cells;
         `h_factor` the heuristic's factor (the grid's heuristic scale). `fresh` forgets the
-        kept search (the caller asks for it on a new goal or scale); the first call is always
-        fresh. ``changed`` counts the cells that differ from the previous call's grid.
+        kept search (the caller asks for it on a new goal or scale); the first call, another
+        goal and another `h_factor` always start fresh. ``changed`` counts the cells that
+        differ from the previous call's grid.
         """
         changed = self._take_snapshot(walkable, costs)
         self._expanded = 0
-        repaired = self._has_state and not fresh
+        repaired = (
+            self._has_state and not fresh and (goal, h_factor) == (self._goal, self._h_factor)
+        )
         if repaired:
             # The paper's order: raise km for the moved start, then repair the changed cells.
             self._move_start(start)
