@@ -9,6 +9,12 @@ setup(
             ["sim/navigation/_kernel.c"],
             optional=True,
             extra_compile_args=["-O3"],
-        )
+        ),
+        Extension(
+            "sim.navigation._incremental",
+            ["sim/navigation/_incremental.c"],
+            optional=True,
+            extra_compile_args=["-O3"],
+        ),
     ]
 )
