@@ -57,3 +57,45 @@ class AgentConfig:
     mode: AgentMode = AgentMode.CHASE
     smoothing: bool = True
     radius: float = AGENT_MODEL_RADIUS
+
+
+class MoverMode(StrEnum):
+    """How a mover runs its route: round and round, or there and back again."""
+
+    LOOP = "loop"  # pos -> w1 -> ... -> wn -> pos -> w1 ...
+    PINGPONG = "pingpong"  # pos -> w1 -> ... -> wn -> ... -> w1 -> pos -> w1 ...
+
+
+@dataclass(frozen=True, slots=True)
+class MoverConfig:
+    """An object that travels a route by itself (`[objects.mover]`); world units and seconds.
+
+    The route starts at the object's `pos` and visits `waypoints` (world x, y) in order at
+    `speed`, pausing `wait_s` at every stop, `pos` included when the route comes back to it.
+    """
+
+    waypoints: tuple[tuple[float, float], ...]
+    speed: float
+    mode: MoverMode = MoverMode.PINGPONG
+    wait_s: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class RotatorConfig:
+    """An object that turns by itself (`[objects.rotator]`): degrees per second, + is ccw."""
+
+    deg_per_s: float
+
+
+@dataclass(frozen=True, slots=True)
+class DoorConfig:
+    """An obstacle that opens and closes on a timer (`[objects.door]`); seconds.
+
+    From `phase_s` on, the door is open for `open_fraction * period_s`, then closed for the
+    rest of the period, and so on; the schedule runs backwards the same way, so at time 0 a
+    door with a positive `phase_s` is where the cycle that ends at `phase_s` has it.
+    """
+
+    period_s: float
+    open_fraction: float
+    phase_s: float = 0.0

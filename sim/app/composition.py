@@ -31,6 +31,7 @@ from sim.components.agent_controller import ROUTES_DRAWN, AgentController, Agent
 from sim.components.crowd import CrowdField
 from sim.components.grid_manager import HEURISTICS, GridManager
 from sim.components.hud import Hud
+from sim.components.motion import SceneMotion
 from sim.components.start_end_path import StartEndPath
 from sim.components.terrain import TerrainPatch
 from sim.components.terrain_legend import TerrainLegend
@@ -90,9 +91,10 @@ class RunOptions:
 class SimApp:
     """One running scene: builds everything in the constructor, `run()` drives the frames.
 
-    Update order each frame (the World's insertion order): the GridManager first, so obstacle
-    changes are in the grid before anything plans; then the Start -> End path and the crowd's
-    shared fields; then the scene's objects with their agents; the HUD last.
+    Update order each frame (the World's insertion order): the scene's motion first (movers,
+    rotators, doors), then the GridManager, so obstacle changes are in the grid before anything
+    plans; then the Start -> End path and the crowd's shared fields; then the scene's objects
+    with their agents; the HUD last.
     """
 
     def __init__(self, options: RunOptions) -> None:
@@ -108,6 +110,10 @@ class SimApp:
         self.loop = FrameLoop(self.world, self.clock, gizmos=self.gizmos, fixed_dt=fixed_dt)
         self.loop.attach(self.base.task_mgr)
         scene = options.scene
+        # Before the GridManager: in one frame the world moves, then the grid follows it.
+        self.motion = self.world.spawn("scene-motion").add_component(
+            SceneMotion(dragged=lambda: self.editor.drag.dragged)
+        )
         self.grid = self._add_grid_manager()
         self._note_obstacles_off_the_grid()
         self.path = self.world.spawn("start-end-path").add_component(
@@ -119,6 +125,8 @@ class SimApp:
             CrowdField(self.grid, replan_interval_s=self._replan_interval())
         )
         self.objects = build_scene(self.world, self.base.loader, scene)
+        for spec, game_object in zip(scene.objects, self.objects, strict=True):
+            self.motion.add(game_object, mover=spec.mover, rotator=spec.rotator, door=spec.door)
         self.agents = self._add_agents()
         self.legend = self._add_terrain()
         self.hud = self.world.spawn("hud").add_component(
@@ -160,6 +168,7 @@ class SimApp:
             scene=scene,
             save_as=options.save_as,
             notify=self.notify,
+            placement=self.motion.placement,
         )
         pose = scene.camera
         home = CameraPose(pose.target, pose.distance, pose.heading, pose.pitch)
@@ -429,13 +438,16 @@ class SimApp:
         path = self.options.trace
         if path is None:
             return None
+        movers = self.motion.movers
         writer = TraceWriter(
             path,
             every=self.options.trace_every,
             on_failure=lambda reason: self._output_failed(path, reason, kind="trace"),
+            movers=movers,
         )
         dt = self.loop.fixed_dt
-        writer.write_header(trace.header(str(self.options.scene.path), dt, self.grid, self.agents))
+        scene = str(self.options.scene.path)
+        writer.write_header(trace.header(scene, dt, self.grid, self.agents, movers))
         return writer
 
     def screen_of(self, game_object: GameObject) -> tuple[int, int] | None:

@@ -86,7 +86,11 @@ class PathEntry(TypedDict):
 
 
 class ObjectEntry(TypedDict):
-    """One of `objects`: a live scene object, in world units and window pixels (or null)."""
+    """One of `objects`: a live scene object, in world units and window pixels (or null).
+
+    `pos` and `heading` are where it is now: a mover mid-route, a rotator turned, an open door
+    sunk below the ground (`sim.components.motion`).
+    """
 
     name: str
     tag: str

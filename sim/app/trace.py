@@ -1,12 +1,18 @@
-"""The run trace (`sim run --trace FILE.jsonl`): where every agent stood, frame by frame.
+"""The run trace (`sim run --trace FILE.jsonl`): where every agent and mover stood, frame by frame.
 
 The record half of record/replay, and a public contract (README, "Command line"). The file is
 JSON Lines: line 1 is the header, then one line per traced frame, agents always in the
 header's order::
 
     {"scene": "scenes/sizes.toml", "dt": 0.016667, "grid": {"origin": [x, y],
-     "cell_size": c, "rows": r, "columns": c}, "agents": [{"name": "small", "radius": 0.25}]}
-    {"frame": 1, "t": 0.016667, "pos": [[x, y], ...], "heading": [deg, ...]}
+     "cell_size": c, "rows": r, "columns": c}, "agents": [{"name": "small", "radius": 0.25}],
+     "movers": [{"name": "bar", "scale": [sx, sy, sz], "heading": deg}]}
+    {"frame": 1, "t": 0.016667, "pos": [[x, y], ...], "heading": [deg, ...],
+     "movers": [[x, y, deg], ...]}
+
+`movers` lists every object with a mover or a rotator (`[objects.mover]`, `[objects.rotator]`)
+in scene order, with its scale and its heading at the start; each line gives where each stands
+then, in the header's order (an object removed during the run keeps its last place).
 
 Lines are written as the run goes and flushed one by one, so a run killed at any moment leaves
 every line but (at most) the last one whole. Positions are world units rounded to 5 decimals,
@@ -25,17 +31,26 @@ from typing import IO, TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from sim.components.agent_controller import AgentController
     from sim.components.grid_manager import GridManager
+    from sim.engine import GameObject
 
-HEADER_KEYS = ("scene", "dt", "grid", "agents")
+HEADER_KEYS = ("scene", "dt", "grid", "agents", "movers")
 """The header's keys, in order."""
-FRAME_KEYS = ("frame", "t", "pos", "heading")
+FRAME_KEYS = ("frame", "t", "pos", "heading", "movers")
 """Each frame line's keys, in order."""
 
 
 def header(
-    scene: str, dt: float | None, grid: GridManager, agents: Sequence[AgentController]
+    scene: str,
+    dt: float | None,
+    grid: GridManager,
+    agents: Sequence[AgentController],
+    movers: Sequence[GameObject] = (),
 ) -> dict[str, Any]:
-    """The trace's first line: the scene, the time step, the grid and each agent's radius."""
+    """The trace's first line: the scene, the time step, the grid, each agent's radius.
+
+    `movers` are the objects that move by themselves, read before the first frame: their
+    name, scale and heading at the start.
+    """
     return {
         "scene": scene,
         "dt": None if dt is None else round(dt, 9),
@@ -48,16 +63,42 @@ def header(
         "agents": [
             {"name": agent.game_object.name, "radius": agent.config.radius} for agent in agents
         ],
+        "movers": [
+            {"name": mover.name, "scale": _scale(mover), "heading": mover_pose(mover)[2]}
+            for mover in movers
+        ],
     }
 
 
-def frame_line(frame: int, time_s: float, agents: Sequence[AgentController]) -> dict[str, Any]:
-    """One traced frame: its number (the first frame is 1), its simulated time, every agent."""
+def _scale(mover: GameObject) -> list[float]:
+    node = mover.node
+    return [round(float(value), 5) for value in node.get_scale(node.get_top())]
+
+
+def mover_pose(mover: GameObject) -> list[float]:
+    """`[x, y, heading_deg]` of a mover now: world units to 5 decimals, degrees in [0, 360] to 4."""
+    node = mover.node
+    x, y = mover.xy
+    heading = float(node.get_h(node.get_top())) % 360.0
+    return [round(x, 5), round(y, 5), round(heading, 4)]
+
+
+def frame_line(
+    frame: int,
+    time_s: float,
+    agents: Sequence[AgentController],
+    movers: Sequence[Sequence[float]] = (),
+) -> dict[str, Any]:
+    """One traced frame: its number (the first frame is 1), its simulated time, every agent.
+
+    `movers` are the movers' `mover_pose`s, in the header's order.
+    """
     return {
         "frame": frame,
         "t": round(time_s, 6),
         "pos": [[round(agent.position[0], 5), round(agent.position[1], 5)] for agent in agents],
         "heading": [round(agent.heading_deg, 4) for agent in agents],
+        "movers": [list(pose) for pose in movers],
     }
 
 
@@ -68,11 +109,22 @@ class TraceWriter:
         path: The `.jsonl` file, created or truncated when the writer opens.
         every: Trace frames ``every, 2 * every, ...`` (1: every frame).
         on_failure: Told the reason (e.g. "No space left on device") once, when a write fails.
+        movers: The header's movers, in its order; each line gives where they stand.
     """
 
-    def __init__(self, path: Path, *, every: int, on_failure: Callable[[str], None]) -> None:
+    def __init__(
+        self,
+        path: Path,
+        *,
+        every: int,
+        on_failure: Callable[[str], None],
+        movers: Sequence[GameObject] = (),
+    ) -> None:
         self.path = path
         self.every = every
+        self._movers = tuple(movers)
+        # The last place of each: a mover removed during the run keeps it, so columns stay put.
+        self._poses = [mover_pose(mover) for mover in self._movers]
         self.lines = 0
         self._on_failure = on_failure
         self._file: IO[str] | None = None
@@ -88,7 +140,10 @@ class TraceWriter:
     def record(self, frame: int, time_s: float, agents: Sequence[AgentController]) -> None:
         """Write frame `frame` if it is one of the traced frames."""
         if frame % self.every == 0:
-            self._write(frame_line(frame, time_s, agents))
+            for index, mover in enumerate(self._movers):
+                if mover.alive:
+                    self._poses[index] = mover_pose(mover)
+            self._write(frame_line(frame, time_s, agents, self._poses))
 
     def close(self) -> None:
         """Close the file; a failure to close counts as a failed write."""

@@ -33,6 +33,10 @@ GRID_LINE_Z = 0.02  # lines sit just above the ground: polygon offsets do not ap
 BLOCK_Z = 0.01
 GRID_COLOR = (0.12, 0.14, 0.16, 1.0)
 BLOCK_COLOR = (0.75, 0.2, 0.15, 0.45)
+# An obstacle whose top is this close to the ground, or below it, covers no cell: an open door
+# sinks into the ground (`sim.components.motion`). Models stand on their origin, and a cube
+# is as tall as its z scale.
+SUNK_TOP_Z = 1e-6
 HEURISTICS = tuple(heuristic.value for heuristic in PLANNER_HEURISTICS)
 """The planner's heuristics, in the order the app cycles them; the first is the default."""
 
@@ -217,7 +221,7 @@ class GridManager(Component):
             transform = obj.node.get_net_transform()
             if tracked is not None and tracked.transform == transform:
                 continue
-            box = self._box_of(obj)
+            box = self._obstacle_box(obj)
             if tracked is not None and tracked.box == box:
                 tracked.transform = transform
                 continue
@@ -235,6 +239,15 @@ class GridManager(Component):
             self.version += 1
             self.mask_version += 1
         return changed or terrain_changed
+
+    def _obstacle_box(self, obj: GameObject) -> Box:
+        """An obstacle's box, or an empty one (no cell) while its top lies at or below 0."""
+        box = self._box_of(obj)
+        node = obj.node
+        root = node.get_top()
+        if node.get_z(root) + abs(node.get_sz(root)) <= SUNK_TOP_Z:
+            return Box(box.x, box.y, 0.0, 0.0)  # no heading: a sunk door turning redoes nothing
+        return box
 
     def _box_of(self, obj: GameObject) -> Box:
         node = obj.node

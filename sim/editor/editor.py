@@ -26,6 +26,7 @@ from sim.engine import FrameLoop, GameObject, World
 from sim.engine.loop import Phase
 from sim.engine.picking import Picker, make_pickable
 from sim.errors import SimError
+from sim.scene.merge import Vec3
 from sim.scene.spec import DEFAULT_COLORS, SceneSpec
 from sim.scene.writer import MergeBase, ObjectState, save_scene
 
@@ -51,12 +52,14 @@ class SceneEditor:
         scene: SceneSpec,
         save_as: Path | None,
         notify: Callable[[str], None],
+        placement: Callable[[GameObject], tuple[Vec3, float] | None] = lambda _obj: None,
     ) -> None:
         self._world, self._loader = world, loader
         self._grid = grid
         self._objects = objects
         self._source, self._save_as = scene.path, save_as
         self._notify = notify
+        self._placement = placement  # a moving object's route origin and start heading
         self._models = {spec.name: spec.model for spec in scene.objects}
         self._authored = {spec.name: spec for spec in scene.objects}
         self._save_base = MergeBase.loaded(scene)  # Ctrl+S writes only the edits made since
@@ -163,6 +166,9 @@ class SceneEditor:
 
         Cubes the user can move are saved where they stand; agents (which move by themselves)
         keep the place and heading the file gave them, so saving mid-run never moves a spawn.
+        Objects that move on their own (movers, rotators, doors) are saved where their motion
+        is anchored (`placement`: a mover's route origin, where it was dropped last), never
+        mid-route.
         """
         states = []
         for obj in self._objects:
@@ -183,14 +189,15 @@ class SceneEditor:
                 continue
             node = obj.node
             model = self._models.get(obj.name, NEW_OBSTACLE_MODEL)
+            pos, heading = self._placement(obj) or (obj.world_pos, node.get_h())
             states.append(
                 ObjectState(
                     name=obj.name,
                     tag=obj.tag,
                     model=model,
-                    pos=obj.world_pos,
+                    pos=pos,
                     scale=(node.get_sx(), node.get_sy(), node.get_sz()),
-                    heading=node.get_h(),
+                    heading=heading,
                 )
             )
         return states

@@ -26,6 +26,7 @@ from sim.navigation.grid import MAX_COST, MIN_COST
 from sim.navigation.input_file import read_input_file
 from sim.scene import values
 from sim.scene.grid import scene_grid
+from sim.scene.motion import MOTION_KEYS, read_motion
 from sim.scene.spec import DEFAULT_COLORS, CameraSpec, GridSpec, ObjectSpec, SceneError, SceneSpec
 from sim.scene.values import Reader, Table
 
@@ -219,7 +220,18 @@ _ROOT_KEYS = ("version", "name", "grid", "camera", "objects", "crowds")
 _CROWD_KEYS = ("name", "count", "area", "seed", "model", "heading", "color", "agent")
 _GRID_KEYS = ("origin", "rows", "columns", "cell_size", "connectivity")
 _CAMERA_KEYS = ("target", "distance", "heading", "pitch")
-_OBJECT_KEYS = ("name", "tag", "model", "pos", "scale", "heading", "color", "agent", "terrain")
+_OBJECT_KEYS = (
+    "name",
+    "tag",
+    "model",
+    "pos",
+    "scale",
+    "heading",
+    "color",
+    "agent",
+    "terrain",
+    *MOTION_KEYS,
+)
 _TERRAIN_KEYS = ("cost",)
 _AGENT_KEYS = (
     "speed",
@@ -426,7 +438,10 @@ class _Objects:
                 f"only allowed on objects tagged 'Terrain', not {tag.value!r}"
             )
         terrain_cost = table.get("terrain", _terrain) if tag is Tag.TERRAIN else None
-        return ObjectSpec(name, tag, model, pos, scale, heading, color, agent, terrain_cost)
+        mover, rotator, door = read_motion(at, table, tag)
+        return ObjectSpec(
+            name, tag, model, pos, scale, heading, color, agent, terrain_cost, mover, rotator, door
+        )
 
 
 def _area(at: Reader, value: object) -> tuple[float, float, float, float]:

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
-from sim.config import AgentConfig, Tag
+from sim.config import AgentConfig, DoorConfig, MoverConfig, RotatorConfig, Tag
 from sim.errors import SimError
 
 DEFAULT_CAMERA_HEADING: Final = 20.0
@@ -82,7 +82,9 @@ class ObjectSpec:
 
     `pos` is the model's origin in world units (the bottom centre for `cube` and `agent`),
     `heading` is degrees counter-clockwise about +Z, `color` is RGBA in 0..1 (defaulted by tag),
-    and `agent` is filled for every Agent-tagged object and None for all others.
+    and `agent` is filled for every Agent-tagged object and None for all others. `mover`,
+    `rotator` and `door` make the object move by itself (`sim.components.motion`); `pos` and
+    `heading` are then where its motion starts, at time 0.
     """
 
     name: str
@@ -94,6 +96,14 @@ class ObjectSpec:
     color: Color = DEFAULT_COLORS[Tag.UNTAGGED]
     agent: AgentConfig | None = None
     terrain_cost: float | None = None
+    mover: MoverConfig | None = None
+    rotator: RotatorConfig | None = None
+    door: DoorConfig | None = None
+
+    @property
+    def moves(self) -> bool:
+        """Whether the object moves by itself (a mover, a rotator or a door)."""
+        return self.mover is not None or self.rotator is not None or self.door is not None
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,6 +23,7 @@ ARRIVAL_BUDGET_S = {
     "crowd": 60.0,
     "terrain": 20.0,
     "sizes": 20.0,
+    "traffic": 20.0,  # it meets the End in the doorway at about 6 s
 }
 PATH_RGB = rgb(PATH_COLOR)
 

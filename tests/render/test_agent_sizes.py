@@ -84,7 +84,12 @@ def traces(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return paths
 
 
-@pytest.mark.parametrize("scene", SCENES, ids=[path.stem for path in SCENES])
+# The check below reads the grid from the scene file, which holds only while nothing moves; in a
+# scene that moves by itself the live `blocked_cell_frames` (which must stay 0) checks it.
+STILL_SCENES = [path for path in SCENES if not any(obj.moves for obj in load_scene(path).objects)]
+
+
+@pytest.mark.parametrize("scene", STILL_SCENES, ids=[path.stem for path in STILL_SCENES])
 def test_no_agent_disc_ever_overlaps_a_blocked_cell(traces, scene):
     header, frames = read_trace(traces[scene.stem])
     grid = header["grid"]

@@ -1,0 +1,164 @@
+"""SceneMotion: moves the scene's movers, rotators and doors each frame, by simulated time.
+
+One component drives every object that moves by itself. It runs first in the frame (the app
+spawns it before the GridManager), so in one frame the world moves, the grid re-rasterizes the
+footprints that changed, and the agents react to the new grid. Where each object goes is a pure
+function of the World's simulated time (`sim.components.motion_paths`): frame rate and pauses
+never change a path.
+
+A dragged object is left to the drag: a mover's route then starts again from where it was
+dropped (its origin moves there, its waypoints stay, and it sets off at once), and
+`placement` gives that origin, not the mid-route position, to whoever saves the scene.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from sim.components.motion_paths import MoverRoute, door_height, heading_at
+from sim.config import DoorConfig, MoverConfig, RotatorConfig
+from sim.engine import Component, GameObject
+
+Vec3 = tuple[float, float, float]
+
+# How far below the ground an open door's top goes, as a share of its height: wholly out of
+# sight under the ground plane, and its top never within float32 noise of z = 0.
+DOOR_SINK_MARGIN = 0.05
+
+
+@dataclass(slots=True)
+class _Moving:
+    """One object that moves by itself, and where its motion is anchored."""
+
+    obj: GameObject
+    origin: Vec3  # where its route starts (x, y) and its height when standing (z)
+    heading: float  # its heading at time 0
+    height: float  # the model's height, the node's z scale (cube models are 1 tall)
+    mover: MoverConfig | None
+    rotator: RotatorConfig | None
+    door: DoorConfig | None
+    route: MoverRoute | None = None
+    route_start_s: float = 0.0  # the simulated time the route set off from `origin`
+    # The node's x, y as last written, read back in float32: anything else is a drag or a jump.
+    written: tuple[float, float] | None = field(default=None, repr=False)
+
+
+class SceneMotion(Component):
+    """Moves every object handed to `add` along its mover route, rotation and door schedule.
+
+    Args:
+        dragged: The object being dragged now, or None (the drag controller's fact); SceneMotion
+            leaves its position alone meanwhile.
+    """
+
+    def __init__(self, *, dragged: Callable[[], GameObject | None] = lambda: None) -> None:
+        super().__init__()
+        self._dragged = dragged
+        self._moving: list[_Moving] = []
+        self._by_object: dict[GameObject, _Moving] = {}
+
+    def add(
+        self,
+        game_object: GameObject,
+        *,
+        mover: MoverConfig | None = None,
+        rotator: RotatorConfig | None = None,
+        door: DoorConfig | None = None,
+    ) -> None:
+        """Make `game_object` move by itself from where its node stands now (time 0's pose).
+
+        An object with none of the three is ignored.
+        """
+        if mover is None and rotator is None and door is None:
+            return
+        node = game_object.node
+        root = node.get_top()
+        x, y, z = game_object.world_pos
+        moving = _Moving(
+            game_object,
+            (x, y, z),
+            float(node.get_h(root)),
+            abs(float(node.get_sz(root))),
+            mover,
+            rotator,
+            door,
+        )
+        if mover is not None:
+            moving.route = MoverRoute.of((x, y), mover)
+        self._moving.append(moving)
+        self._by_object[game_object] = moving
+
+    @property
+    def movers(self) -> list[GameObject]:
+        """The live objects with a mover or a rotator, in the order they were added."""
+        return [
+            moving.obj
+            for moving in self._moving
+            if moving.obj.alive and (moving.mover is not None or moving.rotator is not None)
+        ]
+
+    def placement(self, game_object: GameObject) -> tuple[Vec3, float] | None:
+        """Where `game_object`'s motion is anchored: `(pos, heading)` to save, or None.
+
+        None for an object that does not move by itself. A mover's `pos` is its route's origin
+        (where it was dropped last, else the scene's); a door's height is the standing one; a
+        rotator's heading is its heading at time 0. What a drag changed is kept.
+        """
+        moving = self._by_object.get(game_object)
+        if moving is None:
+            return None
+        node = game_object.node
+        x, y, z = game_object.world_pos
+        if moving.route is not None:
+            x, y = moving.origin[0], moving.origin[1]
+        if moving.door is not None:
+            z = moving.origin[2]
+        heading = moving.heading if moving.rotator is not None else float(node.get_h())
+        return ((x, y, z), heading)
+
+    def start(self) -> None:
+        """Pose everything for the first frame, before the GridManager first reads the obstacles."""
+        self._pose_all()
+
+    def update(self, dt: float) -> None:
+        """Put every moving object where its motion has it at the World's time now."""
+        self._pose_all()
+
+    def _pose_all(self) -> None:
+        world = self.world
+        if world is None:
+            return
+        now = world.time_s
+        dragged = self._dragged()
+        for moving in self._moving:
+            if moving.obj.alive:
+                self._pose(moving, now, dragged=moving.obj is dragged)
+
+    def _pose(self, moving: _Moving, now: float, *, dragged: bool) -> None:
+        node = moving.obj.node
+        if moving.route is not None and moving.mover is not None and not dragged:
+            here = (float(node.get_x()), float(node.get_y()))
+            if moving.written is not None and here != moving.written:
+                # Dropped (or put) somewhere else: the route starts over from there, now.
+                moving.origin = (here[0], here[1], moving.origin[2])
+                moving.route = MoverRoute.of(here, moving.mover)
+                moving.route_start_s = now
+            x, y = moving.route.position_at(now - moving.route_start_s)
+            node.set_x(x)
+            node.set_y(y)
+            moving.written = (float(node.get_x()), float(node.get_y()))
+        if moving.rotator is not None:
+            node.set_h(heading_at(moving.heading, moving.rotator.deg_per_s, now))
+        if moving.door is not None:
+            node.set_z(_door_z(moving.door, moving.origin[2], moving.height, now))
+
+
+def _door_z(door: DoorConfig, base: float, height: float, now: float) -> float:
+    """A door node's z: standing at `base`, part-way on a ramp, or wholly sunk (top below 0)."""
+    share = door_height(door, now)
+    if share <= 0.0:
+        return -height * (1.0 + DOOR_SINK_MARGIN)
+    top = base + height
+    # Scaling the standing top keeps a door that stands on the ground above it until open.
+    return top * share - height if top > 0.0 else base
