@@ -25,6 +25,7 @@ from sim.components.motion_paths import (
 )
 from sim.config import DoorConfig, MoverConfig, MoverMode, RotatorConfig, Tag
 from sim.engine import GameObject, World
+from sim.navigation import Box, box_footprint
 from sim.scene.file import load_scene
 from sim.scene.spec import SceneError, SceneSpec
 from tests.helpers.paths import SCENES_DIR
@@ -507,3 +508,44 @@ def test_the_trace_keeps_a_removed_movers_column_at_its_last_place(tmp_path: Pat
     lines = [json.loads(line) for line in path.read_text().splitlines()]
     assert lines[0]["movers"] == [[1.25, 0.5, 270.0], [2.0, 0.5, 270.0]]
     assert lines[1]["movers"] == [[1.25, 0.5, 270.0], [2.0, 0.5, 45.0]]
+
+
+# --- the traffic scene's timing -------------------------------------------------------------------
+
+
+def _cells(box: Box, scene: SceneSpec) -> set[int]:
+    grid = scene.grid
+    footprint = box_footprint(
+        box, (grid.rows, grid.columns), origin=grid.origin, cell_size=grid.cell_size
+    )
+    return {int(cell) for cell in footprint.flat_cells(grid.columns)}
+
+
+def test_the_traffic_end_walks_through_the_door_only_while_it_is_open_and_no_block_hits_it() -> (
+    None
+):
+    scene = load_scene(TRAFFIC)
+    (end,) = scene.objects_with_tag(Tag.END)
+    door = scene.find("door")
+    assert end.mover is not None
+    assert door is not None
+    assert door.door is not None
+    end_route = MoverRoute.of(end.pos[:2], end.mover)
+    door_cells = _cells(Box(*door.pos[:2], door.scale[0], door.scale[1]), scene)
+    sliders = [
+        (obj, MoverRoute.of(obj.pos[:2], obj.mover))
+        for obj in scene.objects_with_tag(Tag.OBSTACLE)
+        if obj.mover is not None
+    ]
+    assert sliders
+    through_the_door = 0
+    for frame in range(0, 60 * 48):  # two of the End's round trips, frame by frame
+        t = frame / 60
+        end_cells = _cells(Box(*end_route.position_at(t), end.scale[0], end.scale[1]), scene)
+        if end_cells & door_cells:
+            through_the_door += 1
+            assert door_is_open(door.door, t), f"the End is in the closed doorway at {t:.3f} s"
+        for slider, route in sliders:
+            box = Box(*route.position_at(t), slider.scale[0], slider.scale[1])
+            assert not (_cells(box, scene) & end_cells), f"{slider.name} hits the End at {t:.3f} s"
+    assert through_the_door > 0
