@@ -222,6 +222,7 @@ class SimApp:
                     crowd=self.crowd,
                     dragging=self.dragging,
                     draw_route=len(controllers) < ROUTES_DRAWN,
+                    compare_fresh=not controllers,  # the HUD's agent: the others need no A*
                 )
                 controllers.append(game_object.add_component(controller))
         return controllers
@@ -244,7 +245,7 @@ class SimApp:
         actions: dict[str, Callable[[], None]] = {
             "remove_hovered": self.editor.remove_hovered,
             "toggle_snap": self.editor.toggle_snap,
-            "cycle_terrain_cost": self.editor.cycle_terrain_cost,
+            "cycle_terrain_cost": self.cycle_terrain_cost,
             "reset_camera": self.camera.reset,
             "quit": self.base.userExit,
             "toggle_grid": self.toggle_grid,
@@ -356,6 +357,17 @@ class SimApp:
         following = (HEURISTICS.index(self.grid.heuristic) + 1) % len(HEURISTICS)
         self.grid.set_planning(heuristic=HEURISTICS[following])
 
+    def cycle_terrain_cost(self) -> None:
+        """Step the cost of the terrain patch under the cursor; the agents replan at once.
+
+        Agents follow the grid's walls and their goal by themselves, but not its costs: a
+        patch moving by itself would make them replan every frame. A change the user makes
+        asks them outright.
+        """
+        self.editor.cycle_terrain_cost()
+        for agent in self.agents:
+            agent.replan_now()
+
     def toggle_connectivity(self) -> None:
         """Switch planning between 8- and 4-connected moves (replans as `cycle_heuristic`)."""
         self.grid.set_planning(diagonal=not self.grid.diagonal)
@@ -382,6 +394,8 @@ class SimApp:
             lines.append(line)
         else:
             lines += [hud_text.agent_line(agent) for agent in self.agents]
+            replan = hud_text.replan_line(self.agents[0]) if self.agents else None
+            lines += [] if replan is None else [replan]
         if not self.agents:
             lines.append(NO_AGENT_TEXT)
         if self._message is not None and self.world.time_s <= self._message[1]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from sim.components.agent_controller import AgentController, AgentState
+from sim.components.agent_controller import AgentController, AgentState, ReplanCause
 from sim.components.grid_manager import GridManager, PlanOutcome
 from sim.navigation.catalogue import PLANNER, connectivity_label
 
@@ -26,14 +26,49 @@ def path_lines(outcome: PlanOutcome | None, plans: int) -> list[str]:
     return lines
 
 
+CAUSE_WORDS = {
+    ReplanCause.INTERVAL: "interval",
+    ReplanCause.PATH_CUT: "cut",
+    ReplanCause.GOAL_MOVED: "goal",
+}
+"""How the HUD names each replan cause: short, the line is long already."""
+
+
 def agent_line(agent: AgentController) -> str:
-    """One HUD line per agent: mode, state, and why it stopped or where it goes instead."""
+    """One HUD line per agent: mode, state, replans by cause, why it stopped or goes elsewhere.
+
+    E.g. "agent: chase, moving, replans 9 (6 interval, 2 cut, 1 goal)".
+    """
+    causes = ", ".join(
+        f"{agent.replans_by_cause[cause]} {CAUSE_WORDS[cause]}" for cause in ReplanCause
+    )
     line = f"{agent.game_object.name}: {agent.mode}, {agent.state}, replans {agent.replans}"
+    line += f" ({causes})"
+    if agent.pushes:
+        line += f", pushed {agent.pushes}"
     if agent.state is AgentState.NO_PATH and agent.outcome is not None:
         line += f" ({agent.outcome.reason}; waiting)"
     elif agent.outcome is not None and agent.outcome.reason:
         line += f" ({agent.outcome.reason})"
     return line
+
+
+def replan_line(agent: AgentController) -> str | None:
+    """The agent's last replan: what its incremental search expanded, and A* from scratch's.
+
+    Both on the same grid between the same cells; None without such a plan (a crowd's, or the
+    agent does not compare: `AgentController.compare_fresh`).
+
+    E.g. "  last replan (cut): repaired, 31 expanded vs 412 by A* from scratch".
+    """
+    outcome, cause = agent.outcome, agent.last_cause
+    if outcome is None or cause is None or outcome.fresh_expanded is None:
+        return None
+    how = "repaired" if outcome.repaired else "new search"
+    return (
+        f"  last replan ({CAUSE_WORDS[cause]}): {how}, {outcome.expanded} expanded"
+        f" vs {outcome.fresh_expanded} by A* from scratch"
+    )
 
 
 def planner_line(grid: GridManager) -> str:

@@ -100,11 +100,26 @@ class ObjectEntry(TypedDict):
     screen: list[int] | None
 
 
+class ReplansByCause(TypedDict):
+    """An agent's replans by why it made them; they sum to its `replans`.
+
+    `path_cut`: a cell its remaining route crossed became blocked, or an obstacle pushed it;
+    `goal_moved`: its goal went to another cell (or, patrolling, it turned round); `interval`:
+    the interval, and the replans asked for from outside (the first, R, M, a drop, U, K, N).
+    """
+
+    interval: int
+    path_cut: int
+    goal_moved: int
+
+
 class AgentEntry(TypedDict):
     """One of `agents`; `blocked_cell_frames` must stay 0.
 
     `radius` is the agent's size in world units; `path_cost` the cost of its current planned
     route (world units times the cells' costs, as `path.cost`), null while it has none.
+    `pushes` counts the frames an obstacle moved onto the agent and pushed it aside,
+    `expanded_total` the nodes all its plans expanded.
     """
 
     name: str
@@ -121,6 +136,9 @@ class AgentEntry(TypedDict):
     path_cost: float | None
     waypoints: list[list[float]]
     blocked_cell_frames: int
+    pushes: int
+    replans_by_cause: ReplansByCause
+    expanded_total: int
 
 
 class CompareEntry(TypedDict):

@@ -23,6 +23,7 @@ from sim.app.report import (
     SearchViewEntry,
     SearchViewSettings,
 )
+from sim.components.agent_controller import ReplanCause
 from sim.navigation import TerrainSummary, terrain_summary
 
 if TYPE_CHECKING:
@@ -145,6 +146,13 @@ def agent_entry(agent: AgentController) -> AgentEntry:
         "path_cost": round(agent.outcome.cost, 6) if agent.outcome and found else None,
         "waypoints": [[round(x, 5), round(y, 5)] for x, y in agent.waypoints],
         "blocked_cell_frames": agent.blocked_cell_frames,
+        "pushes": agent.pushes,
+        "replans_by_cause": {
+            "interval": agent.replans_by_cause[ReplanCause.INTERVAL],
+            "path_cut": agent.replans_by_cause[ReplanCause.PATH_CUT],
+            "goal_moved": agent.replans_by_cause[ReplanCause.GOAL_MOVED],
+        },
+        "expanded_total": agent.expanded_total,
     }
 
 

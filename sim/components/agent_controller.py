@@ -1,4 +1,4 @@
-"""AgentController: replan on an interval, turn toward the next waypoint with a slerp, drive."""
+"""AgentController: replan when due, turn toward the next waypoint with a slerp, drive."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from enum import StrEnum
 
 from panda3d.core import Quat
 
+from sim.components.agent_route import RouteCells, nearest_clear_point
 from sim.components.crowd import CrowdField
 from sim.components.grid_manager import GridManager, PlanOutcome, Point
 from sim.components.steering import (
@@ -21,6 +22,8 @@ from sim.components.steering import (
 )
 from sim.config import AgentConfig, AgentMode, Tag
 from sim.engine import Component, GameObject, Gizmos, ReplanGate
+from sim.engine.replan_gate import CHANGED
+from sim.navigation.incremental import IncrementalSearch
 
 ALIGNED_DEG = 2.0  # facing within this of the waypoint counts as aligned
 CENTRE_EPSILON = 0.02  # world units: close enough to a cell centre to call it reached
@@ -30,6 +33,25 @@ AGENT_PATH_COLOR = (1.0, 0.6, 0.1, 1.0)
 ROUTES_DRAWN = 256
 """A scene draws the routes of its first this many agents: each is a line rebuilt every frame
 the agent moves, and thousands of them cost a second a frame and show nothing but orange."""
+
+
+class ReplanCause(StrEnum):
+    """Why an agent replanned, as the HUD and the report count it (`replans_by_cause`).
+
+    Every replan has exactly one. `PATH_CUT`: a cell its remaining route crosses became
+    blocked, or an obstacle moved onto it and pushed it aside, or a step it had to take turned
+    out blocked. `GOAL_MOVED`: the goal it chases went to another cell, or (patrolling) it
+    turned round for the other end. `INTERVAL`: everything else, which is the interval itself
+    and the replans asked for from outside: the first plan, R, M, a drop, a changed cell cost
+    (U) or planner setting (K, N).
+    """
+
+    INTERVAL = "interval"
+    PATH_CUT = "path_cut"
+    GOAL_MOVED = "goal_moved"
+
+
+CAUSES = frozenset(cause.value for cause in ReplanCause)
 
 
 class AgentState(StrEnum):
@@ -59,12 +81,25 @@ class AgentController(Component):
     it (`GridManager.usable_grid`), its path is smoothed for its swept disc, and a step that
     would bring the disc over a blocked cell or the grid's edge is not taken. When the disc
     overlaps a wall all the same (it spawned there, or a cube was dropped on it) the agent
-    steps to the centre of the nearest cell with room.
+    steps to the nearest point where its disc has room (`nearest_clear_point`), in the same
+    frame, counts a push (`pushes`) and replans.
 
-    It replans when its `ReplanGate` says so: every `replan_interval_s`, on `replan_now()`, on
-    a drop, and when the grid changes or its target moves to another cell (at most every
-    `DRAG_GAP_S` while `dragging()`). With no path it stops where it is and keeps trying on the
-    interval.
+    It replans when its `ReplanGate` says so, each replan counted by cause (`ReplanCause`,
+    `replans_by_cause`): at once when a cell its remaining route crosses becomes blocked
+    (checked on the frames the grid's `mask_version` changes, against the cells of the legs
+    not yet passed, `RouteCells`), when its goal moves to another cell, when the planner's
+    settings change, on `replan_now()` and on a drop; otherwise every
+    `replan_interval_s`. A change of the mask that leaves its route open waits for the
+    interval, as do changed cell costs (the app asks for a replan when the user changes one),
+    and so does an agent with no path (a closed door opening): it stands where it is and
+    tries again on the interval. While `dragging()` the changes are let through at most
+    every `DRAG_GAP_S`.
+
+    Its own plans repair its last search instead of starting over: each agent keeps an
+    incremental search (`sim.navigation.IncrementalSearch`, D* Lite) for as long as its goal
+    cell stays the same, built again when the planner's heuristic or connectivity changes.
+    `compare_fresh` (the HUD's agent) also runs A* from scratch after each plan, so the HUD can
+    show what the repair saved (`PlanOutcome.fresh_expanded`).
 
     Given a `crowd`, the agent tells it which goal cell it chases; while `crowd.active_for` that
     cell (`CROWD_THRESHOLD` agents or more share it) each replan follows the crowd's shared
@@ -84,30 +119,41 @@ class AgentController(Component):
         crowd: CrowdField | None = None,
         dragging: Callable[[], bool] | None = None,
         draw_route: bool = True,
+        compare_fresh: bool = False,
     ) -> None:
         super().__init__()
         self._grid = grid
         self._crowd = crowd
         self.draw_route = draw_route
+        self.compare_fresh = compare_fresh
         self.config = config
         self.mode = config.mode
         self.state = AgentState.IDLE
         self.replans = 0
+        self.replans_by_cause = dict.fromkeys(ReplanCause, 0)
+        self.last_cause: ReplanCause | None = None
         self.arrivals = 0
+        self.pushes = 0
+        self.expanded_total = 0
         self.distance_travelled = 0.0
         self.blocked_cell_frames = 0
         self.outcome: PlanOutcome | None = None
         self.waypoints: list[Point] = []
         self.show_path = True
         self._gate = ReplanGate(interval_s=config.replan_interval_s, dragging=dragging)
+        self._search: IncrementalSearch | None = None
+        self._search_key: tuple[bool, str] | None = None
+        self._planned_goal: tuple[int, int] | None = None
+        self._route: RouteCells | None = None
+        self._route_checked = -1  # the mask_version the route was last checked against
         self._patrol_to_start = False
         self._x = self._y = 0.0
         self._rotation = heading_quat(0.0)
         self._home: tuple[float, float, float] = (0.0, 0.0, 0.0)
 
-    def replan_now(self) -> None:
-        """Plan on the next update whatever changed."""
-        self._gate.request()
+    def replan_now(self, cause: ReplanCause = ReplanCause.INTERVAL) -> None:
+        """Plan on the next update whatever changed, counted under `cause`."""
+        self._gate.request(cause)
 
     @property
     def position(self) -> Point:
@@ -155,6 +201,7 @@ class AgentController(Component):
         self._patrol_to_start = False
         self.replan_now()
         self.state = AgentState.IDLE
+        self._route = None
         self._write_node()
 
     def toggle_mode(self) -> None:
@@ -164,8 +211,9 @@ class AgentController(Component):
         self.replan_now()
 
     def update(self, dt: float) -> None:
-        """Replan when due, then turn and drive toward the next waypoint."""
+        """Step out of a wall, replan when due, then turn and drive toward the next waypoint."""
         self._leave_blocked_cell()
+        self._check_route()
         target = self._target()
         if target is None:
             self.state, self.waypoints = AgentState.IDLE, []
@@ -176,16 +224,42 @@ class AgentController(Component):
             goal_cell = self._grid.world_to_cell(*goal, clamp=True)
             if self._crowd is not None:
                 self._crowd.track(self, goal_cell)
-            if self._gate.tick(dt, (self._grid.version, goal_cell)):
+            # The mask is left out of the key: a change that leaves the route open waits for
+            # the interval (`_check_route` catches those that cut it). So are the costs, which
+            # a moving patch changes every frame (the app asks for a replan on U).
+            key = (goal_cell, self._grid.planning_key)
+            if self._gate.tick(dt, key):
+                cause = self._cause(goal_cell)
                 if self._crowd is None or self._crowd.claim_plan(self):
-                    self._plan(goal, goal_cell)
+                    self._plan(goal, goal_cell, cause)
                 else:
-                    self._gate.request()  # queued by the crowd: due again next frame
+                    self._gate.request(cause)  # queued by the crowd: due again next frame
             if self.state is AgentState.MOVING:
                 self._steer(dt)
         if self._grid.is_blocked_at(self._x, self._y):
             self.blocked_cell_frames += 1
         self._write_node()
+
+    def _cause(self, goal_cell: tuple[int, int] | None) -> ReplanCause:
+        """Why the gate fired, in the agent's words: its own request, or a key change."""
+        fired = self._gate.cause
+        if fired in CAUSES:  # its own request, or the interval (the gate's word is the same)
+            return ReplanCause(fired)
+        if fired == CHANGED and self._planned_goal is not None and goal_cell != self._planned_goal:
+            return ReplanCause.GOAL_MOVED
+        return ReplanCause.INTERVAL
+
+    def _check_route(self) -> None:
+        """Replan at once when the mask changed under the route still to go (see the class)."""
+        mask_version = self._grid.mask_version
+        if mask_version == self._route_checked:
+            return
+        self._route_checked = mask_version
+        route = self._route
+        if route is None or not self.waypoints or self.state is not AgentState.MOVING:
+            return
+        if route.is_cut(self._grid, len(self.waypoints)):
+            self._gate.request(ReplanCause.PATH_CUT, held=True)
 
     def _target(self) -> GameObject | None:
         if self.mode is AgentMode.PATROL and self._patrol_to_start:
@@ -196,8 +270,11 @@ class AgentController(Component):
         world = self.world
         return None if world is None else world.find_with_tag(tag)
 
-    def _plan(self, goal: Point, goal_cell: tuple[int, int] | None) -> None:
+    def _plan(self, goal: Point, goal_cell: tuple[int, int] | None, cause: ReplanCause) -> None:
         self.replans += 1
+        self.replans_by_cause[cause] += 1
+        self.last_cause = cause
+        self._planned_goal = goal_cell
         smoothing, radius = self.config.smoothing, self.config.radius
         # The crowd's field serves an agent up to half a cell wide (it fits every walkable
         # cell, and every step of the field's paths keeps its disc clear); the crowd's
@@ -211,8 +288,17 @@ class AgentController(Component):
                 self.position, goal, smoothing=smoothing, radius=radius
             )
         else:
-            outcome = self._grid.plan(self.position, goal, smoothing=smoothing, radius=radius)
+            outcome = self._grid.plan(
+                self.position,
+                goal,
+                smoothing=smoothing,
+                radius=radius,
+                search=self._own_search(),
+                compare=self.compare_fresh,
+            )
         self.outcome = outcome
+        self.expanded_total += outcome.expanded
+        self._route = None
         if not outcome.found:
             self.state, self.waypoints = AgentState.NO_PATH, []
             return
@@ -224,10 +310,21 @@ class AgentController(Component):
         if not self._move_is_clear(self.position, waypoints[0]):
             waypoints.insert(0, self._way_in(outcome.cells, waypoints[0]))
         self.waypoints = waypoints
+        self._route = RouteCells(
+            [self.position, *waypoints], self.config.radius, self._grid.mask_version
+        )
+        self._route_checked = self._grid.mask_version
         end = waypoints[-1]  # the goal itself, or the free cell nearest it
         if self.state is not AgentState.ARRIVED or self._distance_to(end) > self._radius():
             self.state = AgentState.MOVING
         self._advance_waypoints()
+
+    def _own_search(self) -> IncrementalSearch | None:
+        """The agent's incremental search, built again for changed planner settings."""
+        key = self._grid.planning_key
+        if key != self._search_key:
+            self._search, self._search_key = self._grid.incremental_search(), key
+        return self._search
 
     def _radius(self) -> float:
         return self.config.arrival_radius
@@ -274,7 +371,7 @@ class AgentController(Component):
         self.arrivals += 1
         if self.mode is AgentMode.PATROL:
             self._patrol_to_start = not self._patrol_to_start
-            self.replan_now()  # head for the other end on the next frame
+            self.replan_now(ReplanCause.GOAL_MOVED)  # head for the other end on the next frame
             self.state = AgentState.MOVING
         else:
             self.state = AgentState.ARRIVED
@@ -355,16 +452,25 @@ class AgentController(Component):
             if self._distance_to(centre) > CENTRE_EPSILON:
                 self.waypoints.insert(0, centre)
             else:  # blocked even from the centre: the route was laid out from elsewhere
-                self.replan_now()
+                self.replan_now(ReplanCause.PATH_CUT)
 
     def _leave_blocked_cell(self) -> None:
-        """Step out when an obstacle was put down on (or the agent spawned) over a wall."""
+        """Get pushed out when an obstacle moved (or was put down) onto the agent's disc.
+
+        Also when the agent spawned over a wall. It goes to the nearest point where its disc
+        has room, this frame, so it never stands in a blocked cell at the end of an update.
+        """
         cell = self._grid.world_to_cell(self._x, self._y)
         if cell is None or self._move_is_clear(self.position, self.position):
             return
-        free = self._grid.usable_grid(self.config.radius).nearest_walkable(cell)
-        if free is not None:
-            self._x, self._y = self._grid.cell_to_world(free)
+        free = nearest_clear_point(self._grid, self.position, self.config.radius)
+        if free is None:
+            return
+        self._x, self._y = free
+        if self.replans:
+            self.pushes += 1
+            self.replan_now(ReplanCause.PATH_CUT)
+        else:  # spawning over a wall is no push: nothing moved onto the agent
             self.replan_now()
 
     def _write_node(self) -> None:

@@ -21,12 +21,14 @@ from sim.navigation import (
     Endpoints,
     Footprint,
     GridMap,
+    PathResult,
     Reason,
     box_footprint,
     find_path,
     transform_box,
 )
 from sim.navigation.catalogue import PLANNER, PLANNER_HEURISTICS
+from sim.navigation.incremental import IncrementalSearch
 from sim.navigation.line_of_sight import segment_is_clear, smooth_path
 
 GRID_LINE_Z = 0.02  # lines sit just above the ground: polygon offsets do not apply to lines
@@ -82,6 +84,10 @@ class PlanOutcome:
         length: World length of the path through its cells' centres.
         expanded: Nodes the search expanded.
         plan_ms: Wall-clock time of the search in milliseconds.
+        repaired: Whether an incremental search repaired its previous search (rather than
+            searching afresh: the first plan, a new goal cell, or no incremental search).
+        fresh_expanded: What A* from scratch expanded on the same grid and cells, when the plan
+            was asked to compare (`GridManager.plan`'s `compare`); else None.
     """
 
     found: bool
@@ -92,6 +98,8 @@ class PlanOutcome:
     length: float = math.inf
     expanded: int = 0
     plan_ms: float = 0.0
+    repaired: bool = False
+    fresh_expanded: int | None = None
 
 
 @dataclass(slots=True)
@@ -137,6 +145,11 @@ class GridManager(Component):
         self._diagonal = connectivity == 8
         self._heuristic = HEURISTICS[0]
         self._cover = np.zeros((num_of_rows, num_of_columns), dtype=np.int32)
+        # The `mask_version` from which each cell has been blocked: a route planned on an older
+        # mask is cut by a cell blocked since (`blocked_since_mask`). A block that moves frees
+        # and covers its cells again in one sync; `_freed_at` keeps those cells' old stamp.
+        self._blocked_since = np.zeros(num_of_rows * num_of_columns, dtype=np.int64)
+        self._freed_at = np.full(num_of_rows * num_of_columns, -1, dtype=np.int64)
         self._walkable = np.ones((num_of_rows, num_of_columns), dtype=bool)
         self.grid = GridMap(self._walkable, origin=origin, cell_size=grid_cell_size)
         self._terrain = TerrainTracker(
@@ -279,7 +292,26 @@ class GridManager(Component):
     def _apply(self, footprint: Footprint, sign: int) -> None:
         window = self._cover[footprint.rows, footprint.cols]
         window += sign * footprint.mask.astype(np.int32)
-        self._walkable[footprint.rows, footprint.cols] = window == 0
+        before = self._walkable[footprint.rows, footprint.cols]
+        after = window == 0
+        # Stamp the version this sync is making on the cells it blocks, unless the same sync
+        # freed them first (a block that moved on by less than its size).
+        making = self.mask_version + 1
+        rows, cols = np.nonzero(before != after)
+        flat = (rows + footprint.row_start) * self.num_of_columns + cols + footprint.col_start
+        if sign < 0:
+            self._freed_at[flat] = making
+        else:
+            self._blocked_since[flat[self._freed_at[flat] != making]] = making
+        self._walkable[footprint.rows, footprint.cols] = after
+
+    def blocked_since_mask(self, cells: NDArray[np.intp], mask_version: int) -> bool:
+        """Whether one of the flat `cells` is blocked now and became so after `mask_version`.
+
+        A cell blocked all along does not count, nor one blocked and freed again since.
+        """
+        blocked = ~self._walkable.ravel()[cells]
+        return bool((self._blocked_since[cells[blocked]] > mask_version).any())
 
     def blocked_cells(self) -> int:
         """How many cells obstacles cover."""
@@ -368,8 +400,31 @@ class GridManager(Component):
             self._walkable, self.mask_version, radius / self.grid_cell_size
         )
 
+    @property
+    def planning_key(self) -> tuple[bool, str]:
+        """``(diagonal, heuristic)``: a search built for other settings must be built again."""
+        return (self._diagonal, self._heuristic)
+
+    def incremental_search(self) -> IncrementalSearch | None:
+        """A new incremental search for the planner's settings; None when it cannot run them.
+
+        D* Lite needs a consistent heuristic for the moves (manhattan is not, with diagonal
+        moves); `plan` then runs A* from scratch every time, as before.
+        """
+        try:
+            return IncrementalSearch(diagonal=self._diagonal, heuristic=self._heuristic)
+        except ValueError:
+            return None
+
     def plan(
-        self, start: Point, goal: Point, *, smoothing: bool = True, radius: float = 0.0
+        self,
+        start: Point,
+        goal: Point,
+        *,
+        smoothing: bool = True,
+        radius: float = 0.0,
+        search: IncrementalSearch | None = None,
+        compare: bool = False,
     ) -> PlanOutcome:
         """Plan from world point `start` to world point `goal`; never raises for "no path".
 
@@ -377,6 +432,11 @@ class GridManager(Component):
         uses the nearest walkable cell, and `reason` says so. An agent of `radius` world units
         plans on `usable_grid(radius)`: a start or goal closer to a wall than that moves to
         the nearest cell with room, and smoothing keeps the agent's swept disc clear.
+
+        With a `search` (`incremental_search()`, built for the current `planning_key`) the
+        search repairs its last one instead of starting over; the path costs the same. With
+        `compare` as well, A* from scratch runs on the same grid and cells too, for
+        `fresh_expanded` (the HUD's comparison; its time is not in `plan_ms`).
         """
         grid = self.usable_grid(radius)
         ends = grid.endpoints(start, goal)
@@ -385,19 +445,25 @@ class GridManager(Component):
         start_cell, goal_cell = ends.start, ends.goal
         notes = endpoint_notes(ends) if grid is self.grid else self._room_notes(ends, start, goal)
         began = time.perf_counter()
-        result = find_path(
-            grid.walkable,
-            start_cell,
-            goal_cell,
-            diagonal=self._diagonal,
-            heuristic=self._heuristic,
-            algorithm=PLANNER.algorithm,
-            costs=self.costs,
-        )
+        if search is None:
+            result = self._fresh_search(grid, start_cell, goal_cell)
+        else:
+            result = search.plan(grid.walkable, start_cell, goal_cell, costs=self.costs)
         plan_ms = (time.perf_counter() - began) * 1000.0
+        repaired = search is not None and search.last_repaired
+        fresh = None
+        if search is not None and compare:
+            fresh = self._fresh_search(grid, start_cell, goal_cell).expanded
         if not result.found:
             reason = REASON_TEXT.get(result.reason, str(result.reason))
-            return PlanOutcome(False, reason, expanded=result.expanded, plan_ms=plan_ms)
+            return PlanOutcome(
+                False,
+                reason,
+                expanded=result.expanded,
+                plan_ms=plan_ms,
+                repaired=repaired,
+                fresh_expanded=fresh,
+            )
         cells = tuple(result.cells)
         steps = itertools.pairwise(cells)
         return PlanOutcome(
@@ -409,6 +475,19 @@ class GridManager(Component):
             length=sum(math.dist(a, b) for a, b in steps) * self.grid_cell_size,
             expanded=result.expanded,
             plan_ms=plan_ms,
+            repaired=repaired,
+            fresh_expanded=fresh,
+        )
+
+    def _fresh_search(self, grid: GridMap, start: Cell, goal: Cell) -> PathResult:
+        return find_path(
+            grid.walkable,
+            start,
+            goal,
+            diagonal=self._diagonal,
+            heuristic=self._heuristic,
+            algorithm=PLANNER.algorithm,
+            costs=self.costs,
         )
 
     def _waypoints(

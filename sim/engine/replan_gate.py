@@ -2,7 +2,8 @@
 
 One rule for every such piece of work: on an interval, on request, when what it depends on
 changes, held back while a drag is in progress, and at once on the drop. Ticked with `dt` like
-`Every`, so headless runs stay deterministic; it knows nothing of what the work is.
+`Every`, so headless runs stay deterministic; it knows nothing of what the work is. It says why
+it fired (`ReplanGate.cause`), so an owner can count its work by cause.
 """
 
 from __future__ import annotations
@@ -14,6 +15,15 @@ from sim.engine.timers import Every
 
 DRAG_GAP_S = 0.1
 """While a drag is in progress, work that follows the scene is redone at most this often."""
+
+REQUESTED = "requested"
+"""`ReplanGate.cause` after a `request()` that named no cause."""
+CHANGED = "changed"
+"""`ReplanGate.cause` when the key changed (the first tick included: nothing was fired for yet)."""
+DROPPED = "dropped"
+"""`ReplanGate.cause` when a drag ended."""
+INTERVAL = "interval"
+"""`ReplanGate.cause` when only the interval was up."""
 
 # Six dts of 1/60 sum to a hair under 0.1; without this slack the gap would last a frame longer.
 _SLACK_S = 1e-9
@@ -41,6 +51,10 @@ class ReplanGate:
     So a cube dragged across a large grid costs one plan every `drag_gap_s` at most, not one
     every frame, and everything catches up on the frame after the drop.
 
+    After a firing, `cause` says why, the first of: the pending request's cause (the first one
+    asked for since the last firing), `CHANGED`, `DROPPED`, `INTERVAL`. A request made with
+    `held=True` counts as a changed key rather than a request: a drag holds it back the same way.
+
     >>> held = True
     >>> gate = ReplanGate(dragging=lambda: held)
     >>> [gate.tick(0.04, key) for key in ("a", "b", "c", "d")]  # "d" comes 0.12 s after "a"
@@ -48,6 +62,8 @@ class ReplanGate:
     >>> held = False
     >>> gate.tick(0.04, "d"), gate.tick(0.04, "d"), gate.tick(0.04, "e")  # the drop; no change
     (True, False, True)
+    >>> gate.cause
+    'changed'
 
     Args:
         interval_s: Fire every this many seconds whatever changed; None for never.
@@ -72,12 +88,22 @@ class ReplanGate:
         self._drag_gap_s = drag_gap_s
         self._fired_for: object = _NOTHING_YET
         self._since_fire_s = math.inf
-        self._requested = False
+        self._requested: str | None = None
+        self._held_request = False
         self._drag_seen = False
+        self.cause: str | None = None
+        """Why the last firing fired (see the class); None before the first."""
 
-    def request(self) -> None:
-        """Make the next tick fire, whatever changed."""
-        self._requested = True
+    def request(self, cause: str = REQUESTED, *, held: bool = False) -> None:
+        """Make the next tick fire, whatever changed, with `cause` as its `cause`.
+
+        With `held`, the request waits out a drag's gap as a changed key does. A cause asked
+        for earlier and not fired yet stays the cause.
+        """
+        if self._requested is None:
+            self._requested, self._held_request = cause, held
+        elif not held:
+            self._held_request = False
 
     def tick(self, dt: float, key: object) -> bool:
         """Advance by `dt` seconds (>= 0); True when the work is due now (see the class).
@@ -93,9 +119,16 @@ class ReplanGate:
         dropped, self._drag_seen = self._drag_seen and not dragging, dragging
         held = dragging and self._since_fire_s < self._drag_gap_s - _SLACK_S
         changed = key != self._fired_for and not held
-        if not (due or changed or dropped or self._requested):
+        requested = self._requested is not None and not (self._held_request and held)
+        if not (due or changed or dropped or requested):
             return False
-        self._fired_for, self._since_fire_s, self._requested = key, 0.0, False
+        if self._requested is not None:  # a held request rides along with any other firing
+            self.cause = self._requested
+        elif changed:
+            self.cause = CHANGED
+        else:
+            self.cause = DROPPED if dropped else INTERVAL
+        self._fired_for, self._since_fire_s, self._requested = key, 0.0, None
         return True
 
     def __repr__(self) -> str:

@@ -8,7 +8,7 @@ import math
 import pytest
 
 from sim.engine import ReplanGate, replan_gate
-from sim.engine.replan_gate import DRAG_GAP_S
+from sim.engine.replan_gate import CHANGED, DRAG_GAP_S, DROPPED, INTERVAL, REQUESTED
 
 DT_60 = 1 / 60
 
@@ -84,6 +84,65 @@ def test_rejects_a_bad_dt_or_gap() -> None:
         ReplanGate(drag_gap_s=-0.1)
 
 
+def causes(gate: ReplanGate, keys: list[object], dt: float = DT_60) -> list[str | None]:
+    """`gate.cause` on each frame it fires while ticked with `keys`, None on the others."""
+    return [gate.cause if gate.tick(dt, key) else None for key in keys]
+
+
+def test_the_first_tick_and_a_new_key_fire_as_changed() -> None:
+    assert causes(ReplanGate(), ["a", "a", "b"]) == [CHANGED, None, CHANGED]
+
+
+def test_a_request_fires_with_its_cause_before_a_change() -> None:
+    gate = ReplanGate()
+    gate.tick(DT_60, "a")
+    gate.request("cut")
+    assert causes(gate, ["b", "c"]) == ["cut", CHANGED]
+
+
+def test_the_first_cause_requested_wins() -> None:
+    gate = ReplanGate()
+    gate.tick(DT_60, "a")
+    gate.request("cut")
+    gate.request("goal")
+    assert causes(gate, ["a", "a"]) == ["cut", None]
+
+
+def test_a_request_without_a_cause_says_requested() -> None:
+    gate = ReplanGate()
+    gate.tick(DT_60, "a")
+    gate.request()
+    assert causes(gate, ["a"]) == [REQUESTED]
+
+
+def test_the_interval_and_the_drop_name_themselves() -> None:
+    drag = Drag()
+    gate = ReplanGate(interval_s=1.0, dragging=drag)
+    assert causes(gate, ["a"] * 60)[59] == INTERVAL
+    drag.held = True
+    gate.tick(DT_60, "a")
+    drag.held = False
+    assert causes(gate, ["a"]) == [DROPPED]
+
+
+def test_a_held_request_waits_out_the_drag_gap_as_a_change_does() -> None:
+    drag = Drag()
+    gate = ReplanGate(dragging=drag)
+    gate.tick(DT_60, "a")
+    drag.held = True
+    gate.request("cut", held=True)
+    assert causes(gate, ["a"] * 6) == [None] * 5 + ["cut"]
+
+
+def test_a_plain_request_fires_at_once_during_a_drag() -> None:
+    drag = Drag()
+    gate = ReplanGate(dragging=drag)
+    gate.tick(DT_60, "a")
+    drag.held = True
+    gate.request("push")
+    assert causes(gate, ["a", "a"]) == ["push", None]
+
+
 def test_docstring_examples_run() -> None:
     result = doctest.testmod(replan_gate)
-    assert (result.attempted, result.failed) == (5, 0)
+    assert (result.attempted, result.failed) == (6, 0)

@@ -94,6 +94,9 @@ REPORT: dict[str, Any] = {
             "path_cost": 1.414214,
             "waypoints": [[-5.5, -3.5]],
             "blocked_cell_frames": 0,
+            "pushes": 0,
+            "replans_by_cause": {"interval": 1, "path_cut": 0, "goal_moved": 0},
+            "expanded_total": 12,
         }
     ],
     "hud": "60 fps\nscene: default",
@@ -226,6 +229,10 @@ CASES = {
     "button-pixel": (
         broken(lambda r: r["search_view"]["buttons"]["play"].__setitem__(0, None)),
         "report.search_view.buttons.play[0]: expected an integer, got null",
+    ),
+    "replan-cause-missing": (
+        broken(lambda r: r["agents"][0]["replans_by_cause"].pop("path_cut")),
+        "report.agents[0].replans_by_cause.path_cut: missing",
     ),
     "replay-key-missing": (
         broken(lambda r: r["search_view"].pop("frontier_cells")),
