@@ -11,6 +11,12 @@ setup(
             extra_compile_args=["-O3"],
         ),
         Extension(
+            "sim.navigation._avoidance",
+            ["sim/navigation/_avoidance.c"],
+            optional=True,
+            extra_compile_args=["-O3"],
+        ),
+        Extension(
             "sim.navigation._incremental",
             ["sim/navigation/_incremental.c"],
             optional=True,

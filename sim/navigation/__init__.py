@@ -10,12 +10,15 @@ radius may use, and `segment_is_clear` / `smooth_path` take that radius for its 
 search and step through it both ways; `compare_searches` runs every variant on one grid.
 `SearchKind` lists the searches on offer, each once, with its label and promise.
 `IncrementalSearch` keeps one agent's search and repairs it when cells change (D* Lite).
+`avoid` gives a crowd's new velocities with reciprocal avoidance (ORCA) between disc agents,
+and `find_neighbours` the neighbours each one considers.
 
 >>> import numpy as np
 >>> find_path(np.ones((3, 3), dtype=bool), (0, 0), (2, 2)).cells
 ((0, 0), (1, 1), (2, 2))
 """
 
+from sim.navigation.avoidance import avoid, find_neighbours
 from sim.navigation.catalogue import SearchKind
 from sim.navigation.clearance import clearance, disc_segment_is_clear, usable_mask
 from sim.navigation.compare import ComparisonRow, compare_searches, format_table
@@ -93,6 +96,7 @@ __all__ = [
     "SearchReplay",
     "TerrainLayer",
     "TerrainSummary",
+    "avoid",
     "box_footprint",
     "cells_on_segment",
     "chebyshev",
@@ -101,6 +105,7 @@ __all__ = [
     "compare_searches",
     "disc_segment_is_clear",
     "euclidean",
+    "find_neighbours",
     "find_path",
     "format_table",
     "heuristic_scale",
