@@ -97,7 +97,8 @@ class AgentController(Component):
 
     Its own plans repair its last search instead of starting over: each agent keeps an
     incremental search (`sim.navigation.IncrementalSearch`, D* Lite) for as long as its goal
-    cell stays the same, built again when the planner's heuristic or connectivity changes.
+    cell stays the same, built again when the planner's heuristic or connectivity changes
+    (A* from scratch when the grid gives none: `GridManager.incremental_search`).
     `compare_fresh` (the HUD's agent) also runs A* from scratch after each plan, so the HUD can
     show what the repair saved (`PlanOutcome.fresh_expanded`).
 

@@ -118,6 +118,38 @@ def _segment_square_distance_sq(
     return np.where(enter <= leave, 0.0, best)
 
 
+class BlockStamps:
+    """When each cell of a grid was last blocked, by the grid's `mask_version`.
+
+    The GridManager reports each cell a sync blocks or frees (`changed`); a route planned on
+    mask version ``v`` is cut by a cell blocked now whose stamp is above ``v``
+    (`blocked_after`). A block that moves on by less than its size frees and covers the same
+    cells in one sync: those keep their old stamp. The arrays are made at the first change, so
+    a scene that never changes holds none.
+    """
+
+    def __init__(self, cells: int) -> None:
+        self._cells = cells
+        self._blocked_at: NDArray[np.int32] | None = None
+        self._freed_at: NDArray[np.int32] | None = None
+
+    def changed(self, flat: NDArray[np.intp], *, blocked: bool, version: int) -> None:
+        """Record that the sync making mask `version` blocked (or freed) the flat cells."""
+        if self._blocked_at is None or self._freed_at is None:
+            self._blocked_at = np.zeros(self._cells, dtype=np.int32)
+            self._freed_at = np.full(self._cells, -1, dtype=np.int32)
+        if blocked:
+            self._blocked_at[flat[self._freed_at[flat] != version]] = version
+        else:
+            self._freed_at[flat] = version
+
+    def blocked_after(self, blocked: NDArray[np.intp], version: int) -> bool:
+        """Whether one of the flat cells, all blocked now, was blocked after mask `version`."""
+        if self._blocked_at is None:
+            return False
+        return bool((self._blocked_at[blocked] > version).any())
+
+
 class RouteCells:
     """The cells one plan's route crosses, leg by leg, for the check that it is still open.
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import math
 import time
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -12,6 +13,7 @@ import numpy as np
 from numpy.typing import NDArray
 from panda3d.core import TransformState
 
+from sim.components.agent_route import BlockStamps
 from sim.components.room import Room
 from sim.components.terrain import TerrainTracker
 from sim.config import Tag
@@ -39,6 +41,9 @@ BLOCK_COLOR = (0.75, 0.2, 0.15, 0.45)
 # sinks into the ground (`sim.components.motion`). Models stand on their origin, and a cube
 # is as tall as its z scale.
 SUNK_TOP_Z = 1e-6
+INCREMENTAL_CELLS = 1 << 23
+"""Grid cells of incremental search state the agents may hold together (about 30 bytes a cell
+each): past that, `incremental_search` gives None and an agent plans with A* from scratch."""
 HEURISTICS = tuple(heuristic.value for heuristic in PLANNER_HEURISTICS)
 """The planner's heuristics, in the order the app cycles them; the first is the default."""
 
@@ -145,11 +150,9 @@ class GridManager(Component):
         self._diagonal = connectivity == 8
         self._heuristic = HEURISTICS[0]
         self._cover = np.zeros((num_of_rows, num_of_columns), dtype=np.int32)
-        # The `mask_version` from which each cell has been blocked: a route planned on an older
-        # mask is cut by a cell blocked since (`blocked_since_mask`). A block that moves frees
-        # and covers its cells again in one sync; `_freed_at` keeps those cells' old stamp.
-        self._blocked_since = np.zeros(num_of_rows * num_of_columns, dtype=np.int64)
-        self._freed_at = np.full(num_of_rows * num_of_columns, -1, dtype=np.int64)
+        # When each cell was blocked, for `blocked_since_mask`; from `start` on (nothing plans
+        # before it).
+        self._stamps: BlockStamps | None = None
         self._walkable = np.ones((num_of_rows, num_of_columns), dtype=bool)
         self.grid = GridMap(self._walkable, origin=origin, cell_size=grid_cell_size)
         self._terrain = TerrainTracker(
@@ -167,6 +170,7 @@ class GridManager(Component):
         self._grid_drawn = False
         self._blocks: tuple[int, NDArray[np.float32]] | None = None
         self._room = Room()
+        self._searches: weakref.WeakSet[IncrementalSearch] = weakref.WeakSet()
 
     @property
     def walkable(self) -> NDArray[np.bool_]:
@@ -201,6 +205,7 @@ class GridManager(Component):
     def start(self) -> None:
         """Rasterize every obstacle and terrain patch present when the scene starts."""
         self.sync_obstacles()
+        self._stamps = BlockStamps(self._walkable.size)
 
     def update(self, dt: float) -> None:
         """Pick up obstacles and patches that were added, moved, turned, scaled or removed."""
@@ -292,17 +297,11 @@ class GridManager(Component):
     def _apply(self, footprint: Footprint, sign: int) -> None:
         window = self._cover[footprint.rows, footprint.cols]
         window += sign * footprint.mask.astype(np.int32)
-        before = self._walkable[footprint.rows, footprint.cols]
         after = window == 0
-        # Stamp the version this sync is making on the cells it blocks, unless the same sync
-        # freed them first (a block that moved on by less than its size).
-        making = self.mask_version + 1
-        rows, cols = np.nonzero(before != after)
-        flat = (rows + footprint.row_start) * self.num_of_columns + cols + footprint.col_start
-        if sign < 0:
-            self._freed_at[flat] = making
-        else:
-            self._blocked_since[flat[self._freed_at[flat] != making]] = making
+        if self._stamps is not None:
+            rows, cols = np.nonzero(self._walkable[footprint.rows, footprint.cols] != after)
+            flat = (rows + footprint.row_start) * self.num_of_columns + cols + footprint.col_start
+            self._stamps.changed(flat, blocked=sign > 0, version=self.mask_version + 1)
         self._walkable[footprint.rows, footprint.cols] = after
 
     def blocked_since_mask(self, cells: NDArray[np.intp], mask_version: int) -> bool:
@@ -310,8 +309,10 @@ class GridManager(Component):
 
         A cell blocked all along does not count, nor one blocked and freed again since.
         """
-        blocked = ~self._walkable.ravel()[cells]
-        return bool((self._blocked_since[cells[blocked]] > mask_version).any())
+        if self._stamps is None:
+            return False
+        blocked = cells[~self._walkable.ravel()[cells]]
+        return self._stamps.blocked_after(blocked, mask_version)
 
     def blocked_cells(self) -> int:
         """How many cells obstacles cover."""
@@ -406,15 +407,19 @@ class GridManager(Component):
         return (self._diagonal, self._heuristic)
 
     def incremental_search(self) -> IncrementalSearch | None:
-        """A new incremental search for the planner's settings; None when it cannot run them.
+        """A new incremental search for the planner's settings, or None: plan with A* then.
 
-        D* Lite needs a consistent heuristic for the moves (manhattan is not, with diagonal
-        moves); `plan` then runs A* from scratch every time, as before.
+        None when D* Lite cannot run the settings (manhattan is not consistent with diagonal
+        moves) or the searches alive would hold more than `INCREMENTAL_CELLS` cells.
         """
+        if (len(self._searches) + 1) * self._walkable.size > INCREMENTAL_CELLS:
+            return None
         try:
-            return IncrementalSearch(diagonal=self._diagonal, heuristic=self._heuristic)
+            search = IncrementalSearch(diagonal=self._diagonal, heuristic=self._heuristic)
         except ValueError:
             return None
+        self._searches.add(search)
+        return search
 
     def plan(
         self,

@@ -308,3 +308,15 @@ def test_nearest_clear_point_is_beside_the_wall_not_on_a_cell_centre():
     assert grid.move_is_clear(point, point, radius=0.4)
     assert point == pytest.approx((2.3, 1.6), abs=1e-3), "straight down, out of the wall's way"
     assert find_path(grid.walkable, (0, 0), (4, 4)).found
+
+
+def test_incremental_searches_stop_at_their_memory_budget(monkeypatch):
+    from sim.components import grid_manager
+
+    monkeypatch.setattr(grid_manager, "INCREMENTAL_CELLS", 3 * 20 * 20)
+    scene = Scene()
+    searches = [scene.grid.incremental_search() for _ in range(3)]
+    assert all(search is not None for search in searches)
+    assert scene.grid.incremental_search() is None, "a fourth would pass the budget"
+    del searches[0]
+    assert scene.grid.incremental_search() is not None, "a search let go frees its share"
