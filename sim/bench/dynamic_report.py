@@ -8,8 +8,10 @@ benchmarks/RESULTS.md.
 
 from __future__ import annotations
 
+import datetime
 import math
 import statistics
+import textwrap
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -178,7 +180,7 @@ class DynamicReport:
                     str(run.rounds),
                     f"{astar_ms:.3f}",
                     f"{incremental_ms:.3f}",
-                    f"{time_ratio:.2f}x",
+                    f"{time_ratio:.3f}x",
                     str(astar_expanded),
                     str(incremental_expanded),
                     f"{expanded_ratio:.3f}x",
@@ -210,7 +212,7 @@ class DynamicReport:
                 verdict = "met" if _meets(run) else "NOT met"
                 lines.append(
                     f"  - {run.name}: expansions {expanded_ratio:.3f}x, time "
-                    f"{time_ratio:.2f}x: {verdict}"
+                    f"{time_ratio:.3f}x: {verdict}"
                 )
         mismatches = [m for run in self.runs for m in run.mismatches]
         if mismatches:
@@ -239,9 +241,15 @@ class DynamicReport:
         return [
             f"## {SECTION_TITLE}",
             "",
-            f"Written by `{command}`; {self.title()}.",
+            *_wrapped(
+                f"Written by `{command}` on {datetime.date.today().isoformat()}; {self.title()}."
+            ),
             "",
-            _SECTION_NOTE.format(step=self.step_cells, near=self.near_cells, changed=self.changed),
+            *_wrapped(
+                _SECTION_NOTE.format(
+                    step=self.step_cells, near=self.near_cells, changed=self.changed
+                )
+            ),
             "",
             *pipe_table(self.table()),
             "",
@@ -253,21 +261,28 @@ class DynamicReport:
         ]
 
 
+def _wrapped(text: str) -> list[str]:
+    """`text` as one paragraph of Markdown lines up to 100 characters."""
+    return textwrap.wrap(" ".join(text.split()), width=100, break_on_hyphens=False)
+
+
 def _meets(run: MapRun) -> bool:
     expanded_ratio, time_ratio = run.ratios()
     return expanded_ratio <= EXPANDED_TARGET and time_ratio <= TIME_TARGET
 
 
 _SECTION_NOTE = """Per map, seeded scenarios from the longest quarter of its .scen file. Each
-round the agent walks {step} cells along its path, then K cells within {near} cells of the rest of
-its path change (up to half of them cells an earlier round blocked, now free again, the rest
+round the agent walks {step} cells along its path, then K cells within {near} cells of the rest
+of its path change (up to half of them cells an earlier round blocked, now free again, the rest
 free cells, now blocked; never the agent's cell or the goal), then both planners answer the
 same grid: the incremental search (D* Lite, `IncrementalSearch`) repairs the search it kept
 (the goal stays), A* (`find_path`) starts from scratch; 8-connected, octile, no corner cutting,
-interleaved in one process (the order alternates each round), each timed around its public call
-(the incremental search's call includes finding the cells that changed). Medians over every
-replanning round of the map; `expanded` counts cells taken off the queue and expanded, for
-both; the ratios are incremental / A* of those medians. Costs are compared exactly (the fsum
-of the step lengths) and every incremental path is checked legal. K = {changed} stands for a
-few moving blocks or doors near the route per replan. `no-path rounds`: the changes closed
-every way to the goal (the agent waits), and both searches exhaust what they can reach."""
+interleaved in one process (the order alternates each round), each timed around its public
+call (the incremental search's call includes finding the cells that changed). Medians over
+every replanning round of the map; `expanded` counts cells taken off the queue and expanded,
+for both; the ratios are incremental / A* of those medians. Costs are compared exactly (the
+fsum of the step lengths) and every incremental path is checked legal. K = {changed} stands
+for a few moving blocks or doors near the route per replan. `no-path rounds`: the changes
+closed every way to the goal (the agent waits), and both searches exhaust what they can
+reach. The first plan of each scenario is a fresh search for both (`first plan ms`)."""
+"""The section's explanation, one paragraph (wrapped when written)."""
