@@ -48,6 +48,9 @@ class AgentConfig:
 
     `radius` is the disc the agent keeps clear of every blocked cell. Its default, 0.4, is the
     `agent` model's size at scale 1: its body and nose span x and y from -0.4 to 0.4.
+    `avoidance` False lets the agent walk through other agents (for comparison). `target` names
+    the object the agent goes to (any object of the scene, another agent too); None is the
+    End-tagged one. In patrol mode the agent goes back and forth between Start and its target.
     """
 
     speed: float = 3.0
@@ -57,6 +60,8 @@ class AgentConfig:
     mode: AgentMode = AgentMode.CHASE
     smoothing: bool = True
     radius: float = AGENT_MODEL_RADIUS
+    avoidance: bool = True
+    target: str | None = None
 
 
 class MoverMode(StrEnum):

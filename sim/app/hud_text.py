@@ -46,7 +46,10 @@ def agent_line(agent: AgentController) -> str:
     line += f" ({causes})"
     if agent.pushes:
         line += f", pushed {agent.pushes}"
-    if agent.state is AgentState.NO_PATH and agent.outcome is not None:
+    lost = agent.lost_target
+    if lost is not None:
+        line += f" (target {lost!r} is gone)"
+    elif agent.state is AgentState.NO_PATH and agent.outcome is not None:
         line += f" ({agent.outcome.reason}; waiting)"
     elif agent.outcome is not None and agent.outcome.reason:
         line += f" ({agent.outcome.reason})"

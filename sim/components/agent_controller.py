@@ -262,10 +262,34 @@ class AgentController(Component):
         if route.is_cut(self._grid, len(self.waypoints)):
             self._gate.request(ReplanCause.PATH_CUT, held=True)
 
+    # The object `config.target` names: looked up by name once, and again only once destroyed.
+    _chased: GameObject | None = None
+
+    @property
+    def lost_target(self) -> str | None:
+        """`config.target` while no object has that name (removed at runtime), else None.
+
+        The agent then stands IDLE, and the HUD says why.
+        """
+        name = self.config.target
+        if name is None or self.state is not AgentState.IDLE or self.world is None:
+            return None
+        return name if self._chased_object(name) is None else None
+
     def _target(self) -> GameObject | None:
+        """Where the agent goes: its `config.target` (End without one), or Start on patrol."""
         if self.mode is AgentMode.PATROL and self._patrol_to_start:
             return self._find(Tag.START)
-        return self._find(Tag.END)
+        name = self.config.target
+        return self._find(Tag.END) if name is None else self._chased_object(name)
+
+    def _chased_object(self, name: str) -> GameObject | None:
+        chased = self._chased
+        if chased is None or not chased.alive:
+            world = self.world
+            found = None if world is None else world.find(name)
+            chased = self._chased = found if found is not None and found.alive else None
+        return chased
 
     def _find(self, tag: str) -> GameObject | None:
         world = self.world

@@ -20,14 +20,23 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from sim.config import AGENT_MODEL_RADIUS, MODELS_DIR, SCENES_DIR, AgentConfig, AgentMode, Tag
+from sim.config import AGENT_MODEL_RADIUS, MODELS_DIR, SCENES_DIR, AgentConfig, Tag
 from sim.navigation.clearance import clearance
 from sim.navigation.grid import MAX_COST, MIN_COST
 from sim.navigation.input_file import read_input_file
 from sim.scene import values
+from sim.scene.agents import AgentReader, check_targets, object_path
 from sim.scene.grid import scene_grid
 from sim.scene.motion import MOTION_KEYS, read_motion
-from sim.scene.spec import DEFAULT_COLORS, CameraSpec, GridSpec, ObjectSpec, SceneError, SceneSpec
+from sim.scene.spec import (
+    DEFAULT_COLORS,
+    CameraSpec,
+    CrowdSpec,
+    GridSpec,
+    ObjectSpec,
+    SceneError,
+    SceneSpec,
+)
 from sim.scene.values import Reader, Table
 
 SUPPORTED_VERSION: Final = 1
@@ -59,14 +68,6 @@ DEFAULT_CONNECTIVITY: Final[int] = 8
 # A [[crowds]] table expands into at most this many agents (each one is a live object), and so
 # do all the [[crowds]] tables of a scene together.
 MAX_CROWD: Final = 10_000
-# An agent is no faster than crossing the whole world (MAX_COORDINATE) in a second.
-MAX_SPEED: Final = values.MAX_COORDINATE
-# A turn rate closes 1 - exp(-rate * dt) of the turn a frame; at 1000 a 60 fps frame leaves
-# e^-16 of it, so a faster rate turns no faster, it only risks float overflow.
-MAX_TURN_RATE: Final = 1000.0
-# A replan interval of a day: any longer is "never" for any run, and a shorter one than a frame
-# just replans every frame.
-MAX_REPLAN_INTERVAL_S: Final = 86_400.0
 # Crowd seeds are TOML's own integers, signed 64-bit.
 SEED_RANGE: Final = range(-(2**63), 2**63)
 # Crowd agents sit on a lattice in their area, each moved up to this fraction of the lattice
@@ -139,20 +140,23 @@ def parse_scene(
     grid = root.get("grid", _grid)
     camera = root.get("camera", _Camera(grid), _default_camera(grid))
     no_objects: tuple[ObjectSpec, ...] = ()
+    no_crowds: tuple[CrowdSpec, ...] = ()
     models = _ModelCatalog(models_dir)
-    agent = _Agent(AgentConfig(radius=default_radius(grid)))
+    agent = AgentReader(AgentConfig(radius=default_radius(grid)))
     objects = root.get("objects", _Objects(models, agent), no_objects)
-    objects += root.get("crowds", _Crowds(models, agent, objects), no_objects)
-    scene = SceneSpec(Path(source), version, name, grid, camera, objects)
-    _check_agents_fit(Reader(source), data, scene)
+    crowds = root.get("crowds", _Crowds(models, agent, objects), no_crowds)
+    for crowd in crowds:
+        objects += crowd_objects(crowd)
+    scene = SceneSpec(Path(source), version, name, grid, camera, objects, crowds)
+    check_targets(Reader(source), scene)
+    _check_agents_fit(Reader(source), scene)
     return scene
 
 
 _tag = values.choice(Tag)
-_mode = values.choice(AgentMode)
 
 
-def _check_agents_fit(at: Reader, data: Mapping[str, object], scene: SceneSpec) -> None:
+def _check_agents_fit(at: Reader, scene: SceneSpec) -> None:
     """Refuse an agent so large that no cell of the scene's grid has room for its disc.
 
     An agent stands on a cell when its disc around the cell's centre shares no area with a
@@ -178,7 +182,7 @@ def _check_agents_fit(at: Reader, data: Mapping[str, object], scene: SceneSpec) 
         room = float(clearance(walkable).max()) * grid.cell_size if walkable.any() else 0.0
     if radius > room:
         raise (
-            _agent_reader(at, data, index)
+            object_path(at, scene, index)
             .at("agent")
             .at("radius")
             .error(
@@ -186,22 +190,6 @@ def _check_agents_fit(at: Reader, data: Mapping[str, object], scene: SceneSpec) 
                 f"that size (the most room anywhere is {room:.6g})"
             )
         )
-
-
-def _agent_reader(at: Reader, data: Mapping[str, object], index: int) -> Reader:
-    """The key path of the scene's `index`-th object: in [[objects]], or the crowd it came from."""
-    listed = data.get("objects", [])
-    in_objects = len(listed) if isinstance(listed, list | tuple) else 0
-    if index < in_objects:
-        return at.at("objects").at(index)
-    index -= in_objects
-    crowds = data.get("crowds", [])
-    for crowd_index, crowd in enumerate(crowds if isinstance(crowds, list | tuple) else []):
-        count = crowd.get("count", 0) if isinstance(crowd, Mapping) else 0
-        if index < count:
-            return at.at("crowds").at(crowd_index)
-        index -= count
-    return at
 
 
 def _version(at: Reader, value: object) -> int:
@@ -233,15 +221,6 @@ _OBJECT_KEYS = (
     *MOTION_KEYS,
 )
 _TERRAIN_KEYS = ("cost",)
-_AGENT_KEYS = (
-    "speed",
-    "turn_rate",
-    "replan_interval_s",
-    "arrival_radius",
-    "mode",
-    "smoothing",
-    "radius",
-)
 
 
 def _connectivity(at: Reader, value: object) -> int:
@@ -331,11 +310,6 @@ class _Camera:
         )
 
 
-_speed = values.within(values.MIN_SIZE, MAX_SPEED)
-_turn_rate = values.within(values.MIN_SIZE, MAX_TURN_RATE)
-_replan_interval = values.within(values.MIN_SIZE, MAX_REPLAN_INTERVAL_S)
-
-
 def default_radius(grid: GridSpec) -> float:
     """An agent's radius when its scene gives none: the `agent` model's, at most half a cell.
 
@@ -346,28 +320,6 @@ def default_radius(grid: GridSpec) -> float:
     0.25
     """
     return min(AGENT_MODEL_RADIUS, grid.cell_size / 2.0)
-
-
-@dataclass(frozen=True, slots=True)
-class _Agent:
-    """Reads `[objects.agent]` and `[crowds.agent]`; missing keys take `default`'s values."""
-
-    default: AgentConfig
-
-    def __call__(self, at: Reader, value: object) -> AgentConfig:
-        table = Table(at, value, _AGENT_KEYS)
-        default = self.default
-        return AgentConfig(
-            speed=table.get("speed", _speed, default.speed),
-            turn_rate=table.get("turn_rate", _turn_rate, default.turn_rate),
-            replan_interval_s=table.get(
-                "replan_interval_s", _replan_interval, default.replan_interval_s
-            ),
-            arrival_radius=table.get("arrival_radius", values.length, default.arrival_radius),
-            mode=table.get("mode", _mode, default.mode),
-            smoothing=table.get("smoothing", values.boolean, default.smoothing),
-            radius=table.get("radius", values.length, default.radius),
-        )
 
 
 # The range the planner takes for a walkable cell (see `sim.navigation.grid.check_costs`).
@@ -401,7 +353,7 @@ class _Objects:
     """Reads the `[[objects]]` array: each object, then unique names."""
 
     models: _ModelCatalog
-    agent: _Agent
+    agent: AgentReader
 
     def __call__(self, at: Reader, value: object) -> tuple[ObjectSpec, ...]:
         if not isinstance(value, list | tuple):
@@ -500,35 +452,55 @@ def crowd_positions(
     return points
 
 
+def crowd_objects(crowd: CrowdSpec) -> tuple[ObjectSpec, ...]:
+    """The Agent objects `crowd` expands into: `<name>-1` ... `<name>-<count>`, in order."""
+    points = crowd_positions(crowd.count, crowd.area, crowd.seed)
+    return tuple(
+        ObjectSpec(
+            name,
+            Tag.AGENT,
+            crowd.model,
+            (x, y, 0.0),
+            (1.0, 1.0, 1.0),
+            crowd.heading,
+            crowd.color,
+            crowd.agent,
+        )
+        for name, (x, y) in zip(crowd.member_names(), points, strict=True)
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class _Crowds:
-    """Reads `[[crowds]]`: each expands into Agent objects `<name>-1` ... `<name>-<count>`."""
+    """Reads `[[crowds]]`; each crowd's agent names must be new to the scene."""
 
     models: _ModelCatalog
-    agent: _Agent
+    agent: AgentReader
     objects: tuple[ObjectSpec, ...]
 
-    def __call__(self, at: Reader, value: object) -> tuple[ObjectSpec, ...]:
+    def __call__(self, at: Reader, value: object) -> tuple[CrowdSpec, ...]:
         if not isinstance(value, list | tuple):
             raise at.error(
                 f"expected an array of tables ([[crowds]]), got {values.describe(value)}"
             )
         taken = {obj.name: f"objects[{index}]" for index, obj in enumerate(self.objects)}
-        expanded: list[ObjectSpec] = []
+        crowds: list[CrowdSpec] = []
+        agents = 0
         for index, item in enumerate(value):
-            crowd = self._crowd(at.at(index), item, agents_so_far=len(expanded))
-            for obj in crowd:
-                if obj.name in taken:
+            crowd = self._crowd(at.at(index), item, agents_so_far=agents)
+            for name in crowd.member_names():
+                if name in taken:
                     raise (
                         at.at(index)
                         .at("name")
-                        .error(f"{values.short(obj.name)} is already the name of {taken[obj.name]}")
+                        .error(f"{values.short(name)} is already the name of {taken[name]}")
                     )
-                taken[obj.name] = f"crowds[{index}]"
-            expanded += crowd
-        return tuple(expanded)
+                taken[name] = f"crowds[{index}]"
+            crowds.append(crowd)
+            agents += crowd.count
+        return tuple(crowds)
 
-    def _crowd(self, at: Reader, value: object, *, agents_so_far: int) -> list[ObjectSpec]:
+    def _crowd(self, at: Reader, value: object, *, agents_so_far: int) -> CrowdSpec:
         table = Table(at, value, _CROWD_KEYS)
         prefix = table.get("name", values.non_empty_string, CROWD_NAME)
         count = table.get("count", _crowd_count)
@@ -537,22 +509,13 @@ class _Crowds:
                 f"the crowds before this one have {agents_so_far:,} agents and this one "
                 f"{count:,}; all crowds together have at most {MAX_CROWD:,}"
             )
-        area = table.get("area", _area)
-        seed = table.get("seed", _seed, CROWD_SEED)
-        model = table.get("model", self.models, CROWD_MODEL)
-        heading = table.get("heading", values.angle, 0.0)
-        color = table.get("color", values.color, DEFAULT_COLORS[Tag.AGENT])
-        agent = table.get("agent", self.agent, self.agent.default)
-        return [
-            ObjectSpec(
-                f"{prefix}-{number}",
-                Tag.AGENT,
-                model,
-                (x, y, 0.0),
-                (1.0, 1.0, 1.0),
-                heading,
-                color,
-                agent,
-            )
-            for number, (x, y) in enumerate(crowd_positions(count, area, seed), start=1)
-        ]
+        return CrowdSpec(
+            name=prefix,
+            count=count,
+            area=table.get("area", _area),
+            seed=table.get("seed", _seed, CROWD_SEED),
+            model=table.get("model", self.models, CROWD_MODEL),
+            heading=table.get("heading", values.angle, 0.0),
+            color=table.get("color", values.color, DEFAULT_COLORS[Tag.AGENT]),
+            agent=table.get("agent", self.agent, self.agent.default),
+        )

@@ -107,8 +107,40 @@ class ObjectSpec:
 
 
 @dataclass(frozen=True, slots=True)
+class CrowdSpec:
+    """One `[[crowds]]` table as the file declares it (the agents it makes are in `objects`).
+
+    The crowd is `count` Agent objects named `<name>-1` ... `<name>-<count>`, spawned on a
+    jittered lattice over `area` ``(x0, y0, x1, y1)`` seeded with `seed`, each with `model`,
+    `heading`, `color` and the settings `agent`.
+    """
+
+    name: str
+    count: int
+    area: tuple[float, float, float, float]
+    seed: int
+    model: str
+    heading: float
+    color: Color
+    agent: AgentConfig
+
+    def member_names(self) -> list[str]:
+        """The names of the crowd's agents, in order.
+
+        >>> fans = CrowdSpec("fans", 2, (0, 0, 1, 1), 0, "agent", 0, (1, 1, 1, 1), AgentConfig())
+        >>> fans.member_names()
+        ['fans-1', 'fans-2']
+        """
+        return [f"{self.name}-{number}" for number in range(1, self.count + 1)]
+
+
+@dataclass(frozen=True, slots=True)
 class SceneSpec:
-    """A whole validated scene, as read from `path`."""
+    """A whole validated scene, as read from `path`.
+
+    `objects` holds the file's `[[objects]]` in order, then the agents each of `crowds` expands
+    into, crowd by crowd; `listed_objects` and `crowd_members` tell the two apart.
+    """
 
     path: Path
     version: int
@@ -116,6 +148,16 @@ class SceneSpec:
     grid: GridSpec
     camera: CameraSpec
     objects: tuple[ObjectSpec, ...] = field(default_factory=tuple)
+    crowds: tuple[CrowdSpec, ...] = field(default_factory=tuple)
+
+    @property
+    def listed_objects(self) -> tuple[ObjectSpec, ...]:
+        """The objects the file lists one by one (`[[objects]]`), without the crowds' agents."""
+        return self.objects[: len(self.objects) - sum(crowd.count for crowd in self.crowds)]
+
+    def crowd_members(self) -> frozenset[str]:
+        """The names of every agent that comes from a `[[crowds]]` table."""
+        return frozenset(name for crowd in self.crowds for name in crowd.member_names())
 
     def objects_with_tag(self, tag: Tag | str) -> tuple[ObjectSpec, ...]:
         """All objects with `tag` (a `Tag` or its plain string), in file order."""

@@ -1,0 +1,121 @@
+"""Read an agent's settings (`[objects.agent]`, `[crowds.agent]`) and check whom agents chase.
+
+Part of the scene schema (`sim.scene.file` builds the readers); every bad value ends in the usual
+one-line `SceneError`, e.g. ``scenes/x.toml: crowds[1].agent.target: no object called 'exit'
+in this scene``.
+
+`target = "NAME"` may name any object of the scene: a Start, an End, an obstacle, an untagged
+marker, or another agent (a chase: the chaser replans as its quarry moves to another cell). It
+may not name the agent itself, which would stand still "chasing" its own position; for a crowd
+that is a name of one of its own members. Without `target` an agent goes to the End-tagged
+object, as before.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+from sim.config import AgentConfig, AgentMode
+from sim.scene import values
+from sim.scene.spec import SceneSpec
+from sim.scene.values import Reader, Table
+
+AGENT_KEYS: Final = (
+    "speed",
+    "turn_rate",
+    "replan_interval_s",
+    "arrival_radius",
+    "mode",
+    "smoothing",
+    "radius",
+    "avoidance",
+    "target",
+)
+# An agent is no faster than crossing the whole world (MAX_COORDINATE) in a second.
+MAX_SPEED: Final = values.MAX_COORDINATE
+# A turn rate closes 1 - exp(-rate * dt) of the turn a frame; at 1000 a 60 fps frame leaves
+# e^-16 of it, so a faster rate turns no faster, it only risks float overflow.
+MAX_TURN_RATE: Final = 1000.0
+# A replan interval of a day: any longer is "never" for any run, and a shorter one than a frame
+# just replans every frame.
+MAX_REPLAN_INTERVAL_S: Final = 86_400.0
+
+_speed = values.within(values.MIN_SIZE, MAX_SPEED)
+_turn_rate = values.within(values.MIN_SIZE, MAX_TURN_RATE)
+_replan_interval = values.within(values.MIN_SIZE, MAX_REPLAN_INTERVAL_S)
+_mode = values.choice(AgentMode)
+
+
+@dataclass(frozen=True, slots=True)
+class AgentReader:
+    """Reads `[objects.agent]` and `[crowds.agent]`; missing keys take `default`'s values.
+
+    Whether a `target` names an object of the scene is checked once the whole scene is read
+    (`check_targets`), as the object may come later in the file.
+    """
+
+    default: AgentConfig
+
+    def __call__(self, at: Reader, value: object) -> AgentConfig:
+        """Read one agent table at key path `at`."""
+        table = Table(at, value, AGENT_KEYS)
+        default = self.default
+        return AgentConfig(
+            speed=table.get("speed", _speed, default.speed),
+            turn_rate=table.get("turn_rate", _turn_rate, default.turn_rate),
+            replan_interval_s=table.get(
+                "replan_interval_s", _replan_interval, default.replan_interval_s
+            ),
+            arrival_radius=table.get("arrival_radius", values.length, default.arrival_radius),
+            mode=table.get("mode", _mode, default.mode),
+            smoothing=table.get("smoothing", values.boolean, default.smoothing),
+            radius=table.get("radius", values.length, default.radius),
+            avoidance=table.get("avoidance", values.boolean, default.avoidance),
+            target=table.get("target", values.non_empty_string, default.target),
+        )
+
+
+def object_path(at: Reader, scene: SceneSpec, index: int) -> Reader:
+    """The key path of the scene's `index`-th object: ``objects[i]``, or ``crowds[j]``.
+
+    An agent a crowd expanded into has no table of its own; its crowd's table stands for it.
+    """
+    listed = len(scene.listed_objects)
+    if index < listed:
+        return at.at("objects").at(index)
+    index -= listed
+    for crowd_index, crowd in enumerate(scene.crowds):
+        if index < crowd.count:
+            return at.at("crowds").at(crowd_index)
+        index -= crowd.count
+    return at
+
+
+def check_targets(at: Reader, scene: SceneSpec) -> None:
+    """Refuse an agent whose `target` names no object of the scene, or the agent itself.
+
+    Args:
+        at: The file's reader (no key path).
+        scene: The scene read so far, every object and crowd in it.
+
+    Raises:
+        SceneError: At the first such agent, in file order, naming its `agent.target` key.
+    """
+    names: set[str] | None = None  # built only when some agent has a target
+    for index, obj in enumerate(scene.objects):
+        target = None if obj.agent is None else obj.agent.target
+        if target is None:
+            continue
+        if names is None:
+            names = {other.name for other in scene.objects}
+        key = object_path(at, scene, index).at("agent").at("target")
+        if target not in names:
+            raise key.error(f"no object called {values.short(target)} in this scene")
+        if target == obj.name:
+            whose = (
+                "this agent's own name"
+                if index < len(scene.listed_objects)
+                else ("the name of one of this crowd's own agents")
+            )
+            raise key.error(f"{values.short(target)} is {whose}: an agent cannot chase itself")
