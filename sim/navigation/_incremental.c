@@ -13,15 +13,16 @@
  *     length * cost[t], added to g as `length * cost + g`;
  *   - a key is (floor((min(g, rhs) + h) + km) * TIE_SCALE), min(g, rhs)), ties then to the
  *     smaller flat cell; every cell is queued at most once, so the order is strict and this
- *     indexed binary heap pops exactly the sequence of the reference's heap of lazily deleted
+ *     indexed heap pops exactly the sequence of the reference's heap of lazily deleted
  *     entries;
  *   - the heuristic is h_factor * heuristic(|d col|, |d row|) as in heuristics.py.
  * Bit-identical sums need the compiler not to fuse a * b + c into one FMA instruction (which
  * rounds once instead of twice); the pragmas below forbid that on GCC and Clang.
  *
- * Speed: flat arrays, no Python object per cell; the snapshot diff compares 4 KiB chunks with
- * memcmp and looks into a chunk only when it differs, so an unchanged 512 x 512 grid costs a
- * few tens of microseconds. The GIL is released while planning; a Planner refuses a second
+ * Speed: one 32-byte record per cell (CellState), no Python object per cell, a 4-ary heap
+ * compared on integer bits; the snapshot diff compares 4 KiB chunks with memcmp and looks into
+ * a chunk only when it differs, so an unchanged 512 x 512 grid costs a few tens of
+ * microseconds. The GIL is released while planning; a Planner refuses a second
  * call while one runs (RuntimeError) instead of racing on its state.
  */
 #define PY_SSIZE_T_CLEAN
@@ -40,6 +41,7 @@
 
 #define TIE_SCALE 1073741824.0 /* 2**30, as search.TIE_SCALE */
 #define CHUNK 4096             /* cells compared per memcmp in the snapshot diff */
+#define NOISE 5.684341886080802e-14 /* 2**-44, as dstar_lite.NOISE */
 
 enum { H_MANHATTAN = 0, H_OCTILE = 1, H_EUCLIDEAN = 2, H_CHEBYSHEV = 3, H_ZERO = 4 };
 enum { PLAN_OK = 0, PLAN_NO_MEMORY = -1 };
@@ -71,17 +73,45 @@ static double heuristic_of(int kind, long dx, long dy) {
     }
 }
 
-/* A queue entry: the key (k1 floored, k2) and the cell. */
+/* A queue entry: the key (k1 floored, k2) and the cell. Both keys are non-negative finite
+ * doubles, whose bit patterns sort as the values do: compared as integers, without the
+ * unordered-compare branches of floats. */
 typedef struct {
-    double k1, k2;
+    uint64_t k1, k2;
     int32_t cell;
+    uint32_t epoch; /* Planner.epoch when keyed: the key is current while they match */
 } Entry;
 
+static inline uint64_t bits_of(double value) {
+    uint64_t bits;
+    memcpy(&bits, &value, sizeof bits);
+    return bits;
+}
+
+/* (k1, k2) is compared as one 128-bit number where the compiler has those, without branches:
+ * k1 ties are common (floored keys) and a branch on k2 is then a coin toss (as in _kernel.c). */
 static inline int entry_less(const Entry *a, const Entry *b) {
+#ifdef __SIZEOF_INT128__
+    const unsigned __int128 key_a = ((unsigned __int128)a->k1 << 64) | a->k2;
+    const unsigned __int128 key_b = ((unsigned __int128)b->k1 << 64) | b->k2;
+    return (key_a < key_b) | ((key_a == key_b) & (a->cell < b->cell));
+#else
     if (a->k1 != b->k1) return a->k1 < b->k1;
     if (a->k2 != b->k2) return a->k2 < b->k2;
     return a->cell < b->cell;
+#endif
 }
+
+/* Everything the search reads and writes about one cell, in one 32-byte record: a cell and
+ * its neighbours are then a few cache lines, not a few per array (measured 1.4 times faster
+ * than separate g, rhs and slot arrays on the 512 x 512 maps). */
+typedef struct {
+    double g, rhs;
+    double cost;   /* what entering it costs (1.0 without costs); read only when open */
+    int32_t slot;  /* its index in the heap, -1 when not queued */
+    uint8_t open;  /* walkable */
+    uint8_t mark;  /* 0 between calls: marks cells already listed for a repair */
+} CellState;
 
 typedef struct {
     PyObject_HEAD
@@ -90,32 +120,35 @@ typedef struct {
     int busy;          /* a plan is running (the GIL is released): refuse another */
     int has_snapshot;  /* `walkable` (and `costs`) hold the previous call's grid */
     int has_state;     /* g, rhs and the queue describe a search toward `goal` */
-    uint8_t *walkable; /* snapshot, 0 or 1 per cell */
-    double *costs;     /* snapshot; NULL: 1 everywhere */
-    double *g, *rhs;
-    int32_t *slot; /* each cell's index in `heap`, -1 when not queued */
+    uint8_t *walkable; /* snapshot, 0 or 1 per cell, for the diff */
+    double *costs;     /* snapshot for the diff; NULL: 1 everywhere */
+    CellState *cells;
     Entry *heap;
     Py_ssize_t count, capacity;
     int32_t *list; /* changed cells, then the cells to repair */
-    uint8_t *mark; /* all 0 between calls: marks cells already in `list` */
-    int32_t *path;
-    Py_ssize_t path_length, path_capacity;
+    int32_t *path; /* room for size + 1 cells */
+    Py_ssize_t path_length;
     int32_t goal, start;
     long start_row, start_col;
     double km, h_factor;
+    uint32_t epoch; /* counts the start's moves (km changes), wrapping before UINT32_MAX */
     Py_ssize_t expanded;
 } Planner;
 
-/* ---- The queue: an indexed binary heap ---- */
+/* ---- The queue: an indexed 4-ary heap ---- */
 
-static void heap_place(Planner *p, Py_ssize_t index, Entry entry) {
+/* Four children a node: half the levels of a binary heap, and the children share a cache
+ * line or two; measured faster than a binary heap here (the queue's keys sift a lot). */
+#define ARITY 4
+
+static inline void heap_place(Planner *p, Py_ssize_t index, Entry entry) {
     p->heap[index] = entry;
-    p->slot[entry.cell] = (int32_t)index;
+    p->cells[entry.cell].slot = (int32_t)index;
 }
 
 static void heap_sift_up(Planner *p, Py_ssize_t index, Entry entry) {
     while (index > 0) {
-        Py_ssize_t parent = (index - 1) / 2;
+        const Py_ssize_t parent = (index - 1) / ARITY;
         if (!entry_less(&entry, &p->heap[parent])) break;
         heap_place(p, index, p->heap[parent]);
         index = parent;
@@ -124,24 +157,31 @@ static void heap_sift_up(Planner *p, Py_ssize_t index, Entry entry) {
 }
 
 static void heap_sift_down(Planner *p, Py_ssize_t index, Entry entry) {
+    const Py_ssize_t count = p->count;
     for (;;) {
-        Py_ssize_t child = 2 * index + 1;
-        if (child >= p->count) break;
-        if (child + 1 < p->count && entry_less(&p->heap[child + 1], &p->heap[child])) child++;
-        if (!entry_less(&p->heap[child], &entry)) break;
-        heap_place(p, index, p->heap[child]);
-        index = child;
+        const Py_ssize_t first = ARITY * index + 1;
+        if (first >= count) break;
+        const Py_ssize_t end = first + ARITY < count ? first + ARITY : count;
+        Py_ssize_t best = first;
+        for (Py_ssize_t child = first + 1; child < end; child++)
+            if (entry_less(&p->heap[child], &p->heap[best])) best = child;
+        if (!entry_less(&p->heap[best], &entry)) break;
+        heap_place(p, index, p->heap[best]);
+        index = best;
     }
     heap_place(p, index, entry);
 }
 
 /* Queue `cell` under `key`, or move it there if queued. 0 when out of memory. */
 static int queue_set(Planner *p, int32_t cell, double k1, double k2) {
-    Entry entry = {k1, k2, cell};
-    int32_t index = p->slot[cell];
+    const Entry entry = {bits_of(k1), bits_of(k2), cell, p->epoch};
+    const int32_t index = p->cells[cell].slot;
     if (index >= 0) {
-        Entry old = p->heap[index];
-        if (old.k1 == k1 && old.k2 == k2) return 1;
+        const Entry old = p->heap[index];
+        if (old.k1 == entry.k1 && old.k2 == entry.k2) {
+            p->heap[index].epoch = p->epoch;
+            return 1;
+        }
         if (entry_less(&entry, &old))
             heap_sift_up(p, index, entry);
         else
@@ -160,11 +200,36 @@ static int queue_set(Planner *p, int32_t cell, double k1, double k2) {
     return 1;
 }
 
+/* Take the top entry out. The hole at the top first moves down to a leaf along the least
+ * children, then the last entry sifts up from there: it belongs near the bottom, so that is
+ * short, and it saves comparing it with the children at every level (as in _kernel.c). */
+static void heap_remove_top(Planner *p) {
+    const Entry last = p->heap[--p->count];
+    const Py_ssize_t count = p->count;
+    if (count == 0) return;
+    Py_ssize_t hole = 0;
+    for (;;) {
+        const Py_ssize_t first = ARITY * hole + 1;
+        if (first >= count) break;
+        const Py_ssize_t end = first + ARITY < count ? first + ARITY : count;
+        Py_ssize_t best = first;
+        for (Py_ssize_t child = first + 1; child < end; child++)
+            if (entry_less(&p->heap[child], &p->heap[best])) best = child;
+        heap_place(p, hole, p->heap[best]);
+        hole = best;
+    }
+    heap_sift_up(p, hole, last);
+}
+
 static void queue_remove(Planner *p, int32_t cell) {
-    int32_t index = p->slot[cell];
+    const int32_t index = p->cells[cell].slot;
     if (index < 0) return;
-    p->slot[cell] = -1;
-    Entry last = p->heap[--p->count];
+    p->cells[cell].slot = -1;
+    if (index == 0) {
+        heap_remove_top(p);
+        return;
+    }
+    const Entry last = p->heap[--p->count];
     if (index == p->count) return;
     if (entry_less(&last, &p->heap[index]))
         heap_sift_up(p, index, last);
@@ -174,48 +239,62 @@ static void queue_remove(Planner *p, int32_t cell) {
 
 /* ---- The grid: legal moves and costs ---- */
 
-static inline double cost_of(const Planner *p, int32_t cell) {
-    return p->costs ? p->costs[cell] : 1.0;
+static inline double cost_of(const Planner *p, int32_t cell) { return p->cells[cell].cost; }
+
+/* The legal moves from a cell: neighbours, their rows and columns, lengths (1 or SQRT2). */
+typedef struct {
+    int n;
+    int32_t to[8];
+    long row[8], col[8];
+    double length[8];
+} Moves;
+
+static inline void add_move(Moves *m, int32_t to, long row, long col, double length) {
+    m->to[m->n] = to;
+    m->row[m->n] = row;
+    m->col[m->n] = col;
+    m->length[m->n++] = length;
 }
 
-/* The legal moves from `cell`, in DIRECTIONS order, as `_moves` in the reference: `to`
- * receives the neighbours, `length` 1.0 or SQRT2; returns how many. The rules are symmetric,
- * so these are also the cells that may step onto `cell`. */
-static int moves_of(const Planner *p, int32_t cell, int32_t to[8], double length[8]) {
-    const uint8_t *open = p->walkable;
-    if (!open[cell]) return 0;
+/* The legal moves from `cell` at (row, col), in DIRECTIONS order, as `_moves` in the
+ * reference. The rules are symmetric, so these are also the cells that may step onto it. */
+static inline void moves_at(const Planner *p, int32_t cell, long row, long col, Moves *m) {
+    const CellState *c = p->cells;
+    m->n = 0;
+    if (!c[cell].open) return;
     const long width = (long)p->width;
-    const long row = cell / width, col = cell % width;
-    const int up = row > 0 && open[cell - width];
-    const int down = row + 1 < (long)p->height && open[cell + width];
-    const int left = col > 0 && open[cell - 1];
-    const int right = col + 1 < width && open[cell + 1];
-    int n = 0;
-    if (up) to[n] = (int32_t)(cell - width), length[n++] = 1.0;
-    if (down) to[n] = (int32_t)(cell + width), length[n++] = 1.0;
-    if (left) to[n] = cell - 1, length[n++] = 1.0;
-    if (right) to[n] = cell + 1, length[n++] = 1.0;
+    const int up = row > 0 && c[cell - width].open;
+    const int down = row + 1 < (long)p->height && c[cell + width].open;
+    const int left = col > 0 && c[cell - 1].open;
+    const int right = col + 1 < width && c[cell + 1].open;
+    if (up) add_move(m, (int32_t)(cell - width), row - 1, col, 1.0);
+    if (down) add_move(m, (int32_t)(cell + width), row + 1, col, 1.0);
+    if (left) add_move(m, cell - 1, row, col - 1, 1.0);
+    if (right) add_move(m, cell + 1, row, col + 1, 1.0);
     if (p->diagonal) {
-        if (up && left && open[cell - width - 1])
-            to[n] = (int32_t)(cell - width - 1), length[n++] = SQRT2;
-        if (up && right && open[cell - width + 1])
-            to[n] = (int32_t)(cell - width + 1), length[n++] = SQRT2;
-        if (down && left && open[cell + width - 1])
-            to[n] = (int32_t)(cell + width - 1), length[n++] = SQRT2;
-        if (down && right && open[cell + width + 1])
-            to[n] = (int32_t)(cell + width + 1), length[n++] = SQRT2;
+        if (up && left && c[cell - width - 1].open)
+            add_move(m, (int32_t)(cell - width - 1), row - 1, col - 1, SQRT2);
+        if (up && right && c[cell - width + 1].open)
+            add_move(m, (int32_t)(cell - width + 1), row - 1, col + 1, SQRT2);
+        if (down && left && c[cell + width - 1].open)
+            add_move(m, (int32_t)(cell + width - 1), row + 1, col - 1, SQRT2);
+        if (down && right && c[cell + width + 1].open)
+            add_move(m, (int32_t)(cell + width + 1), row + 1, col + 1, SQRT2);
     }
-    return n;
+}
+
+static inline void moves_of(const Planner *p, int32_t cell, Moves *m) {
+    const long width = (long)p->width;
+    moves_at(p, cell, cell / width, cell % width, m);
 }
 
 /* min(c(cell, s') + g[s']) over the legal moves from `cell`; INFINITY if none. */
 static double lookahead(const Planner *p, int32_t cell) {
-    int32_t to[8];
-    double length[8];
-    const int n = moves_of(p, cell, to, length);
+    Moves m;
+    moves_of(p, cell, &m);
     double best = INFINITY;
-    for (int i = 0; i < n; i++) {
-        const double value = length[i] * cost_of(p, to[i]) + p->g[to[i]];
+    for (int i = 0; i < m.n; i++) {
+        const double value = m.length[i] * cost_of(p, m.to[i]) + p->cells[m.to[i]].g;
         if (value < best) best = value;
     }
     return best;
@@ -223,33 +302,47 @@ static double lookahead(const Planner *p, int32_t cell) {
 
 /* ---- D* Lite ---- */
 
-static double h_between(const Planner *p, long row, long col, int32_t cell) {
-    const long width = (long)p->width;
-    const long cell_row = cell / width, cell_col = cell % width;
-    return p->h_factor * heuristic_of(p->heuristic, labs(cell_col - col), labs(cell_row - row));
+/* The scaled heuristic between the start and (row, col). */
+static inline double h_to_start(const Planner *p, long row, long col) {
+    return p->h_factor *
+           heuristic_of(p->heuristic, labs(col - p->start_col), labs(row - p->start_row));
 }
 
-static void key_of(const Planner *p, int32_t cell, double *k1, double *k2) {
-    const double g = p->g[cell], rhs = p->rhs[cell];
+/* The key of the cell at (row, col): (floor(k1 * TIE_SCALE), k2), INFINITY twice if no path. */
+static inline void key_at(const Planner *p, int32_t cell, long row, long col, double *k1,
+                          double *k2) {
+    const double g = p->cells[cell].g, rhs = p->cells[cell].rhs;
     const double m = rhs < g ? rhs : g;
     if (m == INFINITY) {
         *k1 = *k2 = INFINITY;
         return;
     }
-    const double sum = m + h_between(p, p->start_row, p->start_col, cell) + p->km;
+    const double sum = m + h_to_start(p, row, col) + p->km;
     *k1 = floor(sum * TIE_SCALE);
     *k2 = m;
 }
 
-/* Queue an inconsistent cell under its key now; take a consistent one out. */
-static int update_vertex(Planner *p, int32_t cell) {
-    if (p->g[cell] != p->rhs[cell]) {
+/* `differ`: whether g and rhs differ by more than float rounding (NOISE of the larger). */
+static inline int differ(double g, double rhs) {
+    if (g == rhs) return 0;
+    if (g == INFINITY || rhs == INFINITY) return 1;
+    return fabs(g - rhs) > NOISE * (g > rhs ? g : rhs);
+}
+
+/* Queue an inconsistent cell under its key now; take a consistent one out. 0: no memory. */
+static inline int update_vertex_at(Planner *p, int32_t cell, long row, long col) {
+    if (differ(p->cells[cell].g, p->cells[cell].rhs)) {
         double k1, k2;
-        key_of(p, cell, &k1, &k2);
+        key_at(p, cell, row, col, &k1, &k2);
         return queue_set(p, cell, k1, k2);
     }
     queue_remove(p, cell);
     return 1;
+}
+
+static int update_vertex(Planner *p, int32_t cell) {
+    const long width = (long)p->width;
+    return update_vertex_at(p, cell, cell / width, cell % width);
 }
 
 static void set_start(Planner *p, int32_t start) {
@@ -260,9 +353,9 @@ static void set_start(Planner *p, int32_t start) {
 
 static int start_over(Planner *p, int32_t start, int32_t goal, double h_factor) {
     for (Py_ssize_t i = 0; i < p->size; i++) {
-        p->g[i] = INFINITY;
-        p->rhs[i] = INFINITY;
-        p->slot[i] = -1;
+        p->cells[i].g = INFINITY;
+        p->cells[i].rhs = INFINITY;
+        p->cells[i].slot = -1;
     }
     p->count = 0;
     p->has_state = 1;
@@ -270,13 +363,20 @@ static int start_over(Planner *p, int32_t start, int32_t goal, double h_factor) 
     set_start(p, start);
     p->km = 0.0;
     p->h_factor = h_factor;
-    p->rhs[goal] = 0.0;
+    p->cells[goal].rhs = 0.0;
     return update_vertex(p, goal);
 }
 
 static void move_start(Planner *p, int32_t start) {
     if (start == p->start) return;
-    p->km = p->km + h_between(p, p->start_row, p->start_col, start);
+    const long width = (long)p->width;
+    p->km = p->km + h_to_start(p, start / width, start % width);
+    /* Epochs run from 0 to UINT32_MAX - 1; UINT32_MAX marks every queued key stale when they
+     * wrap, so that no old entry can pass for current. */
+    if (++p->epoch == UINT32_MAX) {
+        p->epoch = 0;
+        for (Py_ssize_t i = 0; i < p->count; i++) p->heap[i].epoch = UINT32_MAX;
+    }
     set_start(p, start);
 }
 
@@ -289,11 +389,12 @@ static int compare_int32(const void *a, const void *b) {
 static int repair(Planner *p, Py_ssize_t changed) {
     const long width = (long)p->width, height = (long)p->height;
     Py_ssize_t count = changed;
-    for (Py_ssize_t i = 0; i < changed; i++) p->mark[p->list[i]] = 1;
+    CellState *c = p->cells;
+    for (Py_ssize_t i = 0; i < changed; i++) c[p->list[i]].mark = 1;
     for (Py_ssize_t i = 0; i < changed; i++) {
         const int32_t cell = p->list[i];
         /* No move enters or leaves a blocked cell: it is done with at once. */
-        if (!p->walkable[cell]) p->g[cell] = p->rhs[cell] = INFINITY;
+        if (!c[cell].open) c[cell].g = c[cell].rhs = INFINITY;
     }
     /* The neighbours go after the changed cells: every cell is in the list at most once (the
      * marks), so it never holds more than the grid's cells, its capacity. */
@@ -302,11 +403,11 @@ static int repair(Planner *p, Py_ssize_t changed) {
         const long row = cell / width, col = cell % width;
         for (long d_row = -1; d_row <= 1; d_row++) {
             for (long d_col = -1; d_col <= 1; d_col++) {
-                const long r = row + d_row, c = col + d_col;
-                if (r < 0 || r >= height || c < 0 || c >= width) continue;
-                const int32_t near = (int32_t)(r * width + c);
-                if (p->mark[near]) continue;
-                p->mark[near] = 1;
+                const long r = row + d_row, k = col + d_col;
+                if (r < 0 || r >= height || k < 0 || k >= width) continue;
+                const int32_t near = (int32_t)(r * width + k);
+                if (c[near].mark) continue;
+                c[near].mark = 1;
                 p->list[count++] = near;
             }
         }
@@ -315,9 +416,9 @@ static int repair(Planner *p, Py_ssize_t changed) {
     int ok = 1;
     for (Py_ssize_t i = 0; i < count; i++) {
         const int32_t cell = p->list[i];
-        p->mark[cell] = 0;
+        c[cell].mark = 0;
         if (!ok) continue;
-        if (cell != p->goal) p->rhs[cell] = lookahead(p, cell);
+        if (cell != p->goal) c[cell].rhs = lookahead(p, cell);
         ok = update_vertex(p, cell);
     }
     return ok;
@@ -326,51 +427,60 @@ static int repair(Planner *p, Py_ssize_t changed) {
 /* `_compute`: pop and expand until the start is consistent and no key below its own is left
  * (keys one tie bucket above the start's included). 0 when out of memory. */
 static int compute(Planner *p) {
-    double *g = p->g, *rhs = p->rhs;
+    CellState *c = p->cells;
     const int32_t goal = p->goal;
-    int32_t to[8];
-    double length[8];
+    const long width = (long)p->width;
+    Moves m;
     while (p->count > 0) {
         const Entry top = p->heap[0];
-        const int32_t cell = top.cell, start = p->start;
-        double start_k1, start_k2;
-        key_of(p, start, &start_k1, &start_k2);
-        if (!(top.k1 <= start_k1 + 1.0 || rhs[start] > g[start])) break;
-        double new_k1, new_k2;
-        key_of(p, cell, &new_k1, &new_k2);
-        const Entry fresh_entry = {new_k1, new_k2, cell};
-        if (top.k1 < new_k1 || (top.k1 == new_k1 && top.k2 < new_k2)) {
-            /* Queued before km grew: only its key was stale. */
-            heap_sift_down(p, 0, fresh_entry);
-            continue;
+        const int32_t cell = top.cell;
+        const CellState *start = &c[p->start];
+        /* The start's key: h(start, start) is 0.0, added as the reference adds it. */
+        const double start_m = start->rhs < start->g ? start->rhs : start->g;
+        const double start_k1 =
+            start_m == INFINITY ? INFINITY : floor((start_m + 0.0 + p->km) * TIE_SCALE);
+        const int underconsistent = start->rhs > start->g && differ(start->g, start->rhs);
+        /* top.k1 <= start_k1 + 1.0, on the bits (both non-negative; +inf is the largest). */
+        if (!(top.k1 <= bits_of(start_k1 + 1.0) || underconsistent)) break;
+        const long row = cell / width, col = cell % width;
+        if (top.epoch != p->epoch) {
+            /* Keyed before the start moved: the key may be stale (a lower bound). */
+            double new_k1, new_k2;
+            key_at(p, cell, row, col, &new_k1, &new_k2);
+            const Entry moved = {bits_of(new_k1), bits_of(new_k2), cell, p->epoch};
+            if (top.k1 < moved.k1 || (top.k1 == moved.k1 && top.k2 < moved.k2)) {
+                heap_sift_down(p, 0, moved);
+                continue;
+            }
+            p->heap[0].epoch = p->epoch;
         }
         p->expanded++;
-        const double enter = cost_of(p, cell);
-        const int n = moves_of(p, cell, to, length);
-        if (g[cell] > rhs[cell]) {
+        const double enter = c[cell].cost;
+        moves_at(p, cell, row, col, &m);
+        if (c[cell].g > c[cell].rhs) {
             /* Overconsistent: its cost is now known; offer it to each predecessor. */
-            g[cell] = rhs[cell];
+            c[cell].g = c[cell].rhs;
             queue_remove(p, cell);
-            const double g_cell = g[cell];
-            for (int i = 0; i < n; i++) {
-                const int32_t neighbour = to[i];
-                if (neighbour != goal) {
-                    const double new_rhs = length[i] * enter + g_cell;
-                    if (new_rhs < rhs[neighbour]) rhs[neighbour] = new_rhs;
-                }
-                if (!update_vertex(p, neighbour)) return 0;
+            const double g_cell = c[cell].g;
+            for (int i = 0; i < m.n; i++) {
+                const int32_t neighbour = m.to[i];
+                if (neighbour == goal) continue;
+                const double new_rhs = m.length[i] * enter + g_cell;
+                if (!(new_rhs < c[neighbour].rhs)) continue;
+                c[neighbour].rhs = new_rhs;
+                if (!update_vertex_at(p, neighbour, m.row[i], m.col[i])) return 0;
             }
         } else {
             /* Underconsistent: its cost went up; predecessors that used it look again. */
-            const double g_old = g[cell];
-            g[cell] = INFINITY;
-            for (int i = 0; i < n; i++) {
-                const int32_t neighbour = to[i];
-                if (neighbour != goal && rhs[neighbour] == length[i] * enter + g_old)
-                    rhs[neighbour] = lookahead(p, neighbour);
-                if (!update_vertex(p, neighbour)) return 0;
+            const double g_old = c[cell].g;
+            c[cell].g = INFINITY;
+            for (int i = 0; i < m.n; i++) {
+                const int32_t neighbour = m.to[i];
+                if (neighbour == goal || c[neighbour].rhs != m.length[i] * enter + g_old) continue;
+                c[neighbour].rhs = lookahead(p, neighbour);
+                if (!update_vertex_at(p, neighbour, m.row[i], m.col[i])) return 0;
             }
-            if (!update_vertex(p, cell)) return 0;
+            if (!update_vertex_at(p, cell, row, col)) return 0;
         }
     }
     return 1;
@@ -379,19 +489,18 @@ static int compute(Planner *p) {
 /* `_extract`: walk from the start to the goal into p->path. */
 static int walk(Planner *p) {
     p->path_length = 0;
-    if (p->rhs[p->start] == INFINITY) return WALK_UNREACHABLE;
-    int32_t to[8];
-    double length[8];
+    if (p->cells[p->start].rhs == INFINITY) return WALK_UNREACHABLE;
+    Moves m;
     int32_t cell = p->start;
     p->path[p->path_length++] = cell;
     while (cell != p->goal) {
-        const int n = moves_of(p, cell, to, length);
+        moves_of(p, cell, &m);
         int32_t best = -1;
         double best_value = INFINITY;
-        for (int i = 0; i < n; i++) {
-            const double value = length[i] * cost_of(p, to[i]) + p->g[to[i]];
+        for (int i = 0; i < m.n; i++) {
+            const double value = m.length[i] * cost_of(p, m.to[i]) + p->cells[m.to[i]].g;
             if (value < best_value) {
-                best = to[i];
+                best = m.to[i];
                 best_value = value;
             }
         }
@@ -403,17 +512,24 @@ static int walk(Planner *p) {
     return WALK_FOUND;
 }
 
-/* `_take_snapshot`: store the grid; the cells that differ go to p->list, ascending. A cell
- * differs when its walkability flipped, or it is walkable and its cost changed. Returns the
- * count, or -1 when out of memory. */
+/* `_take_snapshot`: store the grid; the cells that differ go to p->list, ascending, and get
+ * their new walkability and cost in p->cells. A cell differs when its walkability flipped, or
+ * it is walkable and its cost changed. Returns the count, or -1 when out of memory. */
 static Py_ssize_t take_snapshot(Planner *p, const uint8_t *walkable, const double *costs) {
     const Py_ssize_t size = p->size;
+    CellState *c = p->cells;
     if (!p->has_snapshot) {
-        memcpy(p->walkable, walkable, (size_t)size);
+        PyMem_RawFree(p->costs);
+        p->costs = NULL;
         if (costs != NULL) {
             p->costs = PyMem_RawMalloc((size_t)size * sizeof(double));
             if (p->costs == NULL) return -1;
             memcpy(p->costs, costs, (size_t)size * sizeof(double));
+        }
+        memcpy(p->walkable, walkable, (size_t)size);
+        for (Py_ssize_t i = 0; i < size; i++) {
+            c[i].open = walkable[i] != 0;
+            c[i].cost = costs ? costs[i] : 1.0;
         }
         p->has_snapshot = 1;
         return 0;
@@ -443,7 +559,11 @@ static Py_ssize_t take_snapshot(Planner *p, const uint8_t *walkable, const doubl
                 const double old_cost = old_costs ? old_costs[i] : 1.0;
                 differs = new_cost != old_cost;
             }
-            if (differs) p->list[changed++] = (int32_t)i;
+            if (differs) {
+                p->list[changed++] = (int32_t)i;
+                c[i].open = now;
+                c[i].cost = costs ? costs[i] : 1.0;
+            }
         }
         memcpy(p->walkable + begin, walkable + begin, (size_t)n);
         if (costs != NULL && old_costs != NULL)
@@ -452,7 +572,7 @@ static Py_ssize_t take_snapshot(Planner *p, const uint8_t *walkable, const doubl
     if (new_snapshot != NULL) {
         p->costs = new_snapshot;
     } else if (costs == NULL && old_costs != NULL) {
-        /* 1 everywhere from now on; blocked cells' costs are never read. */
+        /* 1 everywhere from now on (each walkable cell that cost otherwise was changed). */
         PyMem_RawFree(old_costs);
         p->costs = NULL;
     }
@@ -548,12 +668,9 @@ static PyObject *cell_pair(int32_t cell, Py_ssize_t width) {
 static void planner_dealloc(Planner *self) {
     PyMem_RawFree(self->walkable);
     PyMem_RawFree(self->costs);
-    PyMem_RawFree(self->g);
-    PyMem_RawFree(self->rhs);
-    PyMem_RawFree(self->slot);
+    PyMem_RawFree(self->cells);
     PyMem_RawFree(self->heap);
     PyMem_RawFree(self->list);
-    PyMem_RawFree(self->mark);
     PyMem_RawFree(self->path);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
@@ -585,14 +702,11 @@ static PyObject *planner_new(PyTypeObject *type, PyObject *args, PyObject *kwarg
     self->diagonal = diagonal;
     self->heuristic = heuristic;
     self->walkable = PyMem_RawMalloc(size);
-    self->g = PyMem_RawMalloc(size * sizeof(double));
-    self->rhs = PyMem_RawMalloc(size * sizeof(double));
-    self->slot = PyMem_RawMalloc(size * sizeof(int32_t));
+    /* Calloc: every mark starts 0; g, rhs, cost and slot are set before they are read. */
+    self->cells = PyMem_RawCalloc(size, sizeof(CellState));
     self->list = PyMem_RawMalloc(size * sizeof(int32_t));
-    self->mark = PyMem_RawCalloc(size, 1);
     self->path = PyMem_RawMalloc((size + 1) * sizeof(int32_t));
-    if (!self->walkable || !self->g || !self->rhs || !self->slot || !self->list || !self->mark ||
-        !self->path) {
+    if (!self->walkable || !self->cells || !self->list || !self->path) {
         Py_DECREF(self);
         return PyErr_NoMemory();
     }

@@ -9,6 +9,9 @@ start)`` whenever the start moves, which keeps the queued keys lower bounds inst
 the whole queue. This is the optimized version of the paper (its Figure 4): an overconsistent
 cell sets ``g = rhs`` and lowers each predecessor's ``rhs`` in O(1); only an underconsistent one
 (``g < rhs``, its cost went up) sets ``g = inf`` and rescans the predecessors that relied on it.
+A predecessor is requeued only when its ``rhs`` changed: one whose ``g`` and ``rhs`` did not
+change keeps its place, and a key left a lower bound by a moved start is refreshed when it
+reaches the top, as the paper's loop does with every stale key.
 
 The moves are those of `sim.navigation.moves` (Moving AI: 4 or 8 neighbours, no corner
 cutting); a move ``s -> t`` costs its length (1 or sqrt 2) times the cost of the cell ``t``
@@ -51,8 +54,30 @@ from sim.navigation.search import TIE_SCALE
 
 INF = math.inf
 
+NOISE = 2.0**-44
+"""g and rhs closer than this share of the larger count as equal: rounding, not a change."""
+
 PlanOutcome = tuple[bool, tuple[Cell, ...], float, int, int, bool]
 """What `DStarLite.plan` returns: found, cells, cost, expanded, changed cells, repaired."""
+
+
+def differ(g: float, rhs: float) -> bool:
+    """Whether a cell is inconsistent: g and rhs differ by more than float rounding.
+
+    Two equally long paths summed in different orders differ in the last bits; were those
+    bits a change, a repair would ripple them through every cell behind (each raised, then
+    lowered again). Measured differences of that kind are 1 to 4 units in the last place;
+    `NOISE` (2**-44, 256 of them) counts them as equal, and any real change in a path's cost
+    (at least a quarter step) as a change.
+
+    >>> differ(1.0, 1.0 + 2.0**-50), differ(1.0, 1.25), differ(math.inf, 1.0)
+    (False, True, True)
+    """
+    if g == rhs:
+        return False
+    if g == INF or rhs == INF:
+        return True
+    return abs(g - rhs) > NOISE * (g if g > rhs else rhs)
 
 
 class DStarLite:
@@ -223,7 +248,8 @@ class DStarLite:
                 continue
             start = self._start
             start_key = self._key(start)
-            if not (top[0] <= start_key[0] + 1.0 or rhs[start] > g[start]):
+            underconsistent = rhs[start] > g[start] and differ(g[start], rhs[start])
+            if not (top[0] <= start_key[0] + 1.0 or underconsistent):
                 break
             old_key = (top[0], top[1])
             new_key = self._key(cell)
@@ -242,7 +268,7 @@ class DStarLite:
                         new_rhs = length * enter + g_cell
                         if new_rhs < rhs[neighbour]:
                             rhs[neighbour] = new_rhs
-                    self._update_vertex(neighbour)
+                            self._update_vertex(neighbour)
             else:
                 # Underconsistent: its cost went up; predecessors that used it look again.
                 g_old = g[cell]
@@ -251,7 +277,7 @@ class DStarLite:
                 for neighbour, length in self._moves(cell):
                     if neighbour != goal and rhs[neighbour] == length * enter + g_old:
                         rhs[neighbour] = self._lookahead(neighbour)
-                    self._update_vertex(neighbour)
+                        self._update_vertex(neighbour)
                 self._update_vertex(cell)
 
     def _extract(self) -> list[int] | None:
@@ -350,7 +376,7 @@ class DStarLite:
 
     def _update_vertex(self, cell: int) -> None:
         """Queue an inconsistent cell under its key now; take a consistent one out."""
-        if self._g[cell] != self._rhs[cell]:
+        if differ(self._g[cell], self._rhs[cell]):
             key = self._key(cell)
             if self._queued_key[cell] != key:
                 self._push(cell, key)
