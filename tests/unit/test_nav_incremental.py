@@ -28,13 +28,14 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from numpy.typing import NDArray
 
-from sim.navigation import IncrementalSearch, PathResult, find_path
+from sim.navigation import IncrementalSearch, PathResult, find_path, read_map, read_scenarios
 from sim.navigation.incremental import INCREMENTAL_AVAILABLE
 from tests.helpers.grids import ascii_grid, grid
 from tests.helpers.oracles import SQRT2, assert_legal_path, steps_cost
+from tests.helpers.paths import movingai_dir
 from tests.helpers.problems import PROPERTY_SETTINGS
 
-# The Python reference plans each step of each scenario: fewer examples keep this file fast.
+# Fewer examples where each is slow (the Python reference, large grids): this file stays fast.
 PYTHON_SETTINGS = settings(PROPERTY_SETTINGS, max_examples=150)
 needs_c = pytest.mark.skipif(
     not INCREMENTAL_AVAILABLE, reason="sim.navigation._incremental not built"
@@ -147,15 +148,7 @@ def assert_same_as_astar(
     exact: bool,
     context: str,
 ) -> None:
-    fresh = find_path(
-        walkable,
-        start,
-        goal,
-        diagonal=diagonal,
-        heuristic=heuristic,
-        costs=costs,
-        implementation="python",
-    )
+    fresh = find_path(walkable, start, goal, diagonal=diagonal, heuristic=heuristic, costs=costs)
     assert result.found == fresh.found, context
     assert result.reason == fresh.reason, context
     if not fresh.found:
@@ -222,7 +215,7 @@ def test_c_gives_exactly_what_python_gives(scenario: Scenario, options: tuple[bo
 
 
 @needs_c
-@PROPERTY_SETTINGS
+@PYTHON_SETTINGS  # fewer examples: drawing grids of up to 48x48 cells takes most of the time
 @given(scenario=scenarios(max_side=48, max_events=6), options=st.sampled_from(CONSISTENT[:5]))
 def test_c_on_larger_grids_matches_astar(scenario: Scenario, options: tuple[bool, str]) -> None:
     diagonal, heuristic = options
@@ -441,3 +434,63 @@ def test_bad_arguments_get_find_paths_errors(
 def test_auto_plans_in_c_when_built() -> None:
     assert IncrementalSearch().implementation == "c"
     assert IncrementalSearch(implementation="python").implementation == "python"
+
+
+def test_a_repair_whose_walk_fails_starts_over() -> None:
+    walkable = np.ones((12, 12), dtype=bool)
+    planner = IncrementalSearch(implementation="python")
+    first = planner.plan(walkable, (0, 0), (11, 11))
+    engine: Any = planner._engine
+    # Stale costs-to-go everywhere and nothing queued: the walk from the start meets a dead
+    # end, which only float rounding after a real repair could cause.
+    engine._g = [math.inf] * 144
+    result = planner.plan(walkable, (0, 0), (11, 11))
+    assert not planner.last_repaired
+    assert result.cells == first.cells
+    assert result.expanded > 0
+
+
+SMALL_MAPS = ("arena", "den312d", "ht_chantry", "lak303d")
+"""Moving AI maps small enough for many rounds in a unit test (49 to 194 cells a side)."""
+
+
+@needs_c
+@pytest.mark.parametrize("name", SMALL_MAPS)
+def test_repairs_on_movingai_maps_cost_what_astar_costs(name: str) -> None:
+    path = movingai_dir() / f"{name}.map"
+    if not path.exists():
+        pytest.skip(f"no Moving AI map {path}")
+    walkable = read_map(path).walkable.copy()
+    scenarios = read_scenarios(path.with_name(f"{name}.map.scen"))
+    scenario = max(scenarios, key=lambda s: (s.optimal_length, s.line))
+    rng = np.random.default_rng(15)
+    height, width = walkable.shape
+    planner = IncrementalSearch(implementation="c")
+    start, goal = scenario.start, scenario.goal
+    route = list(planner.plan(walkable, start, goal).cells)
+    repaired = 0
+    for number in range(40):
+        if len(route) > 3:
+            route = route[2:]
+            start = route[0]
+        # Toggle cells within 2 of the route (the benchmark's changes), never start or goal.
+        for row, col in rng.choice(np.array(route), size=6):
+            cell = (int(row + rng.integers(-2, 3)), int(col + rng.integers(-2, 3)))
+            if 0 <= cell[0] < height and 0 <= cell[1] < width and cell not in (start, goal):
+                walkable[cell] = not walkable[cell]
+        result = planner.plan(walkable, start, goal)
+        repaired += planner.last_repaired
+        assert_same_as_astar(
+            result,
+            walkable,
+            None,
+            start,
+            goal,
+            diagonal=True,
+            heuristic="octile",
+            exact=True,
+            context=f"{name} round {number}",
+        )
+        # Unreachable: the agent waits where it stands (its old route may be blocked now).
+        route = list(result.cells) if result.found else [start]
+    assert repaired == 40
