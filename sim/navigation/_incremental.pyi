@@ -9,6 +9,7 @@ class Planner:
         start: int,
         goal: int,
         h_factor: float,
+        /,
         *,
         fresh: bool,
     ) -> tuple[bool, tuple[tuple[int, int], ...], float, int, int, bool]: ...

@@ -76,6 +76,7 @@ class _Engine(Protocol):
         start: int,
         goal: int,
         h_factor: float,
+        /,
         *,
         fresh: bool,
     ) -> PlanOutcome: ...

@@ -36,7 +36,7 @@ from tests.helpers.paths import movingai_dir
 from tests.helpers.problems import PROPERTY_SETTINGS
 
 # Fewer examples where each is slow (the Python reference, large grids): this file stays fast.
-PYTHON_SETTINGS = settings(PROPERTY_SETTINGS, max_examples=150)
+FEW_EXAMPLES = settings(PROPERTY_SETTINGS, max_examples=150)
 needs_c = pytest.mark.skipif(
     not INCREMENTAL_AVAILABLE, reason="sim.navigation._incremental not built"
 )
@@ -164,7 +164,7 @@ def assert_same_as_astar(
         assert ours == pytest.approx(astar, rel=FLOAT_REL), context
 
 
-@PYTHON_SETTINGS
+@FEW_EXAMPLES
 @given(scenario=scenarios(), options=st.sampled_from(CONSISTENT))
 def test_every_plan_costs_what_a_fresh_astar_costs(
     scenario: Scenario, options: tuple[bool, str]
@@ -187,7 +187,7 @@ def test_every_plan_costs_what_a_fresh_astar_costs(
 
 
 @needs_c
-@PYTHON_SETTINGS
+@FEW_EXAMPLES
 @given(scenario=scenarios(), options=st.sampled_from(CONSISTENT))
 def test_c_gives_exactly_what_python_gives(scenario: Scenario, options: tuple[bool, str]) -> None:
     diagonal, heuristic = options
@@ -215,7 +215,7 @@ def test_c_gives_exactly_what_python_gives(scenario: Scenario, options: tuple[bo
 
 
 @needs_c
-@PYTHON_SETTINGS  # fewer examples: drawing grids of up to 48x48 cells takes most of the time
+@FEW_EXAMPLES  # fewer examples: drawing grids of up to 48x48 cells takes most of the time
 @given(scenario=scenarios(max_side=48, max_events=6), options=st.sampled_from(CONSISTENT[:5]))
 def test_c_on_larger_grids_matches_astar(scenario: Scenario, options: tuple[bool, str]) -> None:
     diagonal, heuristic = options
