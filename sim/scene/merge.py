@@ -6,6 +6,10 @@ removed); everything else comes from the file as it is now, so what another prog
 meanwhile stays. As in a version-control merge, a value both sides changed differently is a
 conflict (the unit is one entry's `pos`, `scale` or `heading`), and so are an entry removed on
 one side and edited on the other and a name both sides added. Pure data: no TOML, no Panda3D.
+
+Only the file's `[[objects]]` entries take part. The agents a `[[crowds]]` table expands into
+are not entries of their own: the crowd table is kept as the file declares it, and its agents
+are left out of both sides (`MergeBase.crowd_members`, `SceneSpec.crowd_members`).
 """
 
 from __future__ import annotations
@@ -70,23 +74,51 @@ class MergeBase:
     The two sides are kept apart, because after a save they need not match: a value changed only
     in the file is written as the file has it, while the app still shows its own. The app's side
     is the objects the app handed in (agents at their authored spawn), the file's side the
-    entries as they were read or written.
+    entries as they were read or written. `crowd_members` names the agents the file's
+    `[[crowds]]` made at the load or any save since, which are on neither side: the app runs
+    the crowds it loaded until it loads again, also when the file's crowds have shrunk.
     """
 
-    def __init__(self, app: Iterable[ObjectState], file: Iterable[ObjectSpec]) -> None:
+    def __init__(
+        self,
+        app: Iterable[ObjectState],
+        file: Iterable[ObjectSpec],
+        crowd_members: frozenset[str] = frozenset(),
+    ) -> None:
         self.app: dict[str, ObjectState] = {}
         self.file: dict[str, ObjectSpec] = {}
-        self.advance(app, file)
+        self.crowd_members: frozenset[str] = frozenset()
+        self.advance(app, file, crowd_members)
 
     @classmethod
     def loaded(cls, scene: SceneSpec) -> MergeBase:
-        """The base of a scene just loaded: both sides are the file."""
-        return cls(map(ObjectState.from_spec, scene.objects), scene.objects)
+        """The base of a scene just loaded: both sides are the file's [[objects]] entries."""
+        listed = scene.listed_objects
+        return cls(map(ObjectState.from_spec, listed), listed, scene.crowd_members())
 
-    def advance(self, app: Iterable[ObjectState], file: Iterable[ObjectSpec]) -> None:
-        """After a save: the app's objects as saved, the file's entries as written."""
+    def advance(
+        self,
+        app: Iterable[ObjectState],
+        file: Iterable[ObjectSpec],
+        crowd_members: frozenset[str] = frozenset(),
+    ) -> None:
+        """After a save: the app's objects as saved, the file's entries and crowds as written."""
         self.app = {obj.name: obj for obj in app}
         self.file = {obj.name: obj for obj in file}
+        self.crowd_members |= crowd_members
+
+
+def without_crowds(
+    objects: Iterable[ObjectState], base: MergeBase, scene: SceneSpec
+) -> list[ObjectState]:
+    """The app's `objects` less the crowds' agents, of the file at `base` or as `scene` has it.
+
+    A crowd's agents are saved as their crowd table, never one by one: what the app did to one
+    of them (it cannot drag agents) is not written, and an agent of a crowd the file has since
+    shrunk is not written back as an [[objects]] entry.
+    """
+    crowds = base.crowd_members | scene.crowd_members()
+    return [obj for obj in objects if obj.name not in crowds]
 
 
 @dataclass(frozen=True, slots=True)

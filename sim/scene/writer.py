@@ -38,6 +38,7 @@ from sim.scene.merge import (
     merge_objects,
     same,
     same_angle,
+    without_crowds,
 )
 from sim.scene.spec import ObjectSpec, SceneError, SceneSpec
 
@@ -67,8 +68,10 @@ def save_scene(
     base by more than float32 noise, or half the last written decimal); entries the app removed
     are removed, but a comment block after one stays; objects the app added are appended in
     the order given. All else is the file's as it is now: entries and values changed only
-    there, and tag, model, color, [objects.agent] and comments. Numbers are written rounded to
-    `DECIMALS` places; the file's line ends (LF or CRLF) are kept.
+    there, and tag, model, color, [objects.agent] and comments. `[[crowds]]` tables stay as the
+    file declares them: the agents they expand into are never written one by one, so `objects`
+    may hold them or not. Numbers are written rounded to `DECIMALS` places; the file's line
+    ends (LF or CRLF) are kept.
 
     When a value (or an entry) changed both in the file and in the app, nothing is written,
     unless `target` is another file: there the app's edit wins, as the source keeps the other.
@@ -97,7 +100,8 @@ def save_scene(
         document, spec = _read(source)
         before = document.as_string()
         base = MergeBase.loaded(spec) if base is None else base
-        merge = merge_objects(base, objects, spec.objects, ours_win=not in_place)
+        ours = without_crowds(objects, base, spec)
+        merge = merge_objects(base, ours, spec.listed_objects, ours_win=not in_place)
         _refuse_conflicts(merge)
         _merge(document, spec, merge.objects)
         text = _line_ends_like(before, document.as_string())
@@ -109,7 +113,7 @@ def save_scene(
     except OSError as error:
         raise SceneSaveError(f"{target}: could not save: {error.strerror or error}") from None
     if in_place:
-        base.advance(objects, written.objects)
+        base.advance(ours, written.listed_objects, written.crowd_members())
     return target
 
 
@@ -160,7 +164,8 @@ def _merge(document: tomlkit.TOMLDocument, spec: SceneSpec, objects: Sequence[Ob
     """Make the document's [[objects]] hold `objects`: update, remove, then append.
 
     Entries named in `objects` take its values where they differ from `spec`'s, the others are
-    removed, and objects the document lacks are appended in the order given.
+    removed, and objects the document lacks are appended in the order given. Other tables,
+    [[crowds]] among them, are left as they are.
     """
     entries = document.get("objects")
     if entries is None and objects:
@@ -168,12 +173,13 @@ def _merge(document: tomlkit.TOMLDocument, spec: SceneSpec, objects: Sequence[Ob
         document.append("objects", entries)
     if entries is None:
         return
-    if not isinstance(entries, AoT) or len(entries) != len(spec.objects):
+    listed = spec.listed_objects
+    if not isinstance(entries, AoT) or len(entries) != len(listed):
         raise SceneError(f"{spec.path}: objects: only [[objects]] tables can be saved")
     wanted = {obj.name: obj for obj in objects}
     previous = _container_before_objects(document)
     removed: list[int] = []
-    for index, (entry, old) in enumerate(zip(entries, spec.objects, strict=True)):
+    for index, (entry, old) in enumerate(zip(entries, listed, strict=True)):
         state = wanted.pop(old.name, None)
         if state is None:
             removed.append(index)
@@ -185,10 +191,13 @@ def _merge(document: tomlkit.TOMLDocument, spec: SceneSpec, objects: Sequence[Ob
             previous = entry.value
     for index in reversed(removed):
         del entries[index]
+    # A comment block after the last entry heads what follows the array, if anything does (a
+    # [[crowds]] table): it moves on with the blank lines, so new entries come before it.
+    followed = _followed_by_more(document)
     for state in (obj for obj in objects if obj.name in wanted):
         entry = _new_entry(state)
         if previous is not None:  # the blank lines that ended the array now end the new entry
-            _end_with(entry.value, _cut_tail(previous, comments=False))
+            _end_with(entry.value, _cut_tail(previous, comments=followed))
             ended = _deepest(previous).as_string().endswith("\n")  # no newline at the end of file?
             _end_with(previous, [tomlkit.nl()] * (1 if ended else 2))
         entries.append(entry)
@@ -237,14 +246,25 @@ def _merged(old: Vec3, new: Vec3) -> Vec3:
 
 
 def _container_before_objects(document: tomlkit.TOMLDocument) -> Container | None:
-    """The table whose trailing lines precede the first [[objects]] header, if any."""
+    """The table whose trailing lines precede the first [[objects]] header, if any.
+
+    That is the last table of an array of tables ([[crowds]]) when one comes right before.
+    """
     before = None
     for key, item in document.body:
         if key is not None and key.key == "objects":
             break
         if isinstance(item, Table):
             before = item.value
+        elif isinstance(item, AoT) and item.body:
+            before = item.body[-1].value
     return before
+
+
+def _followed_by_more(document: tomlkit.TOMLDocument) -> bool:
+    """Whether another table comes after the [[objects]] array in the document."""
+    keys = [key.key for key, _ in document.body if key is not None]
+    return bool(keys) and keys[-1] != "objects"
 
 
 def _deepest(container: Container) -> Container:
