@@ -24,6 +24,9 @@ ARRIVAL_BUDGET_S = {
     "terrain": 20.0,
     "sizes": 20.0,
     "traffic": 20.0,  # it meets the End in the doorway at about 6 s
+    # Two groups of 30 through one doorway: about 15 s while they walk through each other,
+    # longer once they give way to each other there.
+    "crossing": 60.0,
 }
 PATH_RGB = rgb(PATH_COLOR)
 
