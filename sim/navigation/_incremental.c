@@ -11,11 +11,14 @@
  *   - moves are those of sim/navigation/moves.py, in DIRECTIONS order (up, down, left, right,
  *     then the diagonals up-left, up-right, down-left, down-right); a move s -> t costs
  *     length * cost[t], added to g as `length * cost + g`;
- *   - a key is (floor((min(g, rhs) + h) + km) * TIE_SCALE), min(g, rhs)), ties then to the
+ *   - a key is (floor(((min(g, rhs) + h) + km) * TIE_SCALE), min(g, rhs)), ties then to the
  *     smaller flat cell; every cell is queued at most once, so the order is strict and this
  *     indexed heap pops exactly the sequence of the reference's heap of lazily deleted
- *     entries;
- *   - the heuristic is h_factor * heuristic(|d col|, |d row|) as in heuristics.py.
+ *     entries (an entry also records the epoch of its key, so a key is recomputed at the top
+ *     only when the start moved since; the reference recomputes it and finds it equal);
+ *   - the heuristic is h_factor * heuristic(|d col|, |d row|) as in heuristics.py;
+ *   - g and rhs within NOISE of each other count as equal (`differ`), and a predecessor is
+ *     requeued only when its rhs changed.
  * Bit-identical sums need the compiler not to fuse a * b + c into one FMA instruction (which
  * rounds once instead of twice); the pragmas below forbid that on GCC and Clang.
  *
@@ -549,7 +552,8 @@ static Py_ssize_t take_snapshot(Planner *p, const uint8_t *walkable, const doubl
         const int walk_differs = memcmp(p->walkable + begin, walkable + begin, (size_t)n) != 0;
         int cost_differs = costs_may_differ;
         if (costs != NULL && old_costs != NULL)
-            cost_differs = memcmp(old_costs + begin, costs + begin, (size_t)n * sizeof(double)) != 0;
+            cost_differs =
+                memcmp(old_costs + begin, costs + begin, (size_t)n * sizeof(double)) != 0;
         if (!walk_differs && !cost_differs) continue;
         for (Py_ssize_t i = begin; i < begin + n; i++) {
             const uint8_t now = walkable[i] != 0;

@@ -11,7 +11,15 @@ cell sets ``g = rhs`` and lowers each predecessor's ``rhs`` in O(1); only an und
 (``g < rhs``, its cost went up) sets ``g = inf`` and rescans the predecessors that relied on it.
 A predecessor is requeued only when its ``rhs`` changed: one whose ``g`` and ``rhs`` did not
 change keeps its place, and a key left a lower bound by a moved start is refreshed when it
-reaches the top, as the paper's loop does with every stale key.
+reaches the top, as the paper's loop does with every stale key. ``g`` and ``rhs`` that differ
+only by float rounding count as equal (`differ`): otherwise such bits would ripple through every
+cell behind a change.
+
+The incremental search pays off when the changes lie near the start (the agent) or away from
+the cells whose shortest route they cut. A change that cuts the route near the goal raises, and
+then lowers again, every cell behind it as far as the start's key reaches, and when the start is
+cut off the repair runs until the queue is empty; A* from scratch can be cheaper then (narrow
+mazes, dense random walls).
 
 The moves are those of `sim.navigation.moves` (Moving AI: 4 or 8 neighbours, no corner
 cutting); a move ``s -> t`` costs its length (1 or sqrt 2) times the cost of the cell ``t``
