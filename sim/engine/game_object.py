@@ -48,7 +48,8 @@ class GameObject:
         self._alive = True
         self._world: World | None = None
         node.set_python_tag(PYTHON_TAG, self)
-        self.tag = tag
+        self._tag = tag
+        self.tag = tag  # also on the node
 
     @property
     def node(self) -> NodePath:
@@ -73,9 +74,11 @@ class GameObject:
 
     @tag.setter
     def tag(self, value: str) -> None:
-        self._tag = value
+        old, self._tag = self._tag, value
         if not self._node.is_empty():
             self._node.set_tag(TAG_KEY, value)
+        if self._world is not None:
+            self._world._retag(self, old, value)
 
     @property
     def world(self) -> World | None:

@@ -60,6 +60,15 @@ class World:
         self._objects: dict[GameObject, int] = {}
         self._added = 0
         self._awake_queue: deque[Component] = deque()
+        # Awoken components not started yet, and every (object, component) pair in update
+        # order (None: to be listed again): a step then touches only what it has to, not
+        # every component of every object twice.
+        self._unstarted: list[Component] = []
+        self._pairs: tuple[tuple[GameObject, Component], ...] | None = None
+        # Objects by tag, each in insertion order until one is retagged (then sorted on
+        # lookup): the grid asks for its obstacles every frame, among thousands of agents.
+        self._tagged: dict[str, dict[GameObject, None]] = {}
+        self._retagged = False
         self._destroy_queue: deque[GameObject] = deque()
         self._started = False
         self._stepping = False
@@ -110,6 +119,8 @@ class World:
         game_object._world = self
         self._objects[game_object] = self._added
         self._added += 1
+        self._pairs = None
+        self._tagged.setdefault(game_object.tag, {})[game_object] = None
         for component in game_object.components:
             self._on_component_added(component)
         return game_object
@@ -136,11 +147,29 @@ class World:
 
     def find_with_tag(self, tag: str) -> GameObject | None:
         """Return the first object (insertion order) tagged `tag`, or None."""
-        return next((obj for obj in self._objects if obj.tag == tag), None)
+        tagged = self._tagged.get(tag)
+        if not tagged:
+            return None
+        if not self._retagged:
+            return next(iter(tagged))
+        return min(tagged, key=self._objects.__getitem__)
 
     def find_all_with_tag(self, tag: str) -> list[GameObject]:
         """Return every object tagged `tag`, in insertion order."""
-        return [obj for obj in self._objects if obj.tag == tag]
+        tagged = self._tagged.get(tag)
+        if not tagged:
+            return []
+        if not self._retagged:
+            return list(tagged)
+        return sorted(tagged, key=self._objects.__getitem__)
+
+    def _retag(self, game_object: GameObject, old: str, new: str) -> None:
+        """`game_object`'s tag changed from `old` to `new` (called by its tag setter)."""
+        if old == new:
+            return
+        self._tagged.get(old, {}).pop(game_object, None)
+        self._tagged.setdefault(new, {})[game_object] = None
+        self._retagged = True
 
     def destroy(self, game_object: GameObject) -> None:
         """Mark `game_object` (and objects under its node) dead; remove them at the frame's end.
@@ -191,8 +220,11 @@ class World:
         try:
             while self._destroy_queue:
                 obj = self._destroy_queue.popleft()
+                tag = obj.tag
                 obj._run_on_destroy()
                 del self._objects[obj]
+                self._tagged.get(tag, {}).pop(obj, None)
+                self._pairs = None
                 removed.append(obj)
         finally:
             # The nodes leave together, after the hooks: one by one, each would cost a scan of
@@ -237,14 +269,15 @@ class World:
 
     def _on_component_added(self, component: Component) -> None:
         """Awake now if started, else queue for the first step (called by add/add_component)."""
+        self._pairs = None
         if self._started:
             self._awake(component)
         else:
             self._awake_queue.append(component)
 
-    @staticmethod
-    def _awake(component: Component) -> None:
+    def _awake(self, component: Component) -> None:
         component._awoken = True
+        self._unstarted.append(component)
         component.awake()
 
     def _run_queued_awakes(self) -> None:
@@ -255,17 +288,34 @@ class World:
                 self._awake(component)
 
     def _run_pending_starts(self) -> None:
-        for obj in tuple(self._objects):
-            for component in obj.components:
-                if obj.alive and component.enabled and component._awoken and not component._started:
-                    component._started = True
-                    component.start()
+        if not self._unstarted:
+            return
+        # Those awoken so far, in object insertion order then component order; components
+        # awoken by these starts wait for the next step. Disabled ones keep waiting.
+        waiting = [c for c in self._unstarted if not c._started]
+        waiting.sort(key=self._start_order)
+        self._unstarted = []
+        for component in waiting:
+            obj = component.game_object
+            if obj.world is not self or not obj.alive:
+                continue
+            if component.enabled:
+                component._started = True
+                component.start()
+            else:
+                self._unstarted.append(component)
+
+    def _start_order(self, component: Component) -> tuple[int, int]:
+        obj = component.game_object
+        order = self._objects.get(obj, self._added)
+        return (order, obj._components.index(component))
 
     def _run_updates(self, dt: float) -> None:
-        for obj in tuple(self._objects):
-            for component in obj.components:
-                if obj.alive and component.enabled and component._started:
-                    component.update(dt)
+        if self._pairs is None:
+            self._pairs = tuple((obj, c) for obj in self._objects for c in obj._components)
+        for obj, component in self._pairs:
+            if obj._alive and component.enabled and component._started:
+                component.update(dt)
 
 
 # Panda3D finds a child to detach by scanning its parent's child list, so detaching k of a

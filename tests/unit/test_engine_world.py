@@ -228,6 +228,39 @@ def test_find_by_name_and_tag_in_insertion_order(world: World) -> None:
     assert world.find_all_with_tag("End") == []
 
 
+def test_retagged_objects_are_found_under_their_new_tag_in_insertion_order(
+    world: World,
+) -> None:
+    first = world.spawn("a", tag="Obstacle")
+    second = world.spawn("b", tag="Untagged")
+    third = world.spawn("c", tag="Obstacle")
+    second.tag = "Obstacle"
+    assert world.find_all_with_tag("Obstacle") == [first, second, third]
+    first.tag = "End"
+    assert world.find_with_tag("Obstacle") is second
+    assert world.find_with_tag("End") is first
+    first.destroy()
+    world.step(0.1)
+    assert world.find_with_tag("End") is None
+
+
+def test_components_start_in_object_then_component_order_whenever_they_awoke(
+    world: World,
+) -> None:
+    log: Log = []
+    early, late = world.spawn("early"), world.spawn("late")
+    late.add_component(Recorder("late", log))
+    early.add_component(Recorder("early-1", log))
+    world.step(0.1)
+    late.add_component(Recorder("late-2", log))
+    early.add_component(Recorder("early-2", log))
+    log.clear()
+    world.step(0.1)
+    assert [label for label, hook in log if hook == "start"] == ["early-2", "late-2"]
+    updates = [label for label, hook in log if hook.startswith("update")]
+    assert updates == ["early-1", "early-2", "late", "late-2"]
+
+
 def test_tag_is_a_real_panda3d_tag(world: World) -> None:
     cube = world.spawn("cube", tag="Obstacle")
     world.spawn("start", tag="Start")
