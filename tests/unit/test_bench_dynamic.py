@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from sim.bench import dynamic, results
-from sim.bench.dynamic_report import SECTION_TITLE
+from sim.bench.dynamic_report import SECTION_TITLE, DynamicReport, MapRun
 from sim.bench.maps import check_path
 from sim.commands.cli import main
 from sim.navigation import find_path, read_map
@@ -262,3 +262,31 @@ def test_write_results_keeps_every_section(
     ]
     assert "--write-results` on" in text
     assert "| tiny (24x24)" in capsys.readouterr().out
+
+
+def test_targets_pool_every_rounds_of_the_target_maps() -> None:
+    """One map far under the targets and one over: each judged alone, then pooled."""
+
+    def run(name: str, astar: list[int], incremental: list[int]) -> MapRun:
+        return MapRun(
+            name,
+            512,
+            512,
+            "c",
+            changed=10,
+            scenarios=1,
+            astar_ms=[float(n) for n in astar],
+            incremental_ms=[float(n) for n in incremental],
+            astar_expanded=astar,
+            incremental_expanded=incremental,
+        )
+
+    cheap = run("cheap", [100, 100, 100], [1, 1, 1])
+    dear = run("dear", [100, 100], [90, 90])
+    report = DynamicReport((cheap, dear), 1, 3, 10, 3, 2, 0, "c")
+    lines = report.target_lines()
+    assert "met on 1 of 2 maps" in lines[0]
+    assert lines[1] == "  - all 5 rounds of these maps pooled: expansions 0.010x, time 0.010x: met"
+    heavy = run("heavy", [100] * 4, [90] * 4)
+    pooled = DynamicReport((cheap, heavy), 1, 3, 10, 3, 2, 0, "c").target_lines()[1]
+    assert pooled.endswith("expansions 0.900x, time 0.900x: NOT met")
