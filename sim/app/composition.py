@@ -29,6 +29,7 @@ from sim.app.report_builder import build_report
 from sim.app.trace import TraceWriter
 from sim.components.agent_controller import ROUTES_DRAWN, AgentController, AgentState
 from sim.components.crowd import CrowdField
+from sim.components.crowd_render import AgentArrays, CrowdRenderer
 from sim.components.grid_manager import HEURISTICS, GridManager
 from sim.components.hud import Hud
 from sim.components.motion import SceneMotion
@@ -129,6 +130,9 @@ class SimApp:
             self.motion.add(game_object, mover=spec.mover, rotator=spec.rotator, door=spec.door)
         self.agents = self._add_agents()
         self.legend = self._add_terrain()
+        arrays = AgentArrays(self.agents, lambda: self.world.time_s)  # every agent, batched
+        renderer = CrowdRenderer(arrays, camera=self.base.cam, window=self.base.win)
+        self.crowd_render = self.world.spawn("crowd-render").add_component(renderer)
         self.hud = self.world.spawn("hud").add_component(
             Hud(
                 top_left=self.base.a2dTopLeft,
@@ -269,6 +273,7 @@ class SimApp:
             "toggle_parent_arrows": self.toggle_parent_arrows,
             "toggle_search_numbers": self.toggle_search_numbers,
             "toggle_compare": self.search_panel.toggle_compare,
+            "toggle_crowd_gizmos": self.crowd_render.toggle_gizmos,
         }
         bind_controls(self.base, actions, search_open=lambda: view.opened)
 

@@ -92,6 +92,7 @@ CONTROLS: tuple[Control, ...] = (
     Control("k", "cycle_heuristic", "K heuristic", 2),
     Control("n", "toggle_connectivity", "N 4/8", 2),
     Control("t", "toggle_search_view", "T search view", 2),
+    Control("d", "toggle_crowd_gizmos", "D crowd gizmos", 2),
     Control("t", "close_search_view", "T close", 0, _SEARCH),
     Control("enter", "play_pause", "Enter play / pause", 0, _SEARCH),
     Control("arrow_left", "step_back", "Left / Right step", 0, _SEARCH, repeats=True),
