@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 from numpy.typing import NDArray
@@ -62,6 +63,46 @@ class CrowdFrame:
     velocities: NDArray[np.float64] | None = None
     visible: NDArray[np.bool_] | None = None
     neighbours: NDArray[np.intp] | None = None
+
+
+class CrowdArrays(Protocol):
+    """Anything that keeps the agents' state as arrays (row i = agent i), e.g. `CrowdSim`."""
+
+    @property
+    def positions(self) -> NDArray[np.float64]:
+        """(n, 2) world x, y."""
+        ...
+
+    @property
+    def headings_deg(self) -> NDArray[np.float64]:
+        """(n,) Panda3D headings."""
+        ...
+
+    @property
+    def radii(self) -> NDArray[np.float64]:
+        """(n,) disc radii."""
+        ...
+
+    @property
+    def colors(self) -> NDArray[np.float64]:
+        """(n, 4) RGBA."""
+        ...
+
+    @property
+    def velocities(self) -> NDArray[np.float64]:
+        """(n, 2) world units per second."""
+        ...
+
+
+def frames_of(state: CrowdArrays) -> Callable[[], CrowdFrame]:
+    """A `CrowdRenderer` source reading `state`'s arrays each frame (no copies, no loop)."""
+
+    def frame() -> CrowdFrame:
+        return CrowdFrame(
+            state.positions, state.headings_deg, state.radii, state.colors, state.velocities
+        )
+
+    return frame
 
 
 class CrowdRenderer(Component):

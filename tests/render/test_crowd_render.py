@@ -9,6 +9,7 @@ places.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -16,7 +17,7 @@ from direct.showbase.ShowBase import ShowBase
 from numpy.typing import NDArray
 from panda3d.core import Filename, Point3, load_prc_file_data, unload_prc_file
 
-from sim.components.crowd_render import GIZMO_KEYS, CrowdFrame, CrowdRenderer
+from sim.components.crowd_render import GIZMO_KEYS, CrowdFrame, CrowdRenderer, frames_of
 from sim.config import Tag
 from sim.engine import Gizmos, World
 from sim.engine.markers import MARKER_Z, MarkerBatch
@@ -291,6 +292,25 @@ def test_the_gizmo_key_shows_velocities_and_neighbours(showbase: ShowBase) -> No
     crowd.renderer.toggle_gizmos()
     crowd.draw()
     assert crowd.gizmos.keys() == set()
+
+
+def test_an_owner_of_arrays_feeds_the_renderer_as_they_change(showbase: ShowBase) -> None:
+    state = SimpleNamespace(
+        positions=POSITIONS.copy(),
+        headings_deg=np.zeros(3),
+        radii=np.full(3, 1.5),
+        colors=COLORS,
+        velocities=np.zeros((3, 2)),
+    )
+    world, gizmos = World(showbase.render), Gizmos(showbase.render)
+    renderer = CrowdRenderer(frames_of(state), camera=showbase.cam, window=showbase.win)
+    world.spawn("crowd-render").add_component(renderer)
+    world.step(0.0)
+    state.positions[0] = (-6.0, -6.0)  # moved in place, as a simulation writes its rows
+    world.draw_gizmos(gizmos)
+    image = render(showbase)
+    assert is_near(image, pixel_of(showbase, -6.0, -6.0), RED)
+    assert is_background(image, pixel_of(showbase, -6.0, 3.0))
 
 
 def test_no_agents_is_fine(showbase: ShowBase) -> None:
