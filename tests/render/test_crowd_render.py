@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from types import SimpleNamespace
+from typing import Any
 
 import numpy as np
 import pytest
@@ -218,11 +219,11 @@ class Crowd:
         count: int = 25,
         radius: float = 0.4,
         spacing: float = 3.0,
-        **kwargs: float,
+        **kwargs: Any,
     ) -> None:
         side = int(np.ceil(np.sqrt(count)))
         grid = np.stack(np.meshgrid(np.arange(side), np.arange(side)), axis=-1).reshape(-1, 2)
-        self.positions = (grid[:count] - (side - 1) / 2) * spacing
+        self.positions = ((grid[:count] - (side - 1) / 2) * spacing).astype(np.float64)
         self.velocities = np.tile([2.0, 0.0], (count, 1))
         self.frame = CrowdFrame(
             self.positions,
@@ -346,7 +347,8 @@ def test_every_agent_shows_its_colour_in_every_crowd_scene(open_app, scene, zoom
     image = screenshot_rgb(app.base.win)
     hidden = []
     for agent in app.agents:
-        pixel = app.screen_of_point(Point3(*agent.position, MARKER_Z))
+        x, y = agent.position
+        pixel = app.screen_of_point(Point3(x, y, MARKER_Z))
         color = tuple(agent.game_object.node.get_color())
         if pixel is None:
             hidden.append(agent.game_object.name)

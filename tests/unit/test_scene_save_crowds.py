@@ -5,12 +5,13 @@ from __future__ import annotations
 import dataclasses
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from sim.scene.file import load_scene
 from sim.scene.merge import MergeBase, ObjectState, without_crowds
-from sim.scene.spec import SceneSpec
+from sim.scene.spec import ObjectSpec, SceneSpec
 from sim.scene.writer import save_scene
 
 CROWD_SCENE = """\
@@ -100,7 +101,7 @@ def path(tmp_path: Path) -> Path:
     return scene
 
 
-def states(spec: SceneSpec, **changes: dict) -> list[ObjectState]:
+def states(spec: SceneSpec, **changes: dict[str, Any]) -> list[ObjectState]:
     """Every object of the running scene, crowd agents too, as the editor hands them in."""
     return [
         dataclasses.replace(ObjectState.from_spec(obj), **changes.get(obj.name, {}))
@@ -134,14 +135,17 @@ def test_edited_crowd_scene_round_trips_every_crowd_key(path: Path) -> None:
     new = load_scene(target)
     assert new.crowds == old.crowds
     assert new.objects[4:] == old.objects[3:]  # the same agents, after the listed objects
-    assert new.find("rock").pos == (9.5, 4.5, 0.0)
+    assert _found(new, "rock").pos == (9.5, 4.5, 0.0)
     assert new.find("crate") is not None
     assert dataclasses.replace(new, path=old.path, objects=old.objects) == old
 
 
 def test_crowd_agents_are_never_written_one_by_one(path: Path) -> None:
     old = load_scene(path)
-    moved = {"red-1": {"pos": (3.5, 3.5, 0.0)}, "blue-2": {"heading": 45.0}}
+    moved: dict[str, dict[str, Any]] = {
+        "red-1": {"pos": (3.5, 3.5, 0.0)},
+        "blue-2": {"heading": 45.0},
+    }
 
     save_scene(path, [*states(old, **moved), CRATE])
 
@@ -209,8 +213,8 @@ def test_crowd_member_name_reused_by_the_file_is_the_file_entry(path: Path) -> N
     save_scene(path, states(loaded, rock={"pos": (9.5, 2.5, 0.0)}), base=base)
 
     saved = load_scene(path)
-    assert saved.find("blue-5").pos == (9.5, 9.5, 0.0)
-    assert saved.find("rock").pos == (9.5, 2.5, 0.0)
+    assert _found(saved, "blue-5").pos == (9.5, 9.5, 0.0)
+    assert _found(saved, "rock").pos == (9.5, 2.5, 0.0)
 
 
 def test_merge_base_holds_listed_objects_only(path: Path) -> None:
@@ -235,3 +239,10 @@ def test_saving_a_copy_of_a_shipped_crowd_scene_keeps_its_crowds(tmp_path: Path)
     new = load_scene(path)
     assert new.crowds == old.crowds
     assert new.objects[: len(old.listed_objects)] == old.listed_objects
+
+
+def _found(scene: SceneSpec, name: str) -> ObjectSpec:
+    """The object `name` of `scene`, which the test knows is there."""
+    spec = scene.find(name)
+    assert spec is not None, name
+    return spec

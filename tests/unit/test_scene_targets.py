@@ -279,9 +279,14 @@ def test_target_is_looked_up_once_not_every_frame(monkeypatch):
     field = Field()
     bot = field.agent("bot", AgentConfig(target="flag"))
     field.step(DT)
-    calls = []
+    calls: list[str] = []
     find = field.world.find
-    monkeypatch.setattr(field.world, "find", lambda name: calls.append(name) or find(name))
+
+    def counted(name: str) -> object:
+        calls.append(name)
+        return find(name)
+
+    monkeypatch.setattr(field.world, "find", counted)
 
     field.step(1.0)
 
