@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from enum import StrEnum
+from typing import TYPE_CHECKING, Any
 
 from panda3d.core import Quat
 
 from sim.components.agent_route import RouteCells, nearest_clear_point
+from sim.components.agent_state import CAUSES, AgentState, ReplanCause
 from sim.components.crowd import CrowdField
 from sim.components.grid_manager import GridManager, PlanOutcome, Point
+from sim.components.row_fields import RowField
 from sim.components.steering import (
     angle_between_deg,
+    distance_to_circle,
     heading_quat,
     look_rotation,
     quat_heading,
@@ -25,6 +28,11 @@ from sim.engine import Component, GameObject, Gizmos, ReplanGate
 from sim.engine.replan_gate import CHANGED
 from sim.navigation.incremental import IncrementalSearch
 
+if TYPE_CHECKING:
+    from sim.components.crowd_sim import CrowdSim
+
+__all__ = ["CAUSES", "ROUTES_DRAWN", "ROW_FIELDS", "AgentController", "AgentState", "ReplanCause"]
+
 ALIGNED_DEG = 2.0  # facing within this of the waypoint counts as aligned
 CENTRE_EPSILON = 0.02  # world units: close enough to a cell centre to call it reached
 ARRIVAL_MARGIN = 1e-4  # world units: the last step stops this far inside the arrival circle
@@ -33,34 +41,6 @@ AGENT_PATH_COLOR = (1.0, 0.6, 0.1, 1.0)
 ROUTES_DRAWN = 256
 """A scene draws the routes of its first this many agents: each is a line rebuilt every frame
 the agent moves, and thousands of them cost a second a frame and show nothing but orange."""
-
-
-class ReplanCause(StrEnum):
-    """Why an agent replanned, as the HUD and the report count it (`replans_by_cause`).
-
-    Every replan has exactly one. `PATH_CUT`: a cell its remaining route crosses became
-    blocked, or an obstacle moved onto it and pushed it aside, or a step it had to take turned
-    out blocked. `GOAL_MOVED`: the goal it chases went to another cell, or (patrolling) it
-    turned round for the other end. `INTERVAL`: everything else, which is the interval itself
-    and the replans asked for from outside: the first plan, R, M, a drop, a changed cell cost
-    (U) or planner setting (K, N).
-    """
-
-    INTERVAL = "interval"
-    PATH_CUT = "path_cut"
-    GOAL_MOVED = "goal_moved"
-
-
-CAUSES = frozenset(cause.value for cause in ReplanCause)
-
-
-class AgentState(StrEnum):
-    """What the agent is doing, as the HUD and the report show it."""
-
-    IDLE = "idle"  # nothing to go to: the scene has no End (or no Start, in patrol)
-    MOVING = "moving"
-    ARRIVED = "arrived"
-    NO_PATH = "no path"
 
 
 class AgentController(Component):
@@ -110,7 +90,26 @@ class AgentController(Component):
     keeps its waypoints, or stands, and asks again next frame.
 
     `draw_route` False leaves its route undrawn whatever `show_path` says (see `ROUTES_DRAWN`).
+
+    Given a `crowd_sim`, it keeps its state in a row of the crowd's arrays (`RowField`s). While
+    the crowd drives it (`driven`) its update does nothing; otherwise it steers itself and,
+    with `config.avoidance`, moves at `CrowdSim.avoid`'s velocity when another agent is in
+    the way (at rest too), and arrives by the crowd's rule (`CrowdSim.joins_cluster`).
     """
+
+    state = RowField[AgentState]()
+    replans = RowField[int]()
+    replans_by_cause = RowField[dict[ReplanCause, int]]()
+    last_cause = RowField[ReplanCause | None]()
+    arrivals = RowField[int]()
+    pushes = RowField[int]()
+    expanded_total = RowField[int]()
+    distance_travelled = RowField[float]()
+    blocked_cell_frames = RowField[int]()
+    outcome = RowField[PlanOutcome | None]()
+    waypoints = RowField[list[Point]]()
+    mode = RowField[AgentMode]()
+    _patrol_to_start = RowField[bool]()
 
     def __init__(
         self,
@@ -121,8 +120,13 @@ class AgentController(Component):
         dragging: Callable[[], bool] | None = None,
         draw_route: bool = True,
         compare_fresh: bool = False,
+        crowd_sim: CrowdSim | None = None,
     ) -> None:
         super().__init__()
+        self._sim = crowd_sim
+        self._rows: CrowdSim | None = None  # the sim once the agent has a row in it
+        self._row = -1
+        self.driven = False
         self._grid = grid
         self._crowd = crowd
         self.draw_route = draw_route
@@ -132,14 +136,14 @@ class AgentController(Component):
         self.state = AgentState.IDLE
         self.replans = 0
         self.replans_by_cause = dict.fromkeys(ReplanCause, 0)
-        self.last_cause: ReplanCause | None = None
+        self.last_cause = None
         self.arrivals = 0
         self.pushes = 0
         self.expanded_total = 0
         self.distance_travelled = 0.0
         self.blocked_cell_frames = 0
-        self.outcome: PlanOutcome | None = None
-        self.waypoints: list[Point] = []
+        self.outcome = None
+        self.waypoints = []
         self.show_path = True
         self._gate = ReplanGate(interval_s=config.replan_interval_s, dragging=dragging)
         self._search: IncrementalSearch | None = None
@@ -154,16 +158,23 @@ class AgentController(Component):
 
     def replan_now(self, cause: ReplanCause = ReplanCause.INTERVAL) -> None:
         """Plan on the next update whatever changed, counted under `cause`."""
-        self._gate.request(cause)
+        if self.driven and self._rows is not None:
+            self._rows.request_replan(self._row, cause)
+        else:
+            self._gate.request(cause)
 
     @property
     def position(self) -> Point:
         """World `(x, y)` of the agent."""
+        if self.driven and self._rows is not None:
+            return self._rows.position_of(self._row)
         return (self._x, self._y)
 
     @property
     def heading_deg(self) -> float:
         """Facing in degrees, Panda3D's heading (0 faces +Y), in [0, 360)."""
+        if self.driven and self._rows is not None:
+            return self._rows.heading_of(self._row)
         return quat_heading(self._rotation) % 360.0
 
     @property
@@ -177,6 +188,11 @@ class AgentController(Component):
         heading = self.game_object.heading
         self._rotation = heading_quat(heading)
         self._home = (self._x, self._y, heading)
+        if self._sim is not None:
+            own: dict[str, Any] = {field.name: field.own_value(self) for field in ROW_FIELDS}
+            own.update(position=(self._x, self._y), heading_deg=self.heading_deg)
+            self._row = self._sim.register(self, own)
+            self._rows = self._sim
 
     def start(self) -> None:
         """Tell the crowd which goal this agent chases, before anyone plans."""
@@ -187,9 +203,32 @@ class AgentController(Component):
             self._crowd.track(self, cell)
 
     def on_destroy(self) -> None:
-        """Leave the crowd."""
+        """Leave the crowd, and the crowd's arrays with every value the row held."""
         if self._crowd is not None:
             self._crowd.leave(self)
+        rows = self._rows
+        if rows is not None:
+            kept = {field: field.__get__(self) for field in ROW_FIELDS}
+            (self._x, self._y), heading = self.position, self.heading_deg
+            rows.leave(self)
+            self._rows, self.driven = None, False
+            self._rotation = heading_quat(heading)
+            for field, value in kept.items():
+                field.__set__(self, value)
+
+    def move_row(self, row: int) -> None:
+        """The crowd moved this agent's row to `row` (an agent before it left)."""
+        self._row = row
+
+    def take_back(self) -> None:
+        """Steer itself again from where the crowd left it (too few chase its target now)."""
+        if self._rows is None:
+            return
+        self._x, self._y = self._rows.position_of(self._row)
+        self._rotation = heading_quat(self._rows.heading_of(self._row))
+        self._route = None
+        self.waypoints = []
+        self.replan_now()
 
     def reset_to_start(self) -> None:
         """Put the agent back on the Start cube (or where it spawned) and replan."""
@@ -203,7 +242,10 @@ class AgentController(Component):
         self.replan_now()
         self.state = AgentState.IDLE
         self._route = None
-        self._write_node()
+        if self.driven and self._rows is not None:
+            self._rows.place(self._row, self._x, self._y, self._home[2])
+        else:
+            self._write_node()
 
     def toggle_mode(self) -> None:
         """Switch between chase and patrol; the next frame replans."""
@@ -212,7 +254,13 @@ class AgentController(Component):
         self.replan_now()
 
     def update(self, dt: float) -> None:
-        """Step out of a wall, replan when due, then turn and drive toward the next waypoint."""
+        """Step out of a wall, replan when due, then turn and drive toward the next waypoint.
+
+        Nothing while the crowd drives the agent.
+        """
+        if self.driven:
+            return
+        before = (self._x, self._y)
         self._leave_blocked_cell()
         self._check_route()
         target = self._target()
@@ -237,9 +285,17 @@ class AgentController(Component):
                     self._gate.request(cause)  # queued by the crowd: due again next frame
             if self.state is AgentState.MOVING:
                 self._steer(dt)
+            if self.state is AgentState.MOVING and self._joins_cluster(goal):
+                self._arrive()
+        if self.state is not AgentState.MOVING:
+            self._make_room(dt)
         if self._grid.is_blocked_at(self._x, self._y):
             self.blocked_cell_frames += 1
         self._write_node()
+        if self._rows is not None:
+            step = (self._x - before[0], self._y - before[1])
+            moved = (step[0] / dt, step[1] / dt) if dt > 0.0 else (0.0, 0.0)
+            self._rows.write_pose(self._row, self._x, self._y, self.heading_deg, moved)
 
     def _cause(self, goal_cell: tuple[int, int] | None) -> ReplanCause:
         """Why the gate fired, in the agent's words: its own request, or a key change."""
@@ -297,7 +353,9 @@ class AgentController(Component):
 
     def _plan(self, goal: Point, goal_cell: tuple[int, int] | None, cause: ReplanCause) -> None:
         self.replans += 1
-        self.replans_by_cause[cause] += 1
+        counts = self.replans_by_cause
+        counts[cause] += 1
+        self.replans_by_cause = counts  # a row's counts are a copy: write them back
         self.last_cause = cause
         self._planned_goal = goal_cell
         smoothing, radius = self.config.smoothing, self.config.radius
@@ -419,12 +477,21 @@ class AgentController(Component):
             turned=turned,
             on_course_within=self._radius(),
         )
-        if step > 0.0:
-            radians = math.radians(heading)
-            facing = (-math.sin(radians), math.cos(radians))
-            if len(self.waypoints) == 1:
-                step = min(step, self._step_to_arrival(facing, waypoint))
-            new = (self._x + facing[0] * step, self._y + facing[1] * step)
+        radians = math.radians(heading)
+        facing = (-math.sin(radians), math.cos(radians))
+        if step > 0.0 and len(self.waypoints) == 1:
+            # A little inside the circle: positions pass through float32 nodes and a report
+            # rounded to 5 decimals, and a reader checking the arrival radius must see it so.
+            radius = self._radius()
+            reach = radius - min(ARRIVAL_MARGIN, 0.1 * radius)
+            step = min(step, distance_to_circle(self.position, facing, waypoint, reach))
+        new = (self._x + facing[0] * step, self._y + facing[1] * step)
+        avoided = self._avoided(new, dt)
+        if avoided is not None:
+            if self._can_move_to(avoided):
+                self.distance_travelled += math.dist(self.position, avoided)
+                self._x, self._y = avoided
+        elif step > 0.0:
             # Near a wall the facing may lead the disc onto it while the straight line to the
             # waypoint keeps clear (a leg the plan checked): the agent slides along that line.
             distance = max(math.hypot(dx, dy), step)
@@ -439,22 +506,36 @@ class AgentController(Component):
                     self._detour_through_cell_centre()
         self._advance_waypoints()
 
-    def _step_to_arrival(self, facing: Point, goal: Point) -> float:
-        """How far along `facing` the agent first stands within its arrival radius of `goal`.
+    def _avoided(self, new: Point, dt: float, *, resting: bool = False) -> Point | None:
+        """Where the crowd's avoidance takes the agent instead of `new` this frame, if elsewhere.
 
-        The last step stops there, not a whole step inside, so where an agent arrives does not
-        depend on the frame rate. Infinite when the facing line misses that circle.
+        None without a crowd, with avoidance off, or when ORCA keeps the velocity that leads
+        to `new` (no agent in the way): the agent then moves exactly as it would alone.
         """
-        # A little inside the circle: positions pass through float32 nodes and a report rounded
-        # to 5 decimals, and a reader checking "within the arrival radius" must still see it so.
-        radius = self._radius()
-        reach = radius - min(ARRIVAL_MARGIN, 0.1 * radius)
-        ox, oy = self._x - goal[0], self._y - goal[1]
-        along = ox * facing[0] + oy * facing[1]
-        gap = ox * ox + oy * oy - reach * reach
-        if gap <= 0.0 or along * along < gap:
-            return math.inf
-        return -along - math.sqrt(along * along - gap)
+        if self._rows is None or not self.config.avoidance or dt <= 0.0:
+            return None
+        wanted = ((new[0] - self._x) / dt, (new[1] - self._y) / dt)
+        goal = self.waypoints[-1] if self.waypoints else None
+        velocity = self._rows.avoid(self._row, wanted, dt, resting=resting, goal=goal)
+        if velocity == wanted:
+            return None
+        return (self._x + velocity[0] * dt, self._y + velocity[1] * dt)
+
+    def _joins_cluster(self, goal: Point) -> bool:
+        """Whether it stands still against those already arrived at `goal` (a crowd's rule)."""
+        return (
+            self._rows is not None
+            and self.mode is AgentMode.CHASE
+            and self._rows.joins_cluster(self._row, goal)
+        )
+
+    def _make_room(self, dt: float) -> None:
+        """At rest, step aside where the crowd's avoidance says someone needs the room."""
+        here = self.position
+        moved = self._avoided(here, dt, resting=True)
+        if moved is not None and self._move_is_clear(here, moved):
+            self.distance_travelled += math.dist(here, moved)
+            self._x, self._y = moved
 
     def _can_move_to(self, new: Point) -> bool:
         if self._grid.world_to_cell(self._x, self._y) is None:  # walking in from off the grid
@@ -510,3 +591,7 @@ class AgentController(Component):
         if self.draw_route and self.show_path and self.waypoints:
             points = [(self._x, self._y, PATH_Z)] + [(x, y, PATH_Z) for x, y in self.waypoints]
             gizmos.polyline(key, points, AGENT_PATH_COLOR, thickness=2.0)
+
+
+ROW_FIELDS = tuple(value for value in vars(AgentController).values() if isinstance(value, RowField))
+"""The attributes an agent keeps in its crowd row once it has one."""

@@ -55,8 +55,12 @@ Cell = tuple[int, int]
 
 
 @dataclass(slots=True)
-class _GoalField:
-    """One goal's field, the grid version it was computed on, and its smoothed paths so far."""
+class GoalField:
+    """One goal's field, the grid version it was computed on, and its smoothed paths so far.
+
+    `goal` is the goal's flat cell, `costs` the field (flat, inf where the goal cannot be
+    reached), `tables` its descent tables; all read-only for users of `CrowdField.goal_field`.
+    """
 
     version: int
     goal: int
@@ -116,7 +120,7 @@ class CrowdField(Component):
         self._goal_of: dict[int, Cell | None] = {}
         self._sharing: Counter[Cell | None] = Counter()
         self._graph: tuple[int, MoveGraph] | None = None
-        self._fields: dict[Cell, _GoalField] = {}
+        self._fields: dict[Cell, GoalField] = {}
         # The clearance map of a walkable mask (its version), and per radius (cells) the
         # cells whose whole square keeps that far from any wall.
         self._clearance: tuple[int, NDArray[np.float64]] | None = None
@@ -195,6 +199,18 @@ class CrowdField(Component):
             self._waiting.append(key)
         return False
 
+    def goal_field(self, goal_cell: Cell) -> GoalField:
+        """The field toward the walkable cell `goal_cell`: the same object while the grid holds.
+
+        Computed again (a new object) once the grid's `version` changed; asking keeps it from
+        being dropped as unused.
+        """
+        began = time.perf_counter()
+        try:
+            return self._field_for(goal_cell)
+        finally:
+            self.planning_ms += (time.perf_counter() - began) * 1000.0
+
     def waypoints_from(
         self, start: Point, goal: Point, *, smoothing: bool = True, radius: float = 0.0
     ) -> PlanOutcome:
@@ -250,7 +266,7 @@ class CrowdField(Component):
 
     def _plan_along(
         self,
-        goal_field: _GoalField,
+        goal_field: GoalField,
         start_cell: Cell,
         goal: Point,
         *,
@@ -278,7 +294,7 @@ class CrowdField(Component):
             length=tables.length(start) * size,
         )
 
-    def _smoothed(self, goal_field: _GoalField, start: int, radius: float) -> list[int]:
+    def _smoothed(self, goal_field: GoalField, start: int, radius: float) -> list[int]:
         """String pulling along the field's path from flat `start`, anchor by anchor, memoized.
 
         The field's path from a cell is always the same, so greedy string pulling from an
@@ -297,7 +313,7 @@ class CrowdField(Component):
             kept.append(following)
         return kept
 
-    def _next_anchor(self, goal_field: _GoalField, anchor: int, radius: float) -> int:
+    def _next_anchor(self, goal_field: GoalField, anchor: int, radius: float) -> int:
         """The farthest cell along the field's path from `anchor` seen before the first hidden.
 
         It looks `SMOOTHING_LOOKAHEAD` cells ahead at most (each look walks a line of sight, so
@@ -378,14 +394,14 @@ class CrowdField(Component):
             self._graph = (version, graph)
         return self._graph[1]
 
-    def _field_for(self, goal_cell: Cell) -> _GoalField:
+    def _field_for(self, goal_cell: Cell) -> GoalField:
         version = self._grid.version
         goal_field = self._fields.get(goal_cell)
         if goal_field is None or goal_field.version != version:
             graph = self._move_graph()
             goal = goal_cell[0] * graph.width + goal_cell[1]
             costs = field_on_graph(graph, goal)
-            goal_field = _GoalField(version, goal, costs, DescentTables(graph, costs))
+            goal_field = GoalField(version, goal, costs, DescentTables(graph, costs))
             goal_field.plans_since_s = self._time_s
             self._fields[goal_cell] = goal_field
             self.fields_computed += 1

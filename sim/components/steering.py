@@ -131,6 +131,29 @@ def step_length(
     return min(speed * dt * cos_off, reach)
 
 
+def distance_to_circle(
+    start: tuple[float, float],
+    direction: tuple[float, float],
+    centre: tuple[float, float],
+    radius: float,
+) -> float:
+    """How far along unit `direction` from `start` the circle of `radius` round `centre` is.
+
+    An agent's last step stops there, not a whole step inside its arrival circle, so where it
+    arrives does not depend on the frame rate. Infinite when `start` is inside already or
+    the line misses the circle.
+
+    >>> distance_to_circle((0.0, 0.0), (1.0, 0.0), (5.0, 0.0), 1.0)
+    4.0
+    """
+    ox, oy = start[0] - centre[0], start[1] - centre[1]
+    along = ox * direction[0] + oy * direction[1]
+    gap = ox * ox + oy * oy - radius * radius
+    if gap <= 0.0 or along * along < gap:
+        return math.inf
+    return -along - math.sqrt(along * along - gap)
+
+
 def angle_between_deg(heading_a: float, heading_b: float) -> float:
     """The absolute difference of two headings in degrees, in [0, 180].
 

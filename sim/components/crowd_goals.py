@@ -1,0 +1,169 @@
+"""The targets a crowd's agents chase, and per target the shared field its driven agents follow.
+
+`TargetKeys` names what each agent chases as a small integer: 0 the End-tagged object, 1 the
+Start-tagged one (where patrolling agents turn back), then each `target = "NAME"` in order of
+first use. `TargetGroup` is the state of one target's driven agents: the distance field they
+follow (`CrowdField.goal_field`, shared with every agent chasing the same cell), the aim of each
+cell for each radius (`sim.navigation.field_aim`), the goal point they gather at, and when the
+field was last taken, so the group takes a new one only when its agents need it (see
+`CrowdSim`): the target went to another cell, the grid changed under their aims, an agent
+asked, or an interval passed on a grid that changed.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numpy.typing import NDArray
+
+from sim.components.crowd import CrowdField, GoalField
+from sim.components.grid_manager import GridManager, Point
+from sim.config import Tag
+from sim.engine import GameObject, World
+from sim.navigation.clearance import clearance
+from sim.navigation.field_aim import AimTable
+
+Cell = tuple[int, int]
+
+END_KEY = 0
+START_KEY = 1
+
+
+class TargetKeys:
+    """Small integers for what agents chase, and the live object each stands for now.
+
+    Objects are looked up by tag or name once and again only after the one found was
+    destroyed (as `AgentController` does), so a frame costs a lookup per key, not per agent.
+    """
+
+    def __init__(self) -> None:
+        self._names: list[str | None] = [None, None]  # End and Start go by their tags
+        self._index: dict[str, int] = {}
+        self._found: dict[int, GameObject] = {}
+
+    def key_for(self, name: str | None) -> int:
+        """The key of the object named `name` (None: the End-tagged object)."""
+        if name is None:
+            return END_KEY
+        key = self._index.get(name)
+        if key is None:
+            key = self._index[name] = len(self._names)
+            self._names.append(name)
+        return key
+
+    def target(self, world: World | None, key: int) -> GameObject | None:
+        """The live object `key` stands for, or None (none in the scene now)."""
+        found = self._found.get(key)
+        if found is not None and found.alive:
+            return found
+        if world is None:
+            return None
+        name = self._names[key]
+        if name is not None:
+            found = world.find(name)
+        else:
+            found = world.find_with_tag(Tag.END if key == END_KEY else Tag.START)
+        if found is None or not found.alive:
+            self._found.pop(key, None)
+            return None
+        self._found[key] = found
+        return found
+
+
+class TargetGroup:
+    """One target's driven agents: the field they follow and the aims they steer by.
+
+    Attributes:
+        cell: The target's cell (clamped to the grid) when the field was last taken.
+        field: The field they follow, or None before the first one (or with no walkable cell).
+        planning_key: The grid's planner settings then.
+        taken_s: Simulated time the field was taken.
+        mask_checked: The grid's `mask_version` the agents' cells were last checked against.
+        goal: Where they gather (world x, y): the target itself where its cell is the field's
+            goal and their discs fit there, else the goal cell's centre.
+        cluster_radius: How far from `goal` the arrived agents stand, at most, plus a radius.
+        following: The field's next cell from each cell (flat, numpy), -1 where none.
+        costs: The field as a numpy array.
+    """
+
+    def __init__(self) -> None:
+        self.cell: Cell | None = None
+        self.field: GoalField | None = None
+        self.planning_key: tuple[bool, str] | None = None
+        self.taken_s = -math.inf
+        self.mask_checked = -1
+        self.goal: Point = (0.0, 0.0)
+        self.cluster_radius = 0.0
+        self.following: NDArray[np.int64] | None = None
+        self.costs: NDArray[np.float64] | None = None
+        self._aims: dict[float, AimTable] = {}
+
+    def take(self, crowd: CrowdField, grid: GridManager, cell: Cell, time_s: float) -> bool:
+        """Take the field toward the target's cell `cell`; return whether it is a new one.
+
+        The field's goal is the walkable cell nearest `cell`; with no walkable cell at all
+        the group has no field.
+        """
+        self.cell, self.planning_key, self.taken_s = cell, grid.planning_key, time_s
+        self.mask_checked = grid.mask_version
+        point = grid.cell_to_world(cell)
+        goal_cell = grid.grid.endpoints(point, point).goal
+        if goal_cell is None:
+            new = self.field is not None
+            self.field, self.following, self.costs = None, None, None
+            self._aims.clear()
+            return new
+        taken = crowd.goal_field(goal_cell)
+        if taken is self.field:
+            return False
+        self.field = taken
+        self.following = np.frombuffer(taken.tables.following, dtype=np.int64)
+        self.costs = np.asarray(taken.costs, dtype=np.float64)
+        self._aims.clear()
+        return True
+
+    def aim_table(self, grid: GridManager, radius: float, rooms: Rooms) -> AimTable:
+        """The aims for discs of `radius` world units on this group's field (made when asked)."""
+        table = self._aims.get(radius)
+        if table is None:
+            if self.following is None or self.costs is None:
+                raise RuntimeError("aims asked of a group without a field")
+            costs = grid.costs
+            table = AimTable(
+                self.following,
+                self.costs,
+                grid.walkable,
+                rooms.room(grid),
+                radius=radius / grid.grid_cell_size,
+                cell_costs=None if costs is None else costs.copy(),
+            )
+            self._aims[radius] = table
+        return table
+
+    def place_goal(self, grid: GridManager, target: Point, radius: float) -> None:
+        """Put `goal` on the target, or on the field's goal cell's centre if it does not fit.
+
+        `radius` is the largest disc of the group's agents.
+        """
+        if self.field is None:
+            return
+        width = self.field.tables.width
+        goal_cell = divmod(self.field.goal, width)
+        centre = grid.cell_to_world(goal_cell)
+        inside = grid.world_to_cell(*target) == goal_cell
+        fits = inside and grid.move_is_clear(target, target, radius=radius)
+        self.goal = target if fits else centre
+
+
+class Rooms:
+    """The grid's clearance map (cells), computed once per walkable mask."""
+
+    def __init__(self) -> None:
+        self._cached: tuple[int, NDArray[np.float64]] | None = None
+
+    def room(self, grid: GridManager) -> NDArray[np.float64]:
+        """``[row, col]`` each cell centre's distance to the nearest wall, in cells."""
+        if self._cached is None or self._cached[0] != grid.mask_version:
+            self._cached = (grid.mask_version, clearance(grid.walkable))
+        return self._cached[1]

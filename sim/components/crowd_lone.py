@@ -1,0 +1,127 @@
+"""The crowd's part in a self-steered agent's frame: its ORCA velocity, and its arrival.
+
+A lone agent (or one of a group too small for the crowd to drive) steers itself, but its row
+sits in the crowd's arrays with every other agent's, so avoiding them costs one small ORCA
+call over its nearest rows, and only when one is near (`lone_velocity`). It also arrives as a
+crowd's agent does: standing still against those already arrived (`joins_cluster`), rather
+than all trying to reach the same point.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from sim.components.agent_state import AgentState
+from sim.components.crowd_goals import START_KEY
+from sim.components.crowd_rows import AgentRows
+from sim.components.crowd_step import StepSettings
+from sim.navigation.avoidance import avoid
+
+Point = tuple[float, float]
+
+MOVING = tuple(AgentState).index(AgentState.MOVING)
+ARRIVED = tuple(AgentState).index(AgentState.ARRIVED)
+
+
+def lone_velocity(
+    rows: AgentRows,
+    row: int,
+    preferred: Point,
+    dt: float,
+    settings: StepSettings,
+    *,
+    resting: bool = False,
+    goal: Point | None = None,
+) -> Point:
+    """The velocity ORCA gives agent `row` wanting `preferred`, against the other rows.
+
+    `preferred` itself, exactly, when no other agent is within the neighbour distance
+    (nothing is computed then) or none is in the way. `resting` (an agent standing at its
+    goal) gives way with a low priority. It sidesteps when held back, as the crowd's agents
+    meeting head-on do, but not at rest nor near its `goal`'s cluster, where it would only
+    circle those already there.
+    """
+    if len(rows) < 2 or dt <= 0.0:
+        return preferred
+    reach = settings.neighbour_dist(rows.speeds, rows.radii)
+    here = rows.positions[row]
+    delta = rows.positions - here
+    distance_sq = delta[:, 0] * delta[:, 0] + delta[:, 1] * delta[:, 1]
+    close = np.flatnonzero(distance_sq < reach * reach)
+    close = close[close != row]
+    if not len(close):
+        return preferred
+    nearest = close[np.lexsort((close, distance_sq[close]))][: settings.max_neighbours]
+    index = np.concatenate([[row], nearest])
+    wanted = rows.velocities[index].copy()
+    wanted[0] = preferred
+    active = rows.avoidance[index].copy()
+    active[0] = True
+    priority = np.where(rows.state[index] == MOVING, 1.0, settings.rest_priority)
+    priority[0] = settings.rest_priority if resting else 1.0
+    sidestep = np.zeros(len(index), dtype=np.bool_)
+    sidestep[0] = not resting and (goal is None or not _near_cluster(rows, row, goal, settings))
+    chosen = avoid(
+        rows.positions[index],
+        rows.velocities[index],
+        wanted,
+        rows.radii[index],
+        rows.speeds[index],
+        dt=dt,
+        time_horizon=settings.time_horizon_s,
+        neighbour_dist=reach,
+        max_neighbours=settings.max_neighbours,
+        active=active,
+        priority=priority,
+        sidestep=sidestep,
+    )
+    return (float(chosen[0, 0]), float(chosen[0, 1]))
+
+
+def joins_cluster(rows: AgentRows, row: int, goal: Point, settings: StepSettings) -> bool:
+    """Whether agent `row`, standing still, touches the arrived cluster at `goal`.
+
+    The crowd's arrival rule: still for `StepSettings.still_frames` frames, and either
+    within its radius plus its arrival radius of `goal` (others pressing in hold it there),
+    or touching an arrived agent chasing the same target within the cluster's reach.
+    """
+    if rows.still[row] < settings.still_frames:
+        return False
+    x, y = rows.positions[row]
+    if math.dist((float(x), float(y)), goal) <= rows.radii[row] + rows.arrival_radii[row]:
+        return True  # held back on the goal's doorstep: the first of the cluster
+    others = _arrived_alike(rows, row)
+    if not len(others):
+        return False
+    apart = np.hypot(*(rows.positions[others] - rows.positions[row]).T)
+    margin = 1.0 + settings.touch_margin
+    touching = (apart <= (rows.radii[others] + rows.radii[row]) * margin).any()
+    return bool(touching) and _near_cluster(rows, row, goal, settings, others)
+
+
+def _arrived_alike(rows: AgentRows, row: int) -> np.ndarray:
+    """The rows that arrived chasing what `row` chases."""
+    keys = np.where(rows.patrol & rows.to_start, START_KEY, rows.key)
+    same = (keys == keys[row]) & (rows.state == ARRIVED)
+    same[row] = False
+    return np.flatnonzero(same)
+
+
+def _near_cluster(
+    rows: AgentRows,
+    row: int,
+    goal: Point,
+    settings: StepSettings,
+    others: np.ndarray | None = None,
+) -> bool:
+    """Whether `row` is within the arrived cluster's reach of `goal` (plus a few radii)."""
+    radius = float(rows.radii[row])
+    arrived = _arrived_alike(rows, row) if others is None else others
+    cluster = 0.0
+    if len(arrived):
+        spread = np.hypot(*(rows.positions[arrived] - np.asarray(goal)).T) + rows.radii[arrived]
+        cluster = float(spread.max())
+    x, y = rows.positions[row]
+    return math.dist((float(x), float(y)), goal) <= cluster + settings.near_radii * radius

@@ -1,0 +1,151 @@
+"""AgentRows: every agent of a crowd as one row of parallel numpy arrays (struct of arrays).
+
+Row i of every array belongs to agent i. Agents join with `add` (kept aside until the next
+`flush`, so a scene of thousands joins in one concatenation, not one copy per agent) and leave
+with `keep`, which drops rows and closes the gaps, keeping the others' order.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+# name: (dtype, shape of one row's value, value of a new row unless given)
+COLUMNS: dict[str, tuple[type, tuple[int, ...], Any]] = {
+    "positions": (np.float64, (2,), 0.0),
+    "velocities": (np.float64, (2,), 0.0),
+    "headings": (np.float64, (), 0.0),  # degrees, Panda3D's: 0 faces +Y, counter-clockwise
+    "radii": (np.float64, (), 0.0),
+    "speeds": (np.float64, (), 0.0),  # the fastest each may go
+    "arrival_radii": (np.float64, (), 0.0),
+    "turn_rates": (np.float64, (), 0.0),
+    "colors": (np.float64, (4,), 1.0),
+    "avoidance": (np.bool_, (), True),
+    "driven": (np.bool_, (), False),  # moved by the crowd (else by its own controller)
+    "patrol": (np.bool_, (), False),  # patrol mode (else chase)
+    "to_start": (np.bool_, (), False),  # patrolling back to Start
+    "key": (np.int32, (), 0),  # which target it chases (`CrowdSim` keeps the keys)
+    "state": (np.int8, (), 0),  # index into the agent states
+    "replans": (np.int64, (), 0),
+    "causes": (np.int64, (3,), 0),  # replans by cause, in `ReplanCause` order
+    "last_cause": (np.int8, (), -1),  # -1: none yet
+    "arrivals": (np.int64, (), 0),
+    "pushes": (np.int64, (), 0),
+    "expanded": (np.int64, (), 0),
+    "blocked": (np.int64, (), 0),  # frames its centre stood on a blocked cell
+    "distance": (np.float64, (), 0.0),
+    "still": (np.int32, (), 0),  # frames it has stayed near `rest_from`
+    "rest_from": (np.float64, (2,), np.nan),  # where it stood when it began to stay
+    "stuck": (np.int32, (), 0),  # frames in a row walls held it back
+    "walled": (np.bool_, (), False),  # a wall changed its last move (slid or held)
+    "preferred": (np.float64, (2,), 0.0),  # the velocity it wanted last frame
+    "home": (np.float64, (2,), 0.0),  # where it arrived: its place in the cluster
+    "opposed": (np.bool_, (), False),  # a neighbour wants to go the opposite way
+    "pending": (np.int8, (), -1),  # a replan asked for from outside, by cause; -1: none
+    "aim": (np.int64, (), -1),  # the flat cell a driven agent heads for; -1: none
+    "aim_points": (np.float64, (2,), 0.0),  # where it heads, world x, y
+}
+OBJECTS = ("controllers", "outcomes", "waypoints")
+"""Per-row Python objects, kept in lists beside the arrays."""
+
+
+class AgentRows:
+    """The arrays of `COLUMNS` (attributes of the same names) and the lists of `OBJECTS`."""
+
+    positions: NDArray[np.float64]
+    velocities: NDArray[np.float64]
+    headings: NDArray[np.float64]
+    radii: NDArray[np.float64]
+    speeds: NDArray[np.float64]
+    arrival_radii: NDArray[np.float64]
+    turn_rates: NDArray[np.float64]
+    colors: NDArray[np.float64]
+    avoidance: NDArray[np.bool_]
+    driven: NDArray[np.bool_]
+    patrol: NDArray[np.bool_]
+    to_start: NDArray[np.bool_]
+    key: NDArray[np.int32]
+    state: NDArray[np.int8]
+    replans: NDArray[np.int64]
+    causes: NDArray[np.int64]
+    last_cause: NDArray[np.int8]
+    arrivals: NDArray[np.int64]
+    pushes: NDArray[np.int64]
+    expanded: NDArray[np.int64]
+    blocked: NDArray[np.int64]
+    distance: NDArray[np.float64]
+    still: NDArray[np.int32]
+    rest_from: NDArray[np.float64]
+    stuck: NDArray[np.int32]
+    walled: NDArray[np.bool_]
+    preferred: NDArray[np.float64]
+    home: NDArray[np.float64]
+    opposed: NDArray[np.bool_]
+    pending: NDArray[np.int8]
+    aim: NDArray[np.int64]
+    aim_points: NDArray[np.float64]
+    controllers: list[Any]
+    outcomes: list[Any]
+    waypoints: list[Any]
+
+    def __init__(self) -> None:
+        for name, (dtype, shape, _) in COLUMNS.items():
+            setattr(self, name, np.zeros((0, *shape), dtype=dtype))
+        for name in OBJECTS:
+            setattr(self, name, [])
+        self._added: list[dict[str, Any]] = []
+        self._count = 0
+
+    def __len__(self) -> int:
+        """Rows, those added since the last flush included."""
+        return self._count + len(self._added)
+
+    def add(self, **values: Any) -> int:
+        """Add a row (columns not given take their defaults); return its index.
+
+        The arrays show it from the next `flush`; the object lists at once.
+        """
+        unknown = set(values) - set(COLUMNS) - set(OBJECTS)
+        if unknown:
+            raise ValueError(f"unknown row values: {sorted(unknown)}")
+        row = len(self)
+        for name in OBJECTS:
+            getattr(self, name).append(values.pop(name, None))
+        self._added.append(values)
+        return row
+
+    @property
+    def pending_rows(self) -> bool:
+        """Whether rows were added since the last flush."""
+        return bool(self._added)
+
+    def flush(self) -> None:
+        """Append the rows added since the last flush to the arrays, all at once."""
+        if not self._added:
+            return
+        added, self._added = self._added, []
+        for name, (dtype, shape, default) in COLUMNS.items():
+            block: NDArray[Any] = np.empty((len(added), *shape), dtype=dtype)
+            for index, values in enumerate(added):
+                block[index] = values.get(name, default)
+            setattr(self, name, np.concatenate([getattr(self, name), block]))
+        self._count += len(added)
+
+    def keep(self, mask: NDArray[np.bool_]) -> NDArray[np.intp]:
+        """Drop the rows where `mask` is False (after a flush).
+
+        Returns the new index of each old row, -1 for those dropped.
+        """
+        self.flush()
+        kept = np.flatnonzero(mask)
+        for name in COLUMNS:
+            setattr(self, name, getattr(self, name)[kept])
+        for name in OBJECTS:
+            items = getattr(self, name)
+            setattr(self, name, [items[index] for index in kept])
+        self._count = len(kept)
+        moved = np.full(len(mask), -1, dtype=np.intp)
+        moved[kept] = np.arange(len(kept))
+        return moved

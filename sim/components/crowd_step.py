@@ -1,0 +1,536 @@
+"""One frame of a crowd's driven agents, all at once with numpy: aim, avoid, walls, arrive.
+
+`DrivenStep.run` moves the driven rows of `AgentRows` (see `CrowdSim`) in a fixed order:
+
+1. Walls that moved onto an agent push it out (`nearest_clear_point`, per agent pushed).
+2. Each agent's aim: its cell's aim down its target's field (`AimTable`, filled once per cell
+   and radius), the goal point itself once the aim is the goal cell; an agent walls held back
+   heads for its own cell's centre, then the next cell's down the field, whose lines are clear.
+3. Preferred velocity: toward the aim at full speed, slowing within `arrive_time_s` of the
+   goal; none for arrived, waiting or idle agents.
+4. Reciprocal avoidance over every row (`sim.navigation.avoid`): driven agents with avoidance
+   on are active, arrived ones with a low priority and no sidestep (nor those near the goal,
+   who would circle the cluster); self-steered rows and agents with avoidance off are
+   obstacles moving at their own velocity.
+5. Walls: each disc moves by its velocity where it stays clear, else slides along x or y,
+   else stays (`sim.navigation.disc_walls`); the velocity kept is the move made.
+6. Heading turns toward the velocity by `1 - exp(-turn_rate * dt)` of the angle (as the lone
+   agents' slerp), distance and frames on a blocked cell are counted.
+7. Arrival: within `arrival_radius` of the goal, or still for `still_frames` frames while
+   touching an arrived agent of the same target near the goal.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from sim.components.agent_route import nearest_clear_point
+from sim.components.agent_state import AgentState, ReplanCause
+from sim.components.crowd_goals import Rooms, TargetGroup
+from sim.components.crowd_rows import AgentRows
+from sim.components.grid_manager import GridManager
+from sim.navigation.avoidance import avoid, find_neighbours
+from sim.navigation.disc_walls import Walls
+
+MOVING = tuple(AgentState).index(AgentState.MOVING)
+ARRIVED = tuple(AgentState).index(AgentState.ARRIVED)
+NO_PATH = tuple(AgentState).index(AgentState.NO_PATH)
+PATH_CUT = tuple(ReplanCause).index(ReplanCause.PATH_CUT)
+INTERVAL = tuple(ReplanCause).index(ReplanCause.INTERVAL)
+WALLED_GIVE = 0.1  # how far an agent against a wall gives way when parted, against 1
+PAIR_REACH = 1.25  # pairs closer than this times their radii's sum are watched when parting
+WALL_CONTACT = 0.05  # cells: a disc this near a wall is against it
+CENTRE_EPSILON = 0.02  # cells: close enough to a cell's centre to head for the next one
+TURNING_SPEED = 1e-3  # world units per second: slower agents keep their heading
+
+
+@dataclass(frozen=True, slots=True)
+class StepSettings:
+    """The crowd's tunables; seconds and world units unless said otherwise.
+
+    Attributes:
+        time_horizon_s: How far ahead ORCA looks for collisions (its author's advice: 2 s).
+        max_neighbours: The nearest agents each avoids.
+        rest_priority: ORCA priority of agents at rest (arrived, waiting), against 1 for
+            those moving: they make most of a turn, so newcomers pass them.
+        walled_priority: ORCA priority of moving agents a wall stopped or turned last frame:
+            they cannot make their share of a turn, so their neighbours make most of it.
+        arrive_time_s: Near the goal an agent wants no more speed than covers the distance
+            left in this time, so it settles instead of pressing on.
+        home_speed: An arrived agent pushed from its place goes back to it at no more than
+            this fraction of its speed.
+        still_reach: An agent that stays within this fraction of its radius of where it
+            stood counts as standing still (jostled in a crowd, it never stops dead).
+        still_frames: Frames it must stand still to arrive by touching the cluster.
+        touch_margin: Two discs touch within this fraction of their radii's sum apart.
+        near_radii: Within the cluster's radius plus this many of its own radii an agent is
+            near the goal (no sidestep; may join the cluster).
+        stuck_frames: Frames held back by walls after which a group on a changed grid takes
+            its new field at once.
+        part_beyond: Discs overlapping deeper than this fraction of their radii's sum are
+            pushed apart (`DrivenStep._separate`).
+        part_passes: How many times a frame the overlapping pairs are pushed apart.
+        settle_passes: How many more times the pairs still overlapping deeper than
+            `settle_beyond` of their radii's sum are (a crowd pressing from every side
+            leaves a few).
+    """
+
+    time_horizon_s: float = 2.0
+    neighbour_time_s: float = 1.0
+    max_neighbours: int = 10
+    rest_priority: float = 0.2
+    walled_priority: float = 4.0
+    arrive_time_s: float = 0.5
+    home_speed: float = 0.3
+    still_reach: float = 0.25
+    still_frames: int = 6
+    touch_margin: float = 0.1
+    near_radii: float = 6.0
+    stuck_frames: int = 30
+    part_beyond: float = 0.0
+    part_passes: int = 3
+    settle_passes: int = 8
+    settle_beyond: float = 0.04
+
+    def neighbour_dist(self, speeds: NDArray[np.float64], radii: NDArray[np.float64]) -> float:
+        """How far agents look for neighbours.
+
+        `neighbour_time_s` of the fastest speed, plus two of the largest radii.
+        """
+        if not len(speeds):
+            return 0.0
+        return float(speeds.max()) * self.neighbour_time_s + 2.0 * float(radii.max())
+
+
+class DrivenStep:
+    """Moves the driven rows one frame (see the module); keeps the walls' padded mask."""
+
+    def __init__(self, grid: GridManager, settings: StepSettings) -> None:
+        self._grid = grid
+        self._settings = settings
+        self._walls: tuple[int, Walls] | None = None
+        self._mask_seen = -1
+
+    def cells_of(self, positions: NDArray[np.float64]) -> NDArray[np.intp]:
+        """The flat cell under each world point, clamped to the grid."""
+        grid = self._grid
+        size, (x0, y0) = grid.grid_cell_size, grid.origin
+        cols = np.clip(np.floor((positions[:, 0] - x0) / size), 0, grid.num_of_columns - 1)
+        rows = np.clip(np.floor((positions[:, 1] - y0) / size), 0, grid.num_of_rows - 1)
+        cells: NDArray[np.intp] = (rows * grid.num_of_columns + cols).astype(np.intp)
+        return cells
+
+    def goal_distances(
+        self, rows: AgentRows, members: NDArray[np.intp], goal: tuple[float, float]
+    ) -> NDArray[np.float64]:
+        """Each member's distance to `goal`."""
+        return _distance(rows.positions[members], np.asarray(goal, dtype=np.float64))
+
+    def run(
+        self,
+        rows: AgentRows,
+        driven: NDArray[np.intp],
+        keys: NDArray[Any],
+        groups: dict[int, TargetGroup],
+        rooms: Rooms,
+        dt: float,
+    ) -> None:
+        """Move the `driven` rows (whose targets' keys are `keys`) by one frame of `dt` s."""
+        walls = self._wall_mask()
+        if self._mask_seen != self._grid.mask_version:
+            self._mask_seen = self._grid.mask_version
+            self._push_out(rows, driven, walls)
+        goals = np.zeros((len(driven), 2))
+        cluster = np.zeros(len(driven))
+        for key in np.unique(keys):
+            group = groups[int(key)]
+            goals[keys == key] = group.goal
+            cluster[keys == key] = group.cluster_radius
+        aims, aim_points, at_goal = self._aims(rows, driven, keys, groups, rooms, goals)
+        state = rows.state[driven]
+        state = np.where(state == ARRIVED, ARRIVED, np.where(aims >= 0, MOVING, NO_PATH))
+        rows.state[driven] = state
+        rows.aim[driven] = np.where(state == MOVING, aims, -1)
+        rows.aim_points[driven] = aim_points
+        positions = rows.positions[driven]
+        radii = rows.radii[driven]
+        moving = state == MOVING
+        near = _distance(positions, goals) <= cluster + self._settings.near_radii * radii
+        preferred = self._preferred(rows, driven, positions, aim_points, at_goal)
+        preferred[~moving] = 0.0
+        # An arrived agent that made way drifts back to its place, unhurried.
+        resting = state == ARRIVED
+        preferred[resting] = self._homeward(rows, driven[resting], positions[resting])
+        rows.preferred[driven] = preferred
+        velocity = self._avoid(rows, driven, preferred, moving, near, dt)
+        self._move(rows, driven, walls, velocity, preferred, dt)
+        self._separate(rows, driven, walls, dt)
+        self._arrive(rows, driven, keys, groups, goals, near & moving, dt)
+
+    def _wall_mask(self) -> Walls:
+        grid = self._grid
+        if self._walls is None or self._walls[0] != grid.mask_version:
+            self._walls = (grid.mask_version, Walls(grid.walkable))
+        return self._walls[1]
+
+    def _cell_space(self, positions: NDArray[np.float64]) -> NDArray[np.float64]:
+        grid = self._grid
+        cell_space: NDArray[np.float64] = (
+            positions - np.asarray(grid.origin)
+        ) / grid.grid_cell_size
+        return cell_space
+
+    def _push_out(self, rows: AgentRows, driven: NDArray[np.intp], walls: Walls) -> None:
+        """Agents a wall moved onto (or that spawned on one) go to the nearest clear point."""
+        size = self._grid.grid_cell_size
+        hit = walls.hit(self._cell_space(rows.positions[driven]), rows.radii[driven] / size)
+        for row in driven[hit]:
+            point = (float(rows.positions[row, 0]), float(rows.positions[row, 1]))
+            free = nearest_clear_point(self._grid, point, float(rows.radii[row]))
+            if free is None:
+                continue
+            rows.positions[row] = free
+            if rows.replans[row]:
+                rows.pushes[row] += 1
+                rows.pending[row] = PATH_CUT
+            elif rows.pending[row] < 0:
+                rows.pending[row] = INTERVAL
+
+    def _aims(
+        self,
+        rows: AgentRows,
+        driven: NDArray[np.intp],
+        keys: NDArray[Any],
+        groups: dict[int, TargetGroup],
+        rooms: Rooms,
+        goals: NDArray[np.float64],
+    ) -> tuple[NDArray[np.int64], NDArray[np.float64], NDArray[np.bool_]]:
+        """Each driven agent's aim cell (-1: cannot reach its goal) and aim point.
+
+        Also whether the aim is its goal.
+        """
+        grid = self._grid
+        positions = rows.positions[driven]
+        cells = self.cells_of(positions)
+        radii = rows.radii[driven]
+        aims = np.full(len(driven), -1, dtype=np.int64)
+        goal_cells = np.full(len(driven), -1, dtype=np.int64)
+        following = np.zeros(len(driven), dtype=np.int64)
+        for key in np.unique(keys):
+            group = groups[int(key)]
+            if group.field is None or group.following is None:
+                continue
+            in_group = keys == key
+            goal_cells[in_group] = group.field.goal
+            following[in_group] = group.following[cells[in_group]]
+            for radius in np.unique(radii[in_group]):
+                chosen = in_group & (radii == radius)
+                table = group.aim_table(grid, float(radius), rooms)
+                aims[chosen] = table.aims(cells[chosen])
+        # Held back by a wall: the own cell's centre, then the next cell's down the field.
+        stuck = (rows.stuck[driven] > 0) & (aims >= 0)
+        if stuck.any():
+            centres = self._centres(cells)
+            off_centre = _distance(positions, centres) > CENTRE_EPSILON * grid.grid_cell_size
+            nxt = np.where(following >= 0, following, cells)
+            aims = np.where(stuck, np.where(off_centre, cells, nxt), aims)
+        points = self._centres(np.maximum(aims, 0))
+        at_goal = (aims == goal_cells) & (aims >= 0)
+        points[at_goal] = goals[at_goal]
+        return aims, points, at_goal
+
+    def _centres(self, cells: NDArray[Any]) -> NDArray[np.float64]:
+        grid = self._grid
+        width, size = grid.num_of_columns, grid.grid_cell_size
+        cols, rows = cells % width, cells // width
+        return np.column_stack(
+            [grid.origin[0] + (cols + 0.5) * size, grid.origin[1] + (rows + 0.5) * size]
+        )
+
+    def _preferred(
+        self,
+        rows: AgentRows,
+        driven: NDArray[np.intp],
+        positions: NDArray[np.float64],
+        aim_points: NDArray[np.float64],
+        at_goal: NDArray[np.bool_],
+    ) -> NDArray[np.float64]:
+        """Toward the aim at full speed; slower within `arrive_time_s` of the goal."""
+        to_aim = aim_points - positions
+        distance = np.hypot(to_aim[:, 0], to_aim[:, 1])
+        speed = rows.speeds[driven]
+        speed = np.where(at_goal, np.minimum(speed, distance / self._settings.arrive_time_s), speed)
+        scale = np.divide(speed, distance, out=np.zeros_like(distance), where=distance > 0.0)
+        return to_aim * scale[:, None]
+
+    def _homeward(
+        self, rows: AgentRows, resting: NDArray[np.intp], positions: NDArray[np.float64]
+    ) -> NDArray[np.float64]:
+        """Back toward each resting agent's place, at most `home_speed` of its speed."""
+        back = rows.home[resting] - positions
+        distance = np.hypot(back[:, 0], back[:, 1])
+        speed = np.minimum(
+            rows.speeds[resting] * self._settings.home_speed,
+            distance / self._settings.arrive_time_s,
+        )
+        scale = np.divide(speed, distance, out=np.zeros_like(distance), where=distance > 1e-9)
+        homeward: NDArray[np.float64] = back * scale[:, None]
+        return homeward
+
+    def _avoid(
+        self,
+        rows: AgentRows,
+        driven: NDArray[np.intp],
+        preferred: NDArray[np.float64],
+        moving: NDArray[np.bool_],
+        near: NDArray[np.bool_],
+        dt: float,
+    ) -> NDArray[np.float64]:
+        """ORCA over every row; returns the driven rows' new velocities."""
+        active = np.zeros(len(rows), dtype=np.bool_)
+        active[driven] = rows.avoidance[driven]
+        if not active.any():
+            return preferred
+        settings = self._settings
+        wanted = rows.velocities.copy()
+        wanted[driven] = preferred
+        priority = np.ones(len(rows))
+        priority[driven[~moving]] = settings.rest_priority
+        # An agent a wall holds cannot take its share of a turn: its neighbours take more.
+        priority[driven[rows.walled[driven] & moving]] = settings.walled_priority
+        sidestep = np.zeros(len(rows), dtype=np.bool_)
+        # Sidestepping breaks the jams of agents meeting head-on; in a crowd going one way it
+        # only throws agents sideways into each other and the walls.
+        sidestep[driven] = moving & ~near & rows.opposed[driven]
+        chosen = avoid(
+            rows.positions,
+            rows.velocities,
+            wanted,
+            rows.radii,
+            rows.speeds,
+            dt=dt,
+            time_horizon=settings.time_horizon_s,
+            neighbour_dist=settings.neighbour_dist(rows.speeds, rows.radii),
+            max_neighbours=settings.max_neighbours,
+            active=active,
+            priority=priority,
+            sidestep=sidestep,
+        )
+        return chosen[driven]
+
+    def _move(
+        self,
+        rows: AgentRows,
+        driven: NDArray[np.intp],
+        walls: Walls,
+        velocity: NDArray[np.float64],
+        preferred: NDArray[np.float64],
+        dt: float,
+    ) -> None:
+        """Move by the velocities where walls allow; keep the move made as the velocity."""
+        size = self._grid.grid_cell_size
+        start = rows.positions[driven]
+        cell_start = self._cell_space(start)
+        wanted = velocity * (dt / size)
+        moved, held = walls.slide(cell_start, wanted, rows.radii[driven] / size)
+        rows.walled[driven] = (moved != cell_start + wanted).any(axis=1)
+        step = (moved - cell_start) * size
+        rows.positions[driven] = start + step
+        rows.velocities[driven] = step / dt
+        rows.distance[driven] += np.hypot(step[:, 0], step[:, 1])
+        wants = (preferred != 0.0).any(axis=1)
+        rows.stuck[driven] = np.where(held & wants, rows.stuck[driven] + 1, 0)
+        speed = np.hypot(step[:, 0], step[:, 1]) / dt
+        turning = speed > TURNING_SPEED
+        heading = rows.headings[driven]
+        desired = np.degrees(np.arctan2(-step[:, 0], step[:, 1]))
+        turn = (desired - heading + 180.0) % 360.0 - 180.0
+        fraction = 1.0 - np.exp(-rows.turn_rates[driven] * dt)
+        rows.headings[driven] = np.where(turning, (heading + turn * fraction) % 360.0, heading)
+        cells = self.cells_of(rows.positions[driven])
+        on_blocked = ~self._grid.walkable.ravel()[cells] & self._on_grid(rows.positions[driven])
+        rows.blocked[driven] += on_blocked
+
+    def _separate(self, rows: AgentRows, driven: NDArray[np.intp], walls: Walls, dt: float) -> None:
+        """Part the driven discs that overlap deeper than `part_beyond` of their radii's sum.
+
+        On the way, it notes which agents have a neighbour wanting the opposite way
+        (`opposed`: those may sidestep next frame).
+
+        ORCA keeps discs apart as long as each moves as it chose; a wall that stops or turns
+        one leaves its neighbours' choices wrong, and where a crowd presses into a gap the
+        trade-offs of a full neighbourhood let discs sink in a little. Each overlapping pair
+        is pushed apart along the line between the centres by the depth beyond the
+        allowance, shared by how far each can give way: not at all for an agent the crowd does
+        not drive, `WALLED_GIVE` for one a wall stopped or turned last frame, 1 otherwise. The
+        pushes are repeated `part_passes` times on the same pairs, so a disc pressed from
+        several sides settles, then up to `settle_passes` times on the pairs still deep; their
+        sum slides along walls like any move.
+        """
+        settings = self._settings
+        allow = settings.part_beyond
+        radii = rows.radii
+        # Pairs a little apart count too: pushes elsewhere may bring them together.
+        neighbours = find_neighbours(
+            rows.positions,
+            neighbour_dist=2.0 * float(radii.max()) * PAIR_REACH,
+            max_neighbours=8,
+        )
+        valid = neighbours >= 0
+        pressed = np.flatnonzero(valid.any(axis=1) & rows.driven)
+        rows.opposed[driven] = False
+        if not len(pressed):
+            return
+        # Each end of a pair moves its own share; a pair is listed from both ends when each
+        # is among the other's nearest, as in a crowd it nearly always is.
+        local, slot = np.nonzero(valid[pressed])
+        first, second = pressed[local], neighbours[pressed][local, slot]
+        reach = (radii[first] + radii[second]) * (1.0 - allow)
+        wanted = rows.preferred
+        against_flow = (wanted[first] * wanted[second]).sum(axis=1) < 0.0
+        rows.opposed[first[against_flow]] = True
+        give = np.where(rows.walled, WALLED_GIVE, 1.0) * rows.driven
+        both = give[first] + give[second]
+        share = np.divide(give[first], both, out=np.zeros_like(both), where=both > 0)
+        start = rows.positions[pressed].copy()
+        size = self._grid.grid_cell_size
+        here = self._cell_space(start)
+        # A disc against a wall is not pushed into it: that part of each push is dropped.
+        wall_gap, wall_normal = walls.nearest(here)
+        against = wall_gap <= radii[pressed] / size + WALL_CONTACT
+        for index in range(settings.part_passes + settings.settle_passes):
+            positions = rows.positions
+            gap = positions[second] - positions[first]
+            apart = np.hypot(gap[:, 0], gap[:, 1])
+            depth = np.maximum(reach - apart, 0.0)
+            if index >= settings.part_passes:  # settling: only the pairs still deep
+                depth[depth <= settings.settle_beyond * reach] = 0.0
+            if not depth.any():
+                break
+            scale = np.divide(depth, apart, out=np.zeros_like(depth), where=apart > 0) * share
+            push = -np.column_stack(
+                [
+                    np.bincount(local, gap[:, 0] * scale, len(pressed)),
+                    np.bincount(local, gap[:, 1] * scale, len(pressed)),
+                ]
+            )
+            into = np.minimum((push * wall_normal).sum(axis=1), 0.0) * against
+            rows.positions[pressed] += push - into[:, None] * wall_normal
+        # The whole push then slides along walls as one move, as any move does.
+        pushed = self._cell_space(rows.positions[pressed])
+        moved, _ = walls.slide(here, pushed - here, radii[pressed] / size)
+        rows.positions[pressed] = start + (moved - here) * size
+        # The push counts in the velocity ORCA reads next frame (it is how the agent moved),
+        # up to the agent's speed.
+        step = rows.positions[pressed] - start
+        rows.distance[pressed] += np.hypot(step[:, 0], step[:, 1])
+        velocity = rows.velocities[pressed] + step / dt
+        speed = np.hypot(velocity[:, 0], velocity[:, 1])
+        limit = rows.speeds[pressed]
+        over = speed > limit
+        velocity[over] *= (limit[over] / speed[over])[:, None]
+        rows.velocities[pressed] = velocity
+
+    def _on_grid(self, positions: NDArray[np.float64]) -> NDArray[np.bool_]:
+        grid = self._grid
+        size, (x0, y0) = grid.grid_cell_size, grid.origin
+        x1, y1 = x0 + grid.num_of_columns * size, y0 + grid.num_of_rows * size
+        x, y = positions[:, 0], positions[:, 1]
+        return (x >= x0) & (x < x1) & (y >= y0) & (y < y1)
+
+    def _arrive(
+        self,
+        rows: AgentRows,
+        driven: NDArray[np.intp],
+        keys: NDArray[Any],
+        groups: dict[int, TargetGroup],
+        goals: NDArray[np.float64],
+        near: NDArray[np.bool_],
+        dt: float,
+    ) -> None:
+        """Mark the agents that arrived (see the module); update each group's cluster radius."""
+        settings = self._settings
+        positions = rows.positions[driven]
+        state = rows.state[driven]
+        moving = state == MOVING
+        to_goal = _distance(positions, goals)
+        arrived = moving & (to_goal <= rows.arrival_radii[driven])
+        count_still(rows, driven, settings)
+        waiting = (
+            near & ~arrived & ~rows.patrol[driven] & (rows.still[driven] >= settings.still_frames)
+        )
+        # Held back on the goal's doorstep (others press in too): the first of the cluster.
+        radii = rows.radii[driven]
+        arrived |= waiting & (to_goal <= radii + rows.arrival_radii[driven])
+        if waiting.any() and (state == ARRIVED).any():
+            arrived |= self._touching_cluster(rows, driven, keys, waiting, state == ARRIVED)
+        rows.state[driven[arrived]] = ARRIVED
+        rows.arrivals[driven[arrived]] += 1
+        rows.home[driven[arrived]] = positions[arrived]
+        state = rows.state[driven]
+        for key in np.unique(keys):
+            group = groups[int(key)]
+            resting = (keys == key) & (state == ARRIVED)
+            if resting.any():
+                reach = to_goal[resting] + rows.radii[driven][resting]
+                group.cluster_radius = float(reach.max())
+
+    def _touching_cluster(
+        self,
+        rows: AgentRows,
+        driven: NDArray[np.intp],
+        keys: NDArray[Any],
+        waiting: NDArray[np.bool_],
+        arrived: NDArray[np.bool_],
+    ) -> NDArray[np.bool_]:
+        """Which waiting agents touch an arrived agent of their own target."""
+        subset = np.flatnonzero(waiting | arrived)
+        radii = rows.radii[driven[subset]]
+        margin = 1.0 + self._settings.touch_margin
+        neighbours = find_neighbours(
+            rows.positions[driven[subset]],
+            neighbour_dist=2.0 * float(radii.max()) * margin,
+            max_neighbours=8,
+        )
+        if not neighbours.shape[1]:
+            return np.zeros(len(driven), dtype=bool)
+        valid = neighbours >= 0
+        other = np.where(valid, neighbours, 0)
+        positions = rows.positions[driven[subset]]
+        gap = positions[other] - positions[:, None, :]
+        apart = np.hypot(gap[..., 0], gap[..., 1])
+        local_keys, local_arrived = keys[subset], arrived[subset]
+        touching = (
+            valid
+            & local_arrived[other]
+            & (local_keys[other] == local_keys[:, None])
+            & (apart <= (radii[:, None] + radii[other]) * margin)
+        )
+        found = np.zeros(len(driven), dtype=bool)
+        found[subset] = touching.any(axis=1) & waiting[subset]
+        return found
+
+
+WALL_PRIORITY = 4.0
+WALL_MARGIN = 0.05
+SEPARATE = True
+ALLOW = 0.05
+
+
+def count_still(rows: AgentRows, which: NDArray[np.intp], settings: StepSettings) -> None:
+    """Count the frames each of `which` has stayed within `still_reach` radii of one place."""
+    positions = rows.positions[which]
+    moved = _distance(positions, rows.rest_from[which])
+    staying = moved <= settings.still_reach * rows.radii[which]  # False while rest_from is nan
+    rows.still[which] = np.where(staying, rows.still[which] + 1, 0)
+    rows.rest_from[which] = np.where(staying[:, None], rows.rest_from[which], positions)
+
+
+def _distance(a: NDArray[np.float64], b: NDArray[np.float64]) -> NDArray[np.float64]:
+    delta = a - b
+    distance: NDArray[np.float64] = np.hypot(delta[..., 0], delta[..., 1])
+    return distance
