@@ -29,7 +29,8 @@ from sim.app.report_builder import build_report
 from sim.app.trace import TraceWriter
 from sim.components.agent_controller import ROUTES_DRAWN, AgentController, AgentState
 from sim.components.crowd import CrowdField
-from sim.components.crowd_render import AgentArrays, CrowdRenderer
+from sim.components.crowd_render import CrowdRenderer, frames_of
+from sim.components.crowd_sim import CrowdSim
 from sim.components.grid_manager import HEURISTICS, GridManager
 from sim.components.hud import Hud
 from sim.components.motion import SceneMotion
@@ -94,8 +95,9 @@ class SimApp:
 
     Update order each frame (the World's insertion order): the scene's motion first (movers,
     rotators, doors), then the GridManager, so obstacle changes are in the grid before anything
-    plans; then the Start -> End path and the crowd's shared fields; then the scene's objects
-    with their agents; the HUD last.
+    plans; then the Start -> End path, the crowd's shared fields and the crowd (`CrowdSim`, which
+    moves the agents of every target enough agents chase); then the scene's objects with their
+    agents; the HUD last.
     """
 
     def __init__(self, options: RunOptions) -> None:
@@ -125,13 +127,18 @@ class SimApp:
         self.crowd = self.world.spawn("crowd-field").add_component(
             CrowdField(self.grid, replan_interval_s=self._replan_interval())
         )
+        # Its markers draw the agents it drives, whose own models it hides.
+        self.crowd_sim = self.world.spawn("crowd-sim").add_component(
+            CrowdSim(self.grid, self.crowd, hide_driven=True)
+        )
         self.objects = build_scene(self.world, self.base.loader, scene)
         for spec, game_object in zip(scene.objects, self.objects, strict=True):
             self.motion.add(game_object, mover=spec.mover, rotator=spec.rotator, door=spec.door)
         self.agents = self._add_agents()
         self.legend = self._add_terrain()
-        arrays = AgentArrays(self.agents, lambda: self.world.time_s)  # every agent, batched
-        renderer = CrowdRenderer(arrays, camera=self.base.cam, window=self.base.win)
+        renderer = CrowdRenderer(
+            frames_of(self.crowd_sim), camera=self.base.cam, window=self.base.win
+        )
         self.crowd_render = self.world.spawn("crowd-render").add_component(renderer)
         self.hud = self.world.spawn("hud").add_component(
             Hud(
@@ -227,6 +234,7 @@ class SimApp:
                     dragging=self.dragging,
                     draw_route=len(controllers) < ROUTES_DRAWN,
                     compare_fresh=not controllers,  # the HUD's agent: the others need no A*
+                    crowd_sim=self.crowd_sim,
                 )
                 controllers.append(game_object.add_component(controller))
         return controllers
@@ -499,6 +507,7 @@ class SimApp:
 
     def report(self) -> Report:
         """The report as it stands now (see README, "Command line", and `sim.app.report`)."""
+        self.crowd_sim.sync_nodes()  # the crowd writes its agents' nodes only when read
         return build_report(self)
 
     def write_report(self, path: Path) -> None:
