@@ -586,9 +586,9 @@ class AgentController(Component):
         node.set_quat(Quat(*self._rotation))
 
     def on_draw_gizmos(self, gizmos: Gizmos) -> None:
-        """Draw the agent's own (smoothed) route from where it stands."""
-        key = f"agent-path:{self.game_object.name}"
-        if self.draw_route and self.show_path and self.waypoints:
+        """Draw the agent's own (smoothed) route from where it stands (none while driven)."""
+        if self.draw_route and self.show_path and not self.driven and self.waypoints:
+            key = f"agent-path:{self.game_object.name}"
             points = [(self._x, self._y, PATH_Z)] + [(x, y, PATH_Z) for x, y in self.waypoints]
             gizmos.polyline(key, points, AGENT_PATH_COLOR, thickness=2.0)
 

@@ -23,9 +23,10 @@ A driven agent's replans are the fields it takes (`TargetGroup.take`), counted b
 (the first plan, an interval passed on a grid that changed, or asked for from outside).
 
 Arrival in a crowd: an agent arrives within `arrival_radius` of its goal, or when it has stood
-still for `STILL_FRAMES` frames touching an arrived agent of the same target near the goal
-(the cluster). Arrived agents keep their place, want no velocity and stay ORCA-active with a
-low priority, so they step aside for newcomers instead of being stacked on.
+still (`StepSettings.still_frames`) on the goal's doorstep (its radius plus its arrival radius
+away: others press in too) or touching an arrived agent of the same target near the goal (the
+cluster). Arrived agents keep their place, stay ORCA-active with a low priority, so they step
+aside for newcomers instead of being stacked on, and drift back to their place after.
 
 Everything runs in a fixed order on float64 arrays: the same scene twice gives the same
 trace.
@@ -33,7 +34,6 @@ trace.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -109,9 +109,16 @@ class CrowdSim(Component):
         self._time_s = 0.0
         self._nodes_synced = -1
         self._rows_by_object: dict[int, int] | None = None
-        self.planning_ms = 0.0
 
     # ---- Rows --------------------------------------------------------------------------
+
+    @property
+    def planning_ms(self) -> float:
+        """Wall-clock milliseconds spent computing aims so far.
+
+        The fields count in the `CrowdField`'s own `planning_ms`.
+        """
+        return self._step.aim_ms
 
     def register(self, agent: AgentController, own: dict[str, Any]) -> int:
         """Give `agent` a row; return it.
@@ -434,9 +441,7 @@ class CrowdSim(Component):
         goal_moved: bool,
         cut: NDArray[np.bool_],
     ) -> None:
-        began = time.perf_counter()
         new = group.take(self._crowd, self._grid, cell, self._time_s)
-        self.planning_ms += (time.perf_counter() - began) * 1000.0
         rows = self._rows
         pending = rows.pending[members]
         cause = np.where(

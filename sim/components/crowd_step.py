@@ -7,21 +7,24 @@
    and radius), the goal point itself once the aim is the goal cell; an agent walls held back
    heads for its own cell's centre, then the next cell's down the field, whose lines are clear.
 3. Preferred velocity: toward the aim at full speed, slowing within `arrive_time_s` of the
-   goal; none for arrived, waiting or idle agents.
+   goal; arrived agents pushed from their place drift back to it; none for the others.
 4. Reciprocal avoidance over every row (`sim.navigation.avoid`): driven agents with avoidance
-   on are active, arrived ones with a low priority and no sidestep (nor those near the goal,
-   who would circle the cluster); self-steered rows and agents with avoidance off are
-   obstacles moving at their own velocity.
+   on are active, arrived ones with a low priority, agents a wall holds with a high one; only
+   agents with a neighbour wanting the opposite way sidestep (not near the goal, where they
+   would circle the cluster); self-steered rows and agents with avoidance off are obstacles
+   moving at their own velocity.
 5. Walls: each disc moves by its velocity where it stays clear, else slides along x or y,
    else stays (`sim.navigation.disc_walls`); the velocity kept is the move made.
 6. Heading turns toward the velocity by `1 - exp(-turn_rate * dt)` of the angle (as the lone
    agents' slerp), distance and frames on a blocked cell are counted.
-7. Arrival: within `arrival_radius` of the goal, or still for `still_frames` frames while
-   touching an arrived agent of the same target near the goal.
+7. Parting: discs pressed into each other deeper than `part_beyond` are pushed apart.
+8. Arrival: within `arrival_radius` of the goal, or still for `still_frames` frames on the
+   goal's doorstep or touching an arrived agent of the same target near the goal.
 """
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -114,6 +117,7 @@ class DrivenStep:
         self._settings = settings
         self._walls: tuple[int, Walls] | None = None
         self._mask_seen = -1
+        self.aim_ms = 0.0  # wall-clock milliseconds spent on aims so far
 
     def cells_of(self, positions: NDArray[np.float64]) -> NDArray[np.intp]:
         """The flat cell under each world point, clamped to the grid."""
@@ -230,7 +234,9 @@ class DrivenStep:
             for radius in np.unique(radii[in_group]):
                 chosen = in_group & (radii == radius)
                 table = group.aim_table(grid, float(radius), rooms)
+                began = time.perf_counter()
                 aims[chosen] = table.aims(cells[chosen])
+                self.aim_ms += (time.perf_counter() - began) * 1000.0
         # Held back by a wall: the own cell's centre, then the next cell's down the field.
         stuck = (rows.stuck[driven] > 0) & (aims >= 0)
         if stuck.any():

@@ -262,10 +262,9 @@ class World:
 
         Order: object insertion order, then component order. Does not flush `gizmos`.
         """
-        for obj in tuple(self._objects):
-            for component in obj.components:
-                if obj.alive and component.enabled and component._awoken:
-                    component.on_draw_gizmos(gizmos)
+        for obj, component in self._update_pairs():
+            if obj._alive and component.enabled and component._awoken:
+                component.on_draw_gizmos(gizmos)
 
     def _on_component_added(self, component: Component) -> None:
         """Awake now if started, else queue for the first step (called by add/add_component)."""
@@ -310,10 +309,14 @@ class World:
         order = self._objects.get(obj, self._added)
         return (order, obj._components.index(component))
 
-    def _run_updates(self, dt: float) -> None:
+    def _update_pairs(self) -> tuple[tuple[GameObject, Component], ...]:
+        """Every (object, component) pair in insertion order, listed again after a change."""
         if self._pairs is None:
             self._pairs = tuple((obj, c) for obj in self._objects for c in obj._components)
-        for obj, component in self._pairs:
+        return self._pairs
+
+    def _run_updates(self, dt: float) -> None:
+        for obj, component in self._update_pairs():
             if obj._alive and component.enabled and component._started:
                 component.update(dt)
 
