@@ -1,62 +1,88 @@
 """Crowd throughput: N agents chasing one End on `scenes/crowd.toml`, headless, no rendering.
 
 `crowd_throughput` builds the scene's grid, obstacles, Start and End on a bare World (no
-ShowBase, no window, no models), puts N agents on the crowd's spawn area, steps the world at a
-fixed ``dt = 1/60`` and measures what the simulation itself costs: milliseconds of planning per
-simulated second, and simulated frames per wall-clock second of the whole sim step (grid sync,
-planning, steering). `bench_crowd` does that for N = 50, 200, 1000 and returns a `CrowdReport`:
-its table and the issue's target line, which ``sim bench --crowd`` prints and
-``sim bench --write-results`` writes into benchmarks/RESULTS.md (``python -m sim.bench.crowd``
-prints it too).
+ShowBase, no window, no models), puts N agents on the free cells nearest the middle of the
+scene's own crowd (one per cell, `spawn_cells`), steps the world at a fixed ``dt = 1/60`` and
+measures what the simulation itself costs: simulated frames per wall-clock second of the
+whole sim step (grid sync, fields, steering, avoidance; `CrowdSim` moves the crowd), the
+milliseconds of planning (fields and aims) per simulated second, how many agents arrived, and
+`overlap_max`, the deepest two discs ever overlapped, as a fraction of their radii's sum
+(measured between frames, outside the timing). `bench_crowd` does that for each of `SIZES`
+and returns a `CrowdReport`: its table, targets, JSON and chart, which ``sim bench --crowd``
+prints (``--json FILE``, ``--write-results`` for its section of benchmarks/RESULTS.md).
+
+Rendering is measured elsewhere: a `RenderProbe` (N agents -> frames per second in a real
+800 x 600 window, None when no window opens; ``sim bench --crowd`` hands it
+`sim.bench.crowd_window.rendered_fps`) given to `bench_crowd` fills `render_fps`; without
+one it is None.
 """
 
 from __future__ import annotations
 
+import math
 import sys
 import time
-from collections.abc import Sequence
+from collections import deque
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+from numpy.typing import NDArray
 from panda3d.core import NodePath
 
+from sim.bench.chart import Series, ratio_bars_svg
 from sim.bench.tables import pipe_table
 from sim.components.agent_controller import AgentController, AgentState
 from sim.components.crowd import CrowdField
+from sim.components.crowd_sim import CrowdSim
 from sim.components.grid_manager import GridManager
 from sim.config import SCENES_DIR, AgentConfig, Tag
 from sim.engine import GameObject, World
-from sim.scene.file import crowd_positions, load_scene
+from sim.navigation import GridMap
+from sim.navigation.avoidance import find_neighbours
+from sim.scene.file import load_scene
 from sim.scene.spec import SceneSpec
 
 CROWD_SCENE = SCENES_DIR / "crowd.toml"
 DT = 1.0 / 60.0
-SIZES = (50, 200, 1000)
-SECONDS = 10.0
-"""Simulated seconds each crowd size runs."""
-SEED = 1
-TARGET_AGENTS = 200
-TARGET_FPS = 60.0
-"""The issue's target: `TARGET_AGENTS` agents on the crowd scene at this many simulated fps."""
+SIZES = (200, 1000, 5000)
+SECONDS = 45.0
+"""Simulated seconds each crowd size runs (the scene's own 200 agents all arrive in about 45)."""
+SIM_TARGETS = ((1000, 120.0), (5000, 30.0))
+"""(agents, simulated frames per second) the whole sim step must reach (issue 16)."""
+RENDER_TARGET = (1000, 30.0)
+"""(agents, rendered frames per second) in an 800 x 600 window (issue 16)."""
+OVERLAP_TARGET = 0.1
+"""The deepest overlap allowed, as a fraction of the two radii's sum (issue 16)."""
+EARLIER_TARGET = (200, 60.0)
+"""(agents, simulated fps) of the first crowd issue, still checked."""
+CHART = "crowd-throughput.svg"
+"""The chart of `sim bench --crowd`, beside RESULTS.md."""
+
+RenderProbe = Callable[[int], "float | None"]
+"""Rendered frames per second of N agents of the crowd scene in a real 800 x 600 window."""
 
 
 def crowd_throughput(
-    n_agents: int, *, seconds: float = 10.0, scene_path: Path = CROWD_SCENE
+    n_agents: int, *, seconds: float = SECONDS, scene_path: Path = CROWD_SCENE
 ) -> dict[str, Any]:
     """Step `n_agents` agents of the crowd scene for `seconds` simulated seconds; time it.
 
-    The agents spawn on a seeded jittered lattice over the rectangle the scene's own agents
-    occupy, with the scene's first agent's settings.
+    The agents stand on the centres of the free cells nearest the middle of the scene's
+    own agents (`spawn_cells`), with the scene's first agent's settings and heading.
 
     Returns:
         ``n_agents``, ``sim_seconds``, ``frames``, ``planning_ms_per_sim_s`` (fields and
-        waypoints), ``sim_fps`` (simulated frames per wall-clock second of ``World.step``),
-        ``arrived`` (agents at End when it stopped), ``fields_computed`` and
-        ``blocked_cell_frames`` (summed over the agents; 0 when no agent entered a wall).
+        aims), ``sim_fps`` (simulated frames per wall-clock second of ``World.step``),
+        ``arrived`` (agents at End when it stopped), ``overlap_max``, ``fields_computed``,
+        ``blocked_cell_frames`` (summed over the agents; 0 when no agent entered a wall) and
+        ``render_fps`` (None: `bench_crowd` fills it in).
 
     Raises:
-        ValueError: for fewer than 1 agent or a non-positive duration.
+        ValueError: for fewer than 1 agent, a non-positive duration, or more agents than the
+            scene has free cells.
     """
     if n_agents < 1:
         raise ValueError(f"n_agents must be >= 1, got {n_agents!r}")
@@ -66,6 +92,7 @@ def crowd_throughput(
     world = World(NodePath("crowd-bench"))
     grid = world.spawn("grid-manager").add_component(_grid_manager(scene))
     crowd = world.spawn("crowd-field").add_component(CrowdField(grid))
+    crowd_sim = world.spawn("crowd-sim").add_component(CrowdSim(grid, crowd))
     for spec in scene.objects:
         if spec.tag is not Tag.AGENT:
             node = world.root.attach_new_node(spec.name)
@@ -73,22 +100,92 @@ def crowd_throughput(
             node.set_scale(*spec.scale)
             node.set_h(spec.heading)
             world.add(GameObject(node, tag=spec.tag))
-    agents = _add_agents(world, grid, crowd, scene, n_agents)
+    world.step(0.0)  # the grid takes in the obstacles, so the spawn sees the walls
+    agents = _add_agents(world, grid, crowd, crowd_sim, scene, n_agents)
     frames = round(seconds / DT)
-    began = time.perf_counter()
+    overlap = 0.0
+    wall_s = 0.0
     for _ in range(frames):
+        began = time.perf_counter()
         world.step(DT)
-    wall_s = time.perf_counter() - began
+        wall_s += time.perf_counter() - began
+        overlap = max(overlap, overlap_depth(crowd_sim.positions, crowd_sim.radii))
     return {
         "n_agents": n_agents,
         "sim_seconds": frames * DT,
         "frames": frames,
-        "planning_ms_per_sim_s": crowd.planning_ms / (frames * DT),
+        "planning_ms_per_sim_s": (crowd.planning_ms + crowd_sim.planning_ms) / (frames * DT),
         "sim_fps": frames / wall_s,
         "arrived": sum(agent.state is AgentState.ARRIVED for agent in agents),
+        "overlap_max": overlap,
         "fields_computed": crowd.fields_computed,
         "blocked_cell_frames": sum(agent.blocked_cell_frames for agent in agents),
+        "render_fps": None,
     }
+
+
+def overlap_depth(positions: NDArray[np.float64], radii: NDArray[np.float64]) -> float:
+    """The deepest overlap of two discs, as a fraction of their radii's sum (0: none).
+
+    >>> overlap_depth(np.array([[0.0, 0.0], [0.7, 0.0], [5.0, 0.0]]), np.full(3, 0.4))
+    0.125
+    """
+    if len(positions) < 2 or not radii.max() > 0.0:
+        return 0.0
+    neighbours = find_neighbours(
+        positions, neighbour_dist=2.0 * float(radii.max()), max_neighbours=6
+    )
+    valid = neighbours >= 0
+    if not valid.any():
+        return 0.0
+    other = np.where(valid, neighbours, 0)
+    gap = positions[other] - positions[:, None, :]
+    reach = radii[:, None] + radii[other]
+    depth = (reach - np.hypot(gap[..., 0], gap[..., 1])) / np.where(reach > 0.0, reach, 1.0)
+    return max(0.0, float(np.where(valid, depth, 0.0).max()))
+
+
+def spawn_cells(
+    grid: GridMap, centre: tuple[float, float], count: int
+) -> list[tuple[float, float]]:
+    """The centres of the `count` walkable cells nearest `centre` that connect to its cell.
+
+    Nearest by straight-line distance between centres (ties by row, then column); connected
+    through walkable cells side by side, so no agent starts walled off from the others.
+
+    Raises:
+        ValueError: when fewer walkable cells connect to the centre's cell.
+    """
+    walkable = grid.walkable
+    home = grid.world_to_cell(*centre, clamp=True)
+    start = None if home is None else grid.nearest_walkable(home)
+    if start is None:
+        raise ValueError("the grid has no walkable cell to spawn on")
+    seen = np.zeros_like(walkable)
+    seen[start] = True
+    frontier, cells = deque([start]), []
+    while frontier:
+        row, col = frontier.popleft()
+        cells.append((row, col))
+        for d_row, d_col in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+            near = (row + d_row, col + d_col)
+            if grid.contains(*near) and walkable[near] and not seen[near]:
+                seen[near] = True
+                frontier.append(near)
+    if len(cells) < count:
+        raise ValueError(f"{count} agents, but only {len(cells)} free cells connect")
+    points = [grid.cell_to_world(*cell) for cell in cells]
+    order = sorted(range(len(cells)), key=lambda i: (math.dist(points[i], centre), cells[i]))
+    return [points[i] for i in order[:count]]
+
+
+def spawn_centre(scene: SceneSpec) -> tuple[float, float]:
+    """The middle of the scene's own agents (where a benchmark's crowd gathers round)."""
+    specs = scene.objects_with_tag(Tag.AGENT)
+    if not specs:
+        raise ValueError(f"{scene.path}: no agents to take a spawn area from")
+    xs, ys = [spec.pos[0] for spec in specs], [spec.pos[1] for spec in specs]
+    return ((min(xs) + max(xs)) / 2.0, (min(ys) + max(ys)) / 2.0)
 
 
 def _grid_manager(scene: SceneSpec) -> GridManager:
@@ -105,21 +202,23 @@ def _grid_manager(scene: SceneSpec) -> GridManager:
 
 
 def _add_agents(
-    world: World, grid: GridManager, crowd: CrowdField, scene: SceneSpec, count: int
+    world: World,
+    grid: GridManager,
+    crowd: CrowdField,
+    crowd_sim: CrowdSim,
+    scene: SceneSpec,
+    count: int,
 ) -> list[AgentController]:
     specs = scene.objects_with_tag(Tag.AGENT)
-    if not specs:
-        raise ValueError(f"{scene.path}: no agents to take a spawn area from")
-    xs, ys = [spec.pos[0] for spec in specs], [spec.pos[1] for spec in specs]
-    area = (min(xs), min(ys), max(xs), max(ys))
     config = specs[0].agent or AgentConfig()
     agents = []
-    for number, (x, y) in enumerate(crowd_positions(count, area, SEED), start=1):
+    for number, (x, y) in enumerate(spawn_cells(grid.grid, spawn_centre(scene), count), start=1):
         node = world.root.attach_new_node(f"crowd-{number}")
         node.set_pos(x, y, 0.0)
         node.set_h(specs[0].heading)
         agent_object = world.add(GameObject(node, tag=Tag.AGENT))
-        agents.append(agent_object.add_component(AgentController(grid, config, crowd=crowd)))
+        controller = AgentController(grid, config, crowd=crowd, crowd_sim=crowd_sim)
+        agents.append(agent_object.add_component(controller))
     return agents
 
 
@@ -142,8 +241,19 @@ class CrowdReport:
 
     def table(self) -> list[list[str]]:
         """Header and one line per crowd size, as strings."""
-        lines = [["agents", "planning ms / sim s", "sim fps", "arrived", "fields"]]
+        lines = [
+            [
+                "agents",
+                "planning ms / sim s",
+                "sim fps",
+                "arrived",
+                "fields",
+                "overlap max",
+                "render fps",
+            ]
+        ]
         for row in self.results:
+            render = row.get("render_fps")
             lines.append(
                 [
                     str(row["n_agents"]),
@@ -151,6 +261,8 @@ class CrowdReport:
                     f"{row['sim_fps']:.1f}",
                     str(row["arrived"]),
                     str(row["fields_computed"]),
+                    f"{row['overlap_max']:.3f}",
+                    "n/a" if render is None else f"{render:.1f}",
                 ]
             )
         return lines
@@ -159,17 +271,91 @@ class CrowdReport:
         """The title and the table (valid Markdown)."""
         return [self.title(), "", *pipe_table(self.table())]
 
-    def target_line(self) -> str:
-        """The issue's crowd target, met or not, with the number (Markdown list item)."""
-        target = (
-            f"{TARGET_AGENTS} agents on the {self.grid_columns}x{self.grid_rows} crowd scene at >= "
-            f"{TARGET_FPS:.0f} simulated fps (whole sim step, no rendering)"
+    def target_lines(self) -> list[str]:
+        """Each crowd target, met or not, with the number (Markdown list items)."""
+        grid = f"{self.grid_columns}x{self.grid_rows}"
+        lines = []
+        for agents, fps in SIM_TARGETS:
+            lines.append(
+                self._fps_line(
+                    agents, fps, "sim_fps", "simulated fps (whole sim step, no rendering)"
+                )
+            )
+        agents, fps = RENDER_TARGET
+        lines.append(self._fps_line(agents, fps, "render_fps", "fps rendered in an 800x600 window"))
+        worst = max((row["overlap_max"] for row in self.results), default=None)
+        target = f"- overlap_max <= {OVERLAP_TARGET:g} of the radii's sum at every size"
+        if worst is None:
+            lines.append(f"{target}: not measured")
+        else:
+            verdict = "met" if worst <= OVERLAP_TARGET else "NOT met"
+            lines.append(f"{target}: {worst:.3f}, {verdict}")
+        agents, fps = EARLIER_TARGET
+        earlier = (
+            f"- {agents} agents on the {grid} crowd scene at >= {fps:.0f} simulated fps "
+            "(whole sim step, no rendering)"
         )
-        row = next((r for r in self.results if r["n_agents"] == TARGET_AGENTS), None)
+        row = self._row(agents)
         if row is None:
-            return f"- {target}: not measured (no {TARGET_AGENTS}-agent run)"
-        verdict = "met" if row["sim_fps"] >= TARGET_FPS else "NOT met"
-        return f"- {target}: {row['sim_fps']:.1f} fps, {verdict}"
+            lines.append(f"{earlier}: not measured (no {agents}-agent run)")
+        else:
+            verdict = "met" if row["sim_fps"] >= fps else "NOT met"
+            lines.append(f"{earlier}: {row['sim_fps']:.1f} fps, {verdict}")
+        return lines
+
+    def _row(self, agents: int) -> dict[str, Any] | None:
+        return next((r for r in self.results if r["n_agents"] == agents), None)
+
+    def _fps_line(self, agents: int, fps: float, key: str, what: str) -> str:
+        target = f"- {agents} agents at >= {fps:.0f} {what}"
+        row = self._row(agents)
+        if row is None:
+            return f"{target}: not measured (no {agents}-agent run)"
+        if row.get(key) is None:
+            return f"{target}: not measured (no window could be opened)"
+        verdict = "met" if row[key] >= fps else "NOT met"
+        return f"{target}: {row[key]:.1f} fps, {verdict}"
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"sizes": [{"agents", "sim_fps", "render_fps", "arrived", "overlap_max", ...}]}``."""
+        return {
+            "sizes": [
+                {
+                    "agents": row["n_agents"],
+                    "sim_fps": round(row["sim_fps"], 3),
+                    "render_fps": None
+                    if row["render_fps"] is None
+                    else round(row["render_fps"], 3),
+                    "arrived": row["arrived"],
+                    "overlap_max": round(row["overlap_max"], 6),
+                    "sim_seconds": round(row["sim_seconds"], 6),
+                    "planning_ms_per_sim_s": round(row["planning_ms_per_sim_s"], 3),
+                    "fields_computed": row["fields_computed"],
+                    "blocked_cell_frames": row["blocked_cell_frames"],
+                }
+                for row in self.results
+            ],
+            "scene": self.scene_name,
+            "dt": DT,
+        }
+
+    def chart_svg(self) -> str:
+        """Each size's simulated (and rendered) fps as a multiple of its target."""
+        groups, sim, render = [], [], []
+        for agents, fps in SIM_TARGETS:
+            row = self._row(agents)
+            if row is None:
+                continue
+            groups.append(f"{agents} agents")
+            sim.append(row["sim_fps"] / fps)
+            rendered = row.get("render_fps") if agents == RENDER_TARGET[0] else None
+            render.append(0.0 if rendered is None else rendered / RENDER_TARGET[1])
+        series = [Series("simulated fps / target", "#3a7bd5", tuple(sim), target=1.0)]
+        if any(value > 0 for value in render):
+            series.append(Series("rendered fps / target", "#e8833a", tuple(render), target=1.0))
+        return ratio_bars_svg(
+            f"Crowd on {self.scene_name}: fps as a multiple of its target", groups, series
+        )
 
 
 def bench_crowd(
@@ -177,22 +363,33 @@ def bench_crowd(
     *,
     seconds: float | None = None,
     scene_path: Path = CROWD_SCENE,
+    render: RenderProbe | None = None,
+    progress: Callable[[str], None] | None = None,
 ) -> CrowdReport:
-    """Run `crowd_throughput` for each size (default `SIZES`, `SECONDS` simulated s each)."""
+    """Run `crowd_throughput` for each size (default `SIZES`, `SECONDS` simulated s each).
+
+    `render`, when given, measures each size's rendered fps; `progress` is told each size
+    as it starts.
+    """
     scene = load_scene(scene_path)
     seconds = SECONDS if seconds is None else seconds
-    results = tuple(
-        crowd_throughput(size, seconds=seconds, scene_path=scene_path)
-        for size in (SIZES if sizes is None else sizes)
+    results = []
+    for size in SIZES if sizes is None else sizes:
+        if progress is not None:
+            progress(f"crowd: {size} agents, {seconds:g} simulated s ...")
+        row = crowd_throughput(size, seconds=seconds, scene_path=scene_path)
+        row["render_fps"] = None if render is None else render(size)
+        results.append(row)
+    return CrowdReport(
+        scene_path.name, scene.grid.rows, scene.grid.columns, seconds, tuple(results)
     )
-    return CrowdReport(scene_path.name, scene.grid.rows, scene.grid.columns, seconds, results)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Print the crowd throughput table and target for N = 50, 200, 1000 (argv: [seconds])."""
+    """Print the crowd throughput table and targets (argv: [seconds])."""
     args = list(sys.argv[1:] if argv is None else argv)
     report = bench_crowd(seconds=float(args[0]) if args else None)
-    print("\n".join([*report.lines(), "", report.target_line()]))
+    print("\n".join([*report.lines(), "", *report.target_lines()]))
     return 0
 
 

@@ -12,6 +12,7 @@ import importlib.metadata
 import math
 import os
 import platform
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -88,7 +89,7 @@ def summary_lines(
             f"{startup.cold_first_ms:.1f} ms"
         )
     if crowd is not None:
-        lines.append(crowd.target_line())
+        lines += crowd.target_lines()
     return lines
 
 
@@ -137,7 +138,7 @@ def write_results(
     ]
     for report in reports:
         lines += ["## " + report.lines()[0], "", *report.lines()[2:], ""]
-    lines += ["## " + crowd.title(), "", _CROWD_NOTE, "", *crowd.lines()[2:], ""]
+    lines += [*_crowd_section(crowd, command), ""]
     if dynamic is not None:
         lines += [*_dynamic_section(dynamic, command), ""]
     lines += ["## Targets", "", *summary[1:], "", _GAP_NOTE]
@@ -153,14 +154,43 @@ def write_dynamic_section(report: DynamicReport, command: str) -> Path:
     or goes before ``## Targets`` (at the end when there is none); its chart is rewritten
     beside the file. Both are replaced atomically. Returns `RESULTS_PATH`.
     """
-    heading = f"## {SECTION_TITLE}"
+    return _write_section(f"## {SECTION_TITLE}", [*_dynamic_section(report, command), ""])
+
+
+def write_crowd_section(report: CrowdReport, command: str) -> Path:
+    """Put the crowd's section (and chart) into `RESULTS_PATH`, as `write_dynamic_section`.
+
+    The section already there is the one whose heading starts ``## Crowd throughput``.
+    """
+    written = _write_section(CROWD_HEADING, [*_crowd_section(report, command), ""])
+    _replace_crowd_targets(report.target_lines())
+    return written
+
+
+def _replace_crowd_targets(targets: list[str]) -> None:
+    """Swap the crowd's lines in ``## Targets`` (if the file has that section) for `targets`."""
+    lines = RESULTS_PATH.read_text(encoding="utf-8").splitlines()
+    if "## Targets" not in lines:
+        return
+    begin = lines.index("## Targets")
+    end = next((i for i in range(begin + 1, len(lines)) if lines[i].startswith("## ")), len(lines))
+    kept = [i for i in range(begin, end) if not _CROWD_TARGET.match(lines[i])]
+    dropped = [i for i in range(begin, end) if _CROWD_TARGET.match(lines[i])]
+    at = dropped[0] if dropped else max(i for i in kept if lines[i].strip()) + 1
+    body = [lines[i] for i in range(begin, at) if i in kept]
+    rest = [lines[i] for i in range(at, end) if i in kept]
+    lines[begin:end] = [*body, *targets, *rest]
+    write_bytes_atomic(RESULTS_PATH, ("\n".join(lines).rstrip("\n") + "\n").encode("utf-8"))
+
+
+def _write_section(heading: str, section: list[str]) -> Path:
+    """Replace the section whose heading line starts with `heading`, or add it before Targets."""
     try:
         lines = RESULTS_PATH.read_text(encoding="utf-8").splitlines()
     except FileNotFoundError:
         lines = ["# Planner benchmark results", ""]
-    section = [*_dynamic_section(report, command), ""]
-    if heading in lines:
-        begin = lines.index(heading)
+    begin = next((i for i, line in enumerate(lines) if line.startswith(heading)), None)
+    if begin is not None:
         end = next(
             (i for i in range(begin + 1, len(lines)) if lines[i].startswith("## ")), len(lines)
         )
@@ -175,6 +205,29 @@ def write_dynamic_section(report: DynamicReport, command: str) -> Path:
     return RESULTS_PATH
 
 
+def _crowd_section(report: CrowdReport, command: str) -> list[str]:
+    """The crowd's part of RESULTS.md; writes its chart beside `RESULTS_PATH` first."""
+    from sim.bench.crowd import CHART  # the crowd needs Panda3D's core; the maps do not
+
+    RESULTS_PATH.parent.mkdir(parents=True, exist_ok=True)
+    write_bytes_atomic(RESULTS_PATH.parent / CHART, report.chart_svg().encode("utf-8"))
+    return [
+        "## " + report.title(),
+        "",
+        f"Command: `{command}`",
+        "",
+        _CROWD_NOTE,
+        "",
+        *report.lines()[2:],
+        "",
+        f"![simulated fps against the targets]({CHART})",
+        "",
+        "Targets:",
+        "",
+        *report.target_lines(),
+    ]
+
+
 def _dynamic_section(report: DynamicReport, command: str) -> list[str]:
     """The section's lines; writes its chart beside `RESULTS_PATH` first."""
     RESULTS_PATH.parent.mkdir(parents=True, exist_ok=True)
@@ -182,11 +235,20 @@ def _dynamic_section(report: DynamicReport, command: str) -> list[str]:
     return report.section_lines(DYNAMIC_CHART, command)
 
 
-_CROWD_NOTE = """Run after the maps, in the same process (`sim bench --crowd` runs only this):
-N agents of scenes/crowd.toml chase one End and share one distance field. `planning ms / sim s`
-is the time spent on fields and waypoints per simulated second; `sim fps` counts simulated
-frames per wall-clock second of the whole sim step (grid sync, planning, steering), without
-rendering; `arrived` is how many agents reached End, `fields` how many fields were computed."""
+CROWD_HEADING = "## Crowd throughput"
+_CROWD_TARGET = re.compile(r"^- (\d+ agents (at|on the) |overlap_max )")
+"""A crowd target's line in ``## Targets`` (`CrowdReport.target_lines`)."""
+"""How the crowd section's heading starts (its title follows)."""
+
+_CROWD_NOTE = """N agents of scenes/crowd.toml, one to a free cell nearest the scene's own
+crowd, chase one End: a `CrowdSim` moves them all with numpy (one shared distance field, each
+cell's aim down it, ORCA avoidance in C, walls, arrival). `planning ms / sim s` is the time
+spent on fields and aims per simulated second; `sim fps` counts simulated frames per
+wall-clock second of the whole sim step (grid sync, fields, steering, avoidance), without
+rendering; `arrived` is how many agents reached End (at it, or standing in the cluster round
+it), `fields` how many fields were computed; `overlap max` is the deepest two agents ever
+overlapped, as a fraction of their radii's sum; `render fps` the frames per second of the
+same crowd drawn in an 800x600 window (n/a: not measured)."""
 
 _GAP_NOTE = """## Closing the gap to pyastar2d
 

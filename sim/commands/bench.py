@@ -5,8 +5,8 @@ first path of a fresh process (`sim.bench.startup`) and one line per target of t
 (`sim.bench.results`). ``--crowd`` runs only the crowd throughput (`sim.bench.crowd`);
 ``--dynamic`` only incremental replanning against A* from scratch (`sim.bench.dynamic`).
 ``--write-results`` runs the maps, then the crowd, then the dynamic benchmark, and writes them
-all, with the targets, into benchmarks/RESULTS.md; with ``--dynamic`` it rewrites only that
-section.
+all, with the targets, into benchmarks/RESULTS.md; with ``--crowd`` or ``--dynamic`` it
+rewrites only that section. ``--json FILE`` writes what ``--crowd`` or ``--dynamic`` measured.
 """
 
 from __future__ import annotations
@@ -23,7 +23,12 @@ from sim.bench import dynamic
 from sim.bench.dynamic_report import DynamicReport
 from sim.bench.maps import bench_map, contestants_for, map_paths, movingai_dir
 from sim.bench.peers import PEERS
-from sim.bench.results import summary_lines, write_dynamic_section, write_results
+from sim.bench.results import (
+    summary_lines,
+    write_crowd_section,
+    write_dynamic_section,
+    write_results,
+)
 from sim.bench.startup import first_path_timing
 from sim.commands.args import Output, OutputKind, check_output, scenario_count
 from sim.errors import SimError
@@ -49,8 +54,8 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
     parser.add_argument(
         "--crowd",
         action="store_true",
-        help="instead: only the simulated-time throughput of 50, 200 and 1000 agents sharing "
-        "one End (scenes/crowd.toml, headless, no rendering)",
+        help="instead: only the simulated-time throughput of 200, 1000 and 5000 agents sharing "
+        "one End (scenes/crowd.toml, headless, no rendering): sim fps, arrivals, overlap",
     )
     parser.add_argument(
         "--dynamic",
@@ -63,7 +68,8 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
         "--json",
         type=Path,
         metavar="FILE",
-        help="with --dynamic: also write the results as JSON to FILE (replaced atomically)",
+        help="with --crowd or --dynamic: also write the results as JSON to FILE (replaced "
+        "atomically)",
     )
     parser.add_argument(
         "--maps", nargs="+", metavar="NAME", help="map names (e.g. arena maze512-1-0); default all"
@@ -100,28 +106,21 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
         "--write-results",
         action="store_true",
         help="also run the crowd throughput (as --crowd) after the maps, and write the tables "
-        "and targets to benchmarks/RESULTS.md",
+        "and targets to benchmarks/RESULTS.md; with --crowd or --dynamic only that section",
     )
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     """Run ``sim bench``; return 0, or 1 when --dynamic fails (SimError for bad input)."""
-    if args.json is not None and not args.dynamic:
-        raise SimError("bench: --json goes with --dynamic")
+    if args.json is not None and not (args.dynamic or args.crowd):
+        raise SimError("bench: --json goes with --dynamic or --crowd")
     if args.dynamic:
         if args.crowd:
             raise SimError("bench: --dynamic and --crowd are separate runs; give one of them")
         return _bench_dynamic(args)
     if args.crowd:
-        if args.write_results:
-            raise SimError(
-                "bench: --write-results runs the maps and then the crowd, and writes the whole "
-                "file; drop --crowd"
-            )
-        crowd_only = _bench_crowd()
-        print("\n".join([*crowd_only.lines(), "", "Target:", crowd_only.target_line()]))
-        return 0
+        return _bench_crowd_only(args)
     directory = movingai_dir()
     maps = map_paths(directory, args.maps)
     contestants, notes = contestants_for(args.peers)
@@ -206,11 +205,34 @@ def _dynamic_command(args: argparse.Namespace) -> str:
     return " ".join([*parts, "--seed", str(args.seed), "--write-results"])
 
 
+def _bench_crowd_only(args: argparse.Namespace) -> int:
+    """``sim bench --crowd``: print the table and targets; write --json, RESULTS.md's part."""
+    if args.json is not None:
+        check_output(Output("--json", args.json, OutputKind.JSON))
+    report = _bench_crowd()
+    print("\n".join([*report.lines(), "", "Targets:", *report.target_lines()]))
+    status = 0
+    if args.write_results:
+        written = write_crowd_section(report, "sim bench --crowd --write-results")
+        print(f"\nwrote {written}")
+    if args.json is not None:
+        try:
+            write_json_atomic(args.json, report.to_json())
+        except OSError as error:
+            _say(f"sim: --json {args.json}: not written: {error.strerror or error}")
+            status = 1
+    return status
+
+
 def _bench_crowd() -> CrowdReport:
     # Imported only now: the crowd needs Panda3D's core, the maps do not.
     from sim.bench import crowd as crowd_bench
+    from sim.bench.crowd_window import rendered_fps
 
-    return crowd_bench.bench_crowd()
+    def progress(line: str) -> None:
+        print(line, file=sys.stderr, flush=True)
+
+    return crowd_bench.bench_crowd(render=rendered_fps, progress=progress)
 
 
 def _command(args: argparse.Namespace) -> str:

@@ -12,10 +12,14 @@ from typing import Any
 import numpy as np
 import pytest
 
-from sim.bench import results, startup
+from sim.bench import crowd as crowd_bench
+from sim.bench import crowd_window, results, startup
+from sim.bench.crowd import spawn_cells
 from sim.bench.maps import bench_map, check_path, contestants_for
 from sim.bench.peers import diagonal_ok
 from sim.commands.cli import main
+from sim.navigation import GridMap
+from sim.scene.file import load_scene
 from tests.helpers.paths import movingai_dir
 
 # A wall at (1, 0): the diagonal (0, 0) -> (1, 1) would cut its corner.
@@ -113,6 +117,7 @@ def test_bench_crowd_prints_the_throughput_table(
 
     monkeypatch.setattr(crowd_bench, "SIZES", (10,))
     monkeypatch.setattr(crowd_bench, "SECONDS", 0.5)
+    monkeypatch.setattr(crowd_window, "rendered_fps", lambda agents: None)
     assert main(["bench", "--crowd"]) == 0
     out = capsys.readouterr().out
     assert "Crowd throughput on crowd.toml (128x128 cells), 0.5 simulated s per size" in out
@@ -122,12 +127,63 @@ def test_bench_crowd_prints_the_throughput_table(
     assert out.strip().endswith("not measured (no 200-agent run)")
 
 
-def test_bench_crowd_cannot_write_results_alone(capsys: pytest.CaptureFixture[str]) -> None:
-    status = main(["bench", "--crowd", "--write-results"])
-    err = capsys.readouterr().err
-    assert status == 2
-    assert len(err.strip().splitlines()) == 1
-    assert "--write-results runs the maps and then the crowd" in err
+def test_bench_crowd_json_and_its_own_section_of_results(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sim.bench import crowd as crowd_bench
+
+    monkeypatch.setattr(crowd_bench, "SIZES", (10,))
+    monkeypatch.setattr(crowd_bench, "SECONDS", 0.2)
+    monkeypatch.setattr(crowd_window, "rendered_fps", lambda agents: 31.5)
+    written = tmp_path / "RESULTS.md"
+    monkeypatch.setattr(results, "RESULTS_PATH", written)
+    written.write_text(
+        "# Planner benchmark results\n\n## arena (49x49), 3 queries\n\nmaps table\n\n"
+        "## Crowd throughput on crowd.toml, an old run\n\nold crowd table\n\n"
+        "## Targets\n\n- median per query: 1.0x\n"
+        "- 200 agents on the 128x128 crowd scene at >= 60 simulated fps: 1.0 fps, NOT met\n"
+        "- first planned path: met\n"
+    )
+    answer = tmp_path / "crowd.json"
+    assert main(["bench", "--crowd", "--write-results", "--json", str(answer)]) == 0
+    text = written.read_text()
+    assert "maps table" in text, "the other sections stay"
+    assert "old crowd table" not in text
+    assert "| agents | planning ms / sim s | sim fps | arrived | fields | overlap max |" in text
+    assert (tmp_path / "crowd-throughput.svg").is_file()
+    targets = text.split("## Targets", 1)[1]
+    assert "1.0 fps, NOT met" not in targets, "the crowd's targets are the new run's"
+    assert "- 1000 agents at >= 120 simulated fps" in targets
+    assert targets.strip().endswith("- first planned path: met")
+    sizes = json.loads(answer.read_text())["sizes"]
+    assert [entry["agents"] for entry in sizes] == [10]
+    assert set(sizes[0]) >= {"agents", "sim_fps", "render_fps", "arrived", "overlap_max"}
+    assert sizes[0]["overlap_max"] <= 0.1
+    assert sizes[0]["render_fps"] == 31.5
+    capsys.readouterr()
+
+
+def test_bench_crowds_spawn_one_to_a_free_cell_connected_to_the_middle() -> None:
+    walkable = np.ones((6, 6), dtype=bool)
+    walkable[:, 3] = False  # a wall down the middle: the east half is cut off
+    grid = GridMap(walkable)
+    places = spawn_cells(grid, (1.5, 2.5), 18)
+    assert len(set(places)) == 18
+    cells = [grid.world_to_cell(x, y) for x, y in places]
+    assert all(cell is not None and cell[1] < 3 for cell in cells), "the west half only"
+    assert places[0] == (1.5, 2.5), "the middle's own cell first"
+    with pytest.raises(ValueError, match="only 18 free cells"):
+        spawn_cells(grid, (1.5, 2.5), 19)
+
+
+def test_the_window_bench_puts_n_agents_in_the_crowd_scene() -> None:
+    scene = crowd_window.crowd_scene(30)
+    agents = scene.objects_with_tag("Agent")
+    assert [agent.name for agent in agents] == [f"crowd-{n}" for n in range(1, 31)]
+    assert scene.crowds == (), "its agents are listed one by one"
+    shipped = load_scene(crowd_bench.CROWD_SCENE)
+    others = [spec for spec in scene.objects if spec.tag != "Agent"]
+    assert others == [spec for spec in shipped.objects if spec.tag != "Agent"]
 
 
 def test_first_path_timing_reports_the_median_process(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -165,6 +221,7 @@ def written_results(tmp_path_factory: pytest.TempPathFactory) -> str:
         patch.setattr(results, "RESULTS_PATH", written)
         patch.setattr(crowd_bench, "SIZES", (200,))
         patch.setattr(crowd_bench, "SECONDS", 2 / 60)
+        patch.setattr(crowd_window, "rendered_fps", lambda agents: None)
         argv = ["bench", "--maps", "arena", "--sample", "3", "--peers", "none", "--write-results"]
         assert main(argv) == 0
     return written.read_text(encoding="utf-8")
@@ -185,8 +242,12 @@ def test_results_have_the_map_tables(written_results: str) -> None:
 
 def test_results_have_the_crowd_table(written_results: str) -> None:
     assert "## Crowd throughput on crowd.toml (128x128 cells)" in written_results
-    assert "| agents | planning ms / sim s | sim fps | arrived | fields |" in written_results
-    assert re.search(r"^\| 200 +\| [\d.]+ +\| [\d.]+ +\| \d+ +\| \d+ +\|$", written_results, re.M)
+    header = (
+        "| agents | planning ms / sim s | sim fps | arrived | fields | overlap max | render fps |"
+    )
+    assert header in written_results
+    row = r"^\| 200 +\| [\d.]+ +\| [\d.]+ +\| \d+ +\| \d+ +\| [\d.]+ +\| (n/a|[\d.]+) +\|$"
+    assert re.search(row, written_results, re.M)
 
 
 def test_results_list_every_target(written_results: str) -> None:

@@ -1,0 +1,129 @@
+"""Rendered crowd throughput: the crowd scene with N agents in a real 800 x 600 pandagl window.
+
+`rendered_fps(n)` runs ``python -m sim.bench.crowd_window N`` in a child process (one window
+a process, as a user gets it) on the display in ``$DISPLAY``, or on an Xvfb it starts when
+there is none and Xvfb is installed. The child opens the crowd scene with N agents, placed as
+the headless benchmark places them (`sim.bench.crowd.spawn_cells`), in an 800 x 600 window
+with no frame-rate cap, lets it settle for `SETTLE_FRAMES` frames, then counts whole app
+frames (input, simulation, markers, gizmos, HUD, rendering) over `SECONDS` seconds of wall
+clock and prints ``{"fps": ...}``. The result is None when no window could be opened.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Iterator, Sequence
+
+from sim.bench.crowd import CROWD_SCENE, spawn_cells, spawn_centre
+from sim.config import Tag
+from sim.scene.file import load_scene
+from sim.scene.grid import scene_grid
+from sim.scene.spec import SceneSpec
+
+WINDOW = (800, 600)
+SECONDS = 5.0
+"""Wall-clock seconds the frames are counted over."""
+SETTLE_FRAMES = 30
+"""Frames run first and not counted: the first ones load models and compute the field."""
+UNCAPPED_FPS = 1000  # the window's frame-rate cap, far above anything it reaches
+
+
+def rendered_fps(n_agents: int, *, seconds: float = SECONDS) -> float | None:
+    """Frames per second of `n_agents` of the crowd scene in an 800 x 600 window, or None."""
+    env = dict(os.environ)
+    with _display(env) as display:
+        if display is None:
+            return None
+        env["DISPLAY"] = display
+        argv = [sys.executable, "-m", "sim.bench.crowd_window", str(n_agents), str(seconds)]
+        try:
+            done = subprocess.run(
+                argv, env=env, capture_output=True, text=True, timeout=seconds * 6 + 120
+            )
+        except subprocess.TimeoutExpired:
+            return None
+    if done.returncode != 0 or not done.stdout.strip():
+        return None
+    try:
+        fps = json.loads(done.stdout.strip().splitlines()[-1])["fps"]
+    except (ValueError, KeyError, TypeError):
+        return None
+    return float(fps)
+
+
+@contextlib.contextmanager
+def _display(env: dict[str, str]) -> Iterator[str | None]:
+    """The display to open the window on: ``$DISPLAY``, or an Xvfb of our own, or None."""
+    if env.get("DISPLAY"):
+        yield env["DISPLAY"]
+        return
+    if shutil.which("Xvfb") is None:
+        yield None
+        return
+    read_end, write_end = os.pipe()
+    server = subprocess.Popen(
+        ["Xvfb", "-displayfd", str(write_end), "-screen", "0", "1024x768x24", "-nolisten", "tcp"],
+        pass_fds=(write_end,),
+        stderr=subprocess.DEVNULL,
+    )
+    os.close(write_end)
+    try:
+        number = b""
+        while not number.endswith(b"\n"):
+            chunk = os.read(read_end, 16)
+            if not chunk:
+                break
+            number += chunk
+        os.close(read_end)
+        yield ":" + number.decode().strip() if number.endswith(b"\n") else None
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+def crowd_scene(n_agents: int) -> SceneSpec:
+    """The crowd scene with its agents replaced by `n_agents` like its first one."""
+    scene = load_scene(CROWD_SCENE)
+    agents = scene.objects_with_tag(Tag.AGENT)
+    places = spawn_cells(scene_grid(scene), spawn_centre(scene), n_agents)
+    crowd = [
+        dataclasses.replace(agents[0], name=f"crowd-{number}", pos=(x, y, 0.0))
+        for number, (x, y) in enumerate(places, start=1)
+    ]
+    others = [spec for spec in scene.objects if spec.tag is not Tag.AGENT]
+    return dataclasses.replace(scene, objects=(*others, *crowd), crowds=())
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """The child: open the window, count frames, print ``{"fps": ...}`` (argv: N [seconds])."""
+    # Imported here: the parent only starts this child and needs no ShowBase.
+    from sim.app.composition import RunOptions, SimApp
+    from sim.engine.showbase import DisplaySettings
+
+    args = list(sys.argv[1:] if argv is None else argv)
+    n_agents = int(args[0])
+    seconds = float(args[1]) if len(args) > 1 else SECONDS
+    display = DisplaySettings(size=WINDOW, title="gridpath-sim crowd bench", max_fps=UNCAPPED_FPS)
+    app = SimApp(RunOptions(scene=crowd_scene(n_agents), display=display))
+    try:
+        for _ in range(SETTLE_FRAMES):
+            app.step()
+        frames, began = 0, time.perf_counter()
+        while time.perf_counter() - began < seconds:
+            app.step()
+            frames += 1
+        print(json.dumps({"fps": frames / (time.perf_counter() - began)}), flush=True)
+    finally:
+        app.destroy()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
