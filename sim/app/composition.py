@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import signal
 import threading
-from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -399,7 +398,7 @@ class SimApp:
             *hud_text.path_lines(self.path.outcome, self.path.plans),
         ]
         if len(self.agents) > HUD_AGENT_LINES:
-            states = Counter(agent.state for agent in self.agents)
+            states = self.crowd_sim.state_counts()
             mode = "one shared field" if self.crowd.active else "A* each"
             line = f"agents: {len(self.agents)} ({mode}), {states[AgentState.ARRIVED]} arrived"
             if states[AgentState.NO_PATH]:

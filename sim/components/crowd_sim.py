@@ -34,6 +34,7 @@ trace.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -285,6 +286,11 @@ class CrowdSim(Component):
     def driven(self) -> NDArray[np.bool_]:
         """(n,) which agents the crowd moves (their own models hidden when `hide_driven`)."""
         return _read_only(self._flushed().driven)
+
+    def state_counts(self) -> Counter[AgentState]:
+        """How many agents are in each state (one array count, not a read per agent)."""
+        counts = np.bincount(self._flushed().state, minlength=len(STATES))
+        return Counter({state: int(counts[code]) for code, state in enumerate(STATES)})
 
     @property
     def agents(self) -> Sequence[AgentController]:

@@ -141,6 +141,7 @@ def test_a_driven_agent_shows_its_row_through_its_controller():
     agent = scene.agents[0]
     assert agent.driven
     assert agent.state is AgentState.MOVING
+    assert scene.sim.state_counts()[AgentState.MOVING] == CROWD_THRESHOLD
     assert agent.replans == 1
     assert agent.replans_by_cause == {
         ReplanCause.INTERVAL: 1,
