@@ -231,9 +231,9 @@ class AgentController(Component):
         self.replan_now()
 
     def reset_to_start(self) -> None:
-        """Put the agent back on the Start cube (or where it spawned) and replan."""
+        """Put the agent back on Start (where it spawned: none, or in a crowd) and replan."""
         start = self._find(Tag.START)
-        if start is not None:
+        if start is not None and not self.driven:  # a crowd on one point would be a stack
             self._x, self._y = start.xy
         else:
             self._x, self._y = self._home[0], self._home[1]

@@ -1,4 +1,4 @@
-"""CrowdSim on a bare World (no window, fixed dt): driven crowds, self-steered agents, the facade."""
+"""CrowdSim on a bare World (no window, fixed dt): driven crowds, lone agents, the facade."""
 
 from __future__ import annotations
 
@@ -150,7 +150,8 @@ def test_a_driven_agent_shows_its_row_through_its_controller():
     }
     assert agent.position == tuple(scene.sim.positions[0])
     assert 0.0 <= agent.heading_deg < 360.0
-    assert agent.outcome is not None and agent.outcome.found
+    assert agent.outcome is not None
+    assert agent.outcome.found
     assert agent.outcome.expanded == 0
     assert agent.outcome.cells[-1] == (8, 26), "the field's goal: the exit's cell"
     assert len(agent.waypoints) == 1, "it heads for its cell's aim"
@@ -207,14 +208,14 @@ def test_agents_left_too_few_steer_themselves_again():
     assert scene.worst_overlap <= OVERLAP_BOUND
 
 
-def test_reset_puts_a_driven_agent_back_and_patrol_turns_it_round():
+def test_reset_puts_a_driven_agent_where_it_spawned_and_patrol_turns_it_round():
     scene = doorway(CROWD_THRESHOLD)
     scene.add("start", "Start", (2.5, 2.5))
     for _ in range(60):
         scene.step()
     agent = scene.agents[0]
     agent.reset_to_start()
-    assert agent.position == (2.5, 2.5)
+    assert agent.position == (1.5, 6.5), "a crowd's agent goes back where it spawned"
     agent.toggle_mode()
     assert agent.mode is AgentMode.PATROL
     scene.step()
