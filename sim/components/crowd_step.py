@@ -47,6 +47,7 @@ INTERVAL = tuple(ReplanCause).index(ReplanCause.INTERVAL)
 WALLED_GIVE = 0.1  # how far an agent against a wall gives way when parted, against 1
 PAIR_REACH = 1.25  # pairs closer than this times their radii's sum are watched when parting
 WALL_CONTACT = 0.05  # cells: a disc this near a wall is against it
+HELD_FRACTION = 0.25  # a wall that lets a disc make less than this of its move holds it
 CENTRE_EPSILON = 0.02  # cells: close enough to a cell's centre to head for the next one
 TURNING_SPEED = 1e-3  # world units per second: slower agents keep their heading
 
@@ -342,12 +343,18 @@ class DrivenStep:
         start = rows.positions[driven]
         cell_start = self._cell_space(start)
         wanted = velocity * (dt / size)
-        moved, held = walls.slide(cell_start, wanted, rows.radii[driven] / size)
-        rows.walled[driven] = (moved != cell_start + wanted).any(axis=1)
+        moved, _ = walls.slide(cell_start, wanted, rows.radii[driven] / size)
+        walled = (moved != cell_start + wanted).any(axis=1)
+        rows.walled[driven] = walled
         step = (moved - cell_start) * size
         rows.positions[driven] = start + step
         rows.velocities[driven] = step / dt
-        rows.distance[driven] += np.hypot(step[:, 0], step[:, 1])
+        made = np.hypot(step[:, 0], step[:, 1])
+        rows.distance[driven] += made
+        # Held: a wall kept it to a crawl along itself (a disc caught on a corner slides
+        # on at a hair's pace), so next frame it heads for the cells' centres instead.
+        asked = np.hypot(wanted[:, 0], wanted[:, 1]) * size
+        held = walled & (made < HELD_FRACTION * asked)
         wants = (preferred != 0.0).any(axis=1)
         rows.stuck[driven] = np.where(held & wants, rows.stuck[driven] + 1, 0)
         speed = np.hypot(step[:, 0], step[:, 1]) / dt
