@@ -399,7 +399,8 @@ class SimApp:
         ]
         if len(self.agents) > HUD_AGENT_LINES:
             states = self.crowd_sim.state_counts()
-            mode = "one shared field" if self.crowd.active else "A* each"
+            fields = self.crowd.active_goals
+            mode = {0: "A* each", 1: "one shared field"}.get(fields, f"{fields} shared fields")
             line = f"agents: {len(self.agents)} ({mode}), {states[AgentState.ARRIVED]} arrived"
             if states[AgentState.NO_PATH]:
                 line += f", {states[AgentState.NO_PATH]} no path (waiting)"

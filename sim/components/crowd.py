@@ -163,6 +163,11 @@ class CrowdField(Component):
         """Whether the crowd is active for any goal."""
         return any(self.active_for(goal) for goal in self._sharing)
 
+    @property
+    def active_goals(self) -> int:
+        """How many goal cells the crowd is active for: one shared field each."""
+        return sum(1 for goal in self._sharing if self.active_for(goal))
+
     def update(self, dt: float) -> None:
         """Advance the crowd's clock, drop the fields nobody asked for lately, open the slots.
 
