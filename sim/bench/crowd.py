@@ -127,7 +127,7 @@ def crowd_throughput(
 def overlap_depth(positions: NDArray[np.float64], radii: NDArray[np.float64]) -> float:
     """The deepest overlap of two discs, as a fraction of their radii's sum (0: none).
 
-    >>> overlap_depth(np.array([[0.0, 0.0], [0.7, 0.0], [5.0, 0.0]]), np.full(3, 0.4))
+    >>> round(overlap_depth(np.array([[0.0, 0.0], [0.7, 0.0], [5.0, 0.0]]), np.full(3, 0.4)), 9)
     0.125
     """
     if len(positions) < 2 or not radii.max() > 0.0:
