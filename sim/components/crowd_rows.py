@@ -42,6 +42,7 @@ COLUMNS: dict[str, tuple[type, tuple[int, ...], Any]] = {
     "walled": (np.bool_, (), False),  # a wall changed its last move (slid or held)
     "preferred": (np.float64, (2,), 0.0),  # the velocity it wanted last frame
     "home": (np.float64, (2,), 0.0),  # where it arrived: its place in the cluster
+    "progress": (np.float64, (), 1.0),  # how much of its wanted way it made lately, 0 to 1
     "opposed": (np.bool_, (), False),  # a neighbour wants to go the opposite way
     "pending": (np.int8, (), -1),  # a replan asked for from outside, by cause; -1: none
     "aim": (np.int64, (), -1),  # the flat cell a driven agent heads for; -1: none
@@ -82,6 +83,7 @@ class AgentRows:
     walled: NDArray[np.bool_]
     preferred: NDArray[np.float64]
     home: NDArray[np.float64]
+    progress: NDArray[np.float64]
     opposed: NDArray[np.bool_]
     pending: NDArray[np.int8]
     aim: NDArray[np.int64]

@@ -4,7 +4,7 @@
 
 1. Walls that moved onto an agent push it out (`nearest_clear_point`, per agent pushed).
 2. Each agent's aim: its cell's aim down its target's field (`AimTable`, filled once per cell
-   and radius), the goal point itself once the aim is the goal cell; an agent walls held back
+   and radius), the goal point itself once the aim is the goal cell; an agent a wall held back
    heads for its own cell's centre, then the next cell's down the field, whose lines are clear.
 3. Preferred velocity: toward the aim at full speed, slowing within `arrive_time_s` of the
    goal; arrived agents pushed from their place drift back to it; none for the others.
@@ -24,6 +24,7 @@
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -45,8 +46,14 @@ NO_PATH = tuple(AgentState).index(AgentState.NO_PATH)
 PATH_CUT = tuple(ReplanCause).index(ReplanCause.PATH_CUT)
 INTERVAL = tuple(ReplanCause).index(ReplanCause.INTERVAL)
 WALLED_GIVE = 0.1  # how far an agent against a wall gives way when parted, against 1
-PAIR_REACH = 1.25  # pairs closer than this times their radii's sum are watched when parting
+PAIR_NEIGHBOURS = 8  # parting watches at most this many nearest of each disc
+SEPARATION_ROUNDS = 2  # a round more when walls refused part of the last one's pushes
+PAIR_SLACK = 0.1  # among those closer than their radii's sum and this fraction of it
 WALL_CONTACT = 0.05  # cells: a disc this near a wall is against it
+WALL_LOOKAHEAD = 0.3  # cells: how far ahead a disc looks for a wall it would run into
+JAM_FLOOR = 0.2  # an agent in a jam still wants this much of its speed
+JAM_GAIN = 1.5  # and its eagerness rises this much faster than the way it makes
+JAM_MEMORY_S = 0.5  # seconds over which the way it makes is averaged
 HELD_FRACTION = 0.25  # a wall that lets a disc make less than this of its move holds it
 CENTRE_EPSILON = 0.02  # cells: close enough to a cell's centre to head for the next one
 TURNING_SPEED = 1e-3  # world units per second: slower agents keep their heading
@@ -61,8 +68,9 @@ class StepSettings:
         max_neighbours: The nearest agents each avoids.
         rest_priority: ORCA priority of agents at rest (arrived, waiting), against 1 for
             those moving: they make most of a turn, so newcomers pass them.
-        walled_priority: ORCA priority of moving agents a wall stopped or turned last frame:
-            they cannot make their share of a turn, so their neighbours make most of it.
+        walled_priority: ORCA priority of agents against a wall, or that a wall stopped or
+            turned last frame: they cannot make their share of a turn, so their neighbours
+            make most of it.
         arrive_time_s: Near the goal an agent wants no more speed than covers the distance
             left in this time, so it settles instead of pressing on.
         home_speed: An arrived agent pushed from its place goes back to it at no more than
@@ -96,8 +104,8 @@ class StepSettings:
     near_radii: float = 6.0
     stuck_frames: int = 30
     part_beyond: float = 0.0
-    part_passes: int = 3
-    settle_passes: int = 8
+    part_passes: int = 6
+    settle_passes: int = 4
     settle_beyond: float = 0.04
 
     def neighbour_dist(self, speeds: NDArray[np.float64], radii: NDArray[np.float64]) -> float:
@@ -108,6 +116,23 @@ class StepSettings:
         if not len(speeds):
             return 0.0
         return float(speeds.max()) * self.neighbour_time_s + 2.0 * float(radii.max())
+
+
+@dataclass(frozen=True, slots=True)
+class _Pairs:
+    """The pairs `DrivenStep._separate` parts.
+
+    Rows `first` and `second` of each pair, the rows pushed (`pressed`) and each pair's
+    `first` among them (`local`), the distance wanted apart (`reach`) and `first`'s share of
+    each push.
+    """
+
+    pressed: NDArray[np.intp]
+    local: NDArray[np.intp]
+    first: NDArray[np.intp]
+    second: NDArray[np.intp]
+    reach: NDArray[np.float64]
+    share: NDArray[np.float64]
 
 
 class DrivenStep:
@@ -167,13 +192,18 @@ class DrivenStep:
         near = _distance(positions, goals) <= cluster + self._settings.near_radii * radii
         preferred = self._preferred(rows, driven, positions, aim_points, at_goal)
         preferred[~moving] = 0.0
+        against_wall = self._slide_along_walls(preferred, positions, radii, walls)
+        # In a jam an agent wants less: a whole crowd pressing at full speed squeezes those
+        # in front together; its eagerness comes back as the way ahead opens.
+        eager = np.clip(rows.progress[driven] * JAM_GAIN + JAM_FLOOR, JAM_FLOOR, 1.0)
+        preferred *= eager[:, None]
         # An arrived agent that made way drifts back to its place, unhurried.
         resting = state == ARRIVED
         preferred[resting] = self._homeward(rows, driven[resting], positions[resting])
         rows.preferred[driven] = preferred
-        velocity = self._avoid(rows, driven, preferred, moving, near, dt)
+        velocity = self._avoid(rows, driven, preferred, moving, near, against_wall, dt)
         self._move(rows, driven, walls, velocity, preferred, dt)
-        self._separate(rows, driven, walls, dt)
+        self._separate(rows, driven, walls, against_wall, dt)
         self._arrive(rows, driven, keys, groups, goals, near & moving, dt)
 
     def _wall_mask(self) -> Walls:
@@ -216,7 +246,7 @@ class DrivenStep:
     ) -> tuple[NDArray[np.int64], NDArray[np.float64], NDArray[np.bool_]]:
         """Each driven agent's aim cell (-1: cannot reach its goal) and aim point.
 
-        Also whether the aim is its goal.
+        Also whether the aim is its goal (it slows down as it comes near).
         """
         grid = self._grid
         positions = rows.positions[driven]
@@ -274,6 +304,62 @@ class DrivenStep:
         scale = np.divide(speed, distance, out=np.zeros_like(distance), where=distance > 0.0)
         return to_aim * scale[:, None]
 
+    def _slide_along_walls(
+        self,
+        preferred: NDArray[np.float64],
+        positions: NDArray[np.float64],
+        radii: NDArray[np.float64],
+        walls: Walls,
+    ) -> NDArray[np.bool_]:
+        """Turn each preferred velocity that runs into a wall just ahead along the wall.
+
+        A crowd whose aims lie past a wall's end presses into the wall on its way there (an
+        aim is seen from its cell's centre, not from where each agent stands); the discs next
+        to the wall cannot give, and those behind them are squeezed between. So where the
+        disc a little ahead (`WALL_LOOKAHEAD`) along the preferred velocity would touch a
+        wall, the part of the velocity into that wall is dropped, and the agent slides along
+        it; heading through a gap it touches nothing and keeps its way. Returns which discs
+        touch a wall now (within `WALL_CONTACT`), which cannot give way to others.
+        """
+        size = self._grid.grid_cell_size
+        here = self._cell_space(positions)
+        cell_radii = radii / size
+        speed = np.hypot(preferred[:, 0], preferred[:, 1])
+        ahead = np.divide(
+            preferred, speed[:, None], out=np.zeros_like(preferred), where=speed[:, None] > 0
+        )
+        probe = here + ahead * WALL_LOOKAHEAD
+        blocked = np.flatnonzero((speed > 0) & walls.hit(probe, cell_radii))
+        if len(blocked):
+            _, normal = walls.nearest(probe[blocked])
+            into = np.minimum((preferred[blocked] * normal).sum(axis=1), 0.0)
+            preferred[blocked] -= into[:, None] * normal
+        gap, _ = walls.nearest(here)
+        touching: NDArray[np.bool_] = gap <= cell_radii + WALL_CONTACT
+        return touching
+
+    def _track_progress(
+        self,
+        rows: AgentRows,
+        driven: NDArray[np.intp],
+        velocity: NDArray[np.float64],
+        preferred: NDArray[np.float64],
+        dt: float,
+    ) -> None:
+        """Follow how much of its speed each moving agent makes along the way it wants.
+
+        An average over about `JAM_MEMORY_S` (exponential, the same at any frame rate); agents
+        that want nothing keep theirs.
+        """
+        wanted = np.hypot(preferred[:, 0], preferred[:, 1])
+        along = np.divide(
+            (velocity * preferred).sum(axis=1), wanted, out=np.zeros_like(wanted), where=wanted > 0
+        )
+        made = np.clip(along / rows.speeds[driven], 0.0, 1.0)
+        blend = 1.0 - math.exp(-dt / JAM_MEMORY_S)
+        progress = rows.progress[driven]
+        rows.progress[driven] = np.where(wanted > 0, progress + (made - progress) * blend, progress)
+
     def _homeward(
         self, rows: AgentRows, resting: NDArray[np.intp], positions: NDArray[np.float64]
     ) -> NDArray[np.float64]:
@@ -295,6 +381,7 @@ class DrivenStep:
         preferred: NDArray[np.float64],
         moving: NDArray[np.bool_],
         near: NDArray[np.bool_],
+        against_wall: NDArray[np.bool_],
         dt: float,
     ) -> NDArray[np.float64]:
         """ORCA over every row; returns the driven rows' new velocities."""
@@ -308,7 +395,7 @@ class DrivenStep:
         priority = np.ones(len(rows))
         priority[driven[~moving]] = settings.rest_priority
         # An agent a wall holds cannot take its share of a turn: its neighbours take more.
-        priority[driven[rows.walled[driven] & moving]] = settings.walled_priority
+        priority[driven[(rows.walled[driven] & moving) | against_wall]] = settings.walled_priority
         sidestep = np.zeros(len(rows), dtype=np.bool_)
         # Sidestepping breaks the jams of agents meeting head-on; in a crowd going one way it
         # only throws agents sideways into each other and the walls.
@@ -351,6 +438,7 @@ class DrivenStep:
         rows.velocities[driven] = step / dt
         made = np.hypot(step[:, 0], step[:, 1])
         rows.distance[driven] += made
+        self._track_progress(rows, driven, step / dt, preferred, dt)
         # Held: a wall kept it to a crawl along itself (a disc caught on a corner slides
         # on at a hair's pace), so next frame it heads for the cells' centres instead.
         asked = np.hypot(wanted[:, 0], wanted[:, 1]) * size
@@ -368,7 +456,14 @@ class DrivenStep:
         on_blocked = ~self._grid.walkable.ravel()[cells] & self._on_grid(rows.positions[driven])
         rows.blocked[driven] += on_blocked
 
-    def _separate(self, rows: AgentRows, driven: NDArray[np.intp], walls: Walls, dt: float) -> None:
+    def _separate(
+        self,
+        rows: AgentRows,
+        driven: NDArray[np.intp],
+        walls: Walls,
+        against_wall: NDArray[np.bool_],
+        dt: float,
+    ) -> None:
         """Part the driven discs that overlap deeper than `part_beyond` of their radii's sum.
 
         On the way, it notes which agents have a neighbour wanting the opposite way
@@ -390,8 +485,8 @@ class DrivenStep:
         # Pairs a little apart count too: pushes elsewhere may bring them together.
         neighbours = find_neighbours(
             rows.positions,
-            neighbour_dist=2.0 * float(radii.max()) * PAIR_REACH,
-            max_neighbours=8,
+            neighbour_dist=2.0 * float(radii.max()) * (1.0 + PAIR_SLACK),
+            max_neighbours=PAIR_NEIGHBOURS,
         )
         valid = neighbours >= 0
         pressed = np.flatnonzero(valid.any(axis=1) & rows.driven)
@@ -406,15 +501,56 @@ class DrivenStep:
         wanted = rows.preferred
         against_flow = (wanted[first] * wanted[second]).sum(axis=1) < 0.0
         rows.opposed[first[against_flow]] = True
-        give = np.where(rows.walled, WALLED_GIVE, 1.0) * rows.driven
-        both = give[first] + give[second]
-        share = np.divide(give[first], both, out=np.zeros_like(both), where=both > 0)
+        # Only pairs about to touch are pushed: this frame's pushes are too small to bring
+        # others together.
+        gap = rows.positions[second] - rows.positions[first]
+        close = np.hypot(gap[:, 0], gap[:, 1]) < reach * (1.0 + PAIR_SLACK)
+        local, first, second, reach = local[close], first[close], second[close], reach[close]
+        if not len(first):
+            return
+        held = rows.walled.copy()
+        held[driven] |= against_wall
+        give = np.where(held, WALLED_GIVE, 1.0) * rows.driven
         start = rows.positions[pressed].copy()
         size = self._grid.grid_cell_size
-        here = self._cell_space(start)
+        for _ in range(SEPARATION_ROUNDS):
+            both = give[first] + give[second]
+            share = np.divide(give[first], both, out=np.zeros_like(both), where=both > 0)
+            origin = rows.positions[pressed].copy()
+            here = self._cell_space(origin)
+            pairs = _Pairs(pressed, local, first, second, reach, share)
+            self._part_passes(rows, pairs, walls, here)
+            # The whole push then slides along walls as one move, as any move does; where a
+            # wall refuses part of it, those agents hold still and their partners part again.
+            pushed = self._cell_space(rows.positions[pressed])
+            wanted_move = pushed - here
+            moved, _ = walls.slide(here, wanted_move, radii[pressed] / size)
+            rows.positions[pressed] = origin + (moved - here) * size
+            refused = (moved != here + wanted_move).any(axis=1)
+            if not refused.any():
+                break
+            give[pressed[refused]] = 0.0
+        # The push counts in the velocity ORCA reads next frame (it is how the agent moved),
+        # up to the agent's speed.
+        step = rows.positions[pressed] - start
+        rows.distance[pressed] += np.hypot(step[:, 0], step[:, 1])
+        velocity = rows.velocities[pressed] + step / dt
+        speed = np.hypot(velocity[:, 0], velocity[:, 1])
+        limit = rows.speeds[pressed]
+        over = speed > limit
+        velocity[over] *= (limit[over] / speed[over])[:, None]
+        rows.velocities[pressed] = velocity
+
+    def _part_passes(
+        self, rows: AgentRows, pairs: _Pairs, walls: Walls, here: NDArray[np.float64]
+    ) -> None:
+        """Push the pairs apart `part_passes` times, then settle the deep ones (see above)."""
+        settings = self._settings
+        pressed, local, first, second = pairs.pressed, pairs.local, pairs.first, pairs.second
+        reach, share = pairs.reach, pairs.share
         # A disc against a wall is not pushed into it: that part of each push is dropped.
         wall_gap, wall_normal = walls.nearest(here)
-        against = wall_gap <= radii[pressed] / size + WALL_CONTACT
+        against = wall_gap <= rows.radii[pressed] / self._grid.grid_cell_size + WALL_CONTACT
         for index in range(settings.part_passes + settings.settle_passes):
             positions = rows.positions
             gap = positions[second] - positions[first]
@@ -433,20 +569,6 @@ class DrivenStep:
             )
             into = np.minimum((push * wall_normal).sum(axis=1), 0.0) * against
             rows.positions[pressed] += push - into[:, None] * wall_normal
-        # The whole push then slides along walls as one move, as any move does.
-        pushed = self._cell_space(rows.positions[pressed])
-        moved, _ = walls.slide(here, pushed - here, radii[pressed] / size)
-        rows.positions[pressed] = start + (moved - here) * size
-        # The push counts in the velocity ORCA reads next frame (it is how the agent moved),
-        # up to the agent's speed.
-        step = rows.positions[pressed] - start
-        rows.distance[pressed] += np.hypot(step[:, 0], step[:, 1])
-        velocity = rows.velocities[pressed] + step / dt
-        speed = np.hypot(velocity[:, 0], velocity[:, 1])
-        limit = rows.speeds[pressed]
-        over = speed > limit
-        velocity[over] *= (limit[over] / speed[over])[:, None]
-        rows.velocities[pressed] = velocity
 
     def _on_grid(self, positions: NDArray[np.float64]) -> NDArray[np.bool_]:
         grid = self._grid
