@@ -16,7 +16,7 @@ import numpy as np
 from sim.components.agent_state import AgentState
 from sim.components.crowd_goals import START_KEY
 from sim.components.crowd_rows import AgentRows
-from sim.components.crowd_step import StepSettings
+from sim.components.crowd_settings import StepSettings
 from sim.navigation.avoidance import avoid
 
 Point = tuple[float, float]

@@ -46,7 +46,8 @@ from sim.components.crowd import CrowdField
 from sim.components.crowd_goals import START_KEY, Rooms, TargetGroup, TargetKeys
 from sim.components.crowd_lone import joins_cluster, lone_velocity
 from sim.components.crowd_rows import AgentRows
-from sim.components.crowd_step import DrivenStep, StepSettings, count_still
+from sim.components.crowd_settings import StepSettings
+from sim.components.crowd_step import DrivenStep, count_still
 from sim.components.field_routes import FieldRoute
 from sim.components.grid_manager import GridManager, PlanOutcome, Point
 from sim.config import AgentMode

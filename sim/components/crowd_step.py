@@ -17,7 +17,7 @@
    else stays (`sim.navigation.disc_walls`); the velocity kept is the move made.
 6. Heading turns toward the velocity by `1 - exp(-turn_rate * dt)` of the angle (as the lone
    agents' slerp), distance and frames on a blocked cell are counted.
-7. Parting: discs pressed into each other deeper than `part_beyond` are pushed apart.
+7. Parting: discs pressed into each other are pushed apart (`crowd_parting`).
 8. Arrival: within `arrival_radius` of the goal, or still for `still_frames` frames on the
    goal's doorstep or touching an arrived agent of the same target near the goal.
 """
@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -35,7 +34,9 @@ from numpy.typing import NDArray
 from sim.components.agent_route import nearest_clear_point
 from sim.components.agent_state import AgentState, ReplanCause
 from sim.components.crowd_goals import Rooms, TargetGroup
+from sim.components.crowd_parting import WALL_CONTACT, part_discs
 from sim.components.crowd_rows import AgentRows
+from sim.components.crowd_settings import StepSettings
 from sim.components.grid_manager import GridManager
 from sim.navigation.avoidance import avoid, find_neighbours
 from sim.navigation.disc_walls import Walls
@@ -45,11 +46,6 @@ ARRIVED = tuple(AgentState).index(AgentState.ARRIVED)
 NO_PATH = tuple(AgentState).index(AgentState.NO_PATH)
 PATH_CUT = tuple(ReplanCause).index(ReplanCause.PATH_CUT)
 INTERVAL = tuple(ReplanCause).index(ReplanCause.INTERVAL)
-WALLED_GIVE = 0.1  # how far an agent against a wall gives way when parted, against 1
-PAIR_NEIGHBOURS = 8  # parting watches at most this many nearest of each disc
-SEPARATION_ROUNDS = 2  # a round more when walls refused part of the last one's pushes
-PAIR_SLACK = 0.1  # among those closer than their radii's sum and this fraction of it
-WALL_CONTACT = 0.05  # cells: a disc this near a wall is against it
 WALL_LOOKAHEAD = 0.3  # cells: how far ahead a disc looks for a wall it would run into
 JAM_FLOOR = 0.2  # an agent in a jam still wants this much of its speed
 JAM_GAIN = 1.5  # and its eagerness rises this much faster than the way it makes
@@ -57,82 +53,6 @@ JAM_MEMORY_S = 0.5  # seconds over which the way it makes is averaged
 HELD_FRACTION = 0.25  # a wall that lets a disc make less than this of its move holds it
 CENTRE_EPSILON = 0.02  # cells: close enough to a cell's centre to head for the next one
 TURNING_SPEED = 1e-3  # world units per second: slower agents keep their heading
-
-
-@dataclass(frozen=True, slots=True)
-class StepSettings:
-    """The crowd's tunables; seconds and world units unless said otherwise.
-
-    Attributes:
-        time_horizon_s: How far ahead ORCA looks for collisions (its author's advice: 2 s).
-        max_neighbours: The nearest agents each avoids.
-        rest_priority: ORCA priority of agents at rest (arrived, waiting), against 1 for
-            those moving: they make most of a turn, so newcomers pass them.
-        walled_priority: ORCA priority of agents against a wall, or that a wall stopped or
-            turned last frame: they cannot make their share of a turn, so their neighbours
-            make most of it.
-        arrive_time_s: Near the goal an agent wants no more speed than covers the distance
-            left in this time, so it settles instead of pressing on.
-        home_speed: An arrived agent pushed from its place goes back to it at no more than
-            this fraction of its speed.
-        still_reach: An agent that stays within this fraction of its radius of where it
-            stood counts as standing still (jostled in a crowd, it never stops dead).
-        still_frames: Frames it must stand still to arrive by touching the cluster.
-        touch_margin: Two discs touch within this fraction of their radii's sum apart.
-        near_radii: Within the cluster's radius plus this many of its own radii an agent is
-            near the goal (no sidestep; may join the cluster).
-        stuck_frames: Frames held back by walls after which a group on a changed grid takes
-            its new field at once.
-        part_beyond: Discs overlapping deeper than this fraction of their radii's sum are
-            pushed apart (`DrivenStep._separate`).
-        part_passes: How many times a frame the overlapping pairs are pushed apart.
-        settle_passes: How many more times the pairs still overlapping deeper than
-            `settle_beyond` of their radii's sum are (a crowd pressing from every side
-            leaves a few).
-    """
-
-    time_horizon_s: float = 2.0
-    neighbour_time_s: float = 1.0
-    max_neighbours: int = 10
-    rest_priority: float = 0.2
-    walled_priority: float = 4.0
-    arrive_time_s: float = 0.5
-    home_speed: float = 0.3
-    still_reach: float = 0.25
-    still_frames: int = 6
-    touch_margin: float = 0.1
-    near_radii: float = 6.0
-    stuck_frames: int = 30
-    part_beyond: float = 0.0
-    part_passes: int = 6
-    settle_passes: int = 4
-    settle_beyond: float = 0.04
-
-    def neighbour_dist(self, speeds: NDArray[np.float64], radii: NDArray[np.float64]) -> float:
-        """How far agents look for neighbours.
-
-        `neighbour_time_s` of the fastest speed, plus two of the largest radii.
-        """
-        if not len(speeds):
-            return 0.0
-        return float(speeds.max()) * self.neighbour_time_s + 2.0 * float(radii.max())
-
-
-@dataclass(frozen=True, slots=True)
-class _Pairs:
-    """The pairs `DrivenStep._separate` parts.
-
-    Rows `first` and `second` of each pair, the rows pushed (`pressed`) and each pair's
-    `first` among them (`local`), the distance wanted apart (`reach`) and `first`'s share of
-    each push.
-    """
-
-    pressed: NDArray[np.intp]
-    local: NDArray[np.intp]
-    first: NDArray[np.intp]
-    second: NDArray[np.intp]
-    reach: NDArray[np.float64]
-    share: NDArray[np.float64]
 
 
 class DrivenStep:
@@ -203,7 +123,7 @@ class DrivenStep:
         rows.preferred[driven] = preferred
         velocity = self._avoid(rows, driven, preferred, moving, near, against_wall, dt)
         self._move(rows, driven, walls, velocity, preferred, dt)
-        self._separate(rows, driven, walls, against_wall, dt)
+        part_discs(rows, driven, walls, against_wall, dt, self._grid, self._settings)
         self._arrive(rows, driven, keys, groups, goals, near & moving, dt)
 
     def _wall_mask(self) -> Walls:
@@ -456,120 +376,6 @@ class DrivenStep:
         on_blocked = ~self._grid.walkable.ravel()[cells] & self._on_grid(rows.positions[driven])
         rows.blocked[driven] += on_blocked
 
-    def _separate(
-        self,
-        rows: AgentRows,
-        driven: NDArray[np.intp],
-        walls: Walls,
-        against_wall: NDArray[np.bool_],
-        dt: float,
-    ) -> None:
-        """Part the driven discs that overlap deeper than `part_beyond` of their radii's sum.
-
-        On the way, it notes which agents have a neighbour wanting the opposite way
-        (`opposed`: those may sidestep next frame).
-
-        ORCA keeps discs apart as long as each moves as it chose; a wall that stops or turns
-        one leaves its neighbours' choices wrong, and where a crowd presses into a gap the
-        trade-offs of a full neighbourhood let discs sink in a little. Each overlapping pair
-        is pushed apart along the line between the centres by the depth beyond the
-        allowance, shared by how far each can give way: not at all for an agent the crowd does
-        not drive, `WALLED_GIVE` for one a wall stopped or turned last frame, 1 otherwise. The
-        pushes are repeated `part_passes` times on the same pairs, so a disc pressed from
-        several sides settles, then up to `settle_passes` times on the pairs still deep; their
-        sum slides along walls like any move.
-        """
-        settings = self._settings
-        allow = settings.part_beyond
-        radii = rows.radii
-        # Pairs a little apart count too: pushes elsewhere may bring them together.
-        neighbours = find_neighbours(
-            rows.positions,
-            neighbour_dist=2.0 * float(radii.max()) * (1.0 + PAIR_SLACK),
-            max_neighbours=PAIR_NEIGHBOURS,
-        )
-        valid = neighbours >= 0
-        pressed = np.flatnonzero(valid.any(axis=1) & rows.driven)
-        rows.opposed[driven] = False
-        if not len(pressed):
-            return
-        # Each end of a pair moves its own share; a pair is listed from both ends when each
-        # is among the other's nearest, as in a crowd it nearly always is.
-        local, slot = np.nonzero(valid[pressed])
-        first, second = pressed[local], neighbours[pressed][local, slot]
-        reach = (radii[first] + radii[second]) * (1.0 - allow)
-        wanted = rows.preferred
-        against_flow = (wanted[first] * wanted[second]).sum(axis=1) < 0.0
-        rows.opposed[first[against_flow]] = True
-        # Only pairs about to touch are pushed: this frame's pushes are too small to bring
-        # others together.
-        gap = rows.positions[second] - rows.positions[first]
-        close = np.hypot(gap[:, 0], gap[:, 1]) < reach * (1.0 + PAIR_SLACK)
-        local, first, second, reach = local[close], first[close], second[close], reach[close]
-        if not len(first):
-            return
-        held = rows.walled.copy()
-        held[driven] |= against_wall
-        give = np.where(held, WALLED_GIVE, 1.0) * rows.driven
-        start = rows.positions[pressed].copy()
-        size = self._grid.grid_cell_size
-        for _ in range(SEPARATION_ROUNDS):
-            both = give[first] + give[second]
-            share = np.divide(give[first], both, out=np.zeros_like(both), where=both > 0)
-            origin = rows.positions[pressed].copy()
-            here = self._cell_space(origin)
-            pairs = _Pairs(pressed, local, first, second, reach, share)
-            self._part_passes(rows, pairs, walls, here)
-            # The whole push then slides along walls as one move, as any move does; where a
-            # wall refuses part of it, those agents hold still and their partners part again.
-            pushed = self._cell_space(rows.positions[pressed])
-            wanted_move = pushed - here
-            moved, _ = walls.slide(here, wanted_move, radii[pressed] / size)
-            rows.positions[pressed] = origin + (moved - here) * size
-            refused = (moved != here + wanted_move).any(axis=1)
-            if not refused.any():
-                break
-            give[pressed[refused]] = 0.0
-        # The push counts in the velocity ORCA reads next frame (it is how the agent moved),
-        # up to the agent's speed.
-        step = rows.positions[pressed] - start
-        rows.distance[pressed] += np.hypot(step[:, 0], step[:, 1])
-        velocity = rows.velocities[pressed] + step / dt
-        speed = np.hypot(velocity[:, 0], velocity[:, 1])
-        limit = rows.speeds[pressed]
-        over = speed > limit
-        velocity[over] *= (limit[over] / speed[over])[:, None]
-        rows.velocities[pressed] = velocity
-
-    def _part_passes(
-        self, rows: AgentRows, pairs: _Pairs, walls: Walls, here: NDArray[np.float64]
-    ) -> None:
-        """Push the pairs apart `part_passes` times, then settle the deep ones (see above)."""
-        settings = self._settings
-        pressed, local, first, second = pairs.pressed, pairs.local, pairs.first, pairs.second
-        reach, share = pairs.reach, pairs.share
-        # A disc against a wall is not pushed into it: that part of each push is dropped.
-        wall_gap, wall_normal = walls.nearest(here)
-        against = wall_gap <= rows.radii[pressed] / self._grid.grid_cell_size + WALL_CONTACT
-        for index in range(settings.part_passes + settings.settle_passes):
-            positions = rows.positions
-            gap = positions[second] - positions[first]
-            apart = np.hypot(gap[:, 0], gap[:, 1])
-            depth = np.maximum(reach - apart, 0.0)
-            if index >= settings.part_passes:  # settling: only the pairs still deep
-                depth[depth <= settings.settle_beyond * reach] = 0.0
-            if not depth.any():
-                break
-            scale = np.divide(depth, apart, out=np.zeros_like(depth), where=apart > 0) * share
-            push = -np.column_stack(
-                [
-                    np.bincount(local, gap[:, 0] * scale, len(pressed)),
-                    np.bincount(local, gap[:, 1] * scale, len(pressed)),
-                ]
-            )
-            into = np.minimum((push * wall_normal).sum(axis=1), 0.0) * against
-            rows.positions[pressed] += push - into[:, None] * wall_normal
-
     def _on_grid(self, positions: NDArray[np.float64]) -> NDArray[np.bool_]:
         grid = self._grid
         size, (x0, y0) = grid.grid_cell_size, grid.origin
@@ -648,12 +454,6 @@ class DrivenStep:
         found = np.zeros(len(driven), dtype=bool)
         found[subset] = touching.any(axis=1) & waiting[subset]
         return found
-
-
-WALL_PRIORITY = 4.0
-WALL_MARGIN = 0.05
-SEPARATE = True
-ALLOW = 0.05
 
 
 def count_still(rows: AgentRows, which: NDArray[np.intp], settings: StepSettings) -> None:

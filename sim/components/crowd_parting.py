@@ -1,0 +1,168 @@
+"""Parting: a crowd's discs pressed into each other are pushed apart after they move.
+
+ORCA keeps discs apart as long as each moves as it chose. A wall that stops or turns one
+leaves its neighbours' choices wrong, and where a crowd presses into a gap the trade-offs of a
+full neighbourhood let discs sink into each other a little; `part_discs` undoes that each
+frame, so no overlap outgrows a few hundredths of the radii's sum (see `StepSettings`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from sim.components.crowd_rows import AgentRows
+from sim.components.crowd_settings import StepSettings
+from sim.components.grid_manager import GridManager
+from sim.navigation.avoidance import find_neighbours
+from sim.navigation.disc_walls import Walls
+
+WALLED_GIVE = 0.1  # how far an agent against a wall gives way when parted, against 1
+PAIR_NEIGHBOURS = 8  # parting watches at most this many nearest of each disc
+PAIR_SLACK = 0.1  # among those closer than their radii's sum and this fraction of it
+SEPARATION_ROUNDS = 2  # a round more when walls refused part of the last one's pushes
+WALL_CONTACT = 0.05  # cells: a disc this near a wall is against it
+
+
+@dataclass(frozen=True, slots=True)
+class _Pairs:
+    """The pairs `part_discs` parts.
+
+    Rows `first` and `second` of each pair, the rows pushed (`pressed`) and each pair's
+    `first` among them (`local`), the distance wanted apart (`reach`) and `first`'s share of
+    each push.
+    """
+
+    pressed: NDArray[np.intp]
+    local: NDArray[np.intp]
+    first: NDArray[np.intp]
+    second: NDArray[np.intp]
+    reach: NDArray[np.float64]
+    share: NDArray[np.float64]
+
+
+def part_discs(
+    rows: AgentRows,
+    driven: NDArray[np.intp],
+    walls: Walls,
+    against_wall: NDArray[np.bool_],
+    dt: float,
+    grid: GridManager,
+    settings: StepSettings,
+) -> None:
+    """Part the driven discs that overlap deeper than `part_beyond` of their radii's sum.
+
+    On the way, it notes which agents have a neighbour wanting the opposite way
+    (`opposed`: those may sidestep next frame).
+
+    ORCA keeps discs apart as long as each moves as it chose; a wall that stops or turns
+    one leaves its neighbours' choices wrong, and where a crowd presses into a gap the
+    trade-offs of a full neighbourhood let discs sink in a little. Each overlapping pair
+    is pushed apart along the line between the centres by the depth beyond the
+    allowance, shared by how far each can give way: not at all for an agent the crowd does
+    not drive, `WALLED_GIVE` for one a wall stopped or turned last frame, 1 otherwise. The
+    pushes are repeated `part_passes` times on the same pairs, so a disc pressed from
+    several sides settles, then up to `settle_passes` times on the pairs still deep; their
+    sum slides along walls like any move.
+    """
+    allow = settings.part_beyond
+    radii = rows.radii
+    # Pairs a little apart count too: pushes elsewhere may bring them together.
+    neighbours = find_neighbours(
+        rows.positions,
+        neighbour_dist=2.0 * float(radii.max()) * (1.0 + PAIR_SLACK),
+        max_neighbours=PAIR_NEIGHBOURS,
+    )
+    valid = neighbours >= 0
+    pressed = np.flatnonzero(valid.any(axis=1) & rows.driven)
+    rows.opposed[driven] = False
+    if not len(pressed):
+        return
+    # Each end of a pair moves its own share; a pair is listed from both ends when each
+    # is among the other's nearest, as in a crowd it nearly always is.
+    local, slot = np.nonzero(valid[pressed])
+    first, second = pressed[local], neighbours[pressed][local, slot]
+    reach = (radii[first] + radii[second]) * (1.0 - allow)
+    wanted = rows.preferred
+    against_flow = (wanted[first] * wanted[second]).sum(axis=1) < 0.0
+    rows.opposed[first[against_flow]] = True
+    # Only pairs about to touch are pushed: this frame's pushes are too small to bring
+    # others together.
+    gap = rows.positions[second] - rows.positions[first]
+    close = np.hypot(gap[:, 0], gap[:, 1]) < reach * (1.0 + PAIR_SLACK)
+    local, first, second, reach = local[close], first[close], second[close], reach[close]
+    if not len(first):
+        return
+    held = rows.walled.copy()
+    held[driven] |= against_wall
+    give = np.where(held, WALLED_GIVE, 1.0) * rows.driven
+    start = rows.positions[pressed].copy()
+    size = grid.grid_cell_size
+    for _ in range(SEPARATION_ROUNDS):
+        both = give[first] + give[second]
+        share = np.divide(give[first], both, out=np.zeros_like(both), where=both > 0)
+        origin = rows.positions[pressed].copy()
+        here = _cell_space(grid, origin)
+        pairs = _Pairs(pressed, local, first, second, reach, share)
+        _part_passes(rows, pairs, walls, here, grid, settings)
+        # The whole push then slides along walls as one move, as any move does; where a
+        # wall refuses part of it, those agents hold still and their partners part again.
+        pushed = _cell_space(grid, rows.positions[pressed])
+        wanted_move = pushed - here
+        moved, _ = walls.slide(here, wanted_move, radii[pressed] / size)
+        rows.positions[pressed] = origin + (moved - here) * size
+        refused = (moved != here + wanted_move).any(axis=1)
+        if not refused.any():
+            break
+        give[pressed[refused]] = 0.0
+    # The push counts in the velocity ORCA reads next frame (it is how the agent moved),
+    # up to the agent's speed.
+    step = rows.positions[pressed] - start
+    rows.distance[pressed] += np.hypot(step[:, 0], step[:, 1])
+    velocity = rows.velocities[pressed] + step / dt
+    speed = np.hypot(velocity[:, 0], velocity[:, 1])
+    limit = rows.speeds[pressed]
+    over = speed > limit
+    velocity[over] *= (limit[over] / speed[over])[:, None]
+    rows.velocities[pressed] = velocity
+
+
+def _part_passes(
+    rows: AgentRows,
+    pairs: _Pairs,
+    walls: Walls,
+    here: NDArray[np.float64],
+    grid: GridManager,
+    settings: StepSettings,
+) -> None:
+    """Push the pairs apart `part_passes` times, then settle the deep ones (see above)."""
+    pressed, local, first, second = pairs.pressed, pairs.local, pairs.first, pairs.second
+    reach, share = pairs.reach, pairs.share
+    # A disc against a wall is not pushed into it: that part of each push is dropped.
+    wall_gap, wall_normal = walls.nearest(here)
+    against = wall_gap <= rows.radii[pressed] / grid.grid_cell_size + WALL_CONTACT
+    for index in range(settings.part_passes + settings.settle_passes):
+        positions = rows.positions
+        gap = positions[second] - positions[first]
+        apart = np.hypot(gap[:, 0], gap[:, 1])
+        depth = np.maximum(reach - apart, 0.0)
+        if index >= settings.part_passes:  # settling: only the pairs still deep
+            depth[depth <= settings.settle_beyond * reach] = 0.0
+        if not depth.any():
+            break
+        scale = np.divide(depth, apart, out=np.zeros_like(depth), where=apart > 0) * share
+        push = -np.column_stack(
+            [
+                np.bincount(local, gap[:, 0] * scale, len(pressed)),
+                np.bincount(local, gap[:, 1] * scale, len(pressed)),
+            ]
+        )
+        into = np.minimum((push * wall_normal).sum(axis=1), 0.0) * against
+        rows.positions[pressed] += push - into[:, None] * wall_normal
+
+
+def _cell_space(grid: GridManager, positions: NDArray[np.float64]) -> NDArray[np.float64]:
+    cell_space: NDArray[np.float64] = (positions - np.asarray(grid.origin)) / grid.grid_cell_size
+    return cell_space
