@@ -16,7 +16,7 @@ own), both drawn as batched gizmo lines.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -24,7 +24,6 @@ import numpy as np
 from numpy.typing import NDArray
 from panda3d.core import Camera, GraphicsOutput, NodePath
 
-from sim.components.agent_controller import AgentController
 from sim.engine import Component, Gizmos
 from sim.engine.markers import MARKER_Z, MarkerBatch, min_world_size
 from sim.navigation.avoidance import find_neighbours
@@ -235,38 +234,3 @@ def _segments(
     segments[:, 0, :2] = start
     segments[:, 1, :2] = end
     return segments
-
-
-class AgentArrays:
-    """A `CrowdFrame` source over AgentControllers, read one agent at a time.
-
-    For scenes whose agents each steer themselves (no array-backed crowd simulation): the
-    positions and headings are read from the controllers at each call, the radii and colours
-    (their nodes' colours) once; velocities are the positions' change over simulated time
-    between two calls at different times (kept while time stands still).
-
-    Args:
-        agents: The controllers, in the order of their rows, each on its game object.
-        time_s: Returns simulated time now.
-    """
-
-    def __init__(self, agents: Sequence[AgentController], time_s: Callable[[], float]) -> None:
-        self._agents = agents
-        colors = [tuple(agent.game_object.node.get_color()) for agent in agents]
-        self._colors = np.array(colors, dtype=np.float64).reshape(len(agents), 4)
-        self._radii = np.array([agent.config.radius for agent in agents], dtype=np.float64)
-        self._time_s = time_s
-        self._last: tuple[float, NDArray[np.float64]] | None = None
-        self._velocities = np.zeros((len(agents), 2))
-
-    def __call__(self) -> CrowdFrame:
-        """The agents' state now."""
-        positions = np.array([agent.position for agent in self._agents], dtype=np.float64)
-        positions = positions.reshape(-1, 2)
-        headings = np.array([agent.heading_deg for agent in self._agents], dtype=np.float64)
-        now = self._time_s()
-        if self._last is not None and now > self._last[0]:
-            self._velocities = (positions - self._last[1]) / (now - self._last[0])
-        if self._last is None or now != self._last[0]:
-            self._last = (now, positions)
-        return CrowdFrame(positions, headings, self._radii, self._colors, self._velocities)
