@@ -20,6 +20,7 @@ Malformed files raise `MapFormatError` whose message starts ``FILE:LINE:``.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -251,6 +252,32 @@ def sample_scenarios(scenarios: list[Scenario], count: int, seed: int) -> list[S
         return scenarios
     picked = sorted(random.Random(seed).sample(range(len(scenarios)), count))
     return [scenarios[i] for i in picked]
+
+
+def spread_scenarios(scenarios: Sequence[Scenario], count: int) -> list[Scenario]:
+    r"""Pick `count` scenarios spread evenly over the file's buckets (all if fewer).
+
+    The scenarios are ordered by bucket, then by file order, and `count` evenly spaced indices
+    are taken over that whole list, first and last included: each bucket gets its share of the
+    sample in proportion to its size (not k per bucket), and the easiest and the hardest
+    bucket are always covered. Deterministic: no seed. The result is in that (bucket) order;
+    a single pick is the middle scenario.
+
+    >>> text = "version 1\n" + "".join(f"{x // 3} m 9 1 0 0 {x} 0 {x}\n" for x in range(9))
+    >>> [(s.bucket, s.goal_x) for s in spread_scenarios(parse_scenarios(text), 4)]
+    [(0, 0), (1, 3), (1, 5), (2, 8)]
+    """
+    if count < 0:
+        raise ValueError(f"count must be >= 0, got {count}")
+    ordered = sorted(scenarios, key=lambda scenario: scenario.bucket)  # stable: file order
+    total = len(ordered)
+    if count >= total:
+        return ordered
+    if count == 1:
+        return [ordered[(total - 1) // 2]]
+    # Rounded half up in integers: with count <= total the step is >= 1, so no index repeats.
+    steps = count - 1
+    return [ordered[(i * (total - 1) + steps // 2) // steps] for i in range(count)]
 
 
 def _parse_scenario(line: str, source: str, index: int) -> Scenario:
