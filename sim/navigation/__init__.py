@@ -6,8 +6,10 @@ a grid in the world; `rasterize_boxes` turns obstacle footprints into a blocked 
 `rasterize_terrain` (or `TerrainLayer`, patch by patch) terrain patches into cell costs from
 0.25 to 100; `clearance` gives one map that `usable_mask` turns into the cells an agent of any
 radius may use, and `segment_is_clear` / `smooth_path` take that radius for its swept disc;
-`movingai` reads the Moving AI benchmark files. `ExpansionLog` and `SearchReplay` record a
-search and step through it both ways; `compare_searches` runs every variant on one grid.
+`movingai` reads the Moving AI benchmark files and `movingai_files` writes them;
+`generate_layout` draws mazes, rooms and random maps, `random_scenarios` connected pairs on
+them. `ExpansionLog` and `SearchReplay` record a search and step through it both ways;
+`compare_searches` runs every variant on one grid.
 `SearchKind` lists the searches on offer, each once, with its label and promise.
 `IncrementalSearch` keeps one agent's search and repairs it when cells change (D* Lite).
 `avoid` gives a crowd's new velocities with reciprocal avoidance (ORCA) between disc agents,
@@ -22,6 +24,12 @@ from sim.navigation.avoidance import avoid, find_neighbours
 from sim.navigation.catalogue import SearchKind
 from sim.navigation.clearance import clearance, disc_segment_is_clear, usable_mask
 from sim.navigation.compare import ComparisonRow, compare_searches, format_table
+from sim.navigation.generators import (
+    LAYOUT_KINDS,
+    LAYOUT_PARAMETERS,
+    generate_layout,
+    random_scenarios,
+)
 from sim.navigation.grid import MAX_COST, MIN_COST, Cell, Endpoints, GridMap, heuristic_scale
 from sim.navigation.heuristics import (
     Heuristic,
@@ -49,6 +57,7 @@ from sim.navigation.movingai import (
     read_map,
     read_scenarios,
 )
+from sim.navigation.movingai_files import write_map, write_scenarios
 from sim.navigation.pathfinder import find_path
 from sim.navigation.query import Algorithm, PathResult, Query, Reason
 from sim.navigation.raster import (
@@ -70,6 +79,8 @@ from sim.navigation.terrain import (
 )
 
 __all__ = [
+    "LAYOUT_KINDS",
+    "LAYOUT_PARAMETERS",
     "MAX_COST",
     "MIN_COST",
     "Algorithm",
@@ -108,6 +119,7 @@ __all__ = [
     "find_neighbours",
     "find_path",
     "format_table",
+    "generate_layout",
     "heuristic_scale",
     "is_admissible",
     "manhattan",
@@ -115,6 +127,7 @@ __all__ = [
     "parse_map",
     "parse_scenarios",
     "path_length",
+    "random_scenarios",
     "rasterize_box_into",
     "rasterize_boxes",
     "rasterize_terrain",
@@ -126,5 +139,7 @@ __all__ = [
     "terrain_summary",
     "transform_box",
     "usable_mask",
+    "write_map",
+    "write_scenarios",
     "zero",
 ]
