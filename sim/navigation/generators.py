@@ -37,6 +37,7 @@ from numpy.typing import NDArray
 
 from sim.navigation import kernel
 from sim.navigation.field import field_on_graph
+from sim.navigation.grid import Cell, check_walkable
 from sim.navigation.moves import MoveGraph
 from sim.navigation.movingai import Scenario
 from sim.navigation.movingai_files import check_map_name
@@ -65,6 +66,9 @@ EXTRA_DOOR_CHANCE: Final = 0.6
 SCENARIO_DECIMALS: Final = 8
 """Decimals of a generated scenario's optimal length, as the newer Moving AI files print."""
 
+PAIR_CANDIDATES: Final = 4
+"""How many cells near the corner `distant_pair` tries as a start (one field each)."""
+
 BUCKET_LENGTH: Final = 4.0
 """A scenario's bucket is ``int(optimal_length / BUCKET_LENGTH)``, as in the Moving AI files."""
 
@@ -87,7 +91,7 @@ def generate_layout(
         height: rows, `MIN_SIDE` to `MAX_SIDE` (a maze at least ``corridor + 2``, rooms at
             least ``room + 2``).
         width: columns, the same bounds.
-        seed: the seed of ``np.random.default_rng``; the same seed gives the same layout.
+        seed: the seed of ``np.random.default_rng``, >= 0; the same seed, the same layout.
         corridor: "maze": corridor width in cells, >= 1.
         room: "rooms": cells inside each room along a side, >= 1.
         door: "rooms": door width in cells, 1 to `room`.
@@ -107,9 +111,7 @@ def generate_layout(
     """
     if kind not in LAYOUT_KINDS:
         raise ValueError(f"unknown layout kind {kind!r}; expected one of {', '.join(LAYOUT_KINDS)}")
-    if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
-        raise ValueError(f"seed must be an integer, got {seed!r}")
-    rng = np.random.default_rng(int(seed))
+    rng = np.random.default_rng(_seed(seed))
     if kind == "maze":
         corridor = _whole("corridor", corridor, 1)
         height, width = _check_size(f"a maze with corridor {corridor}", height, width, corridor + 2)
@@ -143,7 +145,7 @@ def random_scenarios(
     Args:
         walkable: ``[row, col]`` bool mask, True where a path may go.
         count: how many scenarios, >= 1.
-        seed: the seed of ``np.random.default_rng``; the same seed, the same scenarios.
+        seed: the seed of ``np.random.default_rng``, >= 0; the same seed, the same scenarios.
         map_name: the map's name as the .scen file names it (a bare file name, ``x.map``).
 
     Raises:
@@ -156,8 +158,7 @@ def random_scenarios(
     """
     count = _whole("count", count, 1)
     check_map_name(map_name)
-    if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
-        raise ValueError(f"seed must be an integer, got {seed!r}")
+    rng = np.random.default_rng(_seed(seed))
     graph = MoveGraph.build(walkable)  # checks the mask: 2-D, bool, not empty
     mask = np.ascontiguousarray(graph.walkable, dtype=bool)
     starts = np.flatnonzero(_has_walkable_neighbour(mask))
@@ -165,7 +166,6 @@ def random_scenarios(
         raise ValueError(
             "the map has fewer than 2 connected walkable cells: no scenario can be drawn"
         )
-    rng = np.random.default_rng(int(seed))
     height, width = mask.shape
     drawn: list[Scenario] = []
     for _ in range(count):
@@ -194,6 +194,62 @@ def random_scenarios(
         )
     drawn.sort(key=lambda scenario: scenario.bucket)
     return [_on_line(scenario, index + 2) for index, scenario in enumerate(drawn)]
+
+
+def blocked_rectangles(walkable: NDArray[np.bool_]) -> list[tuple[int, int, int, int]]:
+    """Cover the blocked cells of `walkable` with rectangles ``(row0, col0, row1, col1)``.
+
+    Ends are exclusive and the rectangles do not overlap. Each row's blocked cells are cut into
+    runs, and a run exactly as wide as one in the row before, at the same columns, extends that
+    rectangle down: few rectangles for walls, one per cell at worst (a checkerboard).
+
+    >>> blocked_rectangles(np.array([[0, 0, 1], [0, 0, 1], [0, 0, 0]], dtype=bool))
+    [(0, 0, 2, 2), (2, 0, 3, 3)]
+    """
+    blocked = ~check_walkable(walkable)
+    done: list[tuple[int, int, int, int]] = []
+    growing: dict[tuple[int, int], int] = {}  # (col0, col1) of a rectangle still open -> row0
+    for row, line in enumerate(blocked):
+        edges = np.flatnonzero(np.diff(np.concatenate(([False], line, [False])).astype(np.int8)))
+        runs = set(zip(edges[::2].tolist(), edges[1::2].tolist(), strict=True))
+        for cols in [cols for cols in growing if cols not in runs]:
+            done.append((growing.pop(cols), cols[0], row, cols[1]))
+        for cols in runs:
+            growing.setdefault(cols, row)
+    done.extend((row0, col0, blocked.shape[0], col1) for (col0, col1), row0 in growing.items())
+    return sorted(done)
+
+
+def distant_pair(walkable: NDArray[np.bool_]) -> tuple[Cell, Cell]:
+    """Pick a start near the bottom-left corner and the reachable cell farthest from it.
+
+    For a scene of a generated map: Start in the south-west (the map's last row is the
+    scene's first), End at the far end of the longest shortest path from there. Of the few
+    cells with a walkable neighbour nearest the corner, the start is the one that reaches the
+    most cells, so a pocket in a random map does not hold it.
+
+    Raises:
+        ValueError: the map has fewer than 2 connected walkable cells.
+
+    >>> distant_pair(np.array([[1, 1, 1], [1, 0, 0], [1, 0, 0]], dtype=bool))
+    ((2, 0), (0, 2))
+    """
+    graph = MoveGraph.build(walkable)
+    mask = np.ascontiguousarray(graph.walkable, dtype=bool)
+    starts = np.flatnonzero(_has_walkable_neighbour(mask))
+    if starts.size == 0:
+        raise ValueError("the map has fewer than 2 connected walkable cells")
+    height, width = mask.shape
+    rows, cols = np.divmod(starts, width)
+    nearest = starts[np.argsort((height - 1 - rows) ** 2 + cols**2, kind="stable")]
+    start, reached, field = -1, 0, np.empty(0)
+    for candidate in nearest[:PAIR_CANDIDATES].tolist():
+        candidate_field = _field(graph, mask, candidate)
+        candidate_reached = int(np.isfinite(candidate_field).sum())
+        if candidate_reached > reached:
+            start, reached, field = candidate, candidate_reached, candidate_field
+    goal = int(np.argmax(np.where(np.isfinite(field), field, -1.0)))
+    return divmod(start, width), divmod(goal, width)
 
 
 # --- layouts --------------------------------------------------------------------------------
@@ -361,6 +417,12 @@ def _whole(name: str, value: object, least: int) -> int:
         raise ValueError(f"{name} must be a whole number, got {value!r}")
     if value < least:
         raise ValueError(f"{name} must be at least {least}, got {value}")
+    return int(value)
+
+
+def _seed(value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 0:
+        raise ValueError(f"seed must be a whole number >= 0, got {value!r}")
     return int(value)
 
 
