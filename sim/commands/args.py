@@ -97,6 +97,8 @@ class OutputKind(Enum):
     JSON = "a JSON file"
     JSONL = "a JSON Lines file"
     SCENE = "a scene"
+    MAP = "a Moving AI map"
+    SCEN = "a Moving AI scenario file"
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,13 +110,14 @@ class Output:
     kind: OutputKind
 
 
-def check_outputs(scene: Path, outputs: Sequence[Output]) -> None:
+def check_outputs(scene: Path | None, outputs: Sequence[Output]) -> None:
     """Refuse, before anything runs, every output path a run must not write.
 
     An output is written only if it is new or an existing regular file of its own kind: an
     image for an image; for a report, a JSON file (empty, parsing as JSON, or starting with `{`);
     for a trace, a JSON Lines file (empty, or its first line parses as JSON); for a scene, a
-    file that is empty or parses as TOML. Never the scene being run or another
+    file that is empty or parses as TOML; for a Moving AI map or scenario file, one that is
+    empty or starts with ``type`` or ``version``. Never the scene being run (if any) or another
     output of the same run: paths are compared resolved (symbolic links, `./x` and `x`) and by
     inode (hard links). A symbolic link, a folder, a FIFO, a device or a socket is refused, and
     so is an image name whose extension Panda3D cannot write (`IMAGE_EXTENSIONS`). A `SCENE`
@@ -124,7 +127,7 @@ def check_outputs(scene: Path, outputs: Sequence[Output]) -> None:
         SimError: One line naming the flag, the path and why, e.g.
             `--report scenes/default.toml: is the scene being run`.
     """
-    taken: list[tuple[str, Path]] = [("the scene being run", scene)]
+    taken: list[tuple[str, Path]] = [] if scene is None else [("the scene being run", scene)]
     for output in outputs:
         flag, path = output.flag, output.path
         for owner, other in taken:
@@ -199,12 +202,18 @@ def _check_existing(output: Output) -> None:
         fits = _looks_like_json(path, head)
     elif output.kind is OutputKind.JSONL:
         fits = _looks_like_json_lines(head)
+    elif output.kind in _MOVINGAI_FIRST_WORD:
+        fits = head.lower().split(maxsplit=1)[:1] in ([], [_MOVINGAI_FIRST_WORD[output.kind]])
     else:
         fits = _looks_like_toml(path, head)
     if not fits:
         raise SimError(
             f"{flag} {path}: exists and is not {output.kind.value}; refusing to replace it"
         )
+
+
+# What a Moving AI file's first line starts with (``type octile``, ``version 1``).
+_MOVINGAI_FIRST_WORD = {OutputKind.MAP: b"type", OutputKind.SCEN: b"version"}
 
 
 def _looks_like_toml(path: Path, head: bytes) -> bool:

@@ -29,7 +29,7 @@ class OneLineParser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     """Build the top-level parser with every sub-command registered."""
-    from sim.commands import bench, compare, plan, run, soak
+    from sim.commands import bench, compare, generate, plan, run, soak
 
     parser = OneLineParser(
         prog="sim",
@@ -46,6 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
     compare.add_parser(subparsers)
     soak.add_parser(subparsers)
     bench.add_parser(subparsers)
+    generate.add_parser(subparsers)
     return parser
 
 

@@ -354,7 +354,7 @@ def test_map_writer_refuses_what_is_no_map() -> None:
     with pytest.raises(ValueError, match="at least one cell"):
         format_map(np.ones((0, 3), dtype=bool))
     with pytest.raises(ValueError, match="dtype bool"):
-        format_map(np.ones((2, 2)))
+        format_map(np.ones((2, 2)))  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="Latin-1"):
         check_map_name("\u6f22.map")
 

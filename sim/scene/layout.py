@@ -1,0 +1,112 @@
+"""A scene of a grid layout: the TOML text the 3D app opens to show a generated (or any) map.
+
+The scene's grid has a cell per map cell, 1 unit wide, centred on the world origin. The map's
+first row is the scene's last (the north edge, +y), so seen from above the scene looks like
+the ``.map`` file reads. The blocked cells become as few Obstacle cubes as
+`blocked_rectangles` gives (runs of each row, merged down through equal runs); Start and End
+stand on connected cells far apart (`distant_pair`), and one agent starts on Start and chases
+End. The camera looks down on the whole grid.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Final
+
+import numpy as np
+from numpy.typing import NDArray
+
+from sim.navigation.generators import blocked_rectangles, distant_pair
+from sim.navigation.grid import Cell, check_walkable
+
+CAMERA_PITCH_DEG: Final = -75.0
+"""Steep enough to see down every corridor of a maze, not straight down (an orbit's pole)."""
+# As `sim.scene.file`'s default camera: the lens's 50-degree field of view, a small margin.
+_FOV_DEG: Final = 50.0
+_MARKER_SCALE: Final = 0.8
+
+
+def layout_scene_text(walkable: NDArray[np.bool_], *, name: str, comment: str = "") -> str:
+    """Return the TOML text of a scene showing `walkable` (``[row, col]`` as a .map reads).
+
+    Args:
+        walkable: the map, True where walkable; its row 0 is the map's top (north) row.
+        name: the scene's name (shown in the window's title).
+        comment: text for the comment at the head of the file (how the map was made); may
+            hold several lines.
+
+    Raises:
+        ValueError: the map has fewer than 2 connected walkable cells (no Start and End).
+
+    >>> text = layout_scene_text(np.array([[True, False], [True, True]]), name="tiny")
+    >>> "rows = 2" in text and 'name = "obstacle_1"' in text
+    True
+    """
+    mask = check_walkable(walkable)
+    height, width = mask.shape
+    start, end = distant_pair(mask)
+    radius = math.hypot(width, height) / 2
+    distance = radius / math.sin(math.radians(_FOV_DEG / 2))
+    lines = [f"# {line}".rstrip() for line in comment.splitlines()]
+    lines += [
+        "# Obstacles are runs of blocked cells merged into rectangles; the map's first row is",
+        "# the scene's north edge (+y).",
+        "",
+        "version = 1",
+        f"name = {_string(name)}",
+        "",
+        "[grid]",
+        f"origin = [{-width / 2}, {-height / 2}]",
+        f"rows = {height}",
+        f"columns = {width}",
+        "cell_size = 1.0",
+        "connectivity = 8",
+        "",
+        "[camera]",
+        "target = [0.0, 0.0, 0.0]",
+        f"distance = {round(distance, 3)}",
+        "heading = 0.0",
+        f"pitch = {CAMERA_PITCH_DEG}",
+        "",
+    ]
+    start_x, start_y = _centre(start, height, width)
+    end_x, end_y = _centre(end, height, width)
+    lines += _object("start", "Start", "cube", start_x, start_y, _MARKER_SCALE)
+    lines += _object("end", "End", "cube", end_x, end_y, _MARKER_SCALE)
+    lines += _object("agent", "Agent", "agent", start_x, start_y, None)
+    for index, (row0, col0, row1, col1) in enumerate(blocked_rectangles(mask), start=1):
+        x = -width / 2 + (col0 + col1) / 2
+        y = height / 2 - (row0 + row1) / 2
+        scale = f"[{float(col1 - col0)}, {float(row1 - row0)}, 1.0]"
+        lines += _object(f"obstacle_{index}", "Obstacle", "cube", x, y, scale)
+    return "\n".join(lines) + "\n"
+
+
+def _centre(cell: Cell, height: int, width: int) -> tuple[float, float]:
+    """World x, y of a map cell's centre (map row 0 is the north edge)."""
+    row, col = cell
+    return -width / 2 + col + 0.5, height / 2 - row - 0.5
+
+
+def _object(
+    name: str, tag: str, model: str, x: float, y: float, scale: float | str | None
+) -> list[str]:
+    lines = [
+        "[[objects]]",
+        f'name = "{name}"',
+        f'tag = "{tag}"',
+        f'model = "{model}"',
+        f"pos = [{float(x)}, {float(y)}, 0.0]",
+    ]
+    if scale is not None:
+        lines.append(f"scale = {scale}")
+    return [*lines, ""]
+
+
+def _string(text: str) -> str:
+    """`text` as a TOML basic string (quotes, backslashes and control characters escaped)."""
+    escaped = text.replace("\\", "\\\\").replace('"', '\\"')
+    escaped = "".join(
+        f"\\u{ord(char):04x}" if ord(char) < 32 or ord(char) == 127 else char for char in escaped
+    )
+    return f'"{escaped}"'
