@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 import numpy as np
 from numpy.typing import NDArray
@@ -45,6 +45,14 @@ sixth digit is at most 5e-6 of the value; the margin absorbs our float sums)."""
 
 class MapFormatError(ValueError):
     """A Moving AI file breaks the format; the message starts with ``FILE:LINE:``."""
+
+
+class ScenarioMismatchError(MapFormatError):
+    """A ``.scen`` file does not fit the map it is run on (see `check_scenarios`).
+
+    Another map's name or size reads ``scen X is for map Y (WxH), not Z (wxh)``; a start or
+    goal on a blocked cell starts with ``FILE:LINE:`` like any format error.
+    """
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -254,6 +262,55 @@ def sample_scenarios(scenarios: list[Scenario], count: int, seed: int) -> list[S
     return [scenarios[i] for i in picked]
 
 
+def check_scenarios(
+    grid: MovingAIMap, scenarios: Sequence[Scenario], *, scen_source: str = "<scen>"
+) -> None:
+    r"""Raise `ScenarioMismatchError` unless every scenario belongs to `grid` and can be planned.
+
+    A scenario belongs to the map whose file stem is the stem of the map named in column 2
+    (older files name a path such as ``maps/dao/arena.map``, newer ones a bare name) and
+    whose width and height are columns 3 and 4. Its start and goal must be walkable: one on
+    a blocked cell is an error in the file, not a planner's failure. (A start or goal outside
+    the size the file states is already a `MapFormatError` of `parse_scenarios`.)
+
+    >>> grid = parse_map("type octile\nheight 1\nwidth 3\nmap\n.@.\n", source="m.map")
+    >>> scen = "version 1\n0 maps/m.map 3 1 0 0 2 0 2\n0 m.map 3 1 0 0 1 0 1\n"
+    >>> check_scenarios(grid, parse_scenarios(scen)[:1], scen_source="m.map.scen")
+    >>> check_scenarios(grid, parse_scenarios(scen), scen_source="m.map.scen")
+    Traceback (most recent call last):
+    ...
+    sim.navigation.movingai.ScenarioMismatchError: m.map.scen:3: goal 1,0 is on a blocked ...
+    >>> check_scenarios(grid, parse_scenarios("version 1\n0 n.map 3 1 0 0 2 0 2\n"))
+    Traceback (most recent call last):
+    ...
+    sim.navigation.movingai.ScenarioMismatchError: scen <scen> is for map n.map (3x1), not ...
+    """
+    map_stem = _stem(grid.source)
+    for scenario in scenarios:
+        size = (scenario.map_width, scenario.map_height)
+        if _stem(scenario.map_name) != map_stem or size != (grid.width, grid.height):
+            raise ScenarioMismatchError(
+                f"scen {scen_source} is for map {scenario.map_name} "
+                f"({scenario.map_width}x{scenario.map_height}), "
+                f"not {grid.source} ({grid.width}x{grid.height})"
+            )
+    if not scenarios:
+        return
+    # One vectorised look-up: the largest files hold some 12,000 scenarios.
+    ends = np.array([(s.start_y, s.start_x, s.goal_y, s.goal_x) for s in scenarios], np.intp)
+    open_ends = grid.walkable[ends[:, 0], ends[:, 1]] & grid.walkable[ends[:, 2], ends[:, 3]]
+    if open_ends.all():
+        return
+    scenario = scenarios[int(np.argmin(open_ends))]
+    name, cell = (
+        ("goal", scenario.goal) if grid.walkable[scenario.start] else ("start", scenario.start)
+    )
+    raise ScenarioMismatchError(
+        f"{scen_source}:{scenario.line}: {name} {cell[1]},{cell[0]} is on a blocked cell "
+        f"{grid.terrain(cell)!r}"
+    )
+
+
 def spread_scenarios(scenarios: Sequence[Scenario], count: int) -> list[Scenario]:
     r"""Pick `count` scenarios spread evenly over the file's buckets (all if fewer).
 
@@ -319,6 +376,11 @@ def _parse_scenario(line: str, source: str, index: int) -> Scenario:
         index + 1,
         length_decimals=_decimals(fields[8]),
     )
+
+
+def _stem(name: str) -> str:
+    """The file stem of a map's name or path: ``maps/dao/arena.map`` and ``arena.map``: arena."""
+    return PurePosixPath(name.replace("\\", "/")).stem
 
 
 def _decimals(number: str) -> int:
