@@ -6,7 +6,9 @@ so machine noise hits everyone alike; ratios are steadier than absolute times. E
 table: the movement rule, whether the returned paths are legal under the Moving AI rule
 (8-connected, diagonal sqrt(2), no corner cutting) and as short as the published optimum,
 median and p95 ms per query, median expanded nodes where known, and ours/peer, the ratio of
-the medians over the queries that peer answered.
+the medians over the queries that peer answered (`sim.bench.map_report`). Ours runs twice:
+`find_path` with its defaults (``auto``: jump point search on these uniform-cost maps) and
+forced A*; then a row of unreachable queries (`sim.bench.unreachable`).
 
 Only the query is timed: building a peer's graph for a map, reading its answer and checking
 the path happen outside the clock. Peers that are not installed are skipped and named.
@@ -14,22 +16,32 @@ the path happen outside the clock. Peers that are not installed are skipped and 
 
 from __future__ import annotations
 
+import inspect
 import math
 import os
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 from numpy.typing import NDArray
 
+from sim.bench.map_report import OURS_ASTAR, OURS_AUTO, OURS_PYTHON, Contestant, MapReport, Row
 from sim.bench.peers import PEERS, RULE_MOVINGAI, Cell, Planner, Read
-from sim.bench.tables import pipe_table
+from sim.bench.unreachable import UNREACHABLE_QUERIES, time_unreachable, unreachable_setup
 from sim.commands.args import load_file
 from sim.config import REPO_ROOT
 from sim.errors import SimError
-from sim.navigation import PathResult, Scenario, find_path, kernel, read_map, read_scenarios
+from sim.navigation import (
+    PathResult,
+    Query,
+    Scenario,
+    find_path,
+    kernel,
+    read_map,
+    read_scenarios,
+)
 from sim.navigation.movingai import sample_scenarios
 
 SLOW_PEER_MAX_CELLS = 256 * 256
@@ -116,110 +128,23 @@ def check_path(
     return PathCheck(True, cost, "")
 
 
-@dataclass(frozen=True, slots=True)
-class Contestant:
-    """One row of every table: ours or a peer."""
-
-    label: str
-    rule: str
-    prepare: Callable[[NDArray[np.bool_]], Planner]
-    slow: bool = False
-    ours: bool = False
-
-
-@dataclass
-class Row:
-    """What one contestant did on one map."""
-
-    contestant: Contestant
-    ms: dict[int, float] = field(default_factory=dict)
-    expanded: dict[int, int] = field(default_factory=dict)
-    illegal: list[str] = field(default_factory=list)
-    longer: int = 0
-    skipped: str = ""
-
-    def legal_text(self) -> str:
-        """Say whether every path was legal and optimal under the Moving AI rule."""
-        if self.illegal:
-            return f"NO ({len(self.illegal)}/{len(self.ms)}: {self.illegal[0]})"
-        if self.longer:
-            return f"legal, {self.longer}/{len(self.ms)} longer than optimal"
-        return "yes"
-
-
-@dataclass
-class MapReport:
-    """One map's rows, ours first."""
-
-    name: str
-    width: int
-    height: int
-    queries: int
-    rows: list[Row]
-
-    def median_ms(self, row: Row, over: Sequence[int] | None = None) -> float:
-        """Median ms of `row`, over the query indices `over` (default all it answered)."""
-        keys = row.ms.keys() if over is None else over
-        return float(np.median([row.ms[key] for key in keys]))
-
-    def ratio(self, row: Row) -> float | None:
-        """Ours (the first row) / `row`: medians over the queries `row` answered."""
-        ours = self.rows[0]
-        if row is ours or not row.ms:
-            return None
-        return self.median_ms(ours, list(row.ms)) / self.median_ms(row)
-
-    def row(self, label: str) -> Row | None:
-        """The row of contestant `label`, if it ran."""
-        return next((r for r in self.rows if r.contestant.label == label and r.ms), None)
-
-    def expanded_text(self, row: Row) -> str:
-        """Median expanded nodes; for a peer that ran fewer queries, ours on the same ones."""
-        if not row.expanded:
-            return "n/a"
-        text = str(int(np.median(list(row.expanded.values()))))
-        ours = self.rows[0]
-        if len(row.ms) < len(ours.ms) and ours.expanded:
-            same = int(np.median([ours.expanded[key] for key in row.ms]))
-            text += f" (ours {same})"
-        return text
-
-    def table(self) -> list[list[str]]:
-        """Header and one line per contestant, as strings."""
-        lines = [
-            ["planner", "rule", "legal?", "queries", "median ms", "p95 ms", "expanded", "ours/peer"]
-        ]
-        for row in self.rows:
-            name, rule = row.contestant.label, row.contestant.rule
-            if not row.ms:
-                lines.append([name, rule, "-", "0", "-", "-", "-", row.skipped or "-"])
-                continue
-            ratio = self.ratio(row)
-            expanded = self.expanded_text(row)
-            lines.append(
-                [
-                    name,
-                    rule,
-                    row.legal_text(),
-                    str(len(row.ms)),
-                    f"{self.median_ms(row):.3f}",
-                    f"{np.percentile(list(row.ms.values()), 95):.3f}",
-                    expanded,
-                    "-" if ratio is None else f"{ratio:.2f}",
-                ]
-            )
-        return lines
-
-    def lines(self) -> list[str]:
-        """The table as text: a title line and a pipe table (valid Markdown)."""
-        title = f"{self.name} ({self.width}x{self.height}), {self.queries} queries"
-        return [title, "", *pipe_table(self.table())]
-
-
 def bench_map(
-    map_path: Path, contestants: Sequence[Contestant], sample: int, seed: int, peer_limit: int
+    map_path: Path,
+    contestants: Sequence[Contestant],
+    sample: int,
+    seed: int,
+    peer_limit: int,
+    *,
+    unreachable: int = UNREACHABLE_QUERIES,
+    on_query: Callable[[], None] | None = None,
 ) -> MapReport:
-    """Run every contestant on `sample` seeded scenarios of one map, interleaved per query."""
+    """Run every contestant on `sample` seeded scenarios of one map, interleaved per query.
+
+    Then, unless `unreachable` is 0, the unreachable row: the first query and `unreachable`
+    repeats of `find_path` with its defaults on seeded pairs in different regions
+    (`sim.bench.unreachable`). `on_query` is called after each scenario and after the
+    unreachable row (for a progress bar).
+    """
     grid = load_file(read_map, map_path)
     scen_path = map_path.with_name(map_path.name + ".scen")
     scenarios = sample_scenarios(load_file(read_scenarios, scen_path), sample, seed)
@@ -243,8 +168,18 @@ def bench_map(
             if planner is None or (row.contestant.slow and index not in limited):
                 continue
             _one_query(walkable, scenario, index, row, planner)
+        if on_query is not None:
+            on_query()
     name = map_path.name.removesuffix(".map")
-    return MapReport(name, grid.width, grid.height, len(scenarios), rows)
+    report = MapReport(name, grid.width, grid.height, len(scenarios), rows)
+    if unreachable:
+        # One more pair than the repeats: the first query is timed apart.
+        setup = unreachable_setup(walkable, unreachable + 1, seed)
+        if setup is not None:
+            report.unreachable = time_unreachable(setup)
+        if on_query is not None:
+            on_query()
+    return report
 
 
 def _one_query(
@@ -265,12 +200,18 @@ def _one_query(
         row.longer += 1
 
 
-def _ours(implementation: str) -> Callable[[NDArray[np.bool_]], Planner]:
-    """Planner factory for our `find_path` with `implementation` ("auto", "python")."""
+def _ours(
+    *, algorithm: str | None = None, implementation: str = "auto"
+) -> Callable[[NDArray[np.bool_]], Planner]:
+    """Planner factory for our `find_path`; no `algorithm`: its default, as users call it."""
 
     def prepare(walkable: NDArray[np.bool_]) -> Planner:
         def plan(start: Cell, goal: Cell, bound: float) -> PathResult:
-            return find_path(walkable, start, goal, implementation=implementation)
+            if algorithm is None:
+                return find_path(walkable, start, goal, implementation=implementation)
+            return find_path(
+                walkable, start, goal, algorithm=algorithm, implementation=implementation
+            )
 
         def read(raw: PathResult) -> Read:
             return (list(raw.cells) if raw.found else None), raw.expanded
@@ -280,16 +221,40 @@ def _ours(implementation: str) -> Callable[[NDArray[np.bool_]], Planner]:
     return prepare
 
 
+def default_algorithm() -> str:
+    """The search `find_path(walkable, start, goal)` runs on a Moving AI map ("jps", "astar").
+
+    The default algorithm may be "auto", which picks per query; every Moving AI map is
+    uniform-cost and 8-connected, so one open grid shows what it picks for all of them.
+    """
+    default = inspect.signature(find_path).parameters["algorithm"].default
+    query = Query.check(np.ones((2, 2), dtype=bool), (0, 0), (1, 1), algorithm=default)
+    return str(query.algorithm)
+
+
 def contestants_for(peer_names: Sequence[str]) -> tuple[list[Contestant], list[str]]:
-    """Our rows and the installed peers' rows; notes say what is missing and why."""
+    """Our rows and the installed peers' rows; notes say what is missing and why.
+
+    Ours: `find_path` as users call it (``auto``, labelled with what it picks), forced A*,
+    and the Python reference of the default (pure Python: limited like the slow peers).
+    """
     notes = []
-    compiled = kernel.KERNEL_AVAILABLE
-    auto = "ours (C)" if compiled else "ours (auto: kernel not built, Python)"
-    if not compiled:
+    algorithm = default_algorithm()
+    auto = f"ours (auto: {algorithm})"
+    if not kernel.KERNEL_AVAILABLE:
+        auto = f"ours (auto: {algorithm}, Python: kernel not built)"
         notes.append("note: sim.navigation._kernel is not built: ours (auto) runs Python")
     entries = [
-        Contestant(auto, RULE_MOVINGAI, _ours("auto"), ours=True),
-        Contestant("ours (Python)", RULE_MOVINGAI, _ours("python"), ours=True),
+        Contestant(auto, RULE_MOVINGAI, _ours(), ours=True, key=OURS_AUTO),
+        Contestant("ours A*", RULE_MOVINGAI, _ours(algorithm="astar"), ours=True, key=OURS_ASTAR),
+        Contestant(
+            f"ours (Python: {algorithm})",
+            RULE_MOVINGAI,
+            _ours(implementation="python"),
+            slow=True,
+            ours=True,
+            key=OURS_PYTHON,
+        ),
     ]
     for name in peer_names:
         peer = PEERS[name]
@@ -298,7 +263,7 @@ def contestants_for(peer_names: Sequence[str]) -> tuple[list[Contestant], list[s
             notes.append(f"peer {name} skipped: not installed ({problem}); pip install '.[bench]'")
             continue
         label = f"{name} {peer.version()}"
-        entries.append(Contestant(label, peer.rule, peer.prepare, slow=peer.slow))
+        entries.append(Contestant(label, peer.rule, peer.prepare, slow=peer.slow, key=name))
     return entries, notes
 
 

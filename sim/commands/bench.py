@@ -6,13 +6,16 @@ first path of a fresh process (`sim.bench.startup`) and one line per target of t
 ``--dynamic`` only incremental replanning against A* from scratch (`sim.bench.dynamic`).
 ``--write-results`` runs the maps, then the crowd, then the dynamic benchmark, and writes them
 all, with the targets, into benchmarks/RESULTS.md; with ``--crowd`` or ``--dynamic`` it
-rewrites only that section. ``--json FILE`` writes what ``--crowd`` or ``--dynamic`` measured.
+rewrites only that section. ``--json FILE`` writes what the run measured: the maps (every
+row, the unreachable row, the targets), or ``--crowd``'s or ``--dynamic``'s figures.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
+import functools
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -21,10 +24,19 @@ from typing import TYPE_CHECKING, Any
 from sim.app.report import write_json_atomic
 from sim.bench import dynamic
 from sim.bench.dynamic_report import DynamicReport
-from sim.bench.maps import bench_map, contestants_for, map_paths, movingai_dir
+from sim.bench.map_targets import maps_json
+from sim.bench.maps import (
+    bench_map,
+    contestants_for,
+    default_algorithm,
+    map_paths,
+    movingai_dir,
+)
 from sim.bench.peers import PEERS
+from sim.bench.progress import Progress
 from sim.bench.results import (
     summary_lines,
+    targets_of,
     write_crowd_section,
     write_dynamic_section,
     write_results,
@@ -48,7 +60,9 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
         description=(
             "Run our planner and the installed peers on the same seeded scenarios of the "
             "shared Moving AI maps ($MOVINGAI_DIR), interleaved per query; print per map the "
-            "median and p95 ms per query, expanded nodes and ours/peer ratios."
+            "median and p95 ms per query, expanded nodes and ours/peer ratios for find_path "
+            "with its defaults (auto) and forced A*, a row of unreachable queries, then the "
+            "targets."
         ),
     )
     parser.add_argument(
@@ -68,8 +82,8 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
         "--json",
         type=Path,
         metavar="FILE",
-        help="with --crowd or --dynamic: also write the results as JSON to FILE (replaced "
-        "atomically)",
+        help="also write the results as JSON to FILE (replaced atomically): the maps' rows, "
+        "unreachable rows and targets, or with --crowd or --dynamic their figures",
     )
     parser.add_argument(
         "--maps", nargs="+", metavar="NAME", help="map names (e.g. arena maze512-1-0); default all"
@@ -113,23 +127,35 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``sim bench``; return 0, or 1 when --dynamic fails (SimError for bad input)."""
-    if args.json is not None and not (args.dynamic or args.crowd):
-        raise SimError("bench: --json goes with --dynamic or --crowd")
     if args.dynamic:
         if args.crowd:
             raise SimError("bench: --dynamic and --crowd are separate runs; give one of them")
         return _bench_dynamic(args)
     if args.crowd:
         return _bench_crowd_only(args)
+    if args.json is not None:
+        check_output(Output("--json", args.json, OutputKind.JSON))
     directory = movingai_dir()
     maps = map_paths(directory, args.maps)
     contestants, notes = contestants_for(args.peers)
     for note in notes:
         print(note)
     reports = []
+    # The bar's units are file bytes, about a map's cells: a big map's query costs more.
+    weights = {path: path.stat().st_size for path in maps}
+    progress = Progress(sum(weights.values()) * (args.sample + 1), "bench")
     for map_path in maps:
-        report = bench_map(map_path, contestants, args.sample, args.seed, args.peer_limit)
+        name = map_path.name.removesuffix(".map")
+        report = bench_map(
+            map_path,
+            contestants,
+            args.sample,
+            args.seed,
+            args.peer_limit,
+            on_query=functools.partial(progress.advance, weights[map_path], name),
+        )
         reports.append(report)
+        progress.close()
         print()
         print("\n".join(report.lines()), flush=True)
     startup = first_path_timing(maps[-1], args.sample, args.seed)
@@ -142,11 +168,20 @@ def run(args: argparse.Namespace) -> int:
     summary = summary_lines(reports, startup, crowd)
     print()
     print("\n".join(summary))
+    status = 0
     if crowd is not None:
         command = _command(args)
         written = write_results(command, reports, summary, notes, contestants, crowd, moving)
         print(f"\nwrote {written}")
-    return 0 if moving is None or moving.costs_equal else _disagreed(moving)
+    if args.json is not None:
+        data = maps_json(reports, targets_of(reports), default_algorithm())
+        data["first_path"] = {**dataclasses.asdict(startup), "extra_ms": startup.extra_ms}
+        try:
+            write_json_atomic(args.json, data)
+        except OSError as error:
+            _say(f"sim: --json {args.json}: not written: {error.strerror or error}")
+            status = 1
+    return status if moving is None or moving.costs_equal else _disagreed(moving)
 
 
 def _bench_dynamic(args: argparse.Namespace) -> int:

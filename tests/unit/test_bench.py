@@ -216,6 +216,15 @@ def written_results(tmp_path_factory: pytest.TempPathFactory) -> str:
     if not (movingai_dir() / "arena.map").is_file():
         pytest.skip("shared Moving AI maps not found")
     written = tmp_path_factory.mktemp("bench") / "RESULTS.md"
+    # An earlier run's file: its tables and targets are replaced, its hand-written note kept.
+    written.write_text(
+        "# Planner benchmark results\n\nold header\n\n"
+        "## Ours against the peers, every map\n\nold summary\n\n"
+        "## arena (49x49), 50 queries\n\nold arena table\n\n"
+        "## den312d (65x81), 50 queries\n\nold den312d table\n\n"
+        "## Targets\n\n- median per query <= 1.0x tcod on every map: met\n\n"
+        "## Closing the gap to pyastar2d\n\nA note written by hand.\n"
+    )
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("MOVINGAI_DIR", str(movingai_dir()))
         patch.setattr(results, "RESULTS_PATH", written)
@@ -224,6 +233,7 @@ def written_results(tmp_path_factory: pytest.TempPathFactory) -> str:
         patch.setattr(crowd_window, "rendered_fps", lambda agents: None)
         argv = ["bench", "--maps", "arena", "--sample", "3", "--peers", "none", "--write-results"]
         assert main(argv) == 0
+    assert (written.parent / "maps-vs-peers.svg").is_file(), "the chart beside the file"
     return written.read_text(encoding="utf-8")
 
 
@@ -237,7 +247,30 @@ def test_results_header_says_when_where_and_how(written_results: str) -> None:
 
 def test_results_have_the_map_tables(written_results: str) -> None:
     assert "## arena (49x49), 3 queries" in written_results
-    assert "| ours (C)" in written_results
+    assert "| ours (auto: " in written_results
+    assert "| ours A* " in written_results
+    assert ", unreachable | walled-in goal (the map is one region)" in written_results
+    assert "Unreachable, walled-in goal (the map is one region): the first query" in written_results
+
+
+def test_results_replace_every_section_they_write_and_keep_notes_written_by_hand(
+    written_results: str,
+) -> None:
+    headings = [line for line in written_results.splitlines() if line.startswith("## ")]
+    assert len(headings) == len(set(headings)), headings
+    for old in ("old header", "old summary", "old arena table", "old den312d table"):
+        assert old not in written_results, "the earlier run's header, summary and tables go"
+    assert "## den312d" not in written_results, "a map this run did not bench is gone"
+    assert headings[0] == "## Ours against the peers, every map"
+    assert headings[-2:] == ["## Targets", "## Closing the gap to pyastar2d"]
+    assert written_results.endswith("## Closing the gap to pyastar2d\n\nA note written by hand.\n")
+    assert "1.0x tcod" not in written_results, "issue 6's targets are gone"
+
+
+def test_results_link_the_chart_of_ratios_per_map(written_results: str) -> None:
+    assert "![ours / pyastar2d and ours / tcod per map](maps-vs-peers.svg)" in written_results
+    summary = written_results.split("## Ours against the peers, every map", 1)[1]
+    assert re.search(r"^\| arena +\| 49x49 +\| [\d.]+ +\| [\d.]+ +\| - +\| - +\|", summary, re.M)
 
 
 def test_results_have_the_crowd_table(written_results: str) -> None:
@@ -252,7 +285,15 @@ def test_results_have_the_crowd_table(written_results: str) -> None:
 
 def test_results_list_every_target(written_results: str) -> None:
     targets = written_results.split("## Targets", 1)[1]
-    assert "- median per query <= 1.0x tcod: not measured (tcod not run)" in targets
+    assert "- ours / tcod <= 0.15x on every map: not measured (arena)" in targets
+    assert "- ours / pyastar2d <= 0.8x on every map of 256x256 or more: not measured" in targets
+    assert "geometric mean over the 512x512 maps of ours / pyastar2d <= 0.5x" in targets
+    assert "<= 0.02x the median reachable query on every 512x512 map" in targets
+    assert re.search(r"- every path ours returned legal and optimal .*: (\d+) of \1, met", targets)
+    assert re.search(
+        r"- every unreachable query answered found=False, reason=unreachable: 51 of 51, met",
+        targets,
+    )
     assert "first planned path of a process <= 50 ms" in targets
     assert "the median of 3" in targets
     crowd = (

@@ -166,7 +166,6 @@ def test_a_cost_that_differs_fails_the_run(
     ("argv", "message"),
     [
         pytest.param(["--dynamic", "--maps", "atlantis"], "unknown map 'atlantis'", id="map"),
-        pytest.param(["--json", "x.json"], "--json goes with --dynamic", id="json-alone"),
         pytest.param(["--dynamic", "--crowd"], "separate runs", id="with-crowd"),
     ],
 )
@@ -254,11 +253,11 @@ def test_write_results_keeps_every_section(
     text = results.RESULTS_PATH.read_text()
     headings = [line for line in text.splitlines() if line.startswith("## ")]
     assert [h.split(" ")[1] for h in headings] == [
+        "Ours",
         "tiny",
         "Crowd",
         "Incremental",
         "Targets",
-        "Closing",
     ]
     assert "--write-results` on" in text
     assert "| tiny (24x24)" in capsys.readouterr().out
