@@ -29,7 +29,7 @@ class OneLineParser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     """Build the top-level parser with every sub-command registered."""
-    from sim.commands import bench, compare, generate, plan, run, soak
+    from sim.commands import bench, compare, generate, plan, run, soak, sweep
 
     parser = OneLineParser(
         prog="sim",
@@ -47,6 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
     soak.add_parser(subparsers)
     bench.add_parser(subparsers)
     generate.add_parser(subparsers)
+    sweep.add_parser(subparsers)
     return parser
 
 
