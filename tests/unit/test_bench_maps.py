@@ -253,6 +253,9 @@ def test_every_target_met_from_given_numbers() -> None:
         pytest.param({"unreachable": 0.021}, "unreachable_every_512", "map0", id="unreachable"),
         pytest.param({"good_paths": 99}, "paths_legal_and_optimal", None, id="paths"),
         pytest.param({"unreachable_right": 50}, "unreachable_answered_unreachable", None, id="u"),
+        pytest.param(
+            {"unreachable_searched": 1}, "unreachable_answered_unreachable", None, id="searched"
+        ),
     ],
 )
 def test_one_miss_fails_its_target_only(
