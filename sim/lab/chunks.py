@@ -21,8 +21,9 @@ from sim.lab.experiment import SearchSpec
 from sim.lab.maps import PreparedMap
 from sim.navigation import Scenario
 
-# Chunk size, measured on this 2-core machine: a Dask task costs about 4 ms on a local cluster
-# (submit, schedule, run, return the rows), and a search with the C kernel costs roughly
+# Chunk size, measured on this 2-core machine: a Dask task costs 4 to 7 ms on a local cluster
+# (submit, schedule, run, return the rows, save them: the demo took 5 s longer in 750 chunks
+# of 2 scenarios than in 24 by this rule), and a search with the C kernel costs roughly
 # 3e-5 ms per cell of the map (0.02-0.08 ms on arena's 2,401 cells, 3-12 ms on a 512 x 512
 # map). A chunk of CHUNK_CELLS / map cells scenarios is about 0.25 s of searching, so the
 # task's cost stays near 2 %: 32 scenarios a chunk on a 512 x 512 map, a whole sample on a
