@@ -1,11 +1,11 @@
 """`sim sweep`'s work: read the experiment, run its chunks on Dask, write the outputs.
 
-In order: the experiment file and every map are checked (nothing is written before they
-pass); the output folder must be new or empty, unless resuming; generated maps are written to
-``OUT/maps``; the chunks not already in ``OUT/partial`` run on the cluster, each saved there
-as it finishes; then ``OUT/results.csv`` (rows sorted by map, search and scenario, in the
-experiment's order, so two runs differ only in their times), ``OUT/summary.md`` and
-``OUT/plots/*.png`` are written from the chunks.
+In order: the experiment file and every map are checked; the output folder must be new or
+empty, unless resuming; the cluster is reached (nothing is written before all that passed);
+generated maps are written to ``OUT/maps``; the chunks not already in ``OUT/partial`` run on
+the cluster, each saved there as it finishes; then ``OUT/results.csv`` (rows sorted by map,
+search and scenario, in the experiment's order, so two runs differ only in their times),
+``OUT/summary.md`` and ``OUT/plots/*.png`` are written from the chunks.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from sim.bench.progress import Progress
 from sim.errors import SimError
 from sim.lab.chunks import Chunk, make_chunks
 from sim.lab.experiment import read_experiment
-from sim.lab.maps import prepare_maps, write_generated
+from sim.lab.maps import PreparedMap, prepare_maps, write_generated
 from sim.lab.rows import Row, format_rows
 from sim.lab.store import ChunkStore, write_atomic
 from sim.lab.summary import RunFacts, format_summary
@@ -75,8 +75,6 @@ def run_sweep(settings: SweepSettings) -> SweepOutcome:
     out = settings.out
     maps = prepare_maps(experiment, Path(os.path.abspath(out / MAPS_DIR)))
     _check_out(out, resume=settings.resume)
-    out.mkdir(parents=True, exist_ok=True)
-    write_generated(maps)
     chunks = make_chunks(maps, experiment.searches, block=settings.block)
     store = ChunkStore(out)
     finished: dict[str, list[Row]] = {}
@@ -87,9 +85,11 @@ def run_sweep(settings: SweepSettings) -> SweepOutcome:
                 finished[chunk.key] = rows
     reused = len(finished)
     pending = [chunk for chunk in chunks if chunk.key not in finished]
-    workers = "none needed: every chunk was done before"
     if pending:
-        workers = _run(settings, pending, store, finished)
+        workers = _run(settings, maps, pending, store, finished)
+    else:
+        _start_output(out, maps)
+        workers = "none needed: every chunk was done before"
     # Chunks are in map, search, scenario order, and so their rows.
     rows = [row for chunk in chunks for row in finished[chunk.key]]
     facts = RunFacts(
@@ -104,7 +104,11 @@ def run_sweep(settings: SweepSettings) -> SweepOutcome:
 
 
 def _run(
-    settings: SweepSettings, pending: list[Chunk], store: ChunkStore, finished: dict[str, list[Row]]
+    settings: SweepSettings,
+    maps: list[PreparedMap],
+    pending: list[Chunk],
+    store: ChunkStore,
+    finished: dict[str, list[Row]],
 ) -> str:
     """Run `pending` on the cluster, saving each chunk as it ends; describe the workers."""
     from sim.lab.cluster import open_client, run_chunks  # Dask: imported only to run
@@ -117,12 +121,20 @@ def _run(
         progress.advance(len(rows), f"{chunk.map_name} / {chunk.search.label}")
 
     with open_client(workers=settings.workers, scheduler=settings.scheduler) as (client, info):
+        # Only now: a cluster that cannot be reached leaves no output folder behind.
+        _start_output(settings.out, maps)
         try:
             run_chunks(client, pending, done)
         finally:
             progress.close()
     where = "local worker processes" if info.local else f"workers of {info.scheduler}"
     return f"{info.workers} {where} ({info.threads} threads)"
+
+
+def _start_output(out: Path, maps: list[PreparedMap]) -> None:
+    """Make the output folder and write the generated maps the workers will read."""
+    out.mkdir(parents=True, exist_ok=True)
+    write_generated(maps)
 
 
 def _write_outputs(out: Path, rows: list[Row], facts: RunFacts) -> tuple[Path, ...]:

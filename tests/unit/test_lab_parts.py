@@ -224,3 +224,22 @@ def test_sim_starts_without_dask() -> None:
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
+
+
+def test_a_bad_scheduler_address_is_one_line_and_writes_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tests.helpers.paths import movingai_dir
+
+    arena = movingai_dir() / "arena.map"
+    (tmp_path / "exp.toml").write_text(
+        f'scenarios_per_map = 5\n[[maps]]\nmovingai = "{arena}"\n'
+        '[[searches]]\nalgorithm = "astar"\n'
+    )
+    out = tmp_path / "out"
+    argv = ["sweep", str(tmp_path / "exp.toml"), "--out", str(out), "--scheduler", "nowhere"]
+    assert main(argv) == 2
+    assert capsys.readouterr().err == (
+        "sim: --scheduler nowhere: cannot connect: missing port number in address 'nowhere'\n"
+    )
+    assert not out.exists()

@@ -283,6 +283,11 @@ def test_resume_after_a_kill_finishes_without_duplicates(tmp_path: Path) -> None
     assert all(float(row["suboptimality"]) == 1.0 for row in rows)
     assert len(list(partial.glob("*.csv"))) == 24
 
+    again = sweep(*args, "--resume")  # nothing left to run: no cluster is started
+    assert "0 chunks run, 24 kept from an earlier run" in again.stdout
+    assert "- workers: none needed" in (out / "summary.md").read_text()
+    assert without_times(read_rows(out)) == without_times(rows)
+
 
 def test_a_worker_that_dies_midway_loses_no_chunk(tmp_path: Path, dask_cluster: Cluster) -> None:
     out = tmp_path / "out"
