@@ -223,6 +223,24 @@ def smooth_path(
     return kept
 
 
+def centres_in_sight(walkable: NDArray[np.bool_], a: Cell, b: Cell) -> bool:
+    """Tell whether the centres of cells `a` and `b` see each other, for search loops.
+
+    The same rule and the same walk as ``segment_is_clear(walkable, centre(a), centre(b))``,
+    without checking the arguments: Theta* (`sim.navigation.theta`) asks once per move it
+    considers, and the checks would cost it twice the walk. `walkable` must be a 2-D bool
+    array and the cells pairs of ints (cells off the grid are simply not clear).
+
+    >>> walkable = np.array([[True, False], [True, True]])
+    >>> centres_in_sight(walkable, (0, 0), (1, 1)), centres_in_sight(walkable, (0, 0), (1, 0))
+    (False, True)
+    """
+    (a_row, a_col), (b_row, b_col) = a, b
+    # Centres in cell space times 2 are odd integers: scale 2, as smooth_path walks them.
+    cells = _walk(2 * a_col + 1, 2 * a_row + 1, 2 * b_col + 1, 2 * b_row + 1, 2, touching=True)
+    return _all_clear(walkable, None, cells)
+
+
 def path_length(points: Sequence[Point]) -> float:
     """Sum the straight-line lengths between consecutive points; 0.0 for fewer than two.
 
