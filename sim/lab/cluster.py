@@ -70,7 +70,7 @@ def open_client(*, workers: int, scheduler: str | None) -> Iterator[tuple[Client
                 threads_per_worker=1,
                 processes=True,
                 dashboard_address=None,  # no fixed port to collide with another sweep's
-                silence_logs=logging.ERROR,
+                silence_logs=logging.CRITICAL,  # a failed chunk is reported once, in one line
             ) as cluster,
             Client(cluster) as client,
         ):

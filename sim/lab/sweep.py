@@ -113,16 +113,17 @@ def _run(
     """Run `pending` on the cluster, saving each chunk as it ends; describe the workers."""
     from sim.lab.cluster import open_client, run_chunks  # Dask: imported only to run
 
-    progress = Progress(sum(len(chunk.scenarios) for chunk in pending), "sweep")
-
-    def done(chunk: Chunk, rows: list[Row]) -> None:
-        store.save(chunk.key, rows)
-        finished[chunk.key] = rows
-        progress.advance(len(rows), f"{chunk.map_name} / {chunk.search.label}")
-
     with open_client(workers=settings.workers, scheduler=settings.scheduler) as (client, info):
         # Only now: a cluster that cannot be reached leaves no output folder behind.
         _start_output(settings.out, maps)
+        # The clock of the ETA starts once the workers are up: their start is no searching.
+        progress = Progress(sum(len(chunk.scenarios) for chunk in pending), "sweep")
+
+        def done(chunk: Chunk, rows: list[Row]) -> None:
+            store.save(chunk.key, rows)
+            finished[chunk.key] = rows
+            progress.advance(len(rows), f"{chunk.map_name} / {chunk.search.label}")
+
         try:
             run_chunks(client, pending, done)
         finally:

@@ -9,6 +9,7 @@ Each sweep runs as its own `python -m sim` process, as a user runs it. These tes
 from __future__ import annotations
 
 import csv
+import dataclasses
 import json
 import os
 import signal
@@ -311,3 +312,24 @@ def _end_group_now(process: subprocess.Popen[bytes]) -> None:
     except ProcessLookupError:
         return
     process.wait(30)
+
+
+def test_a_chunk_that_fails_every_try_is_named_in_one_error(tmp_path: Path) -> None:
+    from sim.lab.chunks import make_chunks
+    from sim.lab.cluster import ChunkFailedError, open_client, run_chunks
+    from sim.lab.experiment import read_experiment
+    from sim.lab.maps import prepare_maps
+
+    path = tmp_path / "exp.toml"
+    path.write_text(
+        f'scenarios_per_map = 3\n[[maps]]\nmovingai = "{movingai_dir() / "arena.map"}"\n'
+        '[[searches]]\nalgorithm = "astar"\n'
+    )
+    experiment = read_experiment(path)
+    (chunk,) = make_chunks(prepare_maps(experiment, tmp_path / "maps"), experiment.searches)
+    gone = dataclasses.replace(chunk, map_path=str(tmp_path / "gone.map"))  # as on a bad worker
+    with (
+        open_client(workers=1, scheduler=None) as (client, _),
+        pytest.raises(ChunkFailedError, match=r"\(arena, astar\) failed: FileNotFoundError: "),
+    ):
+        run_chunks(client, [gone], lambda chunk, rows: None)
