@@ -22,5 +22,11 @@ setup(
             optional=True,
             extra_compile_args=["-O3"],
         ),
+        Extension(
+            "sim.navigation._regions",
+            ["sim/navigation/_regions.c"],
+            optional=True,
+            extra_compile_args=["-O3"],
+        ),
     ]
 )

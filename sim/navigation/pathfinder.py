@@ -12,9 +12,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from sim.navigation import search
+from sim.navigation import region_cache, search
 from sim.navigation.grid import Cell
-from sim.navigation.query import PathResult, Query
+from sim.navigation.query import PathResult, Query, Reason
 
 
 def find_path(
@@ -52,7 +52,10 @@ def find_path(
             The kernel does not run dfs: "auto" runs it in Python, "c" refuses it.
 
     Returns:
-        A PathResult; no path is ``found=False`` with a reason, never an exception.
+        A PathResult; no path is ``found=False`` with a reason, never an exception. A goal
+        known to lie in another region than the start (`sim.navigation.region_cache`: from
+        the second query with the same array, or after a search found it unreachable) is
+        ``unreachable`` at once, with ``expanded == 0``.
 
     Raises:
         ValueError: naming the value, for a mask that is not 2-D bool, bad costs, a start
@@ -90,6 +93,10 @@ def find_path(
         costs=costs,
         weight=weight,
     )
-    if kernel.choose(implementation, query.algorithm):
-        return kernel.solve(query)
-    return search.solve(query)
+    in_c = kernel.choose(implementation, query.algorithm)
+    # A goal proven out of reach (`region_cache`) needs no search, in C or in Python alike.
+    if region_cache.known_unreachable(query):
+        return PathResult.none(Reason.UNREACHABLE)
+    result = kernel.solve(query) if in_c else search.solve(query)
+    region_cache.learn(query, result)
+    return result

@@ -37,9 +37,13 @@ MAP_OPTIONS = ((True, "octile"), (False, "manhattan"), (True, "euclidean"))
 
 
 def both(walkable: NDArray[np.bool_], start: Any, goal: Any, **options: Any) -> tuple[Any, Any]:
-    """Run the kernel and the reference on the same query."""
-    c = find_path(walkable, start, goal, implementation="c", **options)
-    python = find_path(walkable, start, goal, implementation="python", **options)
+    """Run the kernel and the reference on the same query.
+
+    Each on its own copy of the mask: on one array the second call would find the first's
+    "unreachable" remembered (`region_cache`) and answer it without searching.
+    """
+    c = find_path(walkable.copy(), start, goal, implementation="c", **options)
+    python = find_path(walkable.copy(), start, goal, implementation="python", **options)
     return c, python
 
 
