@@ -14,6 +14,8 @@ them. `ExpansionLog` and `SearchReplay` record a search and step through it both
 `IncrementalSearch` keeps one agent's search and repairs it when cells change (D* Lite).
 `avoid` gives a crowd's new velocities with reciprocal avoidance (ORCA) between disc agents,
 and `find_neighbours` the neighbours each one considers.
+`label_regions` numbers the connected regions of a mask and `RegionMap` keeps them current as
+it changes (`find_path` uses them to answer a goal out of reach at once, `region_cache`).
 
 >>> import numpy as np
 >>> find_path(np.ones((3, 3), dtype=bool), (0, 0), (2, 2)).cells
@@ -68,6 +70,7 @@ from sim.navigation.raster import (
     rasterize_boxes,
     transform_box,
 )
+from sim.navigation.regions import RegionMap, label_regions
 from sim.navigation.search import Search, start_search
 from sim.navigation.search_log import CellStatus, ExpansionLog, ReplayState, SearchReplay
 from sim.navigation.terrain import (
@@ -100,6 +103,7 @@ __all__ = [
     "PathResult",
     "Query",
     "Reason",
+    "RegionMap",
     "ReplayState",
     "Scenario",
     "Search",
@@ -122,6 +126,7 @@ __all__ = [
     "generate_layout",
     "heuristic_scale",
     "is_admissible",
+    "label_regions",
     "manhattan",
     "octile",
     "parse_map",
