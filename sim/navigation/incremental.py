@@ -32,6 +32,7 @@ from typing import Any, Protocol
 import numpy as np
 from numpy.typing import NDArray
 
+from sim.navigation import region_cache
 from sim.navigation.dstar_lite import DStarLite, PlanOutcome
 from sim.navigation.grid import Cell
 from sim.navigation.heuristics import Heuristic, is_admissible, parse_heuristic
@@ -135,8 +136,8 @@ search needs octile, euclidean, chebyshev or zero there
         """How many cells the last plan found changed since the previous plan's grid.
 
         0 on the first plan and when a plan ended before searching (a blocked start or goal, a
-        goal outside the grid: such a call keeps the previous grid as the one to compare with);
-        every cell of the grid when its shape changed.
+        goal outside the grid, a goal proven out of reach: such a call keeps the previous grid
+        as the one to compare with); every cell of the grid when its shape changed.
         """
         return self._last_changed_cells
 
@@ -166,7 +167,9 @@ search needs octile, euclidean, chebyshev or zero there
         per-cell costs from 0.25 to 100) and answers as it does: a `PathResult` whose cost
         equals a fresh A*'s, summed forward along the path as A* sums it; no path is
         ``found=False`` with the same reason (goal outside the grid, start blocked, goal
-        blocked, unreachable). ``expanded`` counts the cells expanded by this call only.
+        blocked, unreachable). ``expanded`` counts the cells expanded by this call only; a
+        goal in another region than the start, sealed off (`sim.navigation.region_cache`, the
+        labels `find_path` keeps for the same array), is unreachable at once, expanding none.
 
         Raises:
             ValueError: for the arguments `find_path` refuses, in its words.
@@ -184,6 +187,10 @@ search needs octile, euclidean, chebyshev or zero there
         early = reason_before_search(query.walkable, query.start, query.goal)
         if early is not None:
             return PathResult.none(early)
+        if region_cache.known_unreachable(query):
+            # Proven before any search (as `find_path` does): the kept state waits, and the
+            # next plan repairs every change since at once, to the same path.
+            return PathResult.none(Reason.UNREACHABLE)
         height, width = query.walkable.shape
         engine = self._engine
         changed_shape = self._shape is not None and self._shape != (height, width)
@@ -204,7 +211,9 @@ search needs octile, euclidean, chebyshev or zero there
         self._last_repaired = repaired
         self._last_changed_cells = height * width if changed_shape else changed
         if not found:
-            return PathResult.none(Reason.UNREACHABLE, expanded)
+            unreachable = PathResult.none(Reason.UNREACHABLE, expanded)
+            region_cache.learn(query, unreachable)
+            return unreachable
         return PathResult(True, cells, cost, expanded, Reason.FOUND)
 
     def _uses_c(self) -> bool:

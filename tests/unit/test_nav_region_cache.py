@@ -22,7 +22,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from numpy.typing import NDArray
 
-from sim.navigation import PathResult, Reason, find_path, region_cache
+from sim.navigation import IncrementalSearch, PathResult, Reason, find_path, region_cache
+from sim.navigation.incremental import INCREMENTAL_AVAILABLE
 from sim.navigation.kernel import COMPILED_ALGORITHMS, KERNEL_AVAILABLE
 from sim.navigation.query import Algorithm
 from tests.helpers.grids import ascii_grid, grid
@@ -232,6 +233,49 @@ def test_never_a_stale_answer_through_edits_in_place(case: EditedQueries, diagon
         result = find_path(walkable, start, goal, diagonal=diagonal)
         fresh = find_path(walkable.copy(), start, goal, diagonal=diagonal)  # a new array
         assert (result.found, result.reason, result.cost) == (fresh.found, fresh.reason, fresh.cost)
+
+
+@pytest.mark.parametrize(
+    "implementation",
+    [
+        pytest.param(
+            "c",
+            marks=pytest.mark.skipif(not INCREMENTAL_AVAILABLE, reason="_incremental not built"),
+        ),
+        "python",
+    ],
+)
+def test_incremental_search_answers_sealed_rounds_at_once_with_the_same_paths(
+    implementation: str,
+) -> None:
+    # One-cell corridors; cells near the start toggle every round, often cutting it off. One
+    # planner plans on the array itself (labelled: sealed rounds answered at once); the other
+    # on a new copy each round, which the cache never labels, so it always searches.
+    rng = np.random.default_rng(11)
+    walkable = np.zeros((15, 15), dtype=bool)
+    walkable[1::2, 1:-1] = True
+    walkable[1:-1, 1::4] = True
+    start, goal = (1, 1), (13, 13)
+    ours = IncrementalSearch(implementation=implementation)
+    plain = IncrementalSearch(implementation=implementation)
+    spared = 0  # unreachable rounds the plain planner had to search, ours answered at once
+    for number in range(80):
+        for _ in range(2):
+            cell = (1 + int(rng.integers(0, 4)), 1 + int(rng.integers(0, 4)))
+            if cell != start:
+                walkable[cell] = not walkable[cell]
+        got = ours.plan(walkable, start, goal)
+        expected = plain.plan(walkable.copy(), start, goal)
+        context = f"round {number}\n{ascii_grid(walkable, got.cells)}"
+        assert (got.found, got.reason, got.cells, got.cost) == (
+            expected.found,
+            expected.reason,
+            expected.cells,
+            expected.cost,
+        ), context
+        if not got.found:
+            spared += got.expanded == 0 and expected.expanded > 0
+    assert spared >= 10
 
 
 def test_without_the_extension_the_python_regions_answer() -> None:
