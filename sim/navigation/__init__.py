@@ -11,6 +11,8 @@ radius may use, and `segment_is_clear` / `smooth_path` take that radius for its 
 them. `ExpansionLog` and `SearchReplay` record a search and step through it both ways;
 `compare_searches` runs every variant on one grid.
 `SearchKind` lists the searches on offer, each once, with its label and promise.
+`JumpPointSearch` is the Python reference of jump point search, which `find_path` runs by
+default where it applies (``algorithm="auto"``).
 `IncrementalSearch` keeps one agent's search and repairs it when cells change (D* Lite).
 `avoid` gives a crowd's new velocities with reciprocal avoidance (ORCA) between disc agents,
 and `find_neighbours` the neighbours each one considers.
@@ -43,6 +45,7 @@ from sim.navigation.heuristics import (
     zero,
 )
 from sim.navigation.incremental import IncrementalSearch
+from sim.navigation.jps import JumpPointSearch
 from sim.navigation.line_of_sight import (
     cells_on_segment,
     path_length,
@@ -97,6 +100,7 @@ __all__ = [
     "GridMap",
     "Heuristic",
     "IncrementalSearch",
+    "JumpPointSearch",
     "MapFormatError",
     "MoveGraph",
     "MovingAIMap",

@@ -3,9 +3,11 @@
 `Query.check` turns the arguments of `find_path` into a checked `Query`, or raises ValueError
 naming the bad value; the Python reference (`sim.navigation.search`) and the compiled kernel
 (`sim.navigation.kernel`) both read a query through these checks, so both reject the same
-input with the same words. `reason_before_search` gives the "no path" a query has before any
-expansion (a goal outside the grid, a blocked start or goal), and `priority_terms` the one
-table that makes astar, greedy, dijkstra and bfs one loop. Both answer with a `PathResult`.
+input with the same words. It also settles ``algorithm="auto"`` (`resolve_auto`): jump point
+search where it finds the same paths faster, A* everywhere else. `reason_before_search` gives
+the "no path" a query has before any expansion (a goal outside the grid, a blocked start or
+goal), and `priority_terms` the one table that makes astar, greedy, dijkstra and bfs one loop.
+Both answer with a `PathResult`.
 
 >>> query = Query.check(np.ones((2, 2), dtype=bool), (0, 0), (1, 1), algorithm="greedy")
 >>> query.algorithm, query.heuristic, query.goal
@@ -28,13 +30,22 @@ from sim.navigation.heuristics import Heuristic, parse_heuristic
 
 
 class Algorithm(StrEnum):
-    """The search variants `find_path` runs (weighted A* is astar with weight > 1)."""
+    """The search variants `find_path` runs (weighted A* is astar with weight > 1).
+
+    JPS is jump point search (`sim.navigation.jps`): A*'s optimal paths on 8-connected grids
+    without cell costs, found expanding far fewer cells.
+    """
 
     ASTAR = "astar"
     DIJKSTRA = "dijkstra"
     BFS = "bfs"
     GREEDY = "greedy"
     DFS = "dfs"
+    JPS = "jps"
+
+
+AUTO = "auto"
+"""The `find_path` algorithm that picks the fastest exact search for the query (`resolve_auto`)."""
 
 
 class Reason(StrEnum):
@@ -117,32 +128,58 @@ class Query:
         *,
         diagonal: bool = True,
         heuristic: str = "octile",
-        algorithm: str = "astar",
+        algorithm: str = AUTO,
         costs: NDArray[Any] | None = None,
         weight: float = 1.0,
     ) -> Query:
         """Check the arguments of `find_path` (see there) and return them as a Query.
 
+        ``algorithm="auto"`` becomes the search `resolve_auto` picks. A query for jps
+        carries no costs (`check_jps` lets only costs of 1 through).
+
         Raises:
             ValueError: naming the value, in this order: the mask, the costs, the algorithm,
-                the heuristic, the weight, the start and goal cells, a start outside the grid.
+                the heuristic, the weight, what jps cannot run (`check_jps`), the start and
+                goal cells, a start outside the grid.
 
         >>> Query.check(np.ones((2, 2), dtype=bool), (0, 0), (1, 1), weight=0.5)
         Traceback (most recent call last):
         ...
         ValueError: weight must be a finite number >= 1, got 0.5
+        >>> Query.check(np.ones((2, 2), dtype=bool), (0, 0), (1, 1)).algorithm
+        <Algorithm.JPS: 'jps'>
         """
         walkable = check_walkable(walkable)
         checked_costs = check_costs(costs, walkable)
-        chosen_algorithm, chosen_heuristic, checked_weight = check_options(
-            algorithm, heuristic, weight
-        )
+        diagonal = bool(diagonal)
+        if algorithm == AUTO:
+            chosen_heuristic, checked_weight = parse_heuristic(heuristic), check_weight(weight)
+            chosen_algorithm = resolve_auto(
+                walkable,
+                checked_costs,
+                diagonal=diagonal,
+                heuristic=chosen_heuristic,
+                weight=checked_weight,
+            )
+        else:
+            chosen_algorithm, chosen_heuristic, checked_weight = check_options(
+                algorithm, heuristic, weight
+            )
+        if chosen_algorithm is Algorithm.JPS:
+            check_jps(
+                walkable,
+                checked_costs,
+                diagonal=diagonal,
+                heuristic=chosen_heuristic,
+                weight=checked_weight,
+            )
+            checked_costs = None  # every walkable cell costs 1: the same as no costs
         checked_start, checked_goal = check_ends(start, goal, walkable.shape)
         return cls(
             walkable,
             checked_start,
             checked_goal,
-            bool(diagonal),
+            diagonal,
             chosen_algorithm,
             chosen_heuristic,
             checked_weight,
@@ -167,16 +204,111 @@ def check_options(
 def parse_algorithm(name: str) -> Algorithm:
     """Return the Algorithm called `name`, or raise ValueError naming it and the choices.
 
-    >>> parse_algorithm("jps")
+    The choices named include "auto", which `Query.check` settles before it gets here.
+
+    >>> parse_algorithm("ida*")
     Traceback (most recent call last):
     ...
-    ValueError: unknown algorithm 'jps'; expected one of astar, dijkstra, bfs, greedy, dfs
-    """
+    ValueError: unknown algorithm 'ida*'; expected one of auto, astar, dijkstra, bfs, greedy, dfs, jps
+    """  # noqa: E501
     try:
         return Algorithm(name)
     except ValueError:
-        choices = ", ".join(a.value for a in Algorithm)
+        choices = ", ".join((AUTO, *(a.value for a in Algorithm)))
         raise ValueError(f"unknown algorithm {name!r}; expected one of {choices}") from None
+
+
+def resolve_auto(
+    walkable: NDArray[np.bool_],
+    costs: NDArray[np.float64] | None,
+    *,
+    diagonal: bool,
+    heuristic: Heuristic,
+    weight: float,
+) -> Algorithm:
+    """The search ``algorithm="auto"`` runs: JPS where it finds A*'s paths, else A*.
+
+    Jump point search when every walkable cell costs 1 (no `costs`, or all 1.0 there), moves
+    are 8-connected, the weight is 1 and the heuristic octile (the default: what A* would
+    run); A* for anything else (terrain costs, 4-connected moves, weighted A*, another
+    heuristic). Both find a shortest path, of the same cost.
+
+    >>> grid = np.ones((3, 3), dtype=bool)
+    >>> resolve_auto(grid, None, diagonal=True, heuristic=Heuristic.OCTILE, weight=1.0)
+    <Algorithm.JPS: 'jps'>
+    >>> resolve_auto(grid, None, diagonal=False, heuristic=Heuristic.OCTILE, weight=1.0)
+    <Algorithm.ASTAR: 'astar'>
+    """
+    if (
+        diagonal
+        and weight == 1.0
+        and heuristic is Heuristic.OCTILE
+        and (costs is None or unit_costs(walkable, costs))
+    ):
+        return Algorithm.JPS
+    return Algorithm.ASTAR
+
+
+def unit_costs(walkable: NDArray[np.bool_], costs: NDArray[np.float64]) -> bool:
+    """Whether every walkable cell costs exactly 1 (blocked cells may hold anything).
+
+    >>> unit_costs(np.array([[True, False]]), np.array([[1.0, np.inf]]))
+    True
+    """
+    return bool(np.logical_or(costs == 1.0, ~walkable).all())
+
+
+JPS_HEURISTICS: tuple[Heuristic, ...] = (
+    Heuristic.OCTILE,
+    Heuristic.EUCLIDEAN,
+    Heuristic.CHEBYSHEV,
+    Heuristic.ZERO,
+)
+"""The heuristics jump point search takes: those that never overestimate on 8-connected moves
+(and are consistent). It never reopens a closed cell, so manhattan, which overestimates a
+diagonal, could cost it optimality; jps refuses it."""
+
+
+def check_jps(
+    walkable: NDArray[np.bool_],
+    costs: NDArray[np.float64] | None,
+    *,
+    diagonal: bool,
+    heuristic: Heuristic,
+    weight: float,
+) -> None:
+    """Raise ValueError, in words, unless jump point search can run these settings.
+
+    It needs every walkable cell to cost 1, 8-connected moves, weight 1 and one of
+    `JPS_HEURISTICS`; `resolve_auto` picks it only with octile.
+
+    >>> check_jps(np.ones((1, 2), dtype=bool), np.array([[1.0, 2.0]]), diagonal=True,
+    ...           heuristic=Heuristic.OCTILE, weight=1.0)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: jps needs a grid without costs (every walkable cell costing 1), ...
+    """
+    if costs is not None and not unit_costs(walkable, costs):
+        row, col = (int(i) for i in np.argwhere((costs != 1.0) & walkable)[0])
+        raise ValueError(
+            "jps needs a grid without costs (every walkable cell costing 1), got "
+            f"costs[{row}, {col}] = {costs[row, col]:g}; use algorithm='astar' or 'auto'"
+        )
+    if not diagonal:
+        raise ValueError(
+            "jps needs 8-connected moves (diagonal=True); use algorithm='astar' or 'auto' "
+            "on a 4-connected grid"
+        )
+    if heuristic not in JPS_HEURISTICS:
+        names = ", ".join(h.value for h in JPS_HEURISTICS)
+        raise ValueError(
+            f"jps needs a heuristic that never overestimates on 8-connected moves ({names}), "
+            f"got {heuristic.value!r}"
+        )
+    if weight != 1.0:
+        raise ValueError(
+            f"jps runs with weight 1 only, got {weight!r}; use algorithm='astar' for weighted A*"
+        )
 
 
 def check_weight(weight: object) -> float:
@@ -277,6 +409,7 @@ def priority_terms(
     """The data that makes `algorithm` one loop with the others (`sim.navigation.search`).
 
     `scale` is the heuristic scale of the grid (`sim.navigation.grid.heuristic_scale`).
+    jps orders its frontier as astar does (with weight and scale 1, all it runs with).
     dfs gets dijkstra's terms (h = 0, so f = g), though its stack ignores priorities.
 
     >>> terms = priority_terms(Algorithm.GREEDY, Heuristic.OCTILE, 2.0)
@@ -285,7 +418,7 @@ def priority_terms(
     >>> priority_terms(Algorithm.ASTAR, Heuristic.OCTILE, 2.0, 0.25).h_factor
     0.5
     """
-    if algorithm is Algorithm.ASTAR:
+    if algorithm is Algorithm.ASTAR or algorithm is Algorithm.JPS:
         return PriorityTerms(heuristic, 1.0, float(weight), float(scale), unit_steps=False)
     if algorithm is Algorithm.GREEDY:
         return PriorityTerms(heuristic, 0.0, 1.0, float(scale), unit_steps=False)

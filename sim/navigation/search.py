@@ -40,7 +40,8 @@ priority is minus the push sequence number, so there are never ties). Every lega
 cell not yet closed sets that cell's ``came_from`` and ``cost_so_far`` (the latest discovery
 wins, matching the pop order) and pushes it; ``h`` is 0, so f = g. The path it returns is
 legal and its cost is the true cost of its steps, but it is rarely the shortest. The compiled
-kernel does not run it: `find_path` keeps dfs in Python.
+kernel does not run it: `find_path` keeps dfs in Python. Jump point search (jps, and the
+"auto" that picks it) has its own loop, `sim.navigation.jps`; `solve` hands it over.
 
 The search state lives in flat lists indexed by the cell ``row * width + col``
 (``cost_so_far``, ``came_from``, a ``closed`` bytearray, a cache of ``h``), the shape the
@@ -61,10 +62,12 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from sim.navigation import jps
 from sim.navigation.grid import Cell
 from sim.navigation.heuristics import HEURISTICS, Heuristic
 from sim.navigation.moves import SQRT2, MoveGraph
 from sim.navigation.query import (
+    AUTO,
     Algorithm,
     PathResult,
     PriorityTerms,
@@ -79,6 +82,9 @@ from sim.navigation.query import (
 TIE_SCALE = 2.0**30
 """Priorities are floored to multiples of 1 / TIE_SCALE (about 1e-9) before comparing."""
 
+STEPPED_ALGORITHMS: tuple[Algorithm, ...] = tuple(a for a in Algorithm if a is not Algorithm.JPS)
+"""The algorithms `Search` runs: all but jps, which `sim.navigation.jps` runs."""
+
 
 def solve(query: Query) -> PathResult:
     """Run a checked `Query` on the Python reference loop and return its result.
@@ -86,6 +92,8 @@ def solve(query: Query) -> PathResult:
     >>> solve(Query.check(np.ones((1, 3), dtype=bool), (0, 0), (0, 2))).cells
     ((0, 0), (0, 1), (0, 2))
     """
+    if query.algorithm is Algorithm.JPS:
+        return jps.solve(query)
     return start_search(
         query.walkable,
         query.start,
@@ -151,6 +159,12 @@ class Search:
         weight: float = 1.0,
     ) -> None:
         """Check the arguments (ValueError naming the value) and put `start` on the frontier."""
+        if algorithm in (AUTO, Algorithm.JPS):
+            stepped = ", ".join(a.value for a in STEPPED_ALGORITHMS)
+            raise ValueError(
+                f"Search runs {stepped}, not {algorithm!r}; jump point search runs in "
+                "sim.navigation.jps.JumpPointSearch"
+            )
         self._graph = graph
         self._algorithm, chosen, checked_weight = check_options(algorithm, heuristic, weight)
         (start_row, start_col), (goal_row, goal_col) = check_ends(

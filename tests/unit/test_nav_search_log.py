@@ -14,7 +14,6 @@ from hypothesis.extra import numpy as hnp
 from numpy.typing import NDArray
 
 from sim.navigation import (
-    Algorithm,
     CellStatus,
     ExpansionLog,
     Heuristic,
@@ -24,10 +23,11 @@ from sim.navigation import (
     start_search,
 )
 from sim.navigation.heuristics import HEURISTICS
+from sim.navigation.search import STEPPED_ALGORITHMS
 from tests.helpers.grids import ascii_grid, grid
 from tests.helpers.problems import COST_LEVELS, PROPERTY_SETTINGS
 
-ALGORITHMS = tuple(a.value for a in Algorithm)
+ALGORITHMS = tuple(a.value for a in STEPPED_ALGORITHMS)  # jump point search is not stepped
 ALL_HEURISTICS = tuple(h.value for h in Heuristic)
 REPLAY_SETTINGS = PROPERTY_SETTINGS
 SMALL_REPLAY_SETTINGS = settings(PROPERTY_SETTINGS, max_examples=150)
