@@ -7,6 +7,7 @@ setup(
         Extension(
             "sim.navigation._kernel",
             ["sim/navigation/_kernel.c"],
+            depends=["sim/navigation/_grid_search.h"],
             optional=True,
             extra_compile_args=["-O3"],
         ),
@@ -25,6 +26,13 @@ setup(
         Extension(
             "sim.navigation._regions",
             ["sim/navigation/_regions.c"],
+            optional=True,
+            extra_compile_args=["-O3"],
+        ),
+        Extension(
+            "sim.navigation._jps",
+            ["sim/navigation/_jps.c"],
+            depends=["sim/navigation/_grid_search.h"],
             optional=True,
             extra_compile_args=["-O3"],
         ),

@@ -13,6 +13,10 @@ distance from each cell to the nearest wall, the same integers as the numpy refe
 
 The kernel runs the algorithms in `COMPILED_ALGORITHMS`; any other (depth-first search) is a
 ValueError here, and runs only in Python.
+
+Jump point search has its own extension (`_jps.c`, `JPS_AVAILABLE`, warned about once when it
+is not built): `solve` runs a jps query there through `jps_flat`, the same kind of boundary,
+and returns what `sim.navigation.jps` returns, bit for bit.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from sim.navigation.grid import Cell
 from sim.navigation.grid import heuristic_scale as grid_heuristic_scale
 from sim.navigation.heuristics import Heuristic
 from sim.navigation.query import (
+    JPS_HEURISTICS,
     Algorithm,
     PathResult,
     Query,
@@ -46,6 +51,20 @@ except ImportError as error:  # pragma: no cover - depends on the build
     KERNEL_AVAILABLE = False
     warnings.warn(
         f"sim.navigation._kernel is not built ({error}); searching in pure Python",
+        RuntimeWarning,
+        stacklevel=2,
+    )
+
+JPS_AVAILABLE: bool
+"""Whether the compiled jump point search (`_jps.c`) imported."""
+try:
+    from sim.navigation import _jps
+
+    JPS_AVAILABLE = True
+except ImportError as error:  # pragma: no cover - depends on the build
+    JPS_AVAILABLE = False
+    warnings.warn(
+        f"sim.navigation._jps is not built ({error}); jump point search runs in pure Python",
         RuntimeWarning,
         stacklevel=2,
     )
@@ -75,14 +94,19 @@ IMPLEMENTATIONS = ("auto", "c", "python")
 def choose(implementation: str, algorithm: Algorithm | None = None) -> bool:
     """Return whether C runs a query with `algorithm` (None: the distance field) as asked.
 
-    "c" is C or a ValueError (an algorithm it does not run, or no kernel built); "python" is
-    never C; "auto" is C when the kernel is built and runs the algorithm.
+    "c" is C or a ValueError (an algorithm it does not run, or its extension not built);
+    "python" is never C; "auto" is C when the extension that runs the algorithm is built
+    (`_kernel`, or `_jps` for jump point search).
 
     >>> choose("python"), choose("auto", Algorithm.DFS)
     (False, False)
     """
     if implementation not in IMPLEMENTATIONS:
         raise ValueError(f"implementation must be auto, c or python, got {implementation!r}")
+    if algorithm is Algorithm.JPS:
+        if implementation == "c" and not JPS_AVAILABLE:
+            raise ValueError("implementation='c' but the compiled jump point search is not built")
+        return implementation != "python" and JPS_AVAILABLE
     if implementation == "c":
         if algorithm is not None:
             _check_compiled(algorithm)
@@ -97,15 +121,26 @@ def solve(query: Query) -> PathResult:
     """Run a checked `Query` in C: the result of `search.solve`, bit for bit.
 
     Raises:
-        ValueError: for an algorithm the kernel does not run (see `COMPILED_ALGORITHMS`), or
-            when the kernel is not built.
+        ValueError: for an algorithm C does not run (see `COMPILED_ALGORITHMS`; jps runs in
+            `_jps`), or when its extension is not built.
     """
-    _check_compiled(query.algorithm)
+    if query.algorithm is not Algorithm.JPS:
+        _check_compiled(query.algorithm)
     early = reason_before_search(query.walkable, query.start, query.goal)
     if early is not None:
         return PathResult.none(early)
     width = query.walkable.shape[1]
     (start_row, start_col), (goal_row, goal_col) = query.start, query.goal
+    if query.algorithm is Algorithm.JPS:
+        found, cells, cost, expanded = jps_flat(
+            np.ascontiguousarray(query.walkable),
+            start_row * width + start_col,
+            goal_row * width + goal_col,
+            heuristic=query.heuristic,
+        )
+        return PathResult(
+            found, cells, cost, expanded, Reason.FOUND if found else Reason.UNREACHABLE
+        )
     found, cells, cost, expanded = search_flat(
         np.ascontiguousarray(query.walkable),
         None if query.costs is None else np.ascontiguousarray(query.costs),
@@ -127,7 +162,7 @@ def find_path(
     *,
     diagonal: bool = True,
     heuristic: str = "octile",
-    algorithm: str = "astar",
+    algorithm: str = "auto",
     costs: NDArray[Any] | None = None,
     weight: float = 1.0,
 ) -> PathResult:
@@ -199,6 +234,40 @@ def search_flat(
         terms.h_factor,
         terms.g_weight,
         terms.unit_steps,
+    )
+
+
+def jps_flat(
+    walkable: NDArray[np.bool_],
+    start: int,
+    goal: int,
+    *,
+    heuristic: Heuristic = Heuristic.OCTILE,
+) -> tuple[bool, tuple[Cell, ...], float, int]:
+    """Jump point search from flat cell `start` to flat `goal`; return found, cells, cost, expanded.
+
+    The boundary of the C function ``_jps.search``, as `search_flat` is of ``_kernel.search``:
+    `walkable` must be a C-contiguous 2-D bool array (every cell costing 1), `start` and `goal`
+    walkable flat cells, `heuristic` one of `sim.navigation.query.JPS_HEURISTICS`. Anything
+    else is a ValueError before C reads a byte (and the C function checks sizes, indices and
+    the buffer's type again).
+    """
+    if not JPS_AVAILABLE:
+        raise ValueError("the compiled jump point search sim.navigation._jps is not available")
+    size = _check_buffers(walkable, None)
+    for name, cell in (("start", start), ("goal", goal)):
+        if isinstance(cell, bool) or not isinstance(cell, int | np.integer):
+            raise ValueError(f"{name} must be a flat cell index (int), got {cell!r}")
+        if not 0 <= cell < size:
+            raise ValueError(f"{name} {cell} lies outside the {size} cells of the grid")
+        if not walkable.flat[cell]:
+            raise ValueError(f"{name} {cell} is not a walkable cell")
+    if heuristic not in JPS_HEURISTICS:
+        raise ValueError(f"jps does not take the heuristic {heuristic!r}")
+    height, width = walkable.shape
+    # Weight 1 and no costs (heuristic scale 1): A*'s h_factor is 1.0 (PriorityTerms.h_factor).
+    return _jps.search(
+        walkable, height, width, int(start), int(goal), _HEURISTIC_CODES[heuristic], 1.0
     )
 
 

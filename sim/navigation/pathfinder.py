@@ -24,7 +24,7 @@ def find_path(
     *,
     diagonal: bool = True,
     heuristic: str = "octile",
-    algorithm: str = "astar",
+    algorithm: str = "auto",
     costs: NDArray[Any] | None = None,
     weight: float = 1.0,
     implementation: str = "auto",
@@ -37,8 +37,14 @@ def find_path(
         goal: last cell; a goal outside the grid gives ``found=False``.
         diagonal: allow the 4 diagonal moves (never cutting a corner).
         heuristic: manhattan, octile, euclidean, chebyshev or zero (see `heuristics` for
-            which are admissible); used by astar and greedy only.
-        algorithm: astar, dijkstra, bfs, greedy or dfs.
+            which are admissible); used by astar, greedy and jps.
+        algorithm: auto (the default), astar, dijkstra, bfs, greedy, dfs or jps. "auto" runs
+            the fastest exact search for the query (`sim.navigation.query.resolve_auto`):
+            jump point search (`sim.navigation.jps`) when every walkable cell costs 1, moves
+            are 8-connected, the weight is 1 and the heuristic octile, else A*; both find a
+            shortest path of the same cost, not always the same cells. "jps" forces jump
+            point search and refuses what it cannot run (`sim.navigation.query.check_jps`):
+            costs other than 1, 4-connected moves, manhattan, a weight above 1.
         costs: optional per-cell multiplier, finite, from 0.25 to 100 on walkable cells
             (anything on blocked ones), charged on entering a cell. When some walkable cell
             costs less than 1, astar and greedy multiply the heuristic by the smallest
@@ -48,8 +54,9 @@ def find_path(
         weight: heuristic weight for astar, >= 1 (1 is plain A*); the cost stays within
             ``weight`` x optimal for an admissible heuristic.
         implementation: "c" runs the compiled kernel (`sim.navigation.kernel`), "python" the
-            loop of `Search`, "auto" the kernel when it is built; both give identical results.
-            The kernel does not run dfs: "auto" runs it in Python, "c" refuses it.
+            loop of `Search` (of `JumpPointSearch` for jps), "auto" the kernel when it is
+            built; both give identical results. The kernel does not run dfs: "auto" runs it
+            in Python, "c" refuses it.
 
     Returns:
         A PathResult; no path is ``found=False`` with a reason, never an exception. A goal
@@ -60,8 +67,8 @@ def find_path(
     Raises:
         ValueError: naming the value, for a mask that is not 2-D bool, bad costs, a start
             outside the grid or a cell that is not two integers, an unknown heuristic or
-            algorithm, a weight below 1, an unknown implementation, or "c" when the kernel
-            is not built or the algorithm is dfs.
+            algorithm, a weight below 1, what jps cannot run, an unknown implementation, or
+            "c" when the kernel is not built or the algorithm is dfs.
 
     >>> walkable = np.array([[1, 1, 1], [0, 1, 1], [1, 1, 1]], dtype=bool)
     >>> result = find_path(walkable, (0, 0), (2, 0))  # no corner cutting around (1, 0)

@@ -1,0 +1,540 @@
+/* Jump point search in C: sim/navigation/jps.py (`JumpPointSearch`), step for step.
+ *
+ * Both return the same cells, the same cost to the last bit and the same expansion count
+ * (tests/unit/test_jps.py checks it). See jps.py for the search itself: the pruning rules of
+ * Harabor & Grastien under the Moving AI rule (no corner cutting), diagonal jumps that queue
+ * the straight jump points found on the way instead of stopping at the first diagonal cell,
+ * the frontier ordered as A*'s, a jump costing k * 1.0 or k * SQRT2 added to g as Python adds
+ * it, closed cells never reopened, the path laid out cell by cell and its cost summed step by
+ * step from the start.
+ *
+ * Where the time goes, and what is done about it:
+ *   - Straight scans along a row read 8 cells at a time ("Improving Jump Point Search",
+ *     Harabor & Grastien, ICAPS 2014, scan 32 or 64 cells a word of a bit-packed copy of the
+ *     map; packing a 512x512 map for each query would cost more than the query, so we read the
+ *     caller's bool bytes as they are). One 8-byte load of the row and of the rows above and
+ *     below, and of the same rows one cell behind, gives with a few bit operations the cells
+ *     that stop the scan: a blocked cell (dead end), a cell with a forced neighbour (a side
+ *     cell open whose cell behind is blocked) or the goal; the first of them is the lowest set
+ *     byte (__builtin_ctzll, or the highest when scanning west). A missing row above or below
+ *     (the grid's edge) is replaced by the scanned row itself, which never reports a forced
+ *     neighbour before the scan's own dead end, so the loop has no edge cases.
+ *   - Scans along a column cannot read several cells at once from a row-major map; they keep
+ *     the two side cells of the previous row in registers and read three bytes per row.
+ *   - The frontier is _grid_search.h's 4-ary heap, without decrease-key (see "The frontier"
+ *     below), and a byte per cell says whether the search has seen or closed it, so that the
+ *     16-byte records of the workspace (reused across calls) are read only for cells this
+ *     search wrote, and only the bytes it touched are reset after it.
+ *   - Measured per expansion, the search costs about the same on a 64x64 and a 1024x1024
+ *     random map: what is left is work and unpredictable branches (short scans on random
+ *     maps), not memory.
+ * The GIL is released during the search; the input buffer stays pinned by its Py_buffer view.
+ */
+#include "_grid_search.h"
+
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define WORD_SCANS 1
+#else
+#define WORD_SCANS 0
+#endif
+
+typedef struct {
+    const uint8_t *walkable; /* one byte per cell, 0 or 1 (a numpy bool array) */
+    long height, width;
+    int32_t start, goal;
+    long goal_row, goal_col;
+    double h_weight;
+    int kind; /* the heuristic */
+} Jps;
+
+enum { NO_JUMP = -1 };
+
+#if WORD_SCANS
+static const uint64_t LOW_BITS = 0x0101010101010101ULL; /* bit 0 of each of 8 cells */
+
+static HOT_INLINE uint64_t load8(const uint8_t *cells) {
+    uint64_t word;
+    memcpy(&word, cells, sizeof word);
+    return word;
+}
+#endif
+
+/* The column of the first jump point east (`step` 1) or west (-1) of (row, col), or NO_JUMP:
+ * the goal, or a cell with a forced neighbour, whichever comes first before a blocked cell or
+ * the grid's edge. (row, col) itself must be walkable. */
+static HOT_INLINE long scan_row(const Jps *j, long row, long col, long step) {
+    const long width = j->width;
+    const uint8_t *mid = j->walkable + row * width;
+    const uint8_t *above = row > 0 ? mid - width : mid;
+    const uint8_t *below = row + 1 < j->height ? mid + width : mid;
+    const long goal_col = row == j->goal_row ? j->goal_col : -2;
+    long i = col + step;
+#if WORD_SCANS
+    if (step > 0) {
+        for (; i + 8 <= width; i += 8) {
+            /* Byte k stands for cell i + k, whose cell behind is i + k - 1. */
+            uint64_t stop = (~load8(mid + i) & LOW_BITS) |
+                            (load8(above + i) & ~load8(above + i - 1)) |
+                            (load8(below + i) & ~load8(below + i - 1));
+            if ((unsigned long)(goal_col - i) < 8) stop |= 1ULL << (8 * (goal_col - i));
+            if (stop) {
+                const long at = i + (__builtin_ctzll(stop) >> 3);
+                return mid[at] ? at : NO_JUMP;
+            }
+        }
+    } else {
+        for (; i >= 7; i -= 8) {
+            /* Byte k stands for cell i - 7 + k, whose cell behind is i - 6 + k. */
+            const long first = i - 7;
+            uint64_t stop = (~load8(mid + first) & LOW_BITS) |
+                            (load8(above + first) & ~load8(above + first + 1)) |
+                            (load8(below + first) & ~load8(below + first + 1));
+            if ((unsigned long)(goal_col - first) < 8) stop |= 1ULL << (8 * (goal_col - first));
+            if (stop) {
+                const long at = first + ((63 - __builtin_clzll(stop)) >> 3);
+                return mid[at] ? at : NO_JUMP;
+            }
+        }
+    }
+#endif
+    for (; i >= 0 && i < width; i += step) {
+        if (!mid[i]) return NO_JUMP;
+        if (i == goal_col) return i;
+        const long behind = i - step;
+        if ((above[i] && !above[behind]) || (below[i] && !below[behind])) return i;
+    }
+    return NO_JUMP;
+}
+
+/* The row of the first jump point south (`step` 1) or north (-1) of (row, col), or NO_JUMP;
+ * as scan_row. A missing side column is replaced by the scanned column itself. */
+static HOT_INLINE long scan_column(const Jps *j, long row, long col, long step) {
+    const long width = j->width;
+    const long left = col > 0 ? -1 : 0, right = col + 1 < width ? 1 : 0;
+    /* The scan ends at the grid's edge, or on the goal when it lies ahead in this column. */
+    const int goal_ahead = col == j->goal_col && (j->goal_row - row) * step > 0;
+    const long end = goal_ahead ? j->goal_row : (step > 0 ? j->height : -1);
+    const long stride = step * width;
+    const uint8_t *cell = j->walkable + row * width + col;
+    int left_behind = cell[left], right_behind = cell[right];
+    for (long r = row + step; r != end; r += step) {
+        cell += stride;
+        if (!cell[0]) return NO_JUMP;
+        const int left_open = cell[left], right_open = cell[right];
+        if ((left_open & !left_behind) | (right_open & !right_behind)) return r;
+        left_behind = left_open;
+        right_behind = right_open;
+    }
+    return goal_ahead ? end : NO_JUMP;
+}
+
+/* ---- The frontier: the heap of _grid_search.h with stale entries, and a "hand" ----
+ *
+ * A* (_kernel.c) keeps one heap entry per cell and moves it up when the cell's cost drops
+ * (decrease-key), which keeps every node's heap index in its cell's record: each level a pop
+ * or push moves a node through writes one more record. A* touches neighbouring cells, whose
+ * records share cache lines; jump points lie further apart, and those writes were a third of
+ * the time of a search on random512-40-0 (missed cache lines in the 16-byte records of a
+ * 512x512 grid). Here the heap leaves the records alone, as Python's heapq does: a cell
+ * whose cost drops is pushed again and its older entry is skipped when it comes out (it sorts
+ * after the newer one, so its cell is closed by then). Both pop the same cells in the same
+ * order. Jump point search seldom lowers a queued cost, so few entries go stale.
+ *
+ * The hand holds one node outside the heap, as Frontier's does: the node a search pushed
+ * last very often comes out next, and then never enters the heap. */
+/* What a search knows of a cell, one byte per cell in ws->closed (all UNSEEN between calls):
+ * the byte map of a 512x512 grid fits in a core's L2 cache, where the 16-byte records do not.
+ * A record is read only when its byte says the search has written it, so the records need no
+ * reset after a search, and reaching a new cell writes its record without waiting for it. */
+enum { UNSEEN = 0, QUEUED = 1, CLOSED = 2 };
+
+static HOT_INLINE void open_push(Frontier *f, Node node) {
+    if (!f->holding) {
+        f->hand = node;
+        f->holding = 1;
+        return;
+    }
+    if (node_less(&node, &f->hand)) {
+        const Node held = f->hand;
+        f->hand = node;
+        node = held;
+    }
+    heap_sift_up(f->heap, NULL, f->count++, node);
+}
+
+/* Take the least node whose cell is not closed, and close it; -1 when none is left. */
+static HOT_INLINE int32_t open_pop(Frontier *f) {
+    for (;;) {
+        Node top;
+        if (f->holding && (f->count == 0 || node_less(&f->hand, &f->heap[0]))) {
+            f->holding = 0;
+            top = f->hand;
+        } else if (f->count > 0) {
+            top = heap_pop(f->heap, NULL, &f->count);
+        } else {
+            return -1;
+        }
+        uint8_t *mark = &f->ws->closed[top.cell];
+        if (*mark != CLOSED) {
+            *mark = CLOSED;
+            return top.cell;
+        }
+    }
+}
+
+/* floor(x) for x >= 0, without the call or the rounding-mode dance of floor() where SSE4.1 is
+ * not assumed: below 2**53 truncation is the floor, above it every double is an integer. */
+static HOT_INLINE double floor_of(double x) {
+    return x < 9007199254740992.0 ? (double)(int64_t)x : x;
+}
+
+/* A jump point's arrival direction (d_row, d_col), kept in its record's `slot` (the byte map
+ * does the slot's work here): it prunes the jump point's successors. */
+static HOT_INLINE int32_t direction_code(long d_row, long d_col) {
+    return (int32_t)((d_row + 1) * 4 + (d_col + 1));
+}
+
+enum { START_CODE = 5 }; /* direction_code(0, 0): the start, reached from nowhere */
+
+/* Queue jump point `cell` at (row, col), reached from `current` at cost `new_cost` by a last
+ * step in direction `code`, as JumpPointSearch.advance: skip it when closed, keep only a lower
+ * cost. Returns 0 when out of memory. */
+static HOT_INLINE int relax(Frontier *f, const Jps *j, int32_t current, long cell, long row,
+                            long col, double new_cost, int32_t code, int kind) {
+    uint8_t *mark = &f->ws->closed[cell];
+    if (*mark == CLOSED) return 1;
+    CellState *next = &f->state[cell];
+    if (*mark == QUEUED) {
+        if (!(new_cost < next->cost_so_far)) return 1;
+    } else {
+        f->ws->touched[f->touched_count++] = (int32_t)cell;
+        *mark = QUEUED;
+    }
+    if (!frontier_reserve(f, 1)) return 0;
+    next->cost_so_far = new_cost;
+    next->came_from = current;
+    next->slot = code;
+    const double h =
+        j->h_weight * heuristic_of(kind, labs(col - j->goal_col), labs(row - j->goal_row));
+    const double priority = floor_of((new_cost + h) * TIE_SCALE);
+    open_push(f, (Node){bits_of(priority), bits_of(h), (int32_t)cell});
+    return 1;
+}
+
+/* Scan straight from `current` at (row, col), cost so far `g`, and queue the jump point found
+ * (JumpPointSearch._successors). Returns 0 when out of memory. */
+static HOT_INLINE int go_straight(Frontier *f, const Jps *j, int32_t current, double g, long row,
+                                  long col, long d_row, long d_col, int kind) {
+    if (d_row == 0) {
+        const long found = scan_row(j, row, col, d_col);
+        if (found == NO_JUMP) return 1;
+        return relax(f, j, current, current + (found - col), row, found,
+                     g + (double)labs(found - col) * 1.0, direction_code(0, d_col), kind);
+    }
+    const long found = scan_column(j, row, col, d_row);
+    if (found == NO_JUMP) return 1;
+    return relax(f, j, current, current + (found - row) * j->width, found, col,
+                 g + (double)labs(found - row) * 1.0, direction_code(d_row, 0), kind);
+}
+
+/* Walk the diagonal (d_row, d_col) from `current` while each step is legal (both orthogonal
+ * cells it passes between open), queueing at each cell the jump points its two straight scans
+ * find, until the goal (JumpPointSearch._successors). Returns 0 when out of memory. */
+static HOT_INLINE int go_diagonal(Frontier *f, const Jps *j, int32_t current, double g, long row,
+                                  long col, long d_row, long d_col, int kind) {
+    const long width = j->width, height = j->height;
+    const uint8_t *walkable = j->walkable;
+    const long vertical = d_row * width;
+    const long rows_left = d_row > 0 ? height - 1 - row : row;
+    const long cols_left = d_col > 0 ? width - 1 - col : col;
+    const long last = rows_left < cols_left ? rows_left : cols_left; /* steps to the edge */
+    long cell = current;
+    for (long steps = 1; steps <= last; steps++) {
+        if (!(walkable[cell + vertical] && walkable[cell + d_col] &&
+              walkable[cell + vertical + d_col]))
+            return 1;
+        cell += vertical + d_col;
+        row += d_row;
+        col += d_col;
+        const double cost = g + (double)steps * SQRT2;
+        if (cell == j->goal)
+            return relax(f, j, current, cell, row, col, cost, direction_code(d_row, d_col), kind);
+        const long found_row = scan_column(j, row, col, d_row);
+        if (found_row != NO_JUMP &&
+            !relax(f, j, current, cell + (found_row - row) * width, found_row, col,
+                   cost + (double)labs(found_row - row) * 1.0, direction_code(d_row, 0), kind))
+            return 0;
+        const long found_col = scan_row(j, row, col, d_col);
+        if (found_col != NO_JUMP &&
+            !relax(f, j, current, cell + (found_col - col), row, found_col,
+                   cost + (double)labs(found_col - col) * 1.0, direction_code(0, d_col), kind))
+            return 0;
+    }
+    return 1;
+}
+
+/* Queue everything found from `current` in direction (d_row, d_col); 0 when out of memory. */
+static HOT_INLINE int go(Frontier *f, const Jps *j, int32_t current, double g, long row, long col,
+                         long d_row, long d_col, int kind) {
+    if (d_row && d_col) return go_diagonal(f, j, current, g, row, col, d_row, d_col, kind);
+    return go_straight(f, j, current, g, row, col, d_row, d_col, kind);
+}
+
+enum { SEARCH_UNREACHABLE = 0, SEARCH_FOUND = 1, SEARCH_NO_MEMORY = -1 };
+
+static inline long sign_of(long value) { return (value > 0) - (value < 0); }
+
+/* Expand `current`: jump in the directions its arrival direction leaves (JumpPointSearch.
+ * _directions). Returns 0 when out of memory. */
+static HOT_INLINE int expand(Frontier *f, const Jps *j, int32_t current, int kind) {
+    const CellState here = f->state[current];
+    const long width = j->width;
+    const long row = (long)((uint32_t)current / (uint32_t)width), col = current - row * width;
+    const double g = here.cost_so_far;
+    if (here.slot == START_CODE) {
+        /* Every direction, in jps.DIRECTIONS order (the order does not change the result:
+         * no two directions find the same cell). */
+        static const long DIRECTIONS[8][2] = {{-1, 0},  {1, 0},  {0, -1}, {0, 1},
+                                              {-1, -1}, {-1, 1}, {1, -1}, {1, 1}};
+        for (int d = 0; d < 8; d++)
+            if (!go(f, j, current, g, row, col, DIRECTIONS[d][0], DIRECTIONS[d][1], kind))
+                return 0;
+        return 1;
+    }
+    const long d_row = (here.slot >> 2) - 1, d_col = (here.slot & 3) - 1;
+    if (d_row && d_col) {
+        return go_straight(f, j, current, g, row, col, d_row, 0, kind) &&
+               go_straight(f, j, current, g, row, col, 0, d_col, kind) &&
+               go_diagonal(f, j, current, g, row, col, d_row, d_col, kind);
+    }
+    /* Straight: ahead, then each forced side (open, with its cell behind blocked) and the
+     * diagonal toward it. A side beyond the grid's edge is never forced (its cell behind is
+     * off the grid too), so the edge is checked first. */
+    if (!go_straight(f, j, current, g, row, col, d_row, d_col, kind)) return 0;
+    const uint8_t *walkable = j->walkable;
+    const long behind = current - (d_row * width + d_col);
+    const long side_step = d_row ? 1 : width;
+    for (long sign = -1; sign <= 1; sign += 2) {
+        const long side_row = d_row ? 0 : sign, side_col = d_row ? sign : 0;
+        const long r = row + side_row, c = col + side_col;
+        if (r < 0 || r >= j->height || c < 0 || c >= width) continue;
+        const long side = sign * side_step;
+        if (walkable[current + side] && !walkable[behind + side]) {
+            if (!go_straight(f, j, current, g, row, col, side_row, side_col, kind) ||
+                !go_diagonal(f, j, current, g, row, col, d_row + side_row, d_col + side_col,
+                             kind))
+                return 0;
+        }
+    }
+    return 1;
+}
+
+/* JumpPointSearch.advance for the heuristic `kind` (a constant in each copy run_jps makes).
+ * Runs without the GIL. */
+static HOT_INLINE int jps_loop(const Jps *j, Frontier *f, int kind, Py_ssize_t *expanded_out) {
+    const long width = j->width;
+    Py_ssize_t expanded = 0;
+    int status = SEARCH_UNREACHABLE;
+    const long start_row = j->start / width, start_col = j->start % width;
+    const double h = j->h_weight * heuristic_of(kind, labs(start_col - j->goal_col),
+                                                labs(start_row - j->goal_row));
+    f->state[j->start] = (CellState){0.0, -1, START_CODE};
+    f->ws->closed[j->start] = QUEUED;
+    f->ws->touched[f->touched_count++] = j->start;
+    open_push(f, (Node){bits_of(floor(h * TIE_SCALE)), bits_of(h), j->start});
+    for (;;) {
+        const int32_t current = open_pop(f);
+        if (current < 0) break;
+        expanded++;
+        if (current == j->goal) {
+            status = SEARCH_FOUND;
+            break;
+        }
+        if (!expand(f, j, current, kind)) {
+            status = SEARCH_NO_MEMORY;
+            break;
+        }
+    }
+    *expanded_out = expanded;
+    return status;
+}
+
+static int run_jps(const Jps *j, Frontier *f, Py_ssize_t *expanded_out) {
+    switch (j->kind) {
+        case H_OCTILE:
+            return jps_loop(j, f, H_OCTILE, expanded_out);
+        case H_EUCLIDEAN:
+            return jps_loop(j, f, H_EUCLIDEAN, expanded_out);
+        case H_CHEBYSHEV:
+            return jps_loop(j, f, H_CHEBYSHEV, expanded_out);
+        default:
+            return jps_loop(j, f, H_ZERO, expanded_out);
+    }
+}
+
+/* The path from the start to the goal in a finished search's records: every cell of every
+ * jump (diagonally while both coordinates differ, then straight, as the search went), in a new
+ * array of *length_out cells (NULL when out of memory). */
+static int32_t *lay_out_path(const Jps *j, const CellState *state, Py_ssize_t *length_out) {
+    const long width = j->width;
+    Py_ssize_t length = 1;
+    for (int32_t cell = j->goal; cell != j->start; cell = state[cell].came_from) {
+        const int32_t parent = state[cell].came_from;
+        const long rows = labs(cell / width - parent / width);
+        const long cols = labs(cell % width - parent % width);
+        length += rows > cols ? rows : cols;
+    }
+    int32_t *path = PyMem_RawMalloc((size_t)length * sizeof(int32_t));
+    if (path == NULL) return NULL;
+    Py_ssize_t i = length - 1;
+    path[i] = j->goal;
+    for (int32_t cell = j->goal; cell != j->start; cell = state[cell].came_from) {
+        /* Backwards from `cell`: the straight part, then the diagonal one. */
+        const int32_t parent = state[cell].came_from;
+        const long d_row = cell / width - parent / width, d_col = cell % width - parent % width;
+        const long rows = labs(d_row), cols = labs(d_col);
+        const long diagonal = rows < cols ? rows : cols;
+        const long straight_step = rows > cols ? sign_of(d_row) * width : sign_of(d_col);
+        const long diagonal_step = sign_of(d_row) * width + sign_of(d_col);
+        long at = cell;
+        for (long n = (rows > cols ? rows : cols) - diagonal; n > 0; n--) {
+            at -= straight_step;
+            path[--i] = (int32_t)at;
+        }
+        for (long n = diagonal; n > 0; n--) {
+            at -= diagonal_step;
+            path[--i] = (int32_t)at;
+        }
+    }
+    *length_out = length;
+    return path;
+}
+
+PyDoc_STRVAR(search_doc,
+             "search(walkable, height, width, start, goal, heuristic, h_weight)\n"
+             "    -> (found, cells, cost, expanded)\n\n"
+             "One jump point search; see sim/navigation/kernel.py (jps_flat) for the contract.");
+
+static PyObject *jps_search(PyObject *module, PyObject *args) {
+    (void)module;
+    PyObject *walkable_obj;
+    Py_ssize_t height, width, start, goal;
+    int heuristic;
+    double h_weight;
+    if (!PyArg_ParseTuple(args, "Onnnnid:search", &walkable_obj, &height, &width, &start, &goal,
+                          &heuristic, &h_weight))
+        return NULL;
+    if (height <= 0 || width <= 0 || height > INT32_MAX / width) {
+        PyErr_Format(PyExc_ValueError, "grid of %zd x %zd cells: need 1 to 2**31 - 1 cells",
+                     height, width);
+        return NULL;
+    }
+    const Py_ssize_t size = height * width;
+    if (start < 0 || start >= size || goal < 0 || goal >= size) {
+        PyErr_Format(PyExc_ValueError, "start %zd or goal %zd outside the %zd cells", start, goal,
+                     size);
+        return NULL;
+    }
+    if (heuristic < H_OCTILE || heuristic > H_ZERO) {
+        PyErr_Format(PyExc_ValueError, "jps takes heuristic codes 1 to 4, got %d", heuristic);
+        return NULL;
+    }
+    if (!(isfinite(h_weight) && h_weight >= 0.0)) {
+        PyErr_SetString(PyExc_ValueError, "h_weight must be finite and >= 0");
+        return NULL;
+    }
+    Py_buffer view;
+    if (PyObject_GetBuffer(walkable_obj, &view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
+        return NULL;
+    /* Bool only: the word scans need every byte to be 0 or 1. */
+    if (view.itemsize != 1 || view.len != size || !format_is(&view, '?')) {
+        PyErr_Format(PyExc_ValueError, "walkable must be %zd contiguous bools, got %zd bytes",
+                     size, view.len);
+        PyBuffer_Release(&view);
+        return NULL;
+    }
+    const uint8_t *walkable = view.buf;
+    if (!walkable[start] || !walkable[goal]) {
+        PyErr_SetString(PyExc_ValueError, "start and goal must be walkable cells");
+        PyBuffer_Release(&view);
+        return NULL;
+    }
+    const Jps problem = {walkable, (long)height, (long)width, (int32_t)start, (int32_t)goal,
+                         (long)(goal / width), (long)(goal % width), h_weight, heuristic};
+    Workspace *ws = workspace_take(size);
+    if (ws == NULL) {
+        PyBuffer_Release(&view);
+        return PyErr_NoMemory();
+    }
+    Py_ssize_t expanded = 0, path_length = 0;
+    int32_t *path = NULL;
+    double cost = INFINITY;
+    int status;
+    Frontier frontier = frontier_start(ws);
+    Py_BEGIN_ALLOW_THREADS
+    status = run_jps(&problem, &frontier, &expanded);
+    if (status == SEARCH_FOUND) {
+        path = lay_out_path(&problem, ws->state, &path_length);
+        if (path == NULL) {
+            status = SEARCH_NO_MEMORY;
+        } else {
+            /* JumpPointSearch.result: the steps summed in path order, from 0.0. */
+            cost = 0.0;
+            for (Py_ssize_t i = 1; i < path_length; i++) {
+                const int32_t here = path[i - 1], there = path[i];
+                const int diagonal_step =
+                    (here % width != there % width) && (here / width != there / width);
+                cost += diagonal_step ? SQRT2 : 1.0;
+            }
+        }
+    }
+    for (Py_ssize_t i = 0; i < frontier.touched_count; i++) ws->closed[ws->touched[i]] = UNSEEN;
+    Py_END_ALLOW_THREADS
+    workspace_give_back(ws);
+    PyBuffer_Release(&view);
+
+    if (status == SEARCH_NO_MEMORY) {
+        PyMem_RawFree(path);
+        return PyErr_NoMemory();
+    }
+    PyObject *cells = PyTuple_New(path_length);
+    if (cells == NULL) {
+        PyMem_RawFree(path);
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < path_length; i++) {
+        PyObject *pair = cell_pair(path[i], width);
+        if (pair == NULL) {
+            Py_DECREF(cells);
+            PyMem_RawFree(path);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(cells, i, pair);
+    }
+    PyMem_RawFree(path);
+    return Py_BuildValue("(ONdn)", status == SEARCH_FOUND ? Py_True : Py_False, cells, cost,
+                         expanded);
+}
+
+static PyMethodDef jps_methods[] = {
+    {"search", jps_search, METH_VARARGS, search_doc},
+    {NULL, NULL, 0, NULL},
+};
+
+static void jps_free(void *module) {
+    (void)module;
+    workspace_free(spare);
+    spare = NULL;
+}
+
+static struct PyModuleDef jps_module = {
+    PyModuleDef_HEAD_INIT, "_jps", "Compiled jump point search (see jps.py, kernel.py).", -1,
+    jps_methods,           NULL,   NULL,
+    NULL,                  jps_free,
+};
+
+PyMODINIT_FUNC PyInit__jps(void) {
+    SQRT2 = sqrt(2.0);
+    SQRT2_MINUS_1 = SQRT2 - 1.0;
+    return PyModule_Create(&jps_module);
+}
