@@ -29,7 +29,7 @@ from sim.navigation import (
     find_path,
     transform_box,
 )
-from sim.navigation.catalogue import PLANNER, PLANNER_HEURISTICS
+from sim.navigation.catalogue import PLANNER, PLANNER_ALGORITHM, PLANNER_HEURISTICS
 from sim.navigation.incremental import IncrementalSearch
 from sim.navigation.line_of_sight import segment_is_clear, smooth_path
 
@@ -458,7 +458,7 @@ class GridManager(Component):
         repaired = search is not None and search.last_repaired
         fresh = None
         if search is not None and compare:
-            fresh = self._fresh_search(grid, start_cell, goal_cell).expanded
+            fresh = self._fresh_search(grid, start_cell, goal_cell, PLANNER.algorithm).expanded
         if not result.found:
             reason = REASON_TEXT.get(result.reason, str(result.reason))
             return PlanOutcome(
@@ -484,14 +484,17 @@ class GridManager(Component):
             fresh_expanded=fresh,
         )
 
-    def _fresh_search(self, grid: GridMap, start: Cell, goal: Cell) -> PathResult:
+    def _fresh_search(
+        self, grid: GridMap, start: Cell, goal: Cell, algorithm: str = PLANNER_ALGORITHM
+    ) -> PathResult:
+        # The HUD compares a repair with A* from scratch, so `compare` asks for astar itself.
         return find_path(
             grid.walkable,
             start,
             goal,
             diagonal=self._diagonal,
             heuristic=self._heuristic,
-            algorithm=PLANNER.algorithm,
+            algorithm=algorithm,
             costs=self.costs,
         )
 

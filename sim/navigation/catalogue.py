@@ -111,7 +111,12 @@ DISTANCE_HEURISTICS: tuple[Heuristic, ...] = (
 Dijkstra's own, not a choice)."""
 
 PLANNER = SearchKind.ASTAR
-"""The search the Start -> End planner and the agents run."""
+"""The search the Start -> End planner and the agents run, as people read it (the HUD)."""
+
+PLANNER_ALGORITHM = "auto"
+"""What the Start -> End planner asks `find_path` for: jump point search where it finds A*'s
+paths (no terrain, 8-connected, octile; its expansions are jump points), A* otherwise. The
+search view and the comparison table stay on the searches of `SearchKind`."""
 
 PLANNER_HEURISTICS: tuple[Heuristic, ...] = (
     Heuristic.OCTILE,
