@@ -37,11 +37,12 @@ MAP_OPTIONS = ((True, "octile"), (False, "manhattan"), (True, "euclidean"))
 
 
 def both(walkable: NDArray[np.bool_], start: Any, goal: Any, **options: Any) -> tuple[Any, Any]:
-    """Run the kernel and the reference on the same query.
+    """Run the kernel and the reference on the same query (A* unless `options` say otherwise).
 
     Each on its own copy of the mask: on one array the second call would find the first's
     "unreachable" remembered (`region_cache`) and answer it without searching.
     """
+    options.setdefault("algorithm", "astar")  # the kernel's own searches, not jump points
     c = find_path(walkable.copy(), start, goal, implementation="c", **options)
     python = find_path(walkable.copy(), start, goal, implementation="python", **options)
     return c, python

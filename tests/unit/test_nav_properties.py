@@ -32,7 +32,13 @@ def test_astar_with_admissible_heuristic_is_optimal(
     heuristic = data.draw(st.sampled_from(admissible_heuristics(diagonal)), label="heuristic")
     p = problem
     astar = find_path(
-        p.walkable, p.start, p.goal, diagonal=diagonal, heuristic=heuristic, costs=p.costs
+        p.walkable,
+        p.start,
+        p.goal,
+        diagonal=diagonal,
+        heuristic=heuristic,
+        costs=p.costs,
+        algorithm="astar",
     )
     dijkstra = find_path(
         p.walkable, p.start, p.goal, diagonal=diagonal, algorithm="dijkstra", costs=p.costs

@@ -114,14 +114,14 @@ def test_costs_on_blocked_cells_are_ignored() -> None:
 def test_tie_break_prefers_the_straight_run() -> None:
     # On an open grid many paths tie; preferring deep cells (small h) walks the diagonal first,
     # then straight, and expands only the cells on the path.
-    result = find_path(np.ones((9, 9), dtype=bool), (0, 0), (4, 8))
+    result = find_path(np.ones((9, 9), dtype=bool), (0, 0), (4, 8), algorithm="astar")
     assert result.expanded == len(result.cells)
     assert result.cells == ((0, 0), (1, 1), (2, 2), (3, 3), (4, 4), (4, 5), (4, 6), (4, 7), (4, 8))
 
 
 def test_tie_break_survives_float_rounding() -> None:
     # sqrt(2) sums round differently along equal-cost paths; ties must still be ties.
-    result = find_path(np.ones((30, 30), dtype=bool), (2, 3), (27, 13))
+    result = find_path(np.ones((30, 30), dtype=bool), (2, 3), (27, 13), algorithm="astar")
     assert result.expanded == len(result.cells)
     bends = sum(
         (b[0] - a[0], b[1] - a[1]) != (c[0] - b[0], c[1] - b[1])
@@ -171,7 +171,7 @@ def test_unreachable_explores_the_whole_component() -> None:
         ...#.
         """
     )
-    assert find_path(walkable, (0, 0), (1, 4)).expanded == 6
+    assert find_path(walkable, (0, 0), (1, 4), algorithm="astar").expanded == 6
 
 
 @pytest.mark.parametrize(
@@ -302,7 +302,7 @@ def test_search_steps_expose_the_tree() -> None:
         f = search.f_costs()
         assert (f[closed] >= g[closed]).all()
     assert search.done
-    assert search.result() == find_path(ROOM, (4, 0), (2, 5))
+    assert search.result() == find_path(ROOM, (4, 0), (2, 5), algorithm="astar")
 
 
 def test_advance_spreads_a_search_over_budgets() -> None:
