@@ -93,9 +93,12 @@ def known_unreachable(query: Query) -> bool:
         entry.used = next(_clock)
         rule = rule_of(query.diagonal)
         regions = entry.maps.get(rule)
-        if regions is None or regions.shape != walkable.shape:  # new, or reshaped in place
+        if regions is None:
             regions = _label(entry, walkable, rule)
-        return regions.apart(walkable, query.start, query.goal)
+        try:
+            return regions.apart(walkable, query.start, query.goal)
+        except ValueError:  # the array was reshaped in place since it was labelled
+            return _label(entry, walkable, rule).apart(walkable, query.start, query.goal)
     finally:
         _lock.release()
 

@@ -273,9 +273,12 @@ class RegionMap:
         height, width = self._shape
         start_row, start_col = start
         goal_row, goal_col = goal
-        if not (0 <= start_row < height and 0 <= start_col < width):
-            return False
-        if not (0 <= goal_row < height and 0 <= goal_col < width):
+        if not (
+            0 <= start_row < height
+            and 0 <= start_col < width
+            and 0 <= goal_row < height
+            and 0 <= goal_col < width
+        ):
             return False
         labels = self._labels
         start_flat, goal_flat = start_row * width + start_col, goal_row * width + goal_col
@@ -293,8 +296,12 @@ class RegionMap:
             cells = self._boundaries.get(smaller)
             if cells is None:
                 cells = self._boundary(smaller, seed)
-            if self._all_blocked(walkable, cells):
-                return True
+            try:
+                if self._work.sealed(walkable, cells):
+                    return True
+            except ValueError:  # not C-contiguous
+                if self._all_blocked(walkable, cells):
+                    return True
         self.update(walkable)
         return labels.item(start_flat) != labels.item(goal_flat)
 

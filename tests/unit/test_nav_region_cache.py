@@ -159,6 +159,15 @@ def test_a_strided_view_is_answered_from_its_own_cells() -> None:
     assert find_path(view, (0, 0), (0, 3)).found
 
 
+def test_an_array_reshaped_in_place_is_labelled_again() -> None:
+    walkable = grid(ROOMS)
+    find_path(walkable, LEFT, RIGHT)
+    walkable.shape = (7, 3)  # the same object, other rows: (0, 0) and (4, 0) are joined now
+    result = find_path(walkable, (0, 0), (4, 0))
+    assert result == find_path(walkable.copy(), (0, 0), (4, 0))
+    assert result.found
+
+
 def test_the_cache_never_keeps_an_array_alive() -> None:
     walkable = grid(ROOMS)
     find_path(walkable, LEFT, RIGHT)
