@@ -36,6 +36,8 @@ from panda3d.core import (
 
 Rgba = tuple[float, float, float, float]
 
+# On-top keys draw in the "fixed" bin (after the opaque and transparent bins) in this order.
+ON_TOP_BIN_SORT = 10
 # Each quad (corners 0..3 in order round its edge) becomes triangles 0-1-2 and 0-2-3.
 _QUAD_TO_TRIANGLES = np.array([0, 1, 2, 0, 2, 3])
 
@@ -82,6 +84,7 @@ class Gizmos:
         self._batches: dict[str, _Batch] = {}
         self._requests: dict[str, _Request] = {}
         self._hidden: set[str] = set()
+        self._on_top: dict[str, int] = {}  # key -> its order among the keys on top
 
     @property
     def node(self) -> NodePath:
@@ -166,6 +169,23 @@ class Gizmos:
         if batch is not None:
             self._sync_visibility(key, batch)
 
+    def set_on_top(self, key: str, on_top: bool, *, order: int = 0) -> None:
+        """Draw `key` over everything, depth test off, or in the scene again (the default).
+
+        For highlights of what solid models hide, such as cells under a cube; works before
+        `key` is drawn. Of the keys on top, a higher `order` draws later (over the others).
+        """
+        wanted = order if on_top else None
+        if self._on_top.get(key) == wanted:
+            return  # changing render state every frame would cost a state recomposition
+        if wanted is None:
+            del self._on_top[key]
+        else:
+            self._on_top[key] = wanted
+        batch = self._batches.get(key)
+        if batch is not None:
+            _set_on_top(batch.node, self._on_top.get(key))
+
     def flush(self) -> None:
         """Make the scene match this frame's requests, then forget them; call once per frame.
 
@@ -210,6 +230,7 @@ class Gizmos:
             self._batches[key] = batch
             self._rebuild(batch, request)
             self._set_state(batch.node, request)
+            _set_on_top(node, self._on_top.get(key))
             return batch
         old = batch.request
         if old.kind is not request.kind or not np.array_equal(old.vertices, request.vertices):
@@ -243,6 +264,18 @@ class Gizmos:
             batch.node.show()
         else:
             batch.node.hide()
+
+
+def _set_on_top(node: NodePath, order: int | None) -> None:
+    """Draw `node` after the scene with no depth test (at `order`), or in the scene (None)."""
+    if order is not None:
+        node.set_depth_test(False)
+        node.set_depth_write(False)
+        node.set_bin("fixed", ON_TOP_BIN_SORT + order)
+    else:
+        node.clear_depth_test()
+        node.clear_depth_write()
+        node.clear_bin()
 
 
 def _build_geom(kind: _Kind, vertices: NDArray[np.float32]) -> Geom | None:

@@ -220,3 +220,21 @@ def test_rgb_colour_gets_full_alpha_and_no_blending(gizmos: Gizmos) -> None:
 
 def test_unknown_key_has_no_rebuilds(gizmos: Gizmos) -> None:
     assert gizmos.rebuild_count("nothing") == 0
+
+
+def test_on_top_keys_skip_the_depth_test_and_draw_last_in_order(gizmos: Gizmos) -> None:
+    gizmos.set_on_top("fill", True)  # before it is drawn
+    gizmos.quads("fill", SQUARE, RED)
+    gizmos.lines("outline", SEGMENTS, BLUE)
+    gizmos.lines("plain", SEGMENTS, BLUE)
+    gizmos.flush()
+    gizmos.set_on_top("outline", True, order=1)  # after
+    fill, outline, plain = (key_node(gizmos, key) for key in ("fill", "outline", "plain"))
+    for node in (fill, outline):
+        assert node.get_bin_name() == "fixed"
+        assert (node.has_depth_test(), node.get_depth_test()) == (True, False)
+        assert (node.has_depth_write(), node.get_depth_write()) == (True, False)
+    assert outline.get_bin_draw_order() > fill.get_bin_draw_order()
+    assert (plain.has_bin(), plain.has_depth_test()) == (False, False)
+    gizmos.set_on_top("fill", False)
+    assert (fill.has_bin(), fill.has_depth_test(), fill.has_depth_write()) == (False, False, False)
