@@ -395,7 +395,7 @@ class SimApp:
             hud_text.fps_line(fps, paused=self.loop.paused),
             f"scene: {self.options.scene.name}",
             hud_text.planner_line(self.grid),
-            *hud_text.path_lines(self.path.outcome, self.path.plans),
+            *hud_text.path_lines(self.path.outcome, self.path.plans, self.path.explanation),
         ]
         if len(self.agents) > HUD_AGENT_LINES:
             states = self.crowd_sim.state_counts()

@@ -7,14 +7,18 @@ import math
 from sim.components.agent_controller import AgentController, AgentState, ReplanCause
 from sim.components.grid_manager import GridManager, PlanOutcome
 from sim.navigation.catalogue import PLANNER, connectivity_label
+from sim.navigation.explain import NoPathExplanation
 
 
-def path_lines(outcome: PlanOutcome | None, plans: int) -> list[str]:
-    """HUD lines for the Start -> End path."""
+def path_lines(
+    outcome: PlanOutcome | None, plans: int, explanation: NoPathExplanation | None = None
+) -> list[str]:
+    """HUD lines for the Start -> End path, and why there is none when `explanation` says."""
     if outcome is None:
         return ["path: the scene needs a Start and an End"]
     if not outcome.found:
-        return [f"NO PATH: {outcome.reason}", f"  {outcome.expanded} expanded, replans {plans}"]
+        lines = [f"NO PATH: {outcome.reason}", f"  {outcome.expanded} expanded, replans {plans}"]
+        return lines + ([] if explanation is None else no_path_lines(explanation))
     lines = [
         f"path: {outcome.length:.2f} long, cost {outcome.cost:.2f}, {len(outcome.cells)} cells",
         f"  {outcome.expanded} expanded in {outcome.plan_ms:.2f} ms, replans {plans}",
@@ -24,6 +28,32 @@ def path_lines(outcome: PlanOutcome | None, plans: int) -> list[str]:
     if len(outcome.cells) == 1:
         lines.append("  note: Start and End are on the same cell")
     return lines
+
+
+def no_path_lines(why: NoPathExplanation) -> list[str]:
+    """What the HUD says of a missing path: the cells to remove, the regions' sizes.
+
+    The colours are those of `sim.components.no_path`, which shades them on the ground.
+
+    >>> import numpy as np
+    >>> from sim.navigation.explain import explain_no_path
+    >>> walkable = np.array([[1, 0, 0, 1, 1]], dtype=bool)
+    >>> for line in no_path_lines(explain_no_path(walkable, (0, 0), (0, 4))):
+    ...     print(line)
+      No path: remove these 2 cells (yellow) to join Start and End
+      Start's region (blue): 1 cell, End's (purple): 2 cells
+    """
+    count = len(why.fix_cells)
+    return [
+        f"  No path: remove {'this cell' if count == 1 else f'these {count} cells'} (yellow)"
+        " to join Start and End",
+        f"  Start's region (blue): {_cells(why.start_region_cells)},"
+        f" End's (purple): {_cells(why.goal_region_cells)}",
+    ]
+
+
+def _cells(count: int) -> str:
+    return f"{count} cell" if count == 1 else f"{count} cells"
 
 
 CAUSE_WORDS = {

@@ -69,10 +69,23 @@ class GridEntry(TypedDict):
     version: int
 
 
+class ExplanationEntry(TypedDict):
+    """`path.explanation`: why Start cannot reach End (`sim.navigation.explain`).
+
+    The cell counts of Start's and End's regions, and the fewest blocked cells whose removal
+    would join them, `[row, col]` from Start's side to End's.
+    """
+
+    start_region_cells: int
+    goal_region_cells: int
+    fix_cells: list[list[int]]
+
+
 class PathEntry(TypedDict):
     """`path`: the Start -> End plan; cells are `[row, col]`, `screen` each cell's pixel or null.
 
     Without a Start and an End only `found` (false), `reason`, `cells` and `screen` are there.
+    `explanation` is null unless Start and End lie in different regions.
     """
 
     found: bool
@@ -83,6 +96,7 @@ class PathEntry(TypedDict):
     expanded: NotRequired[int]
     plan_ms: NotRequired[float]
     screen: list[list[int] | None]
+    explanation: NotRequired[ExplanationEntry | None]
 
 
 class ObjectEntry(TypedDict):

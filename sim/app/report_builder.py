@@ -16,6 +16,7 @@ from sim.app.report import (
     AgentEntry,
     CameraEntry,
     CompareEntry,
+    ExplanationEntry,
     GridEntry,
     ObjectEntry,
     PathEntry,
@@ -33,6 +34,7 @@ if TYPE_CHECKING:
     from sim.engine import GameObject
     from sim.engine.camera import CameraPose
     from sim.navigation.compare import ComparisonRow
+    from sim.navigation.explain import NoPathExplanation
     from sim.search_view.panel import SearchPanel
     from sim.search_view.view import SearchView
 
@@ -50,7 +52,9 @@ def build_report(app: SimApp) -> Report:
         "window": {"size": list(window_size)},
         "camera": camera_entry(app.camera.pose),
         "grid": grid_entry(app.grid),
-        "path": path_entry(app.path.outcome, app.grid, app.screen_of_point),
+        "path": path_entry(
+            app.path.outcome, app.grid, app.screen_of_point, explanation=app.path.explanation
+        ),
         "objects": [object_entry(obj, app.screen_of) for obj in app.objects if obj.alive],
         "agents": [agent_entry(agent) for agent in app.agents],
         "hud": app.hud.text(),
@@ -90,9 +94,16 @@ def grid_entry(grid: GridManager) -> GridEntry:
 
 
 def path_entry(
-    outcome: PlanOutcome | None, grid: GridManager, screen_of_point: ScreenOf
+    outcome: PlanOutcome | None,
+    grid: GridManager,
+    screen_of_point: ScreenOf,
+    *,
+    explanation: NoPathExplanation | None = None,
 ) -> PathEntry:
-    """`path`: the Start -> End plan, `screen` the pixel of each cell's centre on the ground."""
+    """`path`: the Start -> End plan, `screen` the pixel of each cell's centre on the ground.
+
+    `explanation` is why there is no path, when Start and End lie in different regions.
+    """
     if outcome is None:
         return {"found": False, "reason": NO_ENDS_REASON, "cells": [], "screen": []}
     cells = [list(cell) for cell in outcome.cells]
@@ -108,6 +119,16 @@ def path_entry(
             _screen(screen_of_point(Point3(*grid.cell_to_world(cell), 0.0)))
             for cell in outcome.cells
         ],
+        "explanation": None if explanation is None else explanation_entry(explanation),
+    }
+
+
+def explanation_entry(why: NoPathExplanation) -> ExplanationEntry:
+    """`path.explanation`: the regions' sizes and the cells to open."""
+    return {
+        "start_region_cells": why.start_region_cells,
+        "goal_region_cells": why.goal_region_cells,
+        "fix_cells": [list(cell) for cell in why.fix_cells],
     }
 
 

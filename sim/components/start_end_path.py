@@ -5,8 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from sim.components.grid_manager import GridManager, PlanOutcome
+from sim.components.no_path import NoPathShading
 from sim.config import Tag
 from sim.engine import Component, GameObject, Gizmos, ReplanGate
+from sim.navigation.explain import NoPathExplanation
 
 PATH_COLOR = (0.1, 0.95, 0.2, 1.0)
 PATH_Z = 0.05  # above the grid lines and block shading, below the cubes' tops
@@ -17,7 +19,9 @@ class StartEndPath(Component):
 
     When it replans is its `ReplanGate`'s call: every `replan_interval_s`, on a drop, and when
     Start or End moves to another cell or the grid changes (the grid's `version`), at most
-    every `DRAG_GAP_S` while `dragging()`. `outcome` is None until both cubes exist.
+    every `DRAG_GAP_S` while `dragging()`. `outcome` is None until both cubes exist. When
+    there is no path because Start and End lie in different regions, `explanation` says why
+    and the ground shows it (`NoPathShading`).
     """
 
     def __init__(
@@ -33,8 +37,14 @@ class StartEndPath(Component):
         self.outcome: PlanOutcome | None = None
         self.plans = 0
         self.show_path = True
+        self._no_path = NoPathShading(grid)
         # Set while another view draws the search's own path (the search view hides the answer).
         self.suppressed = False
+
+    @property
+    def explanation(self) -> NoPathExplanation | None:
+        """Why there is no path (regions and the fewest cells to open), or None."""
+        return self._no_path.explanation
 
     def update(self, dt: float) -> None:
         """Replan when the gate says so (see the class)."""
@@ -42,6 +52,7 @@ class StartEndPath(Component):
         if start is None or end is None:
             self._gate.tick(dt, None)  # keeps the interval's schedule; nothing to plan
             self.outcome = None
+            self._no_path.clear()
             return
         start_point, end_point = start.xy, end.xy
         key = (
@@ -52,19 +63,18 @@ class StartEndPath(Component):
         if self._gate.tick(dt, key) or self.outcome is None:
             self.outcome = self._grid.plan(start_point, end_point, smoothing=False)
             self.plans += 1
+            self._no_path.refresh(self.outcome, key, start_point, end_point)
 
     def _find(self, tag: str) -> GameObject | None:
         world = self.world
         return None if world is None else world.find_with_tag(tag)
 
     def on_draw_gizmos(self, gizmos: Gizmos) -> None:
-        """Draw the path through the centres of its cells."""
-        if (
-            self.show_path
-            and not self.suppressed
-            and self.outcome is not None
-            and self.outcome.found
-        ):
+        """Draw the path through the centres of its cells, or why there is none."""
+        if not self.show_path or self.suppressed:
+            return
+        self._no_path.draw(gizmos)
+        if self.outcome is not None and self.outcome.found:
             centres = [self._grid.cell_to_world(cell) for cell in self.outcome.cells]
             points = [(x, y, PATH_Z) for x, y in centres]
             gizmos.polyline("start-end-path", points, PATH_COLOR, thickness=3.0)

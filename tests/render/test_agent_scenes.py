@@ -14,6 +14,9 @@ pytestmark = pytest.mark.render
 
 SCENES = list_scenes()
 DEFAULT = next(path for path in SCENES if path.stem == "default")
+# Scenes whose End cannot be reached, on purpose: tests/render/test_no_path.py runs them.
+NO_PATH_SCENES = {"walled"}
+ARRIVING = [path for path in SCENES if path.stem not in NO_PATH_SCENES]
 # Simulated seconds each shipped scene's agent needs at most to reach End (the field's path is
 # about 113 units at 3 units/s, the maze's 55 at 3, the default's 24).
 ARRIVAL_BUDGET_S = {
@@ -35,7 +38,7 @@ def green_path_pixels(app) -> int:
     return int(near(screenshot_rgb(app.base.win), PATH_RGB, 40).sum())
 
 
-@pytest.mark.parametrize("scene", SCENES, ids=[path.stem for path in SCENES])
+@pytest.mark.parametrize("scene", ARRIVING, ids=[path.stem for path in ARRIVING])
 def test_agent_reaches_end_in_every_scene(open_app, scene):
     app = open_app(scene, size=(160, 120))
     budget_frames = round(ARRIVAL_BUDGET_S[scene.stem] * 60)

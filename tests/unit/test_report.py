@@ -59,6 +59,7 @@ REPORT: dict[str, Any] = {
         "expanded": 2,
         "plan_ms": 0.125,
         "screen": [[10, 20], None],
+        "explanation": None,
     },
     "objects": [
         {
@@ -133,6 +134,9 @@ REPLAY_VIEW: dict[str, Any] = {
 }
 
 
+EXPLANATION = {"start_region_cells": 300, "goal_region_cells": 9, "fix_cells": [[4, 5], [4, 6]]}
+
+
 def report(**changes: Any) -> dict[str, Any]:
     """A fresh copy of the good report with top-level keys replaced."""
     return copy.deepcopy(REPORT) | copy.deepcopy(changes)
@@ -157,8 +161,16 @@ def without_start_and_end() -> dict[str, Any]:
         without_start_and_end(),
         report(objects=[], agents=[], errors=["report r.json: No space left on device"]),
         report(path=REPORT["path"] | {"found": False, "cost": None, "length": None, "cells": []}),
+        report(path=REPORT["path"] | {"found": False, "cells": [], "explanation": EXPLANATION}),
     ],
-    ids=["view-idle", "view-replaying", "no-start-and-end", "empty-lists", "no-path"],
+    ids=[
+        "view-idle",
+        "view-replaying",
+        "no-start-and-end",
+        "empty-lists",
+        "no-path",
+        "no-path-explained",
+    ],
 )
 def test_a_good_report_passes(data):
     assert validate_report(data) == []
@@ -217,6 +229,10 @@ CASES = {
     "wrong-list-item": (
         broken(lambda r: r["path"]["screen"].__setitem__(1, 7)),
         "report.path.screen[1]: expected a list or null, got an integer",
+    ),
+    "fix-cell-not-a-pair-of-ints": (
+        broken(lambda r: r["path"].update(explanation=EXPLANATION | {"fix_cells": [[4, 5.5]]})),
+        "report.path.explanation.fix_cells[0][1]: expected an integer, got a number",
     ),
     "list-for-object": (
         broken(lambda r: r["agents"].__setitem__(0, [])),

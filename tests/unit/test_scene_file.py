@@ -24,6 +24,8 @@ from sim.scene.spec import (
 
 SHIPPED = list_scenes()
 SHIPPED_IDS = [path.name for path in SHIPPED]
+# Every shipped scene but the one whose End is walled in on purpose (test_no_path.py runs it).
+REACHABLE = [path for path in SHIPPED if path.name != "walled.toml"]
 
 GRID = """
 [grid]
@@ -139,7 +141,7 @@ def cell_of(spec: SceneSpec, obj: ObjectSpec) -> tuple[int, int]:
     return math.floor((obj.pos[1] - grid.origin[1]) / grid.cell_size), col
 
 
-@pytest.mark.parametrize("path", SHIPPED, ids=SHIPPED_IDS)
+@pytest.mark.parametrize("path", REACHABLE, ids=[path.name for path in REACHABLE])
 def test_shipped_scene_start_reaches_end(path: Path):
     # Conservative on purpose: bounding boxes grown by an agent's radius, 4-connected moves, so any
     # rasterizer the app uses finds at least this route.

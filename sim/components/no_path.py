@@ -1,0 +1,98 @@
+"""Why there is no Start -> End path, shown on the ground: two regions and the cells to open.
+
+When Start and End lie in different regions, Start's region is shaded blue and End's purple,
+and the fewest blocked cells whose removal would join them are filled yellow and outlined,
+drawn over the obstacles that cover them (`sim.navigation.explain`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+
+import numpy as np
+from numpy.typing import NDArray
+
+from sim.components.grid_manager import GridManager, PlanOutcome, Point
+from sim.engine import Gizmos
+from sim.navigation.explain import NoPathExplanation, explain_no_path
+
+START_REGION_COLOR = (0.2, 0.5, 1.0, 0.4)
+GOAL_REGION_COLOR = (0.75, 0.25, 0.95, 0.4)
+FIX_COLOR = (1.0, 0.85, 0.0, 0.55)
+FIX_OUTLINE_COLOR = (1.0, 0.95, 0.2, 1.0)
+FIX_OUTLINE_THICKNESS = 3.0
+REGION_Z = 0.012  # over the ground and block shading, under the grid lines (0.02)
+FIX_Z = 0.03
+FIX_INSET = 0.08  # the outline sits inside its cell, so two fix cells side by side read as two
+KEYS = ("no-path-start-region", "no-path-goal-region", "no-path-fix", "no-path-fix-outline")
+"""The gizmo keys, in drawing order."""
+
+
+class NoPathShading:
+    """The explanation of a missing Start -> End path, worked out only when its inputs change.
+
+    Owned by the Start -> End path, which calls `refresh` after each plan: the explanation is
+    redone when the plan's key (the grid's `version` and the ends' cells) changed, and only
+    while there is no path; `draw` hands cached arrays to the gizmos.
+    """
+
+    def __init__(self, grid: GridManager) -> None:
+        self._grid = grid
+        self._key: Hashable = None
+        self.explanation: NoPathExplanation | None = None
+        self._arrays: tuple[NDArray[np.float32], ...] = ()
+
+    def clear(self) -> None:
+        """Forget the explanation (the scene lost its Start or its End)."""
+        self._key, self.explanation, self._arrays = None, None, ()
+
+    def refresh(self, outcome: PlanOutcome, key: Hashable, start: Point, end: Point) -> None:
+        """Explain `outcome` when it found no path because its ends lie in different regions.
+
+        Args:
+            outcome: the plan just made between world points `start` and `end`.
+            key: what the plan depended on; an unchanged key keeps the last explanation.
+            start: Start's world point.
+            end: End's world point.
+        """
+        if outcome.found:
+            self.clear()
+            return
+        if key == self._key:
+            return
+        self._key = key
+        # The cells the planner used: an end inside an obstacle plans from the nearest free cell.
+        ends = self._grid.grid.endpoints(start, end)
+        why = None
+        if ends.start is not None and ends.goal is not None:
+            why = explain_no_path(
+                self._grid.walkable, ends.start, ends.goal, diagonal=self._grid.diagonal
+            )
+        self.explanation = None if why is None or why.connected else why
+        self._arrays = () if self.explanation is None else self._build(self.explanation)
+
+    def _build(self, why: NoPathExplanation) -> tuple[NDArray[np.float32], ...]:
+        grid = self._grid
+        fix = np.array([row * grid.num_of_columns + col for row, col in why.fix_cells])
+        corners = grid.cell_quads(fix, FIX_Z, inset=FIX_INSET)
+        # Each quad's four edges: corner i to corner i + 1, round the square.
+        outline = np.stack([corners, np.roll(corners, -1, axis=1)], axis=2).reshape(-1, 2, 3)
+        return (
+            grid.cell_quads(np.flatnonzero(why.start_region), REGION_Z),
+            grid.cell_quads(np.flatnonzero(why.goal_region), REGION_Z),
+            grid.cell_quads(fix, FIX_Z),
+            outline,
+        )
+
+    def draw(self, gizmos: Gizmos) -> None:
+        """Draw the regions and the fix cells, if there is an explanation."""
+        if not self._arrays:
+            return
+        start_region, goal_region, fix, outline = self._arrays
+        gizmos.quads(KEYS[0], start_region, START_REGION_COLOR)
+        gizmos.quads(KEYS[1], goal_region, GOAL_REGION_COLOR)
+        # Every fix cell is under an obstacle: drawn over everything, or the cube hides it.
+        gizmos.set_on_top(KEYS[2], True)
+        gizmos.set_on_top(KEYS[3], True, order=1)
+        gizmos.quads(KEYS[2], fix, FIX_COLOR)
+        gizmos.lines(KEYS[3], outline, FIX_OUTLINE_COLOR, thickness=FIX_OUTLINE_THICKNESS)
