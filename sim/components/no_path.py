@@ -78,8 +78,8 @@ class NoPathShading:
         # Each quad's four edges: corner i to corner i + 1, round the square.
         outline = np.stack([corners, np.roll(corners, -1, axis=1)], axis=2).reshape(-1, 2, 3)
         return (
-            grid.cell_quads(np.flatnonzero(why.start_region), REGION_Z),
-            grid.cell_quads(np.flatnonzero(why.goal_region), REGION_Z),
+            row_run_quads(why.start_region, grid.origin, grid.grid_cell_size, REGION_Z),
+            row_run_quads(why.goal_region, grid.origin, grid.grid_cell_size, REGION_Z),
             grid.cell_quads(fix, FIX_Z),
             outline,
         )
@@ -96,3 +96,32 @@ class NoPathShading:
         gizmos.set_on_top(KEYS[3], True, order=1)
         gizmos.quads(KEYS[2], fix, FIX_COLOR)
         gizmos.lines(KEYS[3], outline, FIX_OUTLINE_COLOR, thickness=FIX_OUTLINE_THICKNESS)
+
+
+def row_run_quads(
+    mask: NDArray[np.bool_], origin: Point, cell_size: float, z: float
+) -> NDArray[np.float32]:
+    """One flat quad `(N, 4, 3)` per run of `mask` along a row, for `Gizmos.quads`.
+
+    A region of a large grid in few vertices: the gizmos copy and compare a key's vertices
+    every frame, and a quad per cell of an open 512 x 512 region would be 12 MB of them.
+    Runs come row by row from the grid's first row, each left to right.
+
+    >>> row_run_quads(np.array([[1, 1, 0, 1]], dtype=bool), (0.0, 0.0), 1.0, 0.0)[:, :, 0]
+    array([[0., 2., 2., 0.],
+           [3., 4., 4., 3.]], dtype=float32)
+    """
+    # A run starts where a cell is in the mask and the one before it is not, and ends
+    # (exclusive) where the mask stops; row-major order pairs each end with its start.
+    padded = np.zeros((mask.shape[0], mask.shape[1] + 2), dtype=np.int8)
+    padded[:, 1:-1] = mask
+    edges = np.diff(padded, axis=1)
+    rows, starts = np.nonzero(edges == 1)
+    _, ends = np.nonzero(edges == -1)
+    x0, x1 = origin[0] + starts * cell_size, origin[0] + ends * cell_size
+    y0 = origin[1] + rows * cell_size
+    y1 = y0 + cell_size
+    z_all = np.full(rows.shape, z, dtype=np.float64)
+    corners = [(x0, y0), (x1, y0), (x1, y1), (x0, y1)]
+    quads = np.stack([np.stack([x, y, z_all], axis=-1) for x, y in corners], axis=1)
+    return quads.astype(np.float32).reshape(-1, 4, 3)
