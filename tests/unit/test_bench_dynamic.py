@@ -15,7 +15,7 @@ from sim.bench import dynamic, results
 from sim.bench.dynamic_report import SECTION_TITLE, DynamicReport, MapRun
 from sim.bench.maps import check_path
 from sim.commands.cli import main
-from sim.navigation import find_path, read_map
+from sim.navigation import PathResult, find_path, read_map
 
 # Two walls with a gap at opposite ends, so every long path snakes and the toggles cut it.
 TINY_ROWS = [
@@ -147,6 +147,25 @@ class Detour(Recorder):
 
     def plan(self, walkable: np.ndarray, start: Any, goal: Any, **_: Any) -> Any:
         return find_path(walkable, start, goal, diagonal=False)
+
+
+def test_the_plan_from_scratch_is_astar_whatever_find_paths_default(
+    tiny: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # find_path's default ("auto") is jump point search: its expansions are jump points, not
+    # the cells the incremental search's are compared with.
+    algorithms: list[object] = []
+
+    def spy(*args: Any, **kwargs: Any) -> PathResult:
+        algorithms.append(kwargs.get("algorithm"))
+        return find_path(*args, **kwargs)
+
+    monkeypatch.setattr(dynamic, "find_path", spy)
+    status, _ = run_json([], tiny.parent / "out.json")
+    capsys.readouterr()
+    assert status == 0
+    assert algorithms
+    assert set(algorithms) == {"astar"}
 
 
 def test_a_cost_that_differs_fails_the_run(
