@@ -122,8 +122,7 @@ def write_results(
         "same array. scipy has no goal stop: its Dijkstra gets `limit` = the published optimum,",
         "which settles what a goal-stopping Dijkstra would. tcod costs are integers 10000/14142.",
         "",
-        *[f"{note}" for note in notes],
-        "",
+        *([*notes, ""] if notes else []),
         *_summary_section(reports),
         "",
     ]
