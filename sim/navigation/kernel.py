@@ -207,6 +207,7 @@ def search_flat(
     sizes and indices again). C multiplies the heuristic by ``weight * heuristic_scale``
     (`PriorityTerms.h_factor`), the same float the Python loop uses.
     """
+    _check_kernel()
     size = _check_buffers(walkable, costs)
     for name, cell in (("start", start), ("goal", goal)):
         if isinstance(cell, bool) or not isinstance(cell, int | np.integer):
@@ -286,6 +287,7 @@ def field_flat(
     `goal` is allowed and gives ``inf`` everywhere, as in Python. Anything else is a ValueError
     before C reads a byte (and the C function checks sizes and indices again).
     """
+    _check_kernel()
     size = _check_buffers(walkable, costs)
     if isinstance(goal, bool) or not isinstance(goal, int | np.integer):
         raise ValueError(f"goal must be a flat cell index (int), got {goal!r}")
@@ -309,6 +311,7 @@ def clearance_flat(walkable: NDArray[np.bool_]) -> NDArray[np.int64]:
     array of at most `MAX_CLEARANCE_SIDE` cells a side; anything else is a ValueError before C
     reads a byte (and the C function checks the sizes again).
     """
+    _check_kernel()
     _check_buffers(walkable, None)
     height, width = walkable.shape
     if max(height, width) > MAX_CLEARANCE_SIDE:
@@ -318,10 +321,14 @@ def clearance_flat(walkable: NDArray[np.bool_]) -> NDArray[np.int64]:
     return out
 
 
-def _check_buffers(walkable: object, costs: object) -> int:
-    """Check the arrays C will read (see `search_flat`); return the number of cells."""
+def _check_kernel() -> None:
+    """Raise ValueError when `_kernel` is not built (`jps_flat` needs only `_jps`)."""
     if not KERNEL_AVAILABLE:
         raise ValueError("the compiled kernel sim.navigation._kernel is not available")
+
+
+def _check_buffers(walkable: object, costs: object) -> int:
+    """Check the arrays C will read (see `search_flat`); return the number of cells."""
     if not isinstance(walkable, np.ndarray) or walkable.ndim != 2 or walkable.dtype != np.bool_:
         raise ValueError(f"walkable must be a 2-D numpy bool array, got {_describe(walkable)}")
     if not walkable.flags.c_contiguous:

@@ -198,7 +198,9 @@ def test_repaired_plans_cost_what_a_fresh_astar_costs():
         assert outcome is not None
         if not outcome.found:
             continue
-        fresh = find_path(scene.grid.walkable, outcome.cells[0], outcome.cells[-1])
+        fresh = find_path(
+            scene.grid.walkable, outcome.cells[0], outcome.cells[-1], algorithm="astar"
+        )
         assert outcome.cost == pytest.approx(fresh.cost, abs=1e-9)
         assert outcome.fresh_expanded == fresh.expanded
         scene.step(10)
