@@ -272,6 +272,20 @@ def jps_flat(
     )
 
 
+def jps_search(
+    walkable: NDArray[np.bool_], height: int, width: int, start: int, goal: int
+) -> tuple[bool, tuple[Cell, ...], float, int]:
+    """`jps_flat` with the octile heuristic and none of its checks, for `sim.navigation.hot_path`.
+
+    The caller has made every check `jps_flat` makes (`JPS_AVAILABLE`, a C-contiguous 2-D bool
+    array of `height` x `width`, walkable flat cells inside it); the C function still checks
+    sizes, indices and the buffer's type, so a slip is a ValueError, never a bad read.
+    """
+    return _jps.search(
+        walkable, height, width, start, goal, _HEURISTIC_CODES[Heuristic.OCTILE], 1.0
+    )
+
+
 def field_flat(
     walkable: NDArray[np.bool_],
     costs: NDArray[np.float64] | None,

@@ -82,7 +82,11 @@ def known_unreachable(query: Query) -> bool:
     the array. Costs a dictionary lookup on an unlabelled array, two label lookups when start
     and goal share a region, one boundary check when they do not.
     """
-    walkable = query.walkable
+    return known_apart(query.walkable, query.start, query.goal, diagonal=query.diagonal)
+
+
+def known_apart(walkable: NDArray[np.bool_], start: Cell, goal: Cell, *, diagonal: bool) -> bool:
+    """`known_unreachable` for a query given by its parts (`start` inside the grid)."""
     # acquire / release: a `with` block costs twice as much, on every find_path.
     _lock.acquire()
     try:
@@ -91,14 +95,14 @@ def known_unreachable(query: Query) -> bool:
             _follow(walkable)
             return False
         entry.used = next(_clock)
-        rule = rule_of(query.diagonal)
+        rule = rule_of(diagonal)
         regions = entry.maps.get(rule)
         if regions is None:
             regions = _label(entry, walkable, rule)
         try:
-            return regions.apart(walkable, query.start, query.goal)
+            return regions.apart(walkable, start, goal)
         except ValueError:  # the array was reshaped in place since it was labelled
-            return _label(entry, walkable, rule).apart(walkable, query.start, query.goal)
+            return _label(entry, walkable, rule).apart(walkable, start, goal)
     finally:
         _lock.release()
 

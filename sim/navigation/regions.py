@@ -358,6 +358,18 @@ class RegionMap:
         return cells
 
 
+def all_blocked(walkable: NDArray[np.bool_], cells: NDArray[np.int64]) -> bool:
+    """Whether every one of the flat `cells` is blocked in `walkable` (C-contiguous), in C.
+
+    The check that keeps a proof of `RegionMap.apart` standing: for callers that kept the
+    boundary `RegionMap.boundary` gave them.
+
+    Raises:
+        ValueError: when `walkable` is not C-contiguous.
+    """
+    return bool(backend().sealed(walkable, cells))
+
+
 def _check_mask(walkable: object) -> NDArray[np.bool_]:
     mask = check_walkable(walkable)
     if mask.size > MAX_CELLS:
