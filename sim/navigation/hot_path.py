@@ -10,9 +10,10 @@ general path would (a property test holds the two to it). Anything else, and eve
 ends in an error or an early "no path" reason, it leaves to the general path by returning
 None.
 
-The last unreachable answer is kept with its proof (the boundary of the smaller region,
-`sim.navigation.regions`): asked again, as a script or a benchmark does, it checks that the
-boundary is still all blocked and both ends still walkable, and answers.
+An unreachable query asked again and again, as a script or a benchmark does, keeps its proof
+(the boundary of the smaller region, `sim.navigation.regions`) from its second asking: the
+next ones check that the boundary is still all blocked and both ends still walkable, and
+answer. Different unreachable queries each ask `region_cache`.
 """
 
 from __future__ import annotations
@@ -71,6 +72,8 @@ class _Proof:
 
 
 _last_proof: _Proof | None = None
+_last_unreachable: tuple[int, tuple[int, int], tuple[int, int]] | None = None
+"""The last query `region_cache` proved unreachable: a proof is kept once one repeats."""
 
 
 def plan(walkable: Any, start: Any, goal: Any) -> PathResult | None:
@@ -118,7 +121,11 @@ def plan(walkable: Any, start: Any, goal: Any) -> PathResult | None:
     if not (walkable.item(start_flat) and walkable.item(goal_flat)):
         return None
     if region_cache.known_apart(walkable, start, goal, diagonal=True):
-        _last_proof = _prove(walkable, start, goal, start_flat, goal_flat)
+        global _last_unreachable
+        asked = (id(walkable), start, goal)
+        if _last_unreachable == asked:  # asked twice in a row: keep its proof for the next
+            _last_proof = _prove(walkable, start, goal, start_flat, goal_flat)
+        _last_unreachable = asked
         return _UNREACHABLE
     found, cells, cost, expanded = kernel.jps_search(walkable, height, width, start_flat, goal_flat)
     if found:

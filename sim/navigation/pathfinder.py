@@ -7,6 +7,7 @@ identical results, and neither checks the arguments again in its own words.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -15,6 +16,18 @@ from numpy.typing import NDArray
 from sim.navigation import region_cache, search
 from sim.navigation.grid import Cell
 from sim.navigation.query import AUTO, PathResult, Query, Reason
+
+_common_plan: Callable[[Any, Any, Any], PathResult | None] | None = None
+"""`hot_path.plan` once loaded: an import statement on every call would cost a microsecond."""
+
+
+def _load_common_plan() -> Callable[[Any, Any, Any], PathResult | None]:
+    global _common_plan
+    # Imported on first use, like kernel below (hot_path imports it).
+    from sim.navigation import hot_path
+
+    _common_plan = hot_path.plan
+    return _common_plan
 
 
 def find_path(
@@ -86,10 +99,6 @@ def find_path(
     >>> len(result.cells), round(result.cost, 4)  # 1 + sqrt(2)/4 + 8/4 + 1 + 1
     (13, 5.3536)
     """
-    # Imported here: importing kernel warns once when the extension is not built, and a
-    # caller that never searches should not see that.
-    from sim.navigation import hot_path, kernel
-
     if (
         costs is None
         and algorithm == AUTO
@@ -100,9 +109,12 @@ def find_path(
         and implementation == "auto"
     ):
         # The common call: the same answer in a fraction of the general path's checks.
-        common = hot_path.plan(walkable, start, goal)
+        common = (_common_plan or _load_common_plan())(walkable, start, goal)
         if common is not None:
             return common
+    # Imported here: importing kernel warns once when the extension is not built, and a
+    # caller that never searches should not see that.
+    from sim.navigation import kernel
 
     query = Query.check(
         walkable,
