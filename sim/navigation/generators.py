@@ -35,7 +35,6 @@ from typing import Final
 import numpy as np
 from numpy.typing import NDArray
 
-from sim.navigation import kernel
 from sim.navigation.field import field_on_graph
 from sim.navigation.grid import Cell, check_walkable
 from sim.navigation.moves import MoveGraph
@@ -387,6 +386,10 @@ def _has_walkable_neighbour(mask: NDArray[np.bool_]) -> NDArray[np.bool_]:
 
 def _field(graph: MoveGraph, mask: NDArray[np.bool_], start: int) -> NDArray[np.float64]:
     """The flat cost between `start` and every cell (moves are symmetric with unit costs)."""
+    # Imported here, as find_path does: importing kernel warns when it is not built, and
+    # importing sim.navigation must not.
+    from sim.navigation import kernel
+
     if kernel.choose("auto"):
         return kernel.field_flat(mask, None, start, diagonal=True)
     return np.array(field_on_graph(graph, start, implementation="python"), dtype=np.float64)
