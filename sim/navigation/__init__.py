@@ -12,7 +12,9 @@ them. `ExpansionLog` and `SearchReplay` record a search and step through it both
 `compare_searches` runs every variant on one grid.
 `SearchKind` lists the searches on offer, each once, with its label and promise.
 `JumpPointSearch` is the Python reference of jump point search, which `find_path` runs by
-default where it applies (``algorithm="auto"``).
+default where it applies (``algorithm="auto"``). `BidirectionalSearch` (A* from both ends,
+``algorithm="bidirectional"``) and `ThetaStar` (any-angle paths, ``algorithm="theta"``) can be
+stepped like `Search`.
 `IncrementalSearch` keeps one agent's search and repairs it when cells change (D* Lite).
 `avoid` gives a crowd's new velocities with reciprocal avoidance (ORCA) between disc agents,
 and `find_neighbours` the neighbours each one considers.
@@ -25,6 +27,7 @@ it changes (`find_path` uses them to answer a goal out of reach at once, `region
 """
 
 from sim.navigation.avoidance import avoid, find_neighbours
+from sim.navigation.bidirectional import BidirectionalSearch
 from sim.navigation.catalogue import SearchKind
 from sim.navigation.clearance import clearance, disc_segment_is_clear, usable_mask
 from sim.navigation.compare import ComparisonRow, compare_searches, format_table
@@ -83,6 +86,7 @@ from sim.navigation.terrain import (
     rasterize_terrain,
     terrain_summary,
 )
+from sim.navigation.theta import ThetaStar
 
 __all__ = [
     "LAYOUT_KINDS",
@@ -90,6 +94,7 @@ __all__ = [
     "MAX_COST",
     "MIN_COST",
     "Algorithm",
+    "BidirectionalSearch",
     "Box",
     "Cell",
     "CellStatus",
@@ -115,6 +120,7 @@ __all__ = [
     "SearchReplay",
     "TerrainLayer",
     "TerrainSummary",
+    "ThetaStar",
     "avoid",
     "box_footprint",
     "cells_on_segment",

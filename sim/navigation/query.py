@@ -33,7 +33,11 @@ class Algorithm(StrEnum):
     """The search variants `find_path` runs (weighted A* is astar with weight > 1).
 
     JPS is jump point search (`sim.navigation.jps`): A*'s optimal paths on 8-connected grids
-    without cell costs, found expanding far fewer cells.
+    without cell costs, found expanding far fewer cells. BIDIRECTIONAL is A* from both ends
+    (`sim.navigation.bidirectional`): A*'s optimal cost, any moves and costs. THETA is Theta*
+    (`sim.navigation.theta`): any-angle paths without cell costs, whose cells are the path's
+    vertices (consecutive ones see each other, not neighbours) and whose cost is the length
+    of its straight segments.
     """
 
     ASTAR = "astar"
@@ -42,6 +46,8 @@ class Algorithm(StrEnum):
     GREEDY = "greedy"
     DFS = "dfs"
     JPS = "jps"
+    BIDIRECTIONAL = "bidirectional"
+    THETA = "theta"
 
 
 AUTO = "auto"
@@ -134,13 +140,14 @@ class Query:
     ) -> Query:
         """Check the arguments of `find_path` (see there) and return them as a Query.
 
-        ``algorithm="auto"`` becomes the search `resolve_auto` picks. A query for jps
-        carries no costs (`check_jps` lets only costs of 1 through).
+        ``algorithm="auto"`` becomes the search `resolve_auto` picks. A query for jps or
+        theta carries no costs (`check_jps`, `check_theta` let only costs of 1 through).
 
         Raises:
             ValueError: naming the value, in this order: the mask, the costs, the algorithm,
-                the heuristic, the weight, what jps cannot run (`check_jps`), the start and
-                goal cells, a start outside the grid.
+                the heuristic, the weight, what jps cannot run (`check_jps`), costs for
+                theta (`check_theta`), a weight above 1 for bidirectional or theta, the start
+                and goal cells, a start outside the grid.
 
         >>> Query.check(np.ones((2, 2), dtype=bool), (0, 0), (1, 1), weight=0.5)
         Traceback (most recent call last):
@@ -174,6 +181,14 @@ class Query:
                 weight=checked_weight,
             )
             checked_costs = None  # every walkable cell costs 1: the same as no costs
+        if chosen_algorithm is Algorithm.THETA:
+            check_theta(walkable, checked_costs)
+            checked_costs = None
+        if chosen_algorithm in (Algorithm.BIDIRECTIONAL, Algorithm.THETA) and checked_weight != 1:
+            raise ValueError(
+                f"{chosen_algorithm} runs with weight 1 only, got {weight!r}; "
+                "use algorithm='astar' for weighted A*"
+            )
         checked_start, checked_goal = check_ends(start, goal, walkable.shape)
         return cls(
             walkable,
@@ -209,7 +224,7 @@ def parse_algorithm(name: str) -> Algorithm:
     >>> parse_algorithm("ida*")
     Traceback (most recent call last):
     ...
-    ValueError: unknown algorithm 'ida*'; expected one of auto, astar, dijkstra, bfs, greedy, dfs, jps
+    ValueError: unknown algorithm 'ida*'; expected one of auto, astar, dijkstra, bfs, greedy, dfs, jps, bidirectional, theta
     """  # noqa: E501
     try:
         return Algorithm(name)
@@ -267,6 +282,25 @@ JPS_HEURISTICS: tuple[Heuristic, ...] = (
 """The heuristics jump point search takes: those that never overestimate on 8-connected moves
 (and are consistent). It never reopens a closed cell, so manhattan, which overestimates a
 diagonal, could cost it optimality; jps refuses it."""
+
+
+def check_theta(walkable: NDArray[np.bool_], costs: NDArray[np.float64] | None) -> None:
+    """Raise ValueError unless `costs` is None or 1 on every walkable cell: Theta* takes none.
+
+    A straight segment crosses cells in unequal parts, so a cell's cost has no share of it to
+    multiply; its cost is its length.
+
+    >>> check_theta(np.ones((1, 2), dtype=bool), np.array([[1.0, 2.0]]))
+    Traceback (most recent call last):
+    ...
+    ValueError: theta takes no cell costs (a segment's cost is its length), got costs[0, 1] = 2
+    """
+    if costs is not None and not unit_costs(walkable, costs):
+        row, col = (int(i) for i in np.argwhere((costs != 1.0) & walkable)[0])
+        raise ValueError(
+            "theta takes no cell costs (a segment's cost is its length), got "
+            f"costs[{row}, {col}] = {costs[row, col]:g}"
+        )
 
 
 def check_jps(

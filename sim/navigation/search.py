@@ -41,7 +41,8 @@ cell not yet closed sets that cell's ``came_from`` and ``cost_so_far`` (the late
 wins, matching the pop order) and pushes it; ``h`` is 0, so f = g. The path it returns is
 legal and its cost is the true cost of its steps, but it is rarely the shortest. The compiled
 kernel does not run it: `find_path` keeps dfs in Python. Jump point search (jps, and the
-"auto" that picks it) has its own loop, `sim.navigation.jps`; `solve` hands it over.
+"auto" that picks it), bidirectional A* and Theta* have loops of their own (`OWN_LOOPS`);
+`solve` hands them over.
 
 The search state lives in flat lists indexed by the cell ``row * width + col``
 (``cost_so_far``, ``came_from``, a ``closed`` bytearray, a cache of ``h``), the shape the
@@ -62,7 +63,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from sim.navigation import jps
+from sim.navigation import bidirectional, jps, theta
 from sim.navigation.grid import Cell
 from sim.navigation.heuristics import HEURISTICS, Heuristic
 from sim.navigation.moves import SQRT2, MoveGraph
@@ -82,8 +83,16 @@ from sim.navigation.query import (
 TIE_SCALE = 2.0**30
 """Priorities are floored to multiples of 1 / TIE_SCALE (about 1e-9) before comparing."""
 
-STEPPED_ALGORITHMS: tuple[Algorithm, ...] = tuple(a for a in Algorithm if a is not Algorithm.JPS)
-"""The algorithms `Search` runs: all but jps, which `sim.navigation.jps` runs."""
+OWN_LOOPS: dict[Algorithm, str] = {
+    Algorithm.JPS: "jump point search runs in sim.navigation.jps.JumpPointSearch",
+    Algorithm.BIDIRECTIONAL: "bidirectional A* runs in "
+    "sim.navigation.bidirectional.BidirectionalSearch",
+    Algorithm.THETA: "Theta* runs in sim.navigation.theta.ThetaStar",
+}
+"""The algorithms with a loop of their own, not `Search`'s, and where it is."""
+
+STEPPED_ALGORITHMS: tuple[Algorithm, ...] = tuple(a for a in Algorithm if a not in OWN_LOOPS)
+"""The algorithms `Search` runs: all but those in `OWN_LOOPS`."""
 
 
 def solve(query: Query) -> PathResult:
@@ -94,6 +103,10 @@ def solve(query: Query) -> PathResult:
     """
     if query.algorithm is Algorithm.JPS:
         return jps.solve(query)
+    if query.algorithm is Algorithm.BIDIRECTIONAL:
+        return bidirectional.solve(query)
+    if query.algorithm is Algorithm.THETA:
+        return theta.solve(query)
     return start_search(
         query.walkable,
         query.start,
@@ -159,12 +172,10 @@ class Search:
         weight: float = 1.0,
     ) -> None:
         """Check the arguments (ValueError naming the value) and put `start` on the frontier."""
-        if algorithm in (AUTO, Algorithm.JPS):
+        if algorithm == AUTO or algorithm in OWN_LOOPS:
             stepped = ", ".join(a.value for a in STEPPED_ALGORITHMS)
-            raise ValueError(
-                f"Search runs {stepped}, not {algorithm!r}; jump point search runs in "
-                "sim.navigation.jps.JumpPointSearch"
-            )
+            elsewhere = OWN_LOOPS[Algorithm.JPS if algorithm == AUTO else Algorithm(algorithm)]
+            raise ValueError(f"Search runs {stepped}, not {algorithm!r}; {elsewhere}")
         self._graph = graph
         self._algorithm, chosen, checked_weight = check_options(algorithm, heuristic, weight)
         (start_row, start_col), (goal_row, goal_col) = check_ends(

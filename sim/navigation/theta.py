@@ -51,7 +51,14 @@ from numpy.typing import NDArray
 from sim.navigation.grid import Cell, check_costs
 from sim.navigation.line_of_sight import centres_in_sight
 from sim.navigation.moves import MoveGraph
-from sim.navigation.query import PathResult, Query, Reason, check_ends, reason_before_search
+from sim.navigation.query import (
+    PathResult,
+    Query,
+    Reason,
+    check_ends,
+    check_theta,
+    reason_before_search,
+)
 
 TIE_SCALE = 2.0**30
 """Priorities are floored to multiples of 1 / TIE_SCALE, as `sim.navigation.search` does."""
@@ -72,26 +79,6 @@ def solve(query: Query) -> PathResult:
     ).run()
 
 
-def check_uniform_costs(costs: NDArray[Any] | None, walkable: NDArray[np.bool_]) -> None:
-    """Raise ValueError unless `costs` is None or 1 on every walkable cell (as `find_path` checks).
-
-    >>> check_uniform_costs(np.array([[1.0, 2.0]]), np.ones((1, 2), dtype=bool))
-    Traceback (most recent call last):
-    ...
-    ValueError: theta takes no cell costs (a segment's cost is its length); got costs[0, 1] = 2.0
-    """
-    checked = check_costs(costs, walkable)
-    if checked is None:
-        return
-    uneven = walkable & (checked != 1.0)
-    if uneven.any():
-        row, col = (int(i) for i in np.argwhere(uneven)[0])
-        raise ValueError(
-            "theta takes no cell costs (a segment's cost is its length); "
-            f"got costs[{row}, {col}] = {float(checked[row, col])!r}"
-        )
-
-
 class ThetaStar:
     """One Theta* search, run all at once or one expansion at a time.
 
@@ -104,7 +91,7 @@ class ThetaStar:
         goal: last cell; a goal outside the grid or on a blocked cell gives ``found=False``.
         diagonal: expand the 4 diagonal moves too (never cutting a corner); segments between
             parents and children go at any angle either way.
-        costs: None, or 1 on every walkable cell (`check_uniform_costs`).
+        costs: None, or 1 on every walkable cell (`sim.navigation.query.check_theta`).
 
     Raises:
         ValueError: naming the value, for a mask that is not 2-D bool, costs that are not 1,
@@ -127,7 +114,7 @@ class ThetaStar:
         costs: NDArray[Any] | None = None,
     ) -> None:
         graph = MoveGraph.build(walkable, diagonal=diagonal)
-        check_uniform_costs(costs, graph.walkable)
+        check_theta(graph.walkable, check_costs(costs, graph.walkable))
         start, goal = check_ends(start, goal, (graph.height, graph.width))
         size = graph.height * graph.width
         self._graph = graph

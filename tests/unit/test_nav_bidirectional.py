@@ -209,3 +209,48 @@ def test_advance_refuses_a_budget_below_one() -> None:
     search = BidirectionalSearch(np.ones((3, 3), dtype=bool), (0, 0), (2, 2))
     with pytest.raises(ValueError, match="max_expansions must be >= 1"):
         search.advance(0)
+
+
+@pytest.mark.parametrize("diagonal", [True, False], ids=["8", "4"])
+def test_find_path_runs_it_by_name(diagonal: bool) -> None:
+    walkable = np.ones((6, 7), dtype=bool)
+    walkable[1:5, 3] = False
+    costs = np.ones((6, 7))
+    costs[5, :] = 2.0
+    expected = BidirectionalSearch(walkable, (2, 0), (3, 6), diagonal=diagonal, costs=costs).run()
+    for implementation in ("auto", "python"):
+        result = find_path(
+            walkable,
+            (2, 0),
+            (3, 6),
+            algorithm="bidirectional",
+            diagonal=diagonal,
+            costs=costs,
+            implementation=implementation,
+        )
+        assert result == expected
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        pytest.param({"implementation": "c"}, "compiled kernel does not run bidirectional", id="c"),
+        pytest.param({"weight": 2.0}, "bidirectional runs with weight 1 only", id="weight"),
+    ],
+)
+def test_find_path_refuses_what_it_cannot_run(kwargs: dict[str, object], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        find_path(
+            np.ones((3, 3), dtype=bool),
+            (0, 0),
+            (2, 2),
+            algorithm="bidirectional",
+            **kwargs,  # type: ignore[arg-type]
+        )
+
+
+def test_the_one_loop_search_refuses_it() -> None:
+    from sim.navigation import start_search
+
+    with pytest.raises(ValueError, match="BidirectionalSearch"):
+        start_search(np.ones((3, 3), dtype=bool), (0, 0), (2, 2), algorithm="bidirectional")

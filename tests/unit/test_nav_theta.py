@@ -158,7 +158,7 @@ def test_costs_of_one_are_accepted_and_others_refused() -> None:
     ones = np.array([[1.0, 1.0, 9.0]])  # 9 on a blocked cell is never read
     assert ThetaStar(walkable, (0, 0), (0, 1), costs=ones).run().cost == 1.0
     dear = np.array([[1.0, 2.0, 1.0]])
-    with pytest.raises(ValueError, match=r"theta takes no cell costs .* costs\[0, 1\] = 2.0"):
+    with pytest.raises(ValueError, match=r"theta takes no cell costs .* costs\[0, 1\] = 2$"):
         ThetaStar(walkable, (0, 0), (0, 1), costs=dear)
 
 
@@ -193,3 +193,53 @@ def test_centres_in_sight_is_segment_is_clear_between_centres(
 ) -> None:
     expected = segment_is_clear(problem.walkable, centre(a), centre(b))
     assert centres_in_sight(problem.walkable, a, b) is expected
+
+
+@pytest.mark.parametrize("diagonal", [True, False], ids=["8", "4"])
+def test_find_path_runs_it_by_name(diagonal: bool) -> None:
+    walkable = np.ones((6, 7), dtype=bool)
+    walkable[1:5, 3] = False
+    ones = np.ones((6, 7))
+    expected = ThetaStar(walkable, (2, 0), (3, 6), diagonal=diagonal).run()
+    for implementation in ("auto", "python"):
+        result = find_path(
+            walkable,
+            (2, 0),
+            (3, 6),
+            algorithm="theta",
+            diagonal=diagonal,
+            costs=ones,
+            heuristic="manhattan",  # not read: Theta* estimates with the straight line
+            implementation=implementation,
+        )
+        assert result == expected
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        pytest.param({"implementation": "c"}, "compiled kernel does not run theta", id="c"),
+        pytest.param({"weight": 1.5}, "theta runs with weight 1 only", id="weight"),
+        pytest.param(
+            {"costs": np.array([[1, 1, 1], [1, 3, 1], [1, 1, 1]])},
+            r"theta takes no cell costs .* costs\[1, 1\] = 3",
+            id="costs",
+        ),
+    ],
+)
+def test_find_path_refuses_what_it_cannot_run(kwargs: dict[str, object], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        find_path(
+            np.ones((3, 3), dtype=bool),
+            (0, 0),
+            (2, 2),
+            algorithm="theta",
+            **kwargs,  # type: ignore[arg-type]
+        )
+
+
+def test_the_one_loop_search_refuses_it() -> None:
+    from sim.navigation import start_search
+
+    with pytest.raises(ValueError, match="ThetaStar"):
+        start_search(np.ones((3, 3), dtype=bool), (0, 0), (2, 2), algorithm="theta")
