@@ -53,6 +53,20 @@ def test_bidirectional_cost_equals_astar_cost(
 
 @settings(PROPERTY_SETTINGS, max_examples=100)
 @given(problem=problems(), diagonal=st.booleans())
+def test_manhattan_on_8_connected_moves_still_gives_a_legal_path(
+    problem: Problem, diagonal: bool
+) -> None:
+    p = problem
+    result = bidirectional(p, diagonal=diagonal, heuristic="manhattan")
+    expected = oracle_cost(p.walkable, p.start, p.goal, diagonal=diagonal, costs=p.costs)
+    assert result.found == math.isfinite(expected)
+    if result.found:
+        assert_legal_path(p.walkable, result.cells, p.start, p.goal, diagonal=diagonal)
+        assert result.cost >= expected - 1e-9
+
+
+@settings(PROPERTY_SETTINGS, max_examples=100)
+@given(problem=problems(), diagonal=st.booleans())
 def test_bidirectional_cost_equals_an_independent_dijkstra(
     problem: Problem, diagonal: bool
 ) -> None:
@@ -177,8 +191,9 @@ def test_halves_are_readable_between_steps() -> None:
     assert search.forward.frontier_mask()[:, 1].all()
     assert search.backward.frontier_mask()[:, 3].all()
     assert search.backward.came_from()[0, 3] == 1 * 5 + 4
+    # Its priority: g 1, plus half of (3 to the start - 1 to the goal).
     f = search.backward.f_costs()
-    assert f[1, 3] == 1.0 + 3.0
+    assert f[1, 3] == 1.0 + (3.0 - 1.0) / 2
     assert np.isinf(f[1, 2])
 
 
@@ -254,3 +269,13 @@ def test_the_one_loop_search_refuses_it() -> None:
 
     with pytest.raises(ValueError, match="BidirectionalSearch"):
         start_search(np.ones((3, 3), dtype=bool), (0, 0), (2, 2), algorithm="bidirectional")
+
+
+def test_halves_meet_in_the_middle_of_a_corridor() -> None:
+    search = BidirectionalSearch(np.ones((1, 21), dtype=bool), (0, 0), (0, 20))
+    result = search.run()
+    assert search.meeting_cell == (0, 10)
+    assert search.forward is not None
+    assert search.backward is not None
+    assert search.forward.expanded == search.backward.expanded == 10
+    assert result.expanded == 20
