@@ -99,6 +99,7 @@ class OutputKind(Enum):
     SCENE = "a scene"
     MAP = "a Moving AI map"
     SCEN = "a Moving AI scenario file"
+    CSV = "a CSV file"
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,6 +203,8 @@ def _check_existing(output: Output) -> None:
         fits = _looks_like_json(path, head)
     elif output.kind is OutputKind.JSONL:
         fits = _looks_like_json_lines(head)
+    elif output.kind is OutputKind.CSV:
+        fits = _looks_like_text(head)
     elif output.kind in _MOVINGAI_FIRST_WORD:
         fits = head.lower().split(maxsplit=1)[:1] in ([], [_MOVINGAI_FIRST_WORD[output.kind]])
     else:
@@ -214,6 +217,15 @@ def _check_existing(output: Output) -> None:
 
 # What a Moving AI file's first line starts with (``type octile``, ``version 1``).
 _MOVINGAI_FIRST_WORD = {OutputKind.MAP: b"type", OutputKind.SCEN: b"version"}
+
+
+def _looks_like_text(head: bytes) -> bool:
+    """Empty, or UTF-8 text without NUL bytes (a table, not an image or a binary)."""
+    try:
+        head.decode("utf-8")
+    except UnicodeDecodeError as error:  # a character cut at the end of the head is still text
+        return error.start >= len(head) - 3 and b"\0" not in head
+    return b"\0" not in head
 
 
 def _looks_like_toml(path: Path, head: bytes) -> bool:

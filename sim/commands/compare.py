@@ -1,12 +1,14 @@
 """`sim compare SCENE`: every search variant between a scene's Start and End, as a table.
 
-``sim compare SCENE [--weight W] [--connectivity 4|8] [--repeat N]`` rasterizes the scene's
-obstacles exactly as the 3D app does (`sim.scene.grid`), takes the cells under the first Start
-and End objects (the nearest free cell when one stands in an obstacle), runs A*, weighted A*
-and greedy with four heuristics each, Dijkstra, BFS and DFS on the Python reference loop, and
-prints one header line and a table with costs in world units. Rows that miss the shortest path
-are marked ``*``. Headless and without Panda3D. Bad input (a missing or invalid scene, no Start
-or End, a bad option) is one line on stderr and exit status 2.
+``sim compare SCENE [--weight W] [--connectivity 4|8] [--repeat N] [--csv F] [--chart F.png]``
+rasterizes the scene's obstacles exactly as the 3D app does (`sim.scene.grid`), takes the cells
+under the first Start and End objects (the nearest free cell when one stands in an obstacle),
+runs A*, weighted A* and greedy with four heuristics each, Dijkstra, BFS and DFS on the Python
+reference loop, and prints one header line and a table with costs in world units. Rows that
+miss the shortest path are marked ``*``. ``--csv`` also writes the table as CSV and ``--chart``
+as a bar chart PNG (`sim.commands.compare_export`; the chart needs matplotlib). Headless and
+without Panda3D. Bad input (a missing or invalid scene, no Start or End, a bad option, an
+export path that cannot be written) is one line on stderr and exit status 2.
 """
 
 from __future__ import annotations
@@ -16,7 +18,8 @@ import math
 from pathlib import Path
 from typing import Any
 
-from sim.commands.args import positive_int
+from sim.commands.args import Output, OutputKind, check_outputs, positive_int
+from sim.commands.compare_export import require_matplotlib, write_chart, write_csv
 from sim.config import Tag
 from sim.errors import SimError
 from sim.navigation.compare import compare_searches, format_table
@@ -59,11 +62,21 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
         metavar="N",
         help=f"runs per row; the fastest is shown (default {DEFAULT_REPEAT})",
     )
+    parser.add_argument(
+        "--csv", type=Path, metavar="F", help="also write the table as CSV, one row per search"
+    )
+    parser.add_argument(
+        "--chart",
+        type=Path,
+        metavar="F.png",
+        help="also draw cells expanded and cost per search as a bar chart PNG (needs matplotlib)",
+    )
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run ``sim compare``; print the header and the table; return 0."""
+    """Run ``sim compare``; print the header and the table, write the exports; return 0."""
+    _check_exports(args)
     scene = load_scene(args.scene)
     if not (scene.objects_with_tag(Tag.START) and scene.objects_with_tag(Tag.END)):
         raise SimError(f"{args.scene}: needs a Start and an End object to compare searches")
@@ -94,7 +107,27 @@ def run(args: argparse.Namespace) -> int:
     print(header)
     for line in format_table(rows, cost_unit="units"):
         print(line)
+    if args.csv is not None:
+        write_csv(rows, args.csv)
+        print(f"wrote {args.csv}")
+    if args.chart is not None:
+        write_chart(rows, args.chart, header)
+        print(f"wrote {args.chart}")
     return 0
+
+
+def _check_exports(args: argparse.Namespace) -> None:
+    """Refuse bad export paths, and a chart without matplotlib, before any search runs."""
+    outputs = []
+    if args.csv is not None:
+        outputs.append(Output("--csv", args.csv, OutputKind.CSV))
+    if args.chart is not None:
+        if args.chart.suffix.lower() != ".png":
+            raise SimError(f"--chart {args.chart}: the chart is a PNG; name it F.png")
+        outputs.append(Output("--chart", args.chart, OutputKind.IMAGE))
+    check_outputs(args.scene, outputs)
+    if args.chart is not None:
+        require_matplotlib()
 
 
 def weight_value(text: str) -> float:

@@ -1,0 +1,117 @@
+"""`sim compare SCENE --csv F --chart F.png`: the table as CSV and as a bar chart PNG."""
+
+from __future__ import annotations
+
+import csv
+import struct
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from sim.commands.cli import main
+from sim.commands.compare_export import CSV_COLUMNS, INSTALL_HINT, csv_text
+from sim.navigation.compare import compare_searches, format_table
+from tests.helpers.paths import DEFAULT_SCENE
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+def png_size(data: bytes) -> tuple[int, int]:
+    """Width and height from a PNG's IHDR chunk."""
+    width, height = struct.unpack(">II", data[16:24])
+    return width, height
+
+
+def test_csv_and_chart_of_the_default_scene(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    table, chart = tmp_path / "table.csv", tmp_path / "chart.png"
+    status = main(
+        ["compare", str(DEFAULT_SCENE), "--repeat", "1", "--csv", str(table), "--chart", str(chart)]
+    )
+    assert status == 0
+    out = capsys.readouterr().out
+    assert f"wrote {table}" in out
+    assert f"wrote {chart}" in out
+    with table.open(newline="", encoding="utf-8") as handle:
+        lines = list(csv.reader(handle))
+    assert tuple(lines[0]) == CSV_COLUMNS
+    rows = lines[1:]
+    assert len(rows) == 15
+    printed = [line.split()[0] for line in out.splitlines() if line.split()[:1]]
+    # The CSV rows are the printed table's rows, in its order.
+    assert [row[0].split()[0] for row in rows] == [
+        name for name in printed if name in {"A*", "weighted", "greedy", "Dijkstra", "BFS", "DFS"}
+    ]
+    dijkstra = next(row for row in rows if row[0] == "Dijkstra")
+    assert dijkstra[1] == ""
+    assert dijkstra[5] == "0.0"
+    assert dijkstra[6] == ""
+    assert all(int(row[2]) > 0 and float(row[3]) >= 0 for row in rows)
+    optimum = float(dijkstra[4])
+    for row in rows:
+        assert float(row[4]) == pytest.approx(optimum + float(row[5]))
+        assert (row[6] == "*") == (float(row[5]) > 0)
+    data = chart.read_bytes()
+    assert data.startswith(PNG_MAGIC)
+    assert png_size(data) == (900, 600)
+    assert len(data) > 10_000  # bars, labels and a title, not a blank canvas
+
+
+def test_csv_matches_the_table_and_leaves_no_path_empty() -> None:
+    walkable = np.array([[True, False, True]])
+    rows = compare_searches(walkable, (0, 0), (0, 2), repeat=1)
+    lines = list(csv.reader(csv_text(rows).splitlines()))
+    assert len(lines) == len(format_table(rows))  # a header and 15 rows: no footnote
+    assert all(line[4] == "" and line[5] == "" and line[6] == "" for line in lines[1:])
+    assert all(line[7].startswith("no path") for line in lines[1:])
+
+
+@pytest.mark.parametrize(
+    ("flag", "name", "message"),
+    [
+        ("--csv", "missing/table.csv", "folder"),
+        ("--chart", "missing/chart.png", "folder"),
+        ("--chart", "chart.jpg", "is a PNG"),
+        ("--csv", ".", "is a folder"),
+    ],
+)
+def test_bad_export_paths_are_one_line_errors(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    flag: str,
+    name: str,
+    message: str,
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(["compare", str(DEFAULT_SCENE), "--repeat", "1", flag, name]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""  # refused before any search ran
+    [line] = captured.err.splitlines()
+    assert flag in line
+    assert message in line
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_an_existing_file_of_another_kind_is_not_replaced(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    image = tmp_path / "shot.png"
+    image.write_bytes(PNG_MAGIC + bytes(32))
+    assert main(["compare", str(DEFAULT_SCENE), "--csv", str(image)]) == 2
+    assert "not a CSV file" in capsys.readouterr().err
+    assert image.read_bytes() == PNG_MAGIC + bytes(32)
+
+
+def test_chart_without_matplotlib_says_what_to_install(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib now fails
+    chart = tmp_path / "chart.png"
+    assert main(["compare", str(DEFAULT_SCENE), "--chart", str(chart)]) == 2
+    [line] = capsys.readouterr().err.splitlines()
+    assert INSTALL_HINT in line
+    assert not chart.exists()
