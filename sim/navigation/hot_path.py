@@ -120,7 +120,7 @@ def plan(walkable: Any, start: Any, goal: Any) -> PathResult | None:
     goal_flat = goal_row * width + goal_col
     if not (walkable.item(start_flat) and walkable.item(goal_flat)):
         return None
-    if region_cache.known_apart(walkable, start, goal, diagonal=True):
+    if region_cache.known_apart_flat(walkable, start_flat, goal_flat):
         global _last_unreachable
         asked = (id(walkable), start, goal)
         if _last_unreachable == asked:  # asked twice in a row: keep its proof for the next

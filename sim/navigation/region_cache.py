@@ -107,6 +107,27 @@ def known_apart(walkable: NDArray[np.bool_], start: Cell, goal: Cell, *, diagona
         _lock.release()
 
 
+def known_apart_flat(walkable: NDArray[np.bool_], start_flat: int, goal_flat: int) -> bool:
+    """`known_apart` under the no-corner-cutting rule for flat cells the caller has checked.
+
+    Both cells must be walkable cells of `walkable` now (`sim.navigation.hot_path` checks
+    that first); the answer is `known_apart`'s for them.
+    """
+    _lock.acquire()
+    try:
+        entry = _entries.get(id(walkable))
+        if entry is None or entry.ref() is not walkable:
+            _follow(walkable)
+            return False
+        entry.used = next(_clock)
+        regions = entry.maps.get(NO_CORNER_CUTTING)
+        if regions is None or regions.shape != walkable.shape:
+            regions = _label(entry, walkable, NO_CORNER_CUTTING)
+        return regions.apart_flat(walkable, start_flat, goal_flat)
+    finally:
+        _lock.release()
+
+
 def learn(query: Query, result: PathResult) -> None:
     """Prime the cache with a search's outcome: after "unreachable" the repeat is instant.
 

@@ -280,12 +280,20 @@ class RegionMap:
             and 0 <= goal_col < width
         ):
             return False
-        labels = self._labels
         start_flat, goal_flat = start_row * width + start_col, goal_row * width + goal_col
+        if not (walkable.item(start_flat) and walkable.item(goal_flat)):
+            return False
+        return self.apart_flat(walkable, start_flat, goal_flat)
+
+    def apart_flat(self, walkable: NDArray[np.bool_], start_flat: int, goal_flat: int) -> bool:
+        """`apart` for flat cells its caller has checked: walkable now, in a mask of this shape.
+
+        For `sim.navigation.hot_path`, which has made those checks already: one microsecond
+        less on an unreachable answer.
+        """
+        labels = self._labels
         start_region, goal_region = labels.item(start_flat), labels.item(goal_flat)
         if start_region == goal_region and start_region >= 0:
-            return False
-        if not (walkable.item(start_flat) and walkable.item(goal_flat)):
             return False
         if start_region >= 0 and goal_region >= 0:
             sizes = self._sizes
