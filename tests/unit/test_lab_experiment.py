@@ -259,3 +259,12 @@ def test_sim_sweep_reports_a_bad_file_in_one_line_and_writes_nothing(
         f"sim: {path}: searches[0].connectivity: expected 4 or 8, got 6\n"
     )
     assert not out.exists()
+
+
+def test_the_readme_demo_reads_with_every_map_and_search() -> None:
+    """The experiment the README tells a newcomer to run: its maps exist, its searches parse."""
+    movingai_dir()  # fails under CI=true when the shared maps are missing
+    demo = read_experiment(Path(__file__).parents[2] / "experiments" / "demo.toml")
+    assert demo.name == "demo"
+    assert len(demo.maps) == 5
+    assert [search.algorithm for search in demo.searches] == ["auto", "astar", "astar", "dijkstra"]
