@@ -23,6 +23,7 @@ from panda3d.core import (
 
 from sim.app import hud_text, trace
 from sim.app.controls import bind_controls, hud_help, panel_help
+from sim.app.generator_menu import GeneratorMenu
 from sim.app.report import Report, write_bytes_atomic, write_json_atomic
 from sim.app.report_builder import build_report
 from sim.app.trace import TraceWriter
@@ -252,11 +253,13 @@ class SimApp:
 
     def _bind_keys(self) -> None:
         """Bind the keys of the controls table (`sim.app.controls`) to what they do."""
-        view = self.search_view
+        view, menu = self.search_view, GeneratorMenu.attach(self)
+        self.generator_menu = menu
         actions: dict[str, Callable[[], None]] = {
             "remove_hovered": self.editor.remove_hovered,
             "toggle_snap": self.editor.toggle_snap,
             "cycle_terrain_cost": self.cycle_terrain_cost,
+            "open_generator_menu": menu.open,
             "reset_camera": self.camera.reset,
             "quit": self.base.userExit,
             "toggle_grid": self.toggle_grid,
@@ -282,7 +285,7 @@ class SimApp:
             "toggle_compare": self.search_panel.toggle_compare,
             "toggle_crowd_gizmos": self.crowd_render.toggle_gizmos,
         }
-        bind_controls(self.base, actions, search_open=lambda: view.opened)
+        bind_controls(self.base, actions, search_open=lambda: view.opened, captured=menu.captured)
 
     def _quit_on_close_request(self) -> None:
         """Closing the window quits as Esc does, with the window still open for the screenshot.

@@ -7,7 +7,8 @@ them: a drag needs the press, the pointer every frame and the release, and shift
 read at press time (`OrbitCameraInput`, `SceneEditor.bind`).
 
 A key may have one row in each mode: while the search view is open its SEARCH row runs, else its
-ALWAYS row (T opens the view, and closes it while it is open).
+ALWAYS row (T opens the view, and closes it while it is open). While a modal menu is open (the
+generator menu, `sim.app.generator_menu`) it gets every key of the table first (`captured`).
 """
 
 from __future__ import annotations
@@ -74,6 +75,7 @@ CONTROLS: tuple[Control, ...] = (
     Control("delete", "remove_hovered", "X/Del remove", 0),
     Control("v", "toggle_snap", "V snap", 0),
     Control("u", "cycle_terrain_cost", "U terrain cost", 0),
+    Control("o", "open_generator_menu", "O generate", 0),
     Control("s", "save", "Ctrl+S save", 0, modifier="control", bound_by=_EDITOR),
     Control("mouse3", "orbit", "right-drag orbit", 1, bound_by=_CAMERA),
     Control("mouse2", "pan", "middle/shift+right-drag pan", 1, bound_by=_CAMERA),
@@ -146,6 +148,7 @@ def bind_controls(
     actions: Mapping[str, Callable[[], None]],
     *,
     search_open: Callable[[], bool],
+    captured: Callable[[str], bool] = lambda _key: False,
 ) -> None:
     """Bind every TABLE row's key on `events` to its action.
 
@@ -153,6 +156,8 @@ def bind_controls(
         events: Anything with DirectObject's `accept` (ShowBase is one).
         actions: The function behind each TABLE row's action name, no more and no fewer.
         search_open: Whether the search view is open now (its SEARCH rows apply then).
+        captured: Offered each press first, with the key's event name; True means it took the
+            key (a modal menu), so no row runs: Esc closes the menu instead of quitting.
 
     Raises:
         ValueError: If `actions` lacks an action of the table, or has one the table never names.
@@ -167,21 +172,27 @@ def bind_controls(
         raise ValueError(f"no control runs {', '.join(unused)}.")
     for key in dict.fromkeys(row.key for row in rows):
         of_key = [row for row in rows if row.key == key]
-        events.accept(key, _dispatch(of_key, actions, search_open))
+        events.accept(key, _dispatch(key, of_key, actions, search_open, captured))
         repeating = [row for row in of_key if row.repeats]
         if repeating:
-            events.accept(f"{key}-repeat", _dispatch(repeating, actions, search_open))
+            events.accept(
+                f"{key}-repeat", _dispatch(key, repeating, actions, search_open, captured)
+            )
 
 
 def _dispatch(
+    key: str,
     rows: list[Control],
     actions: Mapping[str, Callable[[], None]],
     search_open: Callable[[], bool],
+    captured: Callable[[str], bool],
 ) -> Callable[[], None]:
-    """One key's handler: its SEARCH row while the search view is open, else its ALWAYS row."""
+    """One key's handler: a menu's when it takes the key, else the key's row for the mode."""
     by_mode = {row.mode: actions[row.action] for row in rows}
 
     def press() -> None:
+        if captured(key):
+            return
         mode = Mode.SEARCH if Mode.SEARCH in by_mode and search_open() else Mode.ALWAYS
         action = by_mode.get(mode)
         if action is not None:

@@ -3,14 +3,15 @@
 Left-drag moves Start, End, obstacles and terrain patches; shift+left-click on empty ground adds
 an obstacle; Delete or X removes the obstacle under the cursor; U steps the cost of the terrain
 patch under the cursor through `COST_CYCLE`; V toggles snapping to cell centres; Ctrl+S saves the
-scene (to `--save-as` when given). The app's controls table (`sim.app.controls`) binds the plain
-keys to `remove_hovered`, `cycle_terrain_cost` and `toggle_snap`; `bind` takes the left button
-and Ctrl+S, which need the pointer or a held modifier.
+scene (to `--save-as` when given); `replace_obstacles` swaps every obstacle for a generated
+layout's boxes (the generator menu, `sim.app.generator_menu`). The app's controls table
+(`sim.app.controls`) binds the plain keys to `remove_hovered`, `cycle_terrain_cost` and
+`toggle_snap`; `bind` takes the left button and Ctrl+S, which need the pointer or a held modifier.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -34,6 +35,7 @@ if TYPE_CHECKING:
     from sim.engine.events import EventSource
 
 NEW_OBSTACLE_MODEL = "cube"
+NEW_OBSTACLE_PREFIX = "obstacle"
 
 
 class SceneEditor:
@@ -113,7 +115,39 @@ class SceneEditor:
 
     def add_obstacle(self, x: float, y: float) -> GameObject:
         """Put a new unit obstacle cube with its centre at world `(x, y)`."""
-        name = unique_name("obstacle", (obj.name for obj in self._world.objects))
+        name = unique_name(NEW_OBSTACLE_PREFIX, (obj.name for obj in self._world.objects))
+        obstacle = self._new_obstacle(name, x, y)
+        self._notify(f"added {name} at ({x:.2f}, {y:.2f})")
+        return obstacle
+
+    def replace_obstacles(self, boxes: Sequence[tuple[float, float, float, float]]) -> int:
+        """Remove every obstacle (moving ones too) and put a cube on each box; return how many.
+
+        Each box is ``(x, y, size_x, size_y)``: its centre and its sides along x and y. Agents,
+        Start, End and terrain stay. The grid takes the new obstacles at once (also while
+        paused); the planners replan on the next world step, as after a drop. Saving writes the
+        removed and the new obstacles like any other edit.
+        """
+        if self.drag.dragged is not None:  # a dragged cube the layout removes would hang on
+            self.drag.on_release(None)
+        for obj in self._objects:
+            if obj.alive and obj.tag == Tag.OBSTACLE:
+                obj.destroy()
+        self._objects[:] = [obj for obj in self._objects if obj.alive]
+        # The destroyed obstacles keep their names until the frame ends: no new one takes them.
+        taken = {obj.name for obj in self._world.objects}
+        number = 0
+        for x, y, size_x, size_y in boxes:
+            # Counting on, where unique_name would count from 1 and read every object per cube.
+            number += 1
+            while f"{NEW_OBSTACLE_PREFIX}-{number}" in taken:
+                number += 1
+            obstacle = self._new_obstacle(f"{NEW_OBSTACLE_PREFIX}-{number}", x, y)
+            obstacle.node.set_scale(size_x, size_y, 1.0)
+        self._grid.sync_obstacles()
+        return len(boxes)
+
+    def _new_obstacle(self, name: str, x: float, y: float) -> GameObject:
         node = self._world.root.attach_new_node(name)
         self._loader.load_model(NEW_OBSTACLE_MODEL, okMissing=False).reparent_to(node)
         node.set_pos(x, y, 0.0)
@@ -122,8 +156,12 @@ class SceneEditor:
         make_pickable(obstacle)
         self._models[name] = NEW_OBSTACLE_MODEL
         self._objects.append(obstacle)
-        self._notify(f"added {name} at ({x:.2f}, {y:.2f})")
         return obstacle
+
+    def move_to(self, obj: GameObject, x: float, y: float) -> None:
+        """Put `obj` (Start or End) at world `(x, y)`, as if dropped there."""
+        obj.node.set_pos(x, y, obj.node.get_z())
+        self._grid.sync_obstacles()
 
     def remove_hovered(self) -> None:
         """Remove the obstacle under the cursor, if any."""

@@ -6,6 +6,9 @@ the ``.map`` file reads. The blocked cells become as few Obstacle cubes as
 `blocked_rectangles` gives (runs of each row, merged down through equal runs); Start and End
 stand on connected cells far apart (`distant_pair`), and one agent starts on Start and chases
 End. The camera looks down on the whole grid.
+
+`layout_boxes` places the same rectangles on any grid (the app's generator menu lays a layout
+over the running scene's grid with it), and `grid_cell` says where a map cell lands there.
 """
 
 from __future__ import annotations
@@ -80,6 +83,46 @@ def layout_scene_text(walkable: NDArray[np.bool_], *, name: str, comment: str = 
         scale = f"[{float(col1 - col0)}, {float(row1 - row0)}, 1.0]"
         lines += _object(f"obstacle_{index}", "Obstacle", "cube", x, y, scale)
     return "\n".join(lines) + "\n"
+
+
+BOX_MARGIN: Final = 1e-4
+"""How far, in cells, a box of `layout_boxes` stays inside its cells' edges: the grid counts a
+cell a box only touches as free, and float32 positions must not tip an edge over."""
+
+
+def layout_boxes(
+    walkable: NDArray[np.bool_], *, origin: tuple[float, float], cell_size: float
+) -> list[tuple[float, float, float, float]]:
+    """The obstacle boxes ``(x, y, size_x, size_y)`` that block exactly `walkable`'s blocked cells.
+
+    The map's row 0 lands on the grid's last row (the north edge, +y), as in
+    `layout_scene_text`: a grid of the map's size with its minimum corner at `origin` then
+    blocks the cells ``grid_cell`` gives for the map's blocked cells, and no other.
+
+    >>> layout_boxes(np.array([[False, True], [True, True]]), origin=(0.0, 0.0), cell_size=2.0)
+    [(1.0, 3.0, 1.9996, 1.9996)]
+    """
+    mask = check_walkable(walkable)
+    height = mask.shape[0]
+    x0, y0 = origin
+    inset = 2 * BOX_MARGIN * cell_size
+    boxes = []
+    for row0, col0, row1, col1 in blocked_rectangles(mask):
+        x = x0 + (col0 + col1) / 2 * cell_size
+        y = y0 + (height - (row0 + row1) / 2) * cell_size
+        size_x, size_y = (col1 - col0) * cell_size - inset, (row1 - row0) * cell_size - inset
+        boxes.append((x, y, size_x, size_y))
+    return boxes
+
+
+def grid_cell(cell: Cell, height: int) -> Cell:
+    """The grid cell ``(row, col)`` a map cell lands on (`layout_boxes`: map row 0 is north).
+
+    >>> grid_cell((0, 3), 10)
+    (9, 3)
+    """
+    row, col = cell
+    return height - 1 - row, col
 
 
 def _centre(cell: Cell, height: int, width: int) -> tuple[float, float]:

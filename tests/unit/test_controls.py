@@ -155,7 +155,7 @@ def test_rows_the_table_binds_need_no_modifier() -> None:
 def test_hud_help_is_the_text_the_hud_has_always_shown() -> None:
     assert hud_help() == (
         "left-drag move cube   shift+click add obstacle   X/Del remove   V snap   U terrain cost   "
-        "Ctrl+S save\n"
+        "O generate   Ctrl+S save\n"
         "right-drag orbit   middle/shift+right-drag pan   wheel zoom   C camera   Esc quit\n"
         "G grid  B blocks  P path  H HUD  Space pause  R reset agent  M chase/patrol  "
         "K heuristic  N 4/8  T search view  D crowd gizmos"
