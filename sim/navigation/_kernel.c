@@ -3,8 +3,9 @@
  * It mirrors `Search.advance` step for step, so that both return identical paths, costs and
  * expansion counts (tests/unit/test_nav_kernel.py checks it):
  *   - the legal moves of a cell are those of `MoveGraph.build`: the 4 (or 8) neighbours in
- *     `DIRECTIONS` order, inside the grid and walkable, a diagonal only when both orthogonal
- *     cells it passes between are walkable (no corner cutting);
+ *     `DIRECTIONS` order, inside the grid and walkable, a diagonal only when as many of the
+ *     two orthogonal cells it passes between are walkable as the diagonal rule asks (a
+ *     DIAG_* code, `DiagonalRule.code`: both for no corner cutting, one, or none);
  *   - a step costs `length * cost[neighbour]` (length 1 or sqrt(2)), added to g exactly as
  *     Python does, and h is `h_weight * heuristic`, the heuristic in the same operation order
  *     as heuristics.py and `h_weight` the one factor Python uses too (PriorityTerms.h_factor:
@@ -24,6 +25,14 @@
  * The GIL is released during the search; the input buffers stay pinned by their Py_buffer views.
  */
 #include "_grid_search.h"
+
+/* The diagonal rules of sim/navigation/diagonal.py, by `DiagonalRule.code`. */
+enum { DIAG_NEVER = 0, DIAG_NO_CORNER_CUTTING = 1, DIAG_ONE_OBSTACLE = 2, DIAG_ALWAYS = 3 };
+
+/* How many of a diagonal step's two corners (orthogonal cells) must be walkable. */
+static inline int corners_needed(int rule) {
+    return rule == DIAG_NO_CORNER_CUTTING ? 2 : rule == DIAG_ONE_OBSTACLE ? 1 : 0;
+}
 
 /* ---- search: Search.advance in C ---- */
 
@@ -88,6 +97,7 @@ static HOT_INLINE int search_loop(const Problem *p, Frontier *f, int kind,
     const long width = (long)p->width, height = (long)p->height;
     const int32_t goal = p->goal;
     const int diagonal = p->diagonal;
+    const int need = corners_needed(diagonal);
     const double diagonal_length = p->unit ? 1.0 : SQRT2;
     const Scoring s = {p->unit ? NULL : p->costs, p->h_weight, p->g_weight, goal / width,
                        goal % width, kind};
@@ -121,14 +131,28 @@ static HOT_INLINE int search_loop(const Problem *p, Frontier *f, int kind,
         if (down) relax(f, &s, current, g, current + width, row + 1, col, 1.0);
         if (left) relax(f, &s, current, g, current - 1, row, col - 1, 1.0);
         if (right) relax(f, &s, current, g, current + 1, row, col + 1, 1.0);
-        if (!diagonal) continue;
-        if (up && left && walkable[current - width - 1])
+        if (diagonal == DIAG_NEVER) continue;
+        if (diagonal == DIAG_NO_CORNER_CUTTING) { /* the common rule, kept to its four tests */
+            if (up && left && walkable[current - width - 1])
+                relax(f, &s, current, g, current - width - 1, row - 1, col - 1, diagonal_length);
+            if (up && right && walkable[current - width + 1])
+                relax(f, &s, current, g, current - width + 1, row - 1, col + 1, diagonal_length);
+            if (down && left && walkable[current + width - 1])
+                relax(f, &s, current, g, current + width - 1, row + 1, col - 1, diagonal_length);
+            if (down && right && walkable[current + width + 1])
+                relax(f, &s, current, g, current + width + 1, row + 1, col + 1, diagonal_length);
+            continue;
+        }
+        /* one-obstacle / always: the diagonal cell inside the grid, walkable, with enough
+         * open corners (the same moves, in the same order, as MoveGraph.build). */
+        const int top = row > 0, bottom = row + 1 < height, west = col > 0, east = col + 1 < width;
+        if (top && west && up + left >= need && walkable[current - width - 1])
             relax(f, &s, current, g, current - width - 1, row - 1, col - 1, diagonal_length);
-        if (up && right && walkable[current - width + 1])
+        if (top && east && up + right >= need && walkable[current - width + 1])
             relax(f, &s, current, g, current - width + 1, row - 1, col + 1, diagonal_length);
-        if (down && left && walkable[current + width - 1])
+        if (bottom && west && down + left >= need && walkable[current + width - 1])
             relax(f, &s, current, g, current + width - 1, row + 1, col - 1, diagonal_length);
-        if (down && right && walkable[current + width + 1])
+        if (bottom && east && down + right >= need && walkable[current + width + 1])
             relax(f, &s, current, g, current + width + 1, row + 1, col + 1, diagonal_length);
     }
     *expanded_out = expanded;
@@ -163,9 +187,13 @@ static PyObject *kernel_search(PyObject *module, PyObject *args) {
     Py_ssize_t height, width, start, goal;
     int diagonal, heuristic, unit;
     double h_weight, g_weight;
-    if (!PyArg_ParseTuple(args, "OOnnnnpiddp:search", &walkable_obj, &costs_obj, &height, &width,
+    if (!PyArg_ParseTuple(args, "OOnnnniiddp:search", &walkable_obj, &costs_obj, &height, &width,
                           &start, &goal, &diagonal, &heuristic, &h_weight, &g_weight, &unit))
         return NULL;
+    if (diagonal < DIAG_NEVER || diagonal > DIAG_ALWAYS) {
+        PyErr_Format(PyExc_ValueError, "diagonal rule code %d: need 0 to 3", diagonal);
+        return NULL;
+    }
     if (height <= 0 || width <= 0 || height > INT32_MAX / width) {
         PyErr_Format(PyExc_ValueError, "grid of %zd x %zd cells: need 1 to 2**31 - 1 cells",
                      height, width);
@@ -362,14 +390,18 @@ static int run_field(const FieldProblem *p, Workspace *ws) {
         if (down) field_relax(p, ws, &count, current + width, straight);
         if (left) field_relax(p, ws, &count, current - 1, straight);
         if (right) field_relax(p, ws, &count, current + 1, straight);
-        if (!p->diagonal) continue;
-        if (up && left && walkable[current - width - 1])
+        if (p->diagonal == DIAG_NEVER) continue;
+        /* Inside the grid, walkable, and with enough open corners (for no corner cutting
+         * `up && left` already says the first two). */
+        const int need = corners_needed(p->diagonal);
+        const int top = row > 0, bottom = row + 1 < height, west = col > 0, east = col + 1 < width;
+        if (top && west && up + left >= need && walkable[current - width - 1])
             field_relax(p, ws, &count, current - width - 1, diagonal);
-        if (up && right && walkable[current - width + 1])
+        if (top && east && up + right >= need && walkable[current - width + 1])
             field_relax(p, ws, &count, current - width + 1, diagonal);
-        if (down && left && walkable[current + width - 1])
+        if (bottom && west && down + left >= need && walkable[current + width - 1])
             field_relax(p, ws, &count, current + width - 1, diagonal);
-        if (down && right && walkable[current + width + 1])
+        if (bottom && east && down + right >= need && walkable[current + width + 1])
             field_relax(p, ws, &count, current + width + 1, diagonal);
     }
     memset(closed, 0, (size_t)size);
@@ -386,9 +418,13 @@ static PyObject *kernel_field(PyObject *module, PyObject *args) {
     PyObject *walkable_obj, *costs_obj, *out_obj;
     Py_ssize_t height, width, goal;
     int diagonal;
-    if (!PyArg_ParseTuple(args, "OOnnnpO:field", &walkable_obj, &costs_obj, &height, &width,
+    if (!PyArg_ParseTuple(args, "OOnnniO:field", &walkable_obj, &costs_obj, &height, &width,
                           &goal, &diagonal, &out_obj))
         return NULL;
+    if (diagonal < DIAG_NEVER || diagonal > DIAG_ALWAYS) {
+        PyErr_Format(PyExc_ValueError, "diagonal rule code %d: need 0 to 3", diagonal);
+        return NULL;
+    }
     if (height <= 0 || width <= 0 || height > INT32_MAX / width) {
         PyErr_Format(PyExc_ValueError, "grid of %zd x %zd cells: need 1 to 2**31 - 1 cells",
                      height, width);

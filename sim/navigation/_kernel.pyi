@@ -7,7 +7,7 @@ def search(
     width: int,
     start: int,
     goal: int,
-    diagonal: bool,
+    diagonal: int,
     heuristic: int,
     h_weight: float,
     g_weight: float,
@@ -20,7 +20,7 @@ def field(
     height: int,
     width: int,
     goal: int,
-    diagonal: bool,
+    diagonal: int,
     out: Any,
     /,
 ) -> None: ...

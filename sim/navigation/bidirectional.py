@@ -92,7 +92,7 @@ def solve(query: Query) -> PathResult:
         query.walkable,
         query.start,
         query.goal,
-        diagonal=query.diagonal,
+        diagonal=query.rule,
         heuristic=query.heuristic,
         costs=query.costs,
     ).run()
@@ -245,7 +245,7 @@ class BidirectionalSearch:
         walkable: ``[row, col]`` bool mask.
         start: first cell ``(row, col)``; must lie in the grid.
         goal: last cell; a goal outside the grid or on a blocked cell gives ``found=False``.
-        diagonal: allow the 4 diagonal moves (never cutting a corner).
+        diagonal: True, False or a diagonal rule name, as for `find_path`.
         heuristic: as for `find_path`; each half estimates the distance to the other end.
         costs: optional per-cell cost multipliers, as for `find_path` (charged on entering).
 
@@ -266,7 +266,7 @@ class BidirectionalSearch:
         start: Cell,
         goal: Cell,
         *,
-        diagonal: bool = True,
+        diagonal: bool | str = True,
         heuristic: str = "octile",
         costs: NDArray[Any] | None = None,
     ) -> None:

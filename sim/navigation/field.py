@@ -37,20 +37,22 @@ def distance_field(
     walkable: NDArray[np.bool_],
     goal: Cell,
     *,
-    diagonal: bool = True,
+    diagonal: bool | str = True,
     costs: NDArray[Any] | None = None,
     implementation: str = "auto",
 ) -> NDArray[np.float64]:
     """Return ``[row, col]`` the optimal cost from each cell to `goal`; ``inf`` if unreachable.
 
     The cost is the one `find_path(walkable, cell, goal, ...)` reports for the same `diagonal`
-    and `costs`: steps cost 1 or sqrt(2) times the cost of the cell entered, corners are never
-    cut. Blocked cells are ``inf``; a blocked `goal` makes every cell ``inf``.
+    and `costs`: steps cost 1 or sqrt(2) times the cost of the cell entered, diagonals pass
+    corners as the rule allows (never cut by default). Blocked cells are ``inf``; a blocked
+    `goal` makes every cell ``inf``.
 
     Args:
         walkable: 2-D bool array, True where a path may go.
         goal: ``(row, col)``; must lie in the grid.
-        diagonal: allow the 4 diagonal moves.
+        diagonal: True, False or a diagonal rule name, as for `find_path`
+            (`sim.navigation.diagonal`).
         costs: optional per-cell multiplier, finite, 0.25 to 100 on walkable cells.
         implementation: "c" runs the compiled kernel (`sim.navigation.kernel.field_flat`),
             "python" the loop of `_reverse_dijkstra`, "auto" the kernel when it is built; both
@@ -58,7 +60,7 @@ def distance_field(
 
     Raises:
         ValueError: naming the value, for a bad mask or costs, a goal outside the grid, an
-            unknown implementation, or "c" when the kernel is not built.
+            unknown implementation or diagonal rule, or "c" when the kernel is not built.
 
     >>> walkable = np.array([[1, 1, 1], [0, 1, 1], [1, 1, 1]], dtype=bool)
     >>> distance_field(walkable, (2, 0)).round(4).tolist()  # no cutting round (1, 0)
@@ -107,7 +109,7 @@ def _reverse_dijkstra(graph: MoveGraph, goal: int, *, implementation: str = "aut
             else None
         )
         field = kernel.field_flat(
-            np.ascontiguousarray(graph.walkable), costs, goal, diagonal=graph.diagonal
+            np.ascontiguousarray(graph.walkable), costs, goal, diagonal=graph.rule
         )
         flat: list[float] = field.tolist()
         return flat
@@ -152,7 +154,7 @@ def descend(
     cell: Cell,
     *,
     walkable: NDArray[np.bool_],
-    diagonal: bool = True,
+    diagonal: bool | str = True,
     costs: NDArray[Any] | None = None,
 ) -> Cell | None:
     """Return the legal neighbour of `cell` with the smallest field value + step cost.
@@ -190,7 +192,7 @@ def field_path(
     start: Cell,
     *,
     walkable: NDArray[np.bool_],
-    diagonal: bool = True,
+    diagonal: bool | str = True,
     costs: NDArray[Any] | None = None,
 ) -> list[Cell]:
     """Follow `field` downhill from `start` to its goal; both ends included.

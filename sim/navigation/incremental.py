@@ -33,6 +33,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from sim.navigation import region_cache
+from sim.navigation.diagonal import DiagonalRule, parse_diagonal
 from sim.navigation.dstar_lite import DStarLite, PlanOutcome
 from sim.navigation.grid import Cell
 from sim.navigation.heuristics import Heuristic, is_admissible, parse_heuristic
@@ -87,12 +88,14 @@ class IncrementalSearch:
     """One agent's incremental planner: state kept while the goal cell stays the same.
 
     Args:
-        diagonal: allow the 4 diagonal moves (never cutting a corner), as `find_path`.
+        diagonal: allow the 4 diagonal moves (never cutting a corner), as `find_path`: True,
+            False, "never" or "no-corner-cutting" (D* Lite knows no rule that cuts corners).
         heuristic: octile, euclidean, chebyshev or zero; manhattan only when 4-connected.
         implementation: "auto" (the C kernel when built, else Python), "python" or "c".
 
     Raises:
-        ValueError: (one line) for an unknown heuristic or implementation, a heuristic that
+        ValueError: (one line) for an unknown heuristic, implementation or diagonal rule (or
+            one that cuts corners), a heuristic that
             is not consistent for the connectivity (manhattan on an 8-connected grid), or "c"
             when the kernel is not built.
 
@@ -104,10 +107,20 @@ search needs octile, euclidean, chebyshev or zero there
     """
 
     def __init__(
-        self, *, diagonal: bool = True, heuristic: str = "octile", implementation: str = "auto"
+        self,
+        *,
+        diagonal: bool | str = True,
+        heuristic: str = "octile",
+        implementation: str = "auto",
     ) -> None:
         chosen = parse_heuristic(heuristic)
-        self._diagonal = bool(diagonal)
+        rule = parse_diagonal(diagonal)
+        if rule not in (DiagonalRule.NEVER, DiagonalRule.NO_CORNER_CUTTING):
+            raise ValueError(
+                "incremental search knows the never and no-corner-cutting rules only, "
+                f"got {rule.value!r}"
+            )
+        self._diagonal = rule is DiagonalRule.NO_CORNER_CUTTING
         if not is_admissible(chosen, diagonal=self._diagonal):
             raise ValueError(
                 f"heuristic {heuristic!r} is not consistent on an 8-connected grid; incremental "

@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from sim.navigation.diagonal import parse_diagonal
 from sim.navigation.grid import Cell
 from sim.navigation.grid import heuristic_scale as grid_heuristic_scale
 from sim.navigation.heuristics import Heuristic
@@ -146,7 +147,7 @@ def solve(query: Query) -> PathResult:
         None if query.costs is None else np.ascontiguousarray(query.costs),
         start_row * width + start_col,
         goal_row * width + goal_col,
-        diagonal=query.diagonal,
+        diagonal=query.rule,
         heuristic=query.heuristic,
         algorithm=query.algorithm,
         weight=query.weight,
@@ -160,7 +161,7 @@ def find_path(
     start: Cell,
     goal: Cell,
     *,
-    diagonal: bool = True,
+    diagonal: bool | str = True,
     heuristic: str = "octile",
     algorithm: str = "auto",
     costs: NDArray[Any] | None = None,
@@ -191,7 +192,7 @@ def search_flat(
     start: int,
     goal: int,
     *,
-    diagonal: bool,
+    diagonal: bool | str,
     heuristic: Heuristic,
     algorithm: Algorithm,
     weight: float,
@@ -201,7 +202,8 @@ def search_flat(
 
     The boundary of the C code: `walkable` must be a C-contiguous 2-D bool array, `costs`
     None or a C-contiguous float64 array of its shape (finite, 0.25 to 100 on walkable cells,
-    not checked here), `start` and `goal` walkable flat cells, `heuristic_scale` None (then
+    not checked here), `start` and `goal` walkable flat cells, `diagonal` True, False or a
+    rule name (`sim.navigation.diagonal.parse_diagonal`), `heuristic_scale` None (then
     computed from the arrays: `sim.navigation.grid.heuristic_scale`) or that value, in
     (0, 1]. Anything else is a ValueError before C reads a byte (and the C function checks
     sizes and indices again). C multiplies the heuristic by ``weight * heuristic_scale``
@@ -230,7 +232,7 @@ def search_flat(
         width,
         int(start),
         int(goal),
-        diagonal,
+        parse_diagonal(diagonal).code,
         _HEURISTIC_CODES[terms.heuristic],
         terms.h_factor,
         terms.g_weight,
@@ -291,14 +293,15 @@ def field_flat(
     costs: NDArray[np.float64] | None,
     goal: int,
     *,
-    diagonal: bool,
+    diagonal: bool | str,
 ) -> NDArray[np.float64]:
     """Return the flat cost from every cell to flat `goal`, as `field._reverse_dijkstra` does.
 
     The boundary of the C function ``_kernel.field``: `walkable` must be a C-contiguous 2-D
     bool array, `costs` None or a C-contiguous float64 array of its shape (finite, 0.25 to 100
     on walkable cells, not checked here), `goal` a flat cell index inside the grid. A blocked
-    `goal` is allowed and gives ``inf`` everywhere, as in Python. Anything else is a ValueError
+    `goal` is allowed and gives ``inf`` everywhere, as in Python. `diagonal` is True, False
+    or a rule name (`sim.navigation.diagonal.parse_diagonal`). Anything else is a ValueError
     before C reads a byte (and the C function checks sizes and indices again).
     """
     _check_kernel()
@@ -309,7 +312,7 @@ def field_flat(
         raise ValueError(f"goal {goal} lies outside the {size} cells of the grid")
     height, width = walkable.shape
     out = np.empty(size, dtype=np.float64)
-    _kernel.field(walkable, costs, height, width, int(goal), bool(diagonal), out)
+    _kernel.field(walkable, costs, height, width, int(goal), parse_diagonal(diagonal).code, out)
     return out
 
 

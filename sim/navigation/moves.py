@@ -2,8 +2,10 @@
 
 Rules (the Moving AI ones): a step goes to one of the 4 (or 8) neighbouring cells; it costs its
 length, 1 or sqrt(2), times the cost multiplier of the cell it enters; the cell entered must be
-walkable and inside the grid; a diagonal step is legal only when both orthogonal cells it
-passes between are walkable too (no corner cutting, no squeezing between two walls).
+walkable and inside the grid; a diagonal step is legal when as many of the two orthogonal
+cells it passes between (its corners) are walkable as the diagonal rule asks
+(`sim.navigation.diagonal`): both by default (no corner cutting, no squeezing between two
+walls), one for "one-obstacle", none for "always".
 
 Layout: a cell is the flat index ``row * width + col``. ``legal[cell]`` is a byte whose bit
 ``i`` says whether move ``i`` of `DIRECTIONS` is legal from the cell, and ``moves[bits]``
@@ -19,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from sim.navigation.diagonal import DiagonalRule, parse_diagonal
 from sim.navigation.grid import check_costs, check_walkable, heuristic_scale
 
 SQRT2 = math.sqrt(2.0)
@@ -45,7 +48,8 @@ class MoveGraph:
     Attributes:
         height: rows of the grid.
         width: columns of the grid.
-        diagonal: whether the 4 diagonal moves are allowed.
+        diagonal: whether the 4 diagonal moves are allowed (the rule is not "never").
+        rule: the diagonal rule (`sim.navigation.diagonal.DiagonalRule`).
         walkable: the ``[row, col]`` bool mask it was built from (held, not copied).
         legal: one byte per flat cell; bit ``i`` set when move ``DIRECTIONS[i]`` is legal.
         moves: for each byte value, the ``(flat offset, length)`` of the moves it allows.
@@ -64,6 +68,7 @@ class MoveGraph:
     height: int
     width: int
     diagonal: bool
+    rule: DiagonalRule
     walkable: NDArray[np.bool_]
     legal: bytes
     moves: MoveTable
@@ -77,14 +82,17 @@ class MoveGraph:
         cls,
         walkable: NDArray[np.bool_],
         *,
-        diagonal: bool = True,
+        diagonal: bool | str = True,
         costs: NDArray[np.floating] | None = None,
     ) -> MoveGraph:
         """Precompute the moves of `walkable` (``[row, col]`` bool) with optional `costs`.
 
-        Raises ValueError (naming the value) for a mask that is not 2-D bool, or costs of
-        another shape or outside [0.25, 100] on a walkable cell (`check_costs`).
+        `diagonal` is True, False or a rule name (`sim.navigation.diagonal.parse_diagonal`).
+        Raises ValueError (naming the value) for a mask that is not 2-D bool, costs of
+        another shape or outside [0.25, 100] on a walkable cell (`check_costs`), or an
+        unknown diagonal rule.
         """
+        rule = parse_diagonal(diagonal)
         walkable = check_walkable(walkable)
         checked_costs = check_costs(costs, walkable)
         height, width = walkable.shape
@@ -94,12 +102,13 @@ class MoveGraph:
             """Walkability of the cell at (d_row, d_col) from each cell, False off the grid."""
             return padded[1 + d_row : 1 + d_row + height, 1 + d_col : 1 + d_col + width]
 
-        count = 8 if diagonal else 4
+        count = 4 if rule is DiagonalRule.NEVER else 8
         legal = np.zeros((height, width), dtype=np.uint8)
         for bit, (d_row, d_col) in enumerate(DIRECTIONS[:count]):
             allowed = walkable & shifted(d_row, d_col)
             if d_row and d_col:
-                allowed &= shifted(d_row, 0) & shifted(0, d_col)
+                corners = shifted(d_row, 0).astype(np.uint8) + shifted(0, d_col)
+                allowed &= corners >= rule.corners_needed
             legal |= allowed.astype(np.uint8) << bit
         cell_cost = (
             [1.0] * (height * width) if checked_costs is None else checked_costs.ravel().tolist()
@@ -107,7 +116,8 @@ class MoveGraph:
         return cls(
             height=height,
             width=width,
-            diagonal=diagonal,
+            diagonal=rule is not DiagonalRule.NEVER,
+            rule=rule,
             walkable=walkable,
             legal=legal.tobytes(),
             moves=_move_table(width, count, unit=False),

@@ -35,7 +35,7 @@ def find_path(
     start: Cell,
     goal: Cell,
     *,
-    diagonal: bool = True,
+    diagonal: bool | str = True,
     heuristic: str = "octile",
     algorithm: str = "auto",
     costs: NDArray[Any] | None = None,
@@ -48,7 +48,15 @@ def find_path(
         walkable: 2-D bool array, True where a path may go.
         start: first cell of the path; must lie in the grid.
         goal: last cell; a goal outside the grid gives ``found=False``.
-        diagonal: allow the 4 diagonal moves (never cutting a corner).
+        diagonal: the diagonal rule (`sim.navigation.diagonal`): "never" (4-connected),
+            "no-corner-cutting" (8-connected, both corners a diagonal passes walkable: the
+            Moving AI rule), "one-obstacle" (at least one of them walkable) or "always" (only
+            the two end cells walkable); True is "no-corner-cutting" and False "never", their
+            old meanings. astar, dijkstra, bfs, greedy, dfs and bidirectional run every rule,
+            in C and in Python alike; jps and theta know "no-corner-cutting" (and theta
+            "never") only, and "auto" runs A* under the others. Regions
+            (`sim.navigation.region_cache`) serve "never" and "no-corner-cutting" only: under
+            the others an unreachable goal is found by searching.
         heuristic: manhattan, octile, euclidean, chebyshev or zero (see `heuristics` for
             which are admissible); used by astar, greedy, jps and bidirectional.
         algorithm: auto (the default), astar, dijkstra, bfs, greedy, dfs, jps, bidirectional
@@ -88,7 +96,8 @@ def find_path(
     Raises:
         ValueError: naming the value, for a mask that is not 2-D bool, bad costs, a start
             outside the grid or a cell that is not two integers, an unknown heuristic or
-            algorithm, a weight below 1, what jps, bidirectional or theta cannot run, an
+            algorithm, a diagonal that is not True, False or a rule name, a weight below 1,
+            what jps, bidirectional or theta cannot run, an
             unknown implementation, or "c" when the kernel is not built or does not run the
             algorithm.
 

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from sim.navigation.diagonal import DiagonalRule, parse_diagonal
 from sim.navigation.grid import Cell, check_costs, check_walkable, heuristic_scale
 from sim.navigation.heuristics import Heuristic, parse_heuristic
 
@@ -105,7 +106,7 @@ class Query:
         walkable: the ``[row, col]`` bool mask (held, not copied).
         start: first cell ``(row, col)``, plain ints, inside the grid.
         goal: last cell ``(row, col)``, plain ints; may lie outside the grid (no path then).
-        diagonal: whether the 4 diagonal moves are allowed.
+        diagonal: whether the 4 diagonal moves are allowed (the rule is not "never").
         algorithm: the variant to run.
         heuristic: the heuristic asked for (astar and greedy use it; the others use zero).
         weight: the heuristic weight, a finite float >= 1 (astar uses it).
@@ -113,6 +114,8 @@ class Query:
         heuristic_scale: the factor on the heuristic that keeps it a lower bound under
             `costs` (`sim.navigation.grid.heuristic_scale`): 1, or the smallest walkable
             cost when that is below 1.
+        rule: the diagonal rule (`sim.navigation.diagonal.DiagonalRule`); `diagonal` is
+            ``rule is not NEVER``.
     """
 
     walkable: NDArray[np.bool_]
@@ -124,6 +127,7 @@ class Query:
     weight: float
     costs: NDArray[np.float64] | None
     heuristic_scale: float
+    rule: DiagonalRule
 
     @classmethod
     def check(
@@ -132,7 +136,7 @@ class Query:
         start: Cell,
         goal: Cell,
         *,
-        diagonal: bool = True,
+        diagonal: bool | str = True,
         heuristic: str = "octile",
         algorithm: str = AUTO,
         costs: NDArray[Any] | None = None,
@@ -144,10 +148,12 @@ class Query:
         theta carries no costs (`check_jps`, `check_theta` let only costs of 1 through).
 
         Raises:
-            ValueError: naming the value, in this order: the mask, the costs, the algorithm,
-                the heuristic, the weight, what jps cannot run (`check_jps`), costs for
-                theta (`check_theta`), a weight above 1 for bidirectional or theta, the start
-                and goal cells, a start outside the grid.
+            ValueError: naming the value, in this order: the mask, the costs, the diagonal
+                rule (`sim.navigation.diagonal.parse_diagonal`), the algorithm, the
+                heuristic, the weight, what jps cannot run (`check_jps`), costs or a rule
+                other than never / no-corner-cutting for theta (`check_theta`), a weight
+                above 1 for bidirectional or theta, the start and goal cells, a start outside
+                the grid.
 
         >>> Query.check(np.ones((2, 2), dtype=bool), (0, 0), (1, 1), weight=0.5)
         Traceback (most recent call last):
@@ -158,13 +164,13 @@ class Query:
         """
         walkable = check_walkable(walkable)
         checked_costs = check_costs(costs, walkable)
-        diagonal = bool(diagonal)
+        rule = parse_diagonal(diagonal)
         if algorithm == AUTO:
             chosen_heuristic, checked_weight = parse_heuristic(heuristic), check_weight(weight)
             chosen_algorithm = resolve_auto(
                 walkable,
                 checked_costs,
-                diagonal=diagonal,
+                diagonal=rule,
                 heuristic=chosen_heuristic,
                 weight=checked_weight,
             )
@@ -176,13 +182,13 @@ class Query:
             check_jps(
                 walkable,
                 checked_costs,
-                diagonal=diagonal,
+                diagonal=rule,
                 heuristic=chosen_heuristic,
                 weight=checked_weight,
             )
             checked_costs = None  # every walkable cell costs 1: the same as no costs
         if chosen_algorithm is Algorithm.THETA:
-            check_theta(walkable, checked_costs)
+            check_theta(walkable, checked_costs, rule)
             checked_costs = None
         if chosen_algorithm in (Algorithm.BIDIRECTIONAL, Algorithm.THETA) and checked_weight != 1:
             raise ValueError(
@@ -194,12 +200,13 @@ class Query:
             walkable,
             checked_start,
             checked_goal,
-            diagonal,
+            rule is not DiagonalRule.NEVER,
             chosen_algorithm,
             chosen_heuristic,
             checked_weight,
             checked_costs,
             heuristic_scale(walkable, checked_costs),
+            rule,
         )
 
 
@@ -237,16 +244,17 @@ def resolve_auto(
     walkable: NDArray[np.bool_],
     costs: NDArray[np.float64] | None,
     *,
-    diagonal: bool,
+    diagonal: bool | DiagonalRule,
     heuristic: Heuristic,
     weight: float,
 ) -> Algorithm:
     """The search ``algorithm="auto"`` runs: JPS where it finds A*'s paths, else A*.
 
     Jump point search when every walkable cell costs 1 (no `costs`, or all 1.0 there), moves
-    are 8-connected, the weight is 1 and the heuristic octile (the default: what A* would
+    are 8-connected without corner cutting (`diagonal` True or "no-corner-cutting": jps knows
+    no other diagonal rule), the weight is 1 and the heuristic octile (the default: what A* would
     run); A* for anything else (terrain costs, 4-connected moves, weighted A*, another
-    heuristic). Both find a shortest path, of the same cost.
+    heuristic, another diagonal rule). Both find a shortest path, of the same cost.
 
     >>> grid = np.ones((3, 3), dtype=bool)
     >>> resolve_auto(grid, None, diagonal=True, heuristic=Heuristic.OCTILE, weight=1.0)
@@ -255,7 +263,7 @@ def resolve_auto(
     <Algorithm.ASTAR: 'astar'>
     """
     if (
-        diagonal
+        parse_diagonal(diagonal) is DiagonalRule.NO_CORNER_CUTTING
         and weight == 1.0
         and heuristic is Heuristic.OCTILE
         and (costs is None or unit_costs(walkable, costs))
@@ -284,11 +292,17 @@ JPS_HEURISTICS: tuple[Heuristic, ...] = (
 diagonal, could cost it optimality; jps refuses it."""
 
 
-def check_theta(walkable: NDArray[np.bool_], costs: NDArray[np.float64] | None) -> None:
+def check_theta(
+    walkable: NDArray[np.bool_],
+    costs: NDArray[np.float64] | None,
+    rule: DiagonalRule = DiagonalRule.NO_CORNER_CUTTING,
+) -> None:
     """Raise ValueError unless `costs` is None or 1 on every walkable cell: Theta* takes none.
 
     A straight segment crosses cells in unequal parts, so a cell's cost has no share of it to
-    multiply; its cost is its length.
+    multiply; its cost is its length. Its line of sight is that of the no-corner-cutting
+    rule (`sim.navigation.line_of_sight`), so it refuses "one-obstacle" and "always" too
+    (their paths may squeeze where no segment may pass).
 
     >>> check_theta(np.ones((1, 2), dtype=bool), np.array([[1.0, 2.0]]))
     Traceback (most recent call last):
@@ -301,19 +315,25 @@ def check_theta(walkable: NDArray[np.bool_], costs: NDArray[np.float64] | None) 
             "theta takes no cell costs (a segment's cost is its length), got "
             f"costs[{row}, {col}] = {costs[row, col]:g}"
         )
+    if rule not in (DiagonalRule.NEVER, DiagonalRule.NO_CORNER_CUTTING):
+        raise ValueError(
+            f"theta sees under the no-corner-cutting rule only, got diagonal={rule.value!r}; "
+            "use algorithm='astar' or 'auto'"
+        )
 
 
 def check_jps(
     walkable: NDArray[np.bool_],
     costs: NDArray[np.float64] | None,
     *,
-    diagonal: bool,
+    diagonal: bool | DiagonalRule,
     heuristic: Heuristic,
     weight: float,
 ) -> None:
     """Raise ValueError, in words, unless jump point search can run these settings.
 
-    It needs every walkable cell to cost 1, 8-connected moves, weight 1 and one of
+    It needs every walkable cell to cost 1, 8-connected moves without corner cutting
+    (`diagonal` True or "no-corner-cutting"), weight 1 and one of
     `JPS_HEURISTICS`; `resolve_auto` picks it only with octile.
 
     >>> check_jps(np.ones((1, 2), dtype=bool), np.array([[1.0, 2.0]]), diagonal=True,
@@ -328,10 +348,16 @@ def check_jps(
             "jps needs a grid without costs (every walkable cell costing 1), got "
             f"costs[{row}, {col}] = {costs[row, col]:g}; use algorithm='astar' or 'auto'"
         )
-    if not diagonal:
+    rule = parse_diagonal(diagonal)
+    if rule is DiagonalRule.NEVER:
         raise ValueError(
             "jps needs 8-connected moves (diagonal=True); use algorithm='astar' or 'auto' "
             "on a 4-connected grid"
+        )
+    if rule is not DiagonalRule.NO_CORNER_CUTTING:
+        raise ValueError(
+            "jps needs the no-corner-cutting rule (diagonal=True), got "
+            f"diagonal={rule.value!r}; use algorithm='astar' or 'auto'"
         )
     if heuristic not in JPS_HEURISTICS:
         names = ", ".join(h.value for h in JPS_HEURISTICS)

@@ -13,8 +13,10 @@ runs. So an answer is never stale: an array edited in place between queries is r
 Arrays are held weakly (the cache never keeps one alive) in a small LRU of `MAX_ARRAYS`, and
 labelled maps use at most `MAX_LABELLED_CELLS` cells between them. Clearance variants (an
 agent's usable cells) are other arrays, with their own entries. Maps are keyed by the
-connectivity rule too (`rule_of`): today one labelling serves 4- and 8-connected moves alike
-(`sim.navigation.regions`), while rules that cut corners would need their own.
+connectivity rule too (`rule_of`): one labelling serves the "never" and "no-corner-cutting"
+diagonal rules alike (`sim.navigation.regions`). The rules that pass blocked corners
+("one-obstacle", "always") join cells those regions keep apart, and the cache does not label
+them: their queries always search (`rule_of` is None for them).
 
 An owner that edits an array in place and knows which cells it changed (the app's grid) may
 call `cells_changed`, which keeps the labels current without a diff. Thread-safe: one lock
@@ -39,6 +41,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import NDArray
 
+from sim.navigation.diagonal import DiagonalRule, parse_diagonal
 from sim.navigation.grid import Cell
 from sim.navigation.query import PathResult, Query, Reason
 from sim.navigation.regions import RegionMap
@@ -65,13 +68,19 @@ _entries: dict[int, _Entry] = {}  # by id(array), checked against the weak refer
 _clock = itertools.count()
 
 
-def rule_of(diagonal: bool) -> str:
-    """The connectivity rule whose regions a query with `diagonal` moves needs.
+def rule_of(diagonal: bool | str) -> str | None:
+    """The connectivity rule whose regions a query with `diagonal` moves needs, if cached.
 
-    Both of `find_path`'s connectivities share one: with no corner cutting, 8-connected
-    regions are 4-connected regions (`sim.navigation.regions`).
+    "never" and "no-corner-cutting" (False and True) share one: with no corner cutting,
+    8-connected regions are 4-connected regions (`sim.navigation.regions`). None for
+    "one-obstacle" and "always", whose regions the cache does not keep.
+
+    >>> rule_of(True), rule_of("always")
+    ('no-corner-cutting', None)
     """
-    return NO_CORNER_CUTTING
+    if parse_diagonal(diagonal) in (DiagonalRule.NEVER, DiagonalRule.NO_CORNER_CUTTING):
+        return NO_CORNER_CUTTING
+    return None
 
 
 def known_unreachable(query: Query) -> bool:
@@ -82,11 +91,16 @@ def known_unreachable(query: Query) -> bool:
     the array. Costs a dictionary lookup on an unlabelled array, two label lookups when start
     and goal share a region, one boundary check when they do not.
     """
-    return known_apart(query.walkable, query.start, query.goal, diagonal=query.diagonal)
+    return known_apart(query.walkable, query.start, query.goal, diagonal=query.rule)
 
 
-def known_apart(walkable: NDArray[np.bool_], start: Cell, goal: Cell, *, diagonal: bool) -> bool:
+def known_apart(
+    walkable: NDArray[np.bool_], start: Cell, goal: Cell, *, diagonal: bool | str
+) -> bool:
     """`known_unreachable` for a query given by its parts (`start` inside the grid)."""
+    rule = rule_of(diagonal)
+    if rule is None:
+        return False
     # acquire / release: a `with` block costs twice as much, on every find_path.
     _lock.acquire()
     try:
@@ -95,7 +109,6 @@ def known_apart(walkable: NDArray[np.bool_], start: Cell, goal: Cell, *, diagona
             _follow(walkable)
             return False
         entry.used = next(_clock)
-        rule = rule_of(diagonal)
         regions = entry.maps.get(rule)
         if regions is None:
             regions = _label(entry, walkable, rule)
@@ -134,22 +147,29 @@ def learn(query: Query, result: PathResult) -> None:
     Labels the array (or brings its labels up to date) and builds the boundary the next
     `known_unreachable` will check. Anything but `Reason.UNREACHABLE` is ignored.
     """
-    if result.reason is not Reason.UNREACHABLE:
+    rule = rule_of(query.rule)
+    if result.reason is not Reason.UNREACHABLE or rule is None:
         return
     with _lock:
-        regions = _current_map(query.walkable, rule_of(query.diagonal))
+        regions = _current_map(query.walkable, rule)
         regions.prepare(query.start, query.goal)
 
 
-def apart_now(walkable: NDArray[np.bool_], start: Cell, goal: Cell, *, diagonal: bool) -> bool:
+def apart_now(
+    walkable: NDArray[np.bool_], start: Cell, goal: Cell, *, diagonal: bool | str
+) -> bool:
     """Whether `start` cannot reach `goal` in `walkable` now, decided exactly (no search).
 
     Labels the array on first use and compares it with its snapshot on every call (a few
     microseconds at 512 x 512 when unchanged): for callers that pay as much already. Both
-    cells must be walkable cells of the grid; else False.
+    cells must be walkable cells of the grid; else False. Also False (undecided) under the
+    "one-obstacle" and "always" rules, whose regions the cache does not keep.
     """
+    rule = rule_of(diagonal)
+    if rule is None:
+        return False
     with _lock:
-        return _current_map(walkable, rule_of(diagonal)).apart(walkable, start, goal)
+        return _current_map(walkable, rule).apart(walkable, start, goal)
 
 
 def cells_changed(walkable: NDArray[np.bool_], cells: NDArray[np.integer]) -> None:
@@ -168,16 +188,20 @@ def cells_changed(walkable: NDArray[np.bool_], cells: NDArray[np.integer]) -> No
                 regions.update(walkable, cells)
 
 
-def labelled(walkable: NDArray[np.bool_], *, diagonal: bool = True) -> RegionMap | None:
+def labelled(walkable: NDArray[np.bool_], *, diagonal: bool | str = True) -> RegionMap | None:
     """The cache's map of `walkable` if it has labelled one, else None; for looking only.
 
-    The map as it stands: maybe behind the array until the next query catches up.
+    The map as it stands: maybe behind the array until the next query catches up. None
+    under the rules the cache does not label ("one-obstacle", "always").
     """
+    rule = rule_of(diagonal)
+    if rule is None:
+        return None
     with _lock:
         entry = _entries.get(id(walkable))
         if entry is None or entry.ref() is not walkable:
             return None
-        return entry.maps.get(rule_of(diagonal))
+        return entry.maps.get(rule)
 
 
 def clear() -> None:

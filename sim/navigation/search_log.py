@@ -167,7 +167,7 @@ class ExpansionLog:
         terms = search.terms
         self.g_weight, self.weight = terms.g_weight, terms.h_weight
         self.heuristic_scale = terms.h_scale
-        self.diagonal = bool(diagonal)
+        self.diagonal = graph.diagonal  # a rule name (`sim.navigation.diagonal`) made bool
         self.h = _h_grid(self.heuristic, terms.h_factor, self.height, self.width, self.goal)
         self.h.flags.writeable = False
 

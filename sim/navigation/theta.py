@@ -90,12 +90,14 @@ class ThetaStar:
         start: first cell ``(row, col)``; must lie in the grid.
         goal: last cell; a goal outside the grid or on a blocked cell gives ``found=False``.
         diagonal: expand the 4 diagonal moves too (never cutting a corner); segments between
-            parents and children go at any angle either way.
+            parents and children go at any angle either way. True, False, "never" or
+            "no-corner-cutting": the rules that cut corners are refused (`check_theta`).
         costs: None, or 1 on every walkable cell (`sim.navigation.query.check_theta`).
 
     Raises:
         ValueError: naming the value, for a mask that is not 2-D bool, costs that are not 1,
-            a cell that is not two integers, a start outside the grid.
+            a diagonal rule that cuts corners, a cell that is not two integers, a start
+            outside the grid.
 
     >>> search = ThetaStar(np.ones((3, 3), dtype=bool), (0, 0), (2, 2))
     >>> search.advance(1), search.current, int(search.frontier_mask().sum())
@@ -110,11 +112,11 @@ class ThetaStar:
         start: Cell,
         goal: Cell,
         *,
-        diagonal: bool = True,
+        diagonal: bool | str = True,
         costs: NDArray[Any] | None = None,
     ) -> None:
         graph = MoveGraph.build(walkable, diagonal=diagonal)
-        check_theta(graph.walkable, check_costs(costs, graph.walkable))
+        check_theta(graph.walkable, check_costs(costs, graph.walkable), graph.rule)
         start, goal = check_ends(start, goal, (graph.height, graph.width))
         size = graph.height * graph.width
         self._graph = graph
