@@ -6,7 +6,7 @@ place. A member's name (``ASTAR``) is what code and the report's button keys (``
 use; its `SearchKind.label` (``A*``) is what people read, and the report's ``algorithm``.
 
 >>> [str(kind) for kind in SearchKind]
-['A*', 'Dijkstra', 'BFS', 'greedy', 'weighted A*', 'DFS']
+['A*', 'Dijkstra', 'BFS', 'greedy', 'weighted A*', 'DFS', 'JPS', 'bidirectional', 'Theta*']
 >>> SearchKind.WEIGHTED.algorithm, SearchKind.WEIGHTED.titled(1.5)
 (<Algorithm.ASTAR: 'astar'>, 'weighted A* x1.5')
 """
@@ -59,6 +59,22 @@ class SearchKind(Enum):
         weighted=True,
     )
     DFS = SearchFacts("DFS", Algorithm.DFS, "baseline: not shortest")
+    JPS = SearchFacts(
+        "JPS",
+        Algorithm.JPS,
+        "A*'s shortest path, expanding jump points",
+        shortest=True,
+        heuristic=True,
+    )
+    BIDIRECTIONAL = SearchFacts(
+        "bidirectional",
+        Algorithm.BIDIRECTIONAL,
+        "shortest path, A* from both ends",
+        shortest=True,
+        heuristic=True,
+    )
+    # Theta*'s heuristic is always the straight line: no choice to offer.
+    THETA = SearchFacts("Theta*", Algorithm.THETA, "any-angle: never longer than A*'s")
 
     @property
     def label(self) -> str:

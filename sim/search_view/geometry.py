@@ -14,11 +14,14 @@ import numpy as np
 from numpy.typing import NDArray
 
 from sim.navigation.search_log import CellStatus, SearchReplay
+from sim.navigation.search_tape import TapeReplay
 
 # Cells sit just above the blocked-cell shading (0.01) and below the grid lines (0.02), so the
 # lines still frame every cell; arrows float above both.
 CELL_Z = 0.013
 ARROW_Z = 0.08
+RIBBON_Z = 0.05  # Theta*'s path, above the cells and grid lines, under the arrows
+RIBBON_WIDTH = 0.22  # as a fraction of a cell
 LABEL_Z = 0.35  # in cells: the numbers float over the middle of their cell
 CELL_INSET = 0.06  # fraction of a cell left bare on each side
 ARROW_FROM, ARROW_TO = 0.15, 0.75  # where an arrow starts and ends, as a fraction of the step
@@ -29,7 +32,7 @@ LAYERS = ("search-open", "search-closed", "search-path", "search-current")
 """The coloured cell layers, in drawing order (`layer_cells` fills them)."""
 
 
-def layer_cells(replay: SearchReplay) -> dict[str, NDArray[np.intp]]:
+def layer_cells(replay: SearchReplay | TapeReplay) -> dict[str, NDArray[np.intp]]:
     """The flat cells of each of `LAYERS` at the replay's step.
 
     Start and End are left out: their cubes show them, and paint there would only hide under
@@ -60,6 +63,55 @@ def layer_cells(replay: SearchReplay) -> dict[str, NDArray[np.intp]]:
         "search-path": np.flatnonzero(on_path & keep),
         "search-current": np.array([current] if shown_current else [], dtype=np.intp),
     }
+
+
+def tape_layers(
+    replay: TapeReplay, layers: dict[str, NDArray[np.intp]]
+) -> dict[str, NDArray[np.intp]]:
+    """Bidirectional's layers: the backward half's cells out of `layers`, and the meeting cell.
+
+    Returns replacements for "search-open" and "search-closed" without the backward half's
+    cells, which go to "search-open-back" and "search-closed-back", and "search-meeting" (the
+    cell where the halves' best path meets, unless an end or the path covers it). Other
+    searches get empty extra layers.
+    """
+    side = replay.side.ravel()
+    backward = side == 2
+    split: dict[str, NDArray[np.intp]] = {}
+    for key in ("search-open", "search-closed"):
+        cells = layers[key]
+        split[key] = cells[~backward[cells]]
+        split[key + "-back"] = cells[backward[cells]]
+    meeting = replay.meeting_cell
+    shown: list[int] = []
+    if meeting is not None and meeting not in (replay.log.start, replay.log.goal):
+        shown = [meeting[0] * replay.log.width + meeting[1]]
+        # The meeting cell is drawn in its own colour only, even once the path covers it.
+        for key in ("search-path", "search-current"):
+            cells = layers[key]
+            split[key] = cells[cells != shown[0]]
+        for key in ("search-open", "search-closed", "search-open-back", "search-closed-back"):
+            split[key] = split[key][split[key] != shown[0]]
+    split["search-meeting"] = np.array(shown, dtype=np.intp)
+    return split
+
+
+def segment_ribbons(points: NDArray[np.float64], width: float, z: float) -> NDArray[np.float32]:
+    """Flat quads ``(N - 1, 4, 3)`` `width` wide along the segments joining `points` (x, y rows).
+
+    Lines one pixel wide are all the software renderer draws, whatever their thickness: a path
+    of straight segments (Theta*'s) is drawn as ribbons on the ground instead.
+    """
+    if len(points) < 2:
+        return np.zeros((0, 4, 3), dtype=np.float32)
+    here, there = points[:-1], points[1:]
+    step = there - here
+    length = np.linalg.norm(step, axis=1, keepdims=True)
+    side = np.stack([-step[:, 1], step[:, 0]], axis=1) / np.maximum(length, 1e-12) * width / 2
+    corners = [here - side, there - side, there + side, here + side]
+    z_all = np.full((len(here), 1), z)
+    quads = np.stack([np.concatenate([corner, z_all], axis=1) for corner in corners], axis=1)
+    return quads.astype(np.float32)
 
 
 def parent_arrows(

@@ -34,14 +34,19 @@ from sim.engine.labels import BillboardLabels
 from sim.navigation import Endpoints
 from sim.navigation.catalogue import SearchKind
 from sim.navigation.search_log import CellStatus, ExpansionLog, SearchReplay
+from sim.navigation.search_tape import TAPE_ALGORITHMS, SearchTape, TapeReplay
 from sim.search_view.geometry import (
     CELL_INSET,
     CELL_Z,
     LABEL_Z,
     LAYERS,
+    RIBBON_WIDTH,
+    RIBBON_Z,
     Sight,
     layer_cells,
     parent_arrows,
+    segment_ribbons,
+    tape_layers,
 )
 from sim.search_view.settings import (
     DEFAULT_SPEED,
@@ -58,13 +63,24 @@ OPEN_COLOR = (1.0, 0.55, 0.05, 1.0)
 CLOSED_COLOR = (1.0, 0.87, 0.2, 1.0)
 PATH_COLOR = (0.15, 0.78, 0.25, 1.0)
 CURRENT_COLOR = (0.25, 0.6, 1.0, 1.0)
+# Bidirectional's backward half: violet against the forward half's orange and yellow.
+BACKWARD_OPEN_COLOR = (0.55, 0.2, 0.85, 1.0)
+BACKWARD_CLOSED_COLOR = (0.8, 0.65, 1.0, 1.0)
+MEETING_COLOR = (0.95, 0.1, 0.55, 1.0)
 ARROW_COLOR = (0.1, 0.1, 0.14, 1.0)
 LABEL_COLOR = (0.05, 0.05, 0.08, 1.0)
 LABEL_LINE_HEIGHT = 0.2  # in cells
 LAYER_COLORS = dict(zip(LAYERS, (OPEN_COLOR, CLOSED_COLOR, PATH_COLOR, CURRENT_COLOR), strict=True))
+TAPE_LAYER_COLORS = {
+    "search-open-back": BACKWARD_OPEN_COLOR,
+    "search-closed-back": BACKWARD_CLOSED_COLOR,
+    "search-meeting": MEETING_COLOR,
+}
 # The rest of the search is recorded a little each frame, so the panel can tell the total soon
 # without one long frame on a large grid (the Python search runs some 100,000 expansions/s).
 RECORD_AHEAD_PER_FRAME = 500
+# jps, bidirectional and theta are recorded by reading their whole state each step (O(cells)).
+TAPE_AHEAD_PER_FRAME = 20
 
 
 class SearchView(Component):
@@ -101,7 +117,8 @@ class SearchView(Component):
         self.show_numbers = True
         self.restarts = 0
         self.message = ""
-        self.replay: SearchReplay | None = None
+        self.replay: SearchReplay | TapeReplay | None = None
+        self._refusal = ""
         self._problem: ViewProblem | None = None
         self._walkable: NDArray[np.bool_] | None = None
         self._costs: NDArray[np.float64] | None = None
@@ -221,7 +238,10 @@ class SearchView(Component):
             if replay.at_end:
                 self.playing = False
         if replay is not None and not replay.log.finished:
-            replay.log.record_until(replay.log.recorded + RECORD_AHEAD_PER_FRAME)
+            ahead = (
+                TAPE_AHEAD_PER_FRAME if isinstance(replay, TapeReplay) else RECORD_AHEAD_PER_FRAME
+            )
+            replay.log.record_until(replay.log.recorded + ahead)
         self._place_numbers()
 
     def _refresh(self, *, settings_changed: bool, frame_dt: float = 0.0) -> None:
@@ -237,28 +257,57 @@ class SearchView(Component):
         if problem is None:
             self.replay, self._problem, self.playing = None, None, False
             return
-        if problem == self._problem or (self.replay is not None and not due):
+        if problem == self._problem:
+            if self._refusal:
+                self.message = self._refusal
+            return
+        if self.replay is not None and not due:
             return
         settings = problem.settings
         self._walkable = self._grid.walkable.copy()
         costs = self._grid.costs
         self._costs = None if costs is None else costs.copy()
+        was_running = self.replay is not None and (self.playing or self.replay.at_end)
+        try:
+            self.replay = self._record(problem)
+        except ValueError as error:
+            # jps needs 8-connected moves and no terrain, theta no terrain: say so, not crash.
+            self._refusal = self.message = f"{settings.choice.label} cannot search this: {error}"
+            self.replay, self.playing, self._problem = None, False, problem
+            return
+        self._refusal = ""
+        self.playing = was_running and not settings_changed
+        self._budget = 0.0
+        self._problem = problem
+        self.restarts += 1
+
+    def _record(self, problem: ViewProblem) -> SearchReplay | TapeReplay:
+        """A fresh replay of `problem` on the grid snapshot (ValueError when the search refuses)."""
+        assert self._walkable is not None  # _refresh took the snapshot first
+        settings = problem.settings
+        algorithm = settings.choice.algorithm.value
+        if algorithm in TAPE_ALGORITHMS:
+            tape = SearchTape(
+                self._walkable,
+                problem.start,
+                problem.goal,
+                algorithm=algorithm,
+                diagonal=settings.diagonal,
+                heuristic=settings.search_heuristic,
+                costs=self._costs,
+            )
+            return TapeReplay(tape)
         log = ExpansionLog(
             self._walkable,
             problem.start,
             problem.goal,
             diagonal=settings.diagonal,
             heuristic=settings.search_heuristic,
-            algorithm=settings.choice.algorithm,
+            algorithm=algorithm,
             weight=settings.search_weight,
             costs=self._costs,
         )
-        was_running = self.replay is not None and (self.playing or self.replay.at_end)
-        self.replay = SearchReplay(log)
-        self.playing = was_running and not settings_changed
-        self._budget = 0.0
-        self._problem = problem
-        self.restarts += 1
+        return SearchReplay(log)
 
     def _current_problem(self) -> ViewProblem | None:
         world = self.world
@@ -320,14 +369,33 @@ class SearchView(Component):
             f"step {replay.step} of {total}, {self.speed} steps/s{playing}",
             f"frontier {_cells(frontier)}, expanded {expanded}",
         ]
+        if isinstance(replay, TapeReplay) and replay.meeting_cell is not None:
+            lines[-1] += f"; the halves meet at {replay.meeting_cell}"
         if replay.at_end:
             result = log.result()
             if result.found:
                 cost = result.cost * self._grid.grid_cell_size
-                lines[-1] += f"; path cost {cost:.2f}, {len(result.cells)} cells"
+                noun = (
+                    "vertices"
+                    if isinstance(replay, TapeReplay) and log.algorithm == "theta"
+                    else "cells"
+                )
+                lines[-1] += f"; path cost {cost:.2f}, {len(result.cells)} {noun}"
             else:
                 lines[-1] += f"; no path: {result.reason}"
         return "\n".join(lines)
+
+    def finished_cost(self) -> float | None:
+        """The cost of the path found, in world units, once the replay is at its end; else None."""
+        replay = self.replay
+        if replay is None or not replay.at_end:
+            return None
+        result = replay.log.result()
+        return result.cost * self._grid.grid_cell_size if result.found else None
+
+    def meeting_cell(self) -> tuple[int, int] | None:
+        """Where bidirectional's halves meet at the shown step (None for other searches)."""
+        return self.replay.meeting_cell if isinstance(self.replay, TapeReplay) else None
 
     def counts(self) -> tuple[int, int]:
         """Cells on the frontier and cells expanded, now."""
@@ -344,11 +412,13 @@ class SearchView(Component):
         if not self.opened or self.replay is None:
             return
         geometry = self._geometry_now()
-        for key, color in LAYER_COLORS.items():
-            if len(geometry[key]):
+        for key, color in (LAYER_COLORS | TAPE_LAYER_COLORS).items():
+            if len(geometry.get(key, ())):
                 gizmos.quads(key, geometry[key], color)
         if self.show_parents and len(geometry["search-parents"]):
             gizmos.lines("search-parents", geometry["search-parents"], ARROW_COLOR, thickness=1.5)
+        if len(geometry.get("search-path-lines", ())):
+            gizmos.quads("search-path-lines", geometry["search-path-lines"], PATH_COLOR)
 
     def _geometry_now(self) -> dict[str, NDArray[np.float32]]:
         """Quads and arrows of the current step, rebuilt only when the step changed."""
@@ -357,10 +427,21 @@ class SearchView(Component):
         revision = (self.restarts, replay.step, replay.at_end)
         if self._geometry is not None and self._geometry[0] == revision:
             return self._geometry[1]
+        layers = layer_cells(replay)
+        if isinstance(replay, TapeReplay):
+            layers |= tape_layers(replay, layers)
         geometry = {
             key: self._grid.cell_quads(cells, CELL_Z, inset=CELL_INSET)
-            for key, cells in layer_cells(replay).items()
+            for key, cells in layers.items()
         }
+        if isinstance(replay, TapeReplay) and replay.log.algorithm == "theta" and replay.path:
+            # Theta*'s path is straight segments between its vertices, not a chain of cells.
+            width = replay.log.width
+            vertices = np.array([row * width + col for row, col in replay.path], dtype=np.intp)
+            size = self._grid.grid_cell_size
+            geometry["search-path-lines"] = segment_ribbons(
+                self._grid.cell_centres(vertices), RIBBON_WIDTH * size, RIBBON_Z * size
+            )
         parent = replay.parent.ravel()
         touched = np.flatnonzero(parent >= 0)
         geometry["search-parents"] = parent_arrows(
