@@ -181,6 +181,7 @@ class SearchViewSettings(TypedDict):
     restarts: int
     message: str
     numbers_shown: int
+    search: str
 
 
 class SearchViewIdle(SearchViewSettings):
@@ -192,13 +193,17 @@ class SearchViewIdle(SearchViewSettings):
     compare_open: bool
     compare: list[CompareEntry]
     buttons: dict[str, list[int]]
+    cost: None
+    meeting_cell: None
 
 
 class SearchViewReplay(SearchViewSettings):
     """`search_view` once it has a search: where the replay stands; cells are `[row, col]`.
 
     `recorded` counts the steps recorded so far (`finished` once the search has ended),
-    `current` is the cell the last step expanded (null at step 0).
+    `current` is the cell the last step expanded (null at step 0), `cost` the finished path's
+    cost in world units (null before the end or without a path), `meeting_cell` where
+    bidirectional's halves meet at this step (null before they meet and for other searches).
     """
 
     start: list[int]
@@ -214,6 +219,8 @@ class SearchViewReplay(SearchViewSettings):
     compare_open: bool
     compare: list[CompareEntry]
     buttons: dict[str, list[int]]
+    cost: float | None
+    meeting_cell: list[int] | None
 
 
 SearchViewEntry = SearchViewIdle | SearchViewReplay

@@ -195,6 +195,7 @@ def search_view_entry(
         "restarts": view.restarts,
         "message": view.message,
         "numbers_shown": view.numbers_shown,
+        "search": settings.choice.algorithm.value,
     }
     compare_open = panel.compare_open
     rows = [compare_entry(row) for row in panel.rows] if compare_open else []
@@ -210,8 +211,11 @@ def search_view_entry(
             "compare_open": compare_open,
             "compare": rows,
             "buttons": buttons,
+            "cost": None,
+            "meeting_cell": None,
         }
     frontier, expanded = view.counts()
+    cost, meeting = view.finished_cost(), view.meeting_cell()
     return {
         **head,
         "start": list(replay.log.start),
@@ -227,6 +231,8 @@ def search_view_entry(
         "compare_open": compare_open,
         "compare": rows,
         "buttons": buttons,
+        "cost": None if cost is None else round(cost, 6),
+        "meeting_cell": None if meeting is None else list(meeting),
     }
 
 

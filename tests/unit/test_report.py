@@ -24,12 +24,15 @@ IDLE_VIEW: dict[str, Any] = {
     "restarts": 0,
     "message": "",
     "numbers_shown": 0,
+    "search": "astar",
     "step": None,
     "start": None,
     "goal": None,
     "compare_open": False,
     "compare": [],
     "buttons": {},
+    "cost": None,
+    "meeting_cell": None,
 }
 
 REPORT: dict[str, Any] = {
@@ -131,6 +134,9 @@ REPLAY_VIEW: dict[str, Any] = {
         },
     ],
     "buttons": {"play": [700, 40], "step": [740, 40]},
+    "search": "bidirectional",
+    "cost": 1.414214,
+    "meeting_cell": [1, 1],
 }
 
 
@@ -260,6 +266,18 @@ CASES = {
 @pytest.mark.parametrize(("data", "problem"), list(CASES.values()), ids=list(CASES))
 def test_each_flaw_is_named_by_its_key_path(data, problem):
     assert problem in validate_report(data)
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [("search", None), ("cost", "1.4"), ("meeting_cell", "1,1")],
+    ids=["search", "cost", "meeting-cell"],
+)
+def test_the_view_s_search_cost_and_meeting_cell_are_checked(key, value):
+    data = report(search_view={**REPLAY_VIEW, key: value})
+    problems = validate_report(data)
+    assert len(problems) == 1
+    assert problems[0].startswith(f"report.search_view.{key}")
 
 
 def test_every_flaw_is_reported_not_only_the_first():
