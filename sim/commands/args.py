@@ -100,6 +100,7 @@ class OutputKind(Enum):
     MAP = "a Moving AI map"
     SCEN = "a Moving AI scenario file"
     CSV = "a CSV file"
+    GIF = "a GIF image"
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,6 +155,8 @@ def check_output(output: Output) -> None:
     check_writable(output.flag, output.path)
     if output.kind is OutputKind.IMAGE:
         _check_image_name(output.flag, output.path)
+    if output.kind is OutputKind.GIF and output.path.suffix.lower() != ".gif":
+        raise SimError(f"{output.flag} {output.path}: writes a GIF; name it OUT.gif")
     if os.path.lexists(output.path):
         _check_existing(output)
 
@@ -205,6 +208,8 @@ def _check_existing(output: Output) -> None:
         fits = _looks_like_json_lines(head)
     elif output.kind is OutputKind.CSV:
         fits = _looks_like_text(head)
+    elif output.kind is OutputKind.GIF:
+        fits = not head or head.startswith((b"GIF87a", b"GIF89a"))
     elif output.kind in _MOVINGAI_FIRST_WORD:
         fits = head.lower().split(maxsplit=1)[:1] in ([], [_MOVINGAI_FIRST_WORD[output.kind]])
     else:

@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from sim.app.search_control import SearchRequest, parse_search, parse_search_step
 from sim.commands.args import (
     IMAGE_EXTENSIONS,
     Output,
@@ -18,6 +19,9 @@ from sim.commands.args import (
 from sim.config import DEFAULT_FIXED_FPS, DEFAULT_SCENE
 from sim.errors import SimError
 from sim.scene.file import load_scene
+
+if TYPE_CHECKING:
+    from sim.app.composition import SimApp
 
 HEADLESS_DEFAULT_FRAMES = 600
 WINDOW_SIZE = (1024, 768)
@@ -42,10 +46,16 @@ needed) and simulated time advances exactly 1/FPS seconds per frame, so runs are
 (scene, dt, grid, each agent's name and radius), then one JSON line per traced frame (every
 frame, or every N-th with --trace-every N).
 
-An output (--screenshot, --report, --save-as, --trace) must be a new file or an existing one of
-its own kind (an image, a JSON file, a JSON Lines file), and neither the scene nor another
-output; anything else is refused before the run (exit status 2). An output that could not be
-written is one line on stderr and exit status 1, after the run.
+--search NAME[:HEURISTIC] opens the search view on that search (astar, dijkstra, bfs, greedy,
+dfs, jps, bidirectional, theta; the heuristic: manhattan, octile, euclidean or chebyshev) at
+--search-step N or end (the default), so the screenshot and the report show it;
+--record-search OUT.gif (headless) writes the search as an animated GIF of every k-th step, at
+most 300 frames, rendered before the run with simulated time paused.
+
+An output (--screenshot, --report, --save-as, --trace, --record-search) must be a new file or an
+existing one of its own kind (an image, a JSON file, a JSON Lines file, a GIF), and neither the
+scene nor another output; anything else is refused before the run (exit status 2). An output
+that could not be written is one line on stderr and exit status 1, after the run.
 """
 
 
@@ -116,19 +126,68 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
         metavar="WxH",
         help="window or image size in pixels (default 1024x768, headless 800x600)",
     )
+    parser.add_argument(
+        "--search",
+        type=_search_arg,
+        metavar="NAME[:HEURISTIC]",
+        help="open the search view on this search (e.g. jps, theta, astar:manhattan)",
+    )
+    parser.add_argument(
+        "--search-step",
+        type=_step_arg,
+        metavar="N|end",
+        help="with --search, show the search after N steps, or at its end (the default)",
+    )
+    parser.add_argument(
+        "--record-search",
+        type=Path,
+        metavar="OUT.gif",
+        help="with --search and --headless, write the search as an animated GIF",
+    )
     parser.set_defaults(func=run)
+
+
+def _search_arg(text: str) -> tuple[Any, str | None]:
+    try:
+        return parse_search(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def _step_arg(text: str) -> str:
+    # Kept as text: None must stay "not given", where "end" parses to None.
+    try:
+        parse_search_step(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    return text
+
+
+def _search_request(args: argparse.Namespace) -> SearchRequest | None:
+    """What --search, --search-step and --record-search ask (SimError when they do not fit)."""
+    if args.search is None:
+        if args.record_search is not None or args.search_step is not None:
+            raise SimError("--search-step and --record-search need --search NAME")
+        return None
+    if args.record_search is not None and not args.headless:
+        raise SimError("--record-search needs --headless")
+    kind, heuristic = args.search
+    step = None if args.search_step is None else parse_search_step(args.search_step)
+    return SearchRequest(kind, heuristic, step, args.record_search)
 
 
 def run(args: argparse.Namespace) -> int:
     """Load the scene, check the output paths, then open the app and run it."""
     if args.trace_every is not None and args.trace is None:
         raise SimError("--trace-every needs --trace FILE.jsonl")
+    request = _search_request(args)
     scene = load_scene(args.scene)
     asked = (
         ("--screenshot", args.screenshot, OutputKind.IMAGE),
         ("--report", args.report, OutputKind.JSON),
         ("--save-as", args.save_as, OutputKind.SCENE),
         ("--trace", args.trace, OutputKind.JSONL),
+        ("--record-search", args.record_search, OutputKind.GIF),
     )
     outputs = [Output(flag, path, kind) for flag, path, kind in asked if path is not None]
     check_outputs(args.scene, outputs)
@@ -156,13 +215,36 @@ def run(args: argparse.Namespace) -> int:
         app = SimApp(options)
     except RuntimeError as error:
         raise SimError(str(error)) from error
+    gif_failure = None
     try:
+        if request is not None:
+            gif_failure = _start_search(app, request)
         status = app.run()
     finally:
         app.destroy()
     for output in outputs:
         reason = app.failed_outputs.get(output.path)
+        if output.kind is OutputKind.GIF:
+            reason = gif_failure
         if reason is not None:
             print(f"sim: {output.flag} {output.path}: not written: {reason}", file=sys.stderr)
             status = EXIT_OUTPUT_FAILED
     return status
+
+
+def _start_search(app: SimApp, request: SearchRequest) -> str | None:
+    """Open the view as asked; return why the GIF was not written, or None.
+
+    Raises:
+        SimError: when the search refuses the scene (one line, exit status 2).
+    """
+    from sim.app.search_control import start_search
+
+    try:
+        problem = start_search(app, request)
+    except OSError as error:
+        # Only the GIF is written here; the run goes on and says so at the end, as for others.
+        return error.strerror or str(error)
+    if problem is not None:
+        raise SimError(f"--search {request.kind.algorithm.value}: {problem}")
+    return None
