@@ -207,7 +207,7 @@ class SimApp:
             num_of_rows=grid.rows,
             num_of_columns=grid.columns,
             grid_cell_size=grid.cell_size,
-            connectivity=grid.connectivity,
+            diagonal=grid.rule,
         )
         return self.world.spawn("grid-manager").add_component(manager)
 
@@ -271,6 +271,7 @@ class SimApp:
             "toggle_agent_mode": self.toggle_agent_mode,
             "cycle_heuristic": self.cycle_heuristic,
             "toggle_connectivity": self.toggle_connectivity,
+            "cycle_diagonal_rule": lambda: self.grid.set_planning(diagonal=self.grid.rule.next),
             "toggle_search_view": view.toggle,
             "close_search_view": view.close,
             "play_pause": view.play_pause,

@@ -93,6 +93,7 @@ CONTROLS: tuple[Control, ...] = (
     Control("m", "toggle_agent_mode", "M chase/patrol", 2),
     Control("k", "cycle_heuristic", "K heuristic", 2),
     Control("n", "toggle_connectivity", "N 4/8", 2),
+    Control("j", "cycle_diagonal_rule", "J diagonal rule", 2),
     Control("t", "toggle_search_view", "T search view", 2),
     Control("d", "toggle_crowd_gizmos", "D crowd gizmos", 2),
     Control("t", "close_search_view", "T close", 0, _SEARCH),

@@ -7,6 +7,7 @@ import math
 from sim.components.agent_controller import AgentController, AgentState, ReplanCause
 from sim.components.grid_manager import GridManager, PlanOutcome
 from sim.navigation.catalogue import PLANNER, connectivity_label
+from sim.navigation.diagonal import DiagonalRule
 from sim.navigation.explain import NoPathExplanation
 
 
@@ -105,8 +106,13 @@ def replan_line(agent: AgentController) -> str | None:
 
 
 def planner_line(grid: GridManager) -> str:
-    """Which search the planners run, e.g. "A* octile, 8-connected, 12 blocked cells"."""
+    """Which search the planners run, e.g. "A* octile, 8-connected, 12 blocked cells".
+
+    Under the rules that pass blocked corners the rule follows: "8-connected (always)".
+    """
     moves = connectivity_label(grid.diagonal)
+    if grid.rule in (DiagonalRule.ONE_OBSTACLE, DiagonalRule.ALWAYS):
+        moves += f" ({grid.rule.value})"
     return f"{PLANNER.label} {grid.heuristic}, {moves}, {grid.blocked_cells()} blocked cells"
 
 

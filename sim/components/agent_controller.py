@@ -147,7 +147,7 @@ class AgentController(Component):
         self.show_path = True
         self._gate = ReplanGate(interval_s=config.replan_interval_s, dragging=dragging)
         self._search: IncrementalSearch | None = None
-        self._search_key: tuple[bool, str] | None = None
+        self._search_key: tuple[str, str] | None = None
         self._planned_goal: tuple[int, int] | None = None
         self._route: RouteCells | None = None
         self._route_checked = -1  # the mask_version the route was last checked against

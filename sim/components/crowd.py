@@ -394,7 +394,7 @@ class CrowdField(Component):
         version = self._grid.version
         if self._graph is None or self._graph[0] != version:
             graph = MoveGraph.build(
-                self._grid.walkable.copy(), diagonal=self._grid.diagonal, costs=self._grid.costs
+                self._grid.walkable.copy(), diagonal=self._grid.rule, costs=self._grid.costs
             )
             self._graph = (version, graph)
         return self._graph[1]

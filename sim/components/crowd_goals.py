@@ -90,7 +90,7 @@ class TargetGroup:
     def __init__(self) -> None:
         self.cell: Cell | None = None
         self.field: GoalField | None = None
-        self.planning_key: tuple[bool, str] | None = None
+        self.planning_key: tuple[str, str] | None = None
         self.taken_s = -math.inf
         self.mask_checked = -1
         self.goal: Point = (0.0, 0.0)

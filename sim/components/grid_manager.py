@@ -30,6 +30,7 @@ from sim.navigation import (
     transform_box,
 )
 from sim.navigation.catalogue import PLANNER, PLANNER_ALGORITHM, PLANNER_HEURISTICS
+from sim.navigation.diagonal import DiagonalRule, parse_diagonal
 from sim.navigation.incremental import IncrementalSearch
 from sim.navigation.line_of_sight import segment_is_clear, smooth_path
 
@@ -137,6 +138,7 @@ class GridManager(Component):
         num_of_columns: int,
         grid_cell_size: float,
         connectivity: int = 8,
+        diagonal: str | None = None,
         show_grid: bool = True,
         show_obstacle_blocks: bool = True,
     ) -> None:
@@ -147,7 +149,7 @@ class GridManager(Component):
         self.grid_cell_size = grid_cell_size
         self.show_grid = show_grid
         self.show_obstacle_blocks = show_obstacle_blocks
-        self._diagonal = connectivity == 8
+        self._rule = parse_diagonal(connectivity == 8 if diagonal is None else diagonal)
         self._heuristic = HEURISTICS[0]
         self._cover = np.zeros((num_of_rows, num_of_columns), dtype=np.int32)
         # When each cell was blocked, for `blocked_since_mask`; from `start` on (nothing plans
@@ -184,22 +186,29 @@ class GridManager(Component):
 
     @property
     def diagonal(self) -> bool:
-        """True for 8-connected planning, False for 4-connected."""
-        return self._diagonal
+        """True for 8-connected planning (any rule but "never"), False for 4-connected."""
+        return self._rule is not DiagonalRule.NEVER
+
+    @property
+    def rule(self) -> DiagonalRule:
+        """The diagonal rule plans use (the scene's ``[grid] diagonal`` until switched)."""
+        return self._rule
 
     @property
     def heuristic(self) -> str:
         """The A* heuristic in use."""
         return self._heuristic
 
-    def set_planning(self, *, diagonal: bool | None = None, heuristic: str | None = None) -> None:
-        """Change connectivity or heuristic; planners see a new `version` and replan."""
+    def set_planning(
+        self, *, diagonal: bool | str | None = None, heuristic: str | None = None
+    ) -> None:
+        """Change the diagonal rule (True, False or a rule name) or heuristic; plans redo."""
         if heuristic is not None:
             if heuristic not in HEURISTICS:
                 raise ValueError(f"unknown heuristic {heuristic!r}; expected one of {HEURISTICS}")
             self._heuristic = heuristic
         if diagonal is not None:
-            self._diagonal = diagonal
+            self._rule = parse_diagonal(diagonal)
         self.version += 1
 
     def start(self) -> None:
@@ -402,9 +411,9 @@ class GridManager(Component):
         )
 
     @property
-    def planning_key(self) -> tuple[bool, str]:
-        """``(diagonal, heuristic)``: a search built for other settings must be built again."""
-        return (self._diagonal, self._heuristic)
+    def planning_key(self) -> tuple[str, str]:
+        """``(rule, heuristic)``: a search built for other settings must be built again."""
+        return (self._rule.value, self._heuristic)
 
     def incremental_search(self) -> IncrementalSearch | None:
         """A new incremental search for the planner's settings, or None: plan with A* then.
@@ -415,7 +424,7 @@ class GridManager(Component):
         if (len(self._searches) + 1) * self._walkable.size > INCREMENTAL_CELLS:
             return None
         try:
-            search = IncrementalSearch(diagonal=self._diagonal, heuristic=self._heuristic)
+            search = IncrementalSearch(diagonal=self._rule.value, heuristic=self._heuristic)
         except ValueError:
             return None
         self._searches.add(search)
@@ -492,7 +501,7 @@ class GridManager(Component):
             grid.walkable,
             start,
             goal,
-            diagonal=self._diagonal,
+            diagonal=self._rule.value,
             heuristic=self._heuristic,
             algorithm=algorithm,
             costs=self.costs,

@@ -50,6 +50,16 @@ class DiagonalRule(StrEnum):
         """
         return _CODES[self]
 
+    @property
+    def next(self) -> DiagonalRule:
+        """The rule after this one, round the four (the app's J key steps through them).
+
+        >>> DiagonalRule.ALWAYS.next
+        <DiagonalRule.NEVER: 'never'>
+        """
+        rules = list(DiagonalRule)
+        return rules[(rules.index(self) + 1) % len(rules)]
+
 
 _CORNERS_NEEDED = {
     DiagonalRule.NEVER: 3,

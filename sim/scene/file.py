@@ -22,6 +22,7 @@ from typing import Final
 
 from sim.config import AGENT_MODEL_RADIUS, MODELS_DIR, SCENES_DIR, AgentConfig, Tag
 from sim.navigation.clearance import clearance
+from sim.navigation.diagonal import DIAGONAL_CHOICES, DiagonalRule
 from sim.navigation.grid import MAX_COST, MIN_COST
 from sim.navigation.input_file import read_input_file
 from sim.scene import values
@@ -206,7 +207,7 @@ def _version(at: Reader, value: object) -> int:
 
 _ROOT_KEYS = ("version", "name", "grid", "camera", "objects", "crowds")
 _CROWD_KEYS = ("name", "count", "area", "seed", "model", "heading", "color", "agent")
-_GRID_KEYS = ("origin", "rows", "columns", "cell_size", "connectivity")
+_GRID_KEYS = ("origin", "rows", "columns", "cell_size", "connectivity", "diagonal")
 _CAMERA_KEYS = ("target", "distance", "heading", "pitch")
 _OBJECT_KEYS = (
     "name",
@@ -230,13 +231,31 @@ def _connectivity(at: Reader, value: object) -> int:
     return number
 
 
+def _diagonal(at: Reader, value: object) -> str:
+    if not isinstance(value, str) or value not in DIAGONAL_CHOICES:
+        raise at.error(f"must be one of {', '.join(DIAGONAL_CHOICES)}, got {values.short(value)}")
+    return value
+
+
+# What each `connectivity` is shorthand for.
+_CONNECTIVITY_RULES: Final = {4: DiagonalRule.NEVER.value, 8: DiagonalRule.NO_CORNER_CUTTING.value}
+
+
 def _grid(at: Reader, value: object) -> GridSpec:
     table = Table(at, value, _GRID_KEYS)
     origin = table.get("origin", values.pair)
     rows = table.get("rows", values.count)
     columns = table.get("columns", values.count)
     cell_size = table.get("cell_size", values.length)
-    connectivity = table.get("connectivity", _connectivity, DEFAULT_CONNECTIVITY)
+    given_connectivity = table.get("connectivity", _connectivity, None)
+    diagonal = table.get("diagonal", _diagonal, None)
+    connectivity = DEFAULT_CONNECTIVITY if given_connectivity is None else given_connectivity
+    shorthand = None if given_connectivity is None else _CONNECTIVITY_RULES[given_connectivity]
+    if diagonal is not None and shorthand is not None and shorthand != diagonal:
+        raise at.error(
+            f'connectivity = {given_connectivity} is shorthand for diagonal = "{shorthand}", '
+            f'but diagonal = "{diagonal}"; keep one of the two'
+        )
     cells = rows * columns
     size = f"{values.thousands(rows)} rows x {values.thousands(columns)} columns"
     if cells > MAX_GRID_CELLS:
@@ -258,7 +277,10 @@ def _grid(at: Reader, value: object) -> GridSpec:
             f"at most {MAX_GRID_EXTENT:,.0f} (the world is "
             f"+-{values.MAX_COORDINATE:,.0f})"
         )
-    spec = GridSpec(origin, rows, columns, cell_size, connectivity)
+    if diagonal is None:
+        spec = GridSpec(origin, rows, columns, cell_size, connectivity)
+    else:
+        spec = GridSpec.with_rule(origin, rows, columns, cell_size, diagonal)
     _check_cells_resolve(at, spec)
     return spec
 

@@ -158,7 +158,7 @@ def test_hud_help_is_the_text_the_hud_has_always_shown() -> None:
         "O generate   Ctrl+S save\n"
         "right-drag orbit   middle/shift+right-drag pan   wheel zoom   C camera   Esc quit\n"
         "G grid  B blocks  P path  H HUD  Space pause  R reset agent  M chase/patrol  "
-        "K heuristic  N 4/8  T search view  D crowd gizmos"
+        "K heuristic  N 4/8  J diagonal rule  T search view  D crowd gizmos"
     )
 
 

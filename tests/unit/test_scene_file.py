@@ -294,7 +294,7 @@ def test_odd_but_valid_scene_loads(write, text: str):
 # --- broken scenes: one line, naming the file, the key and the problem --------------------------
 
 TAGS = "'Obstacle', 'Start', 'End', 'Agent', 'Terrain', 'Untagged'"
-GRID_KEYS = "'origin', 'rows', 'columns', 'cell_size', 'connectivity'"
+GRID_KEYS = "'origin', 'rows', 'columns', 'cell_size', 'connectivity', 'diagonal'"
 TOP_KEYS = "'version', 'name', 'grid', 'camera', 'objects', 'crowds'"
 HAVE = "(have: agent, cube, plane)"
 
@@ -777,7 +777,8 @@ def test_fuzzed_scene_text_loads_or_fails_in_one_line(
 # --- fuzz: random TOML-ish documents either load or fail with one line --------------------------
 
 KNOWN_KEYS = sorted(
-    {"version", "name", "origin", "rows", "columns", "cell_size", "connectivity", "target"}
+    {"version", "name", "origin", "rows", "columns", "cell_size", "connectivity", "diagonal"}
+    | {"target"}
     | {"distance", "heading", "pitch", "tag", "model", "pos", "scale", "color", "agent"}
     | {"speed", "turn_rate", "replan_interval_s", "arrival_radius", "mode", "smoothing"}
 )
