@@ -20,8 +20,8 @@ from sim.navigation.search_tape import TapeReplay
 # lines still frame every cell; arrows float above both.
 CELL_Z = 0.013
 ARROW_Z = 0.08
-RIBBON_Z = 0.05  # Theta*'s path, above the cells and grid lines, under the arrows
-RIBBON_WIDTH = 0.22  # as a fraction of a cell
+RIBBON_Z = 0.1  # Theta*'s path, over its thicket of any-angle arrows: the answer stays in view
+RIBBON_WIDTH = 0.3  # as a fraction of a cell
 LABEL_Z = 0.35  # in cells: the numbers float over the middle of their cell
 CELL_INSET = 0.06  # fraction of a cell left bare on each side
 ARROW_FROM, ARROW_TO = 0.15, 0.75  # where an arrow starts and ends, as a fraction of the step
