@@ -4,11 +4,13 @@
 rasterizes the scene's obstacles exactly as the 3D app does (`sim.scene.grid`), takes the cells
 under the first Start and End objects (the nearest free cell when one stands in an obstacle),
 runs A*, weighted A* and greedy with four heuristics each, Dijkstra, BFS and DFS on the Python
-reference loop, and prints one header line and a table with costs in world units. Rows that
-miss the shortest path are marked ``*``. ``--csv`` also writes the table as CSV and ``--chart``
-as a bar chart PNG (`sim.commands.compare_export`; the chart needs matplotlib). Headless and
-without Panda3D. Bad input (a missing or invalid scene, no Start or End, a bad option, an
-export path that cannot be written) is one line on stderr and exit status 2.
+reference loop, then JPS, bidirectional A* and Theta* where the grid allows them (JPS only
+8-connected and without terrain costs, Theta* without costs), and prints one header line and a
+table with costs in world units. Rows that miss the shortest path are marked ``*``. ``--csv``
+also writes the table as CSV and ``--chart`` as a bar chart PNG (`sim.commands.compare_export`;
+the chart needs matplotlib). Headless and without Panda3D. Bad input (a missing or invalid
+scene, no Start or End, a bad option, an export path that cannot be written) is one line on
+stderr and exit status 2.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
     """Register the ``compare`` sub-command; its `func` is `run`."""
     parser = subparsers.add_parser(
         "compare",
-        help="compare A*, weighted A*, greedy, Dijkstra, BFS and DFS on a scene",
+        help="compare A*, weighted A*, greedy, Dijkstra, BFS, DFS, JPS, bidirectional and Theta*",
         description=(
             "Search from the scene's Start to its End with every algorithm and heuristic and "
             "print a table: cells expanded, time (Python reference loop, best of N), cost in "
@@ -94,6 +96,7 @@ def run(args: argparse.Namespace) -> int:
         costs=grid.costs,
         repeat=args.repeat,
         cost_scale=grid.cell_size,
+        more=True,
     )
     height, width = grid.shape
     header = (

@@ -48,7 +48,7 @@ def csv_text(rows: Sequence[ComparisonRow]) -> str:
                 f"{row.ms:.4f}",
                 repr(row.cost) if row.found else "",
                 "" if row.gap is None else repr(row.gap),
-                "*" if row.found and not row.optimal else "",
+                "*" if row.marked else "",
                 row.note,
             )
         )
@@ -77,7 +77,7 @@ def chart_png(rows: Sequence[ComparisonRow], title: str, *, cost_unit: str = "un
     names = [row.name for row in rows]
     places = list(range(len(rows)))
     # Hatched bars are the rows `format_table` marks with *: they miss the shortest path.
-    hatches = ["//" if row.found and not row.optimal else "" for row in rows]
+    hatches = ["//" if row.marked else "" for row in rows]
     colours = [f"C{_family(row)}" for row in rows]
     figure = Figure(figsize=CHART_SIZE_IN)
     FigureCanvasAgg(figure)
@@ -113,5 +113,5 @@ def write_chart(rows: Sequence[ComparisonRow], path: Path, title: str) -> None:
 
 def _family(row: ComparisonRow) -> int:
     """A colour index per search (label), so the four heuristics of one search share it."""
-    order = ("A*", "weighted", "greedy", "Dijkstra", "BFS", "DFS")
-    return next((index for index, head in enumerate(order) if row.label.startswith(head)), 6)
+    order = ("A*", "weighted", "greedy", "Dijkstra", "BFS", "DFS", "JPS", "bidirectional")
+    return next((index for index, head in enumerate(order) if row.label.startswith(head)), 8)

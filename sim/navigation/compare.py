@@ -6,7 +6,11 @@ then Dijkstra, breadth-first and depth-first search. Every one runs the Python r
 `Search` (what ``find_path(..., implementation="python")`` runs), on one `MoveGraph` built
 once: the compiled kernel does not run dfs, and one loop for all keeps the times comparable
 with each other (not with the kernel, which is many times faster).
-Dijkstra's cost is the optimum every other row is measured against. `format_table` lays the
+Dijkstra's cost is the optimum every other row is measured against. With ``more=True`` the
+searches with loops of their own follow (`MORE_ORDER`: jump point search, bidirectional A*,
+Theta*), each once with the tightest admissible heuristic, where the query allows them; they
+run their own setup each time, so their times include it. Theta*'s any-angle path may be
+shorter than Dijkstra's: its gap is then negative, and it is not marked. `format_table` lays the
 rows out as plain text for a terminal. The searches and their labels come from
 `sim.navigation.catalogue`; `TABLE_ORDER` puts them in rows.
 """
@@ -26,8 +30,8 @@ from sim.navigation.catalogue import DISTANCE_HEURISTICS, SearchKind
 from sim.navigation.grid import Cell
 from sim.navigation.heuristics import Heuristic, is_admissible
 from sim.navigation.moves import MoveGraph
-from sim.navigation.query import Algorithm, PathResult, Reason
-from sim.navigation.search import Search
+from sim.navigation.query import Algorithm, PathResult, Query, Reason
+from sim.navigation.search import Search, solve
 
 TABLE_ORDER = (
     SearchKind.ASTAR,
@@ -39,6 +43,10 @@ TABLE_ORDER = (
 )
 """The searches in table order; each that takes a heuristic is run with every one of
 `DISTANCE_HEURISTICS`, in that order."""
+
+MORE_ORDER = (SearchKind.JPS, SearchKind.BIDIRECTIONAL, SearchKind.THETA)
+"""The rows ``more=True`` adds after `TABLE_ORDER`'s, one each, where the query allows them:
+JPS only 8-connected (no corner cutting) and without costs, Theta* without costs."""
 
 FOOTNOTE = "not a shortest path: gap = cost - Dijkstra's cost (the optimum), and in % of it"
 """What the ``*`` of `format_table` means (its last line when a row is marked)."""
@@ -53,19 +61,23 @@ class ComparisonRow:
 
     Attributes:
         algorithm: the variant run.
-        heuristic: the heuristic used; None for dijkstra, bfs and dfs, which use none.
+        heuristic: the heuristic used; None for dijkstra, bfs, dfs and theta (whose straight
+            line is no choice).
         weight: the weight on the heuristic (1.0 except for weighted A*).
-        label: a name for people: "A*", "weighted A* x1.5", "greedy", "Dijkstra", "BFS", "DFS".
+        label: a name for people: "A*", "weighted A* x1.5", "greedy", "Dijkstra", "BFS", "DFS"
+            (and with ``more``: "JPS", "bidirectional", "Theta*").
         found: whether a path was found (all rows agree: every variant is complete).
         expanded: cells expanded.
         ms: fastest wall-clock time of the repeats in milliseconds: the Python reference
-            loop, without building the MoveGraph (shared by all rows).
+            loop, without building the MoveGraph (shared by all rows); `MORE_ORDER`'s rows
+            include their own setup.
         cost: path cost times the comparison's `cost_scale`; inf when not found.
-        gap: ``cost - optimal`` (same units), 0.0 for an optimal row, None when no path.
+        gap: ``cost - optimal`` (same units), 0.0 for an optimal row, None when no path;
+            negative for a Theta* path shorter than any path along the grid's moves.
         optimal: the cost is within a relative 1e-9 of Dijkstra's (False when no path).
         guaranteed: this variant on this grid always returns a shortest path: Dijkstra; A*
-            with weight 1 and a heuristic admissible on this connectivity; BFS on a
-            4-connected grid whose walkable cells all cost the same.
+            with weight 1, JPS and bidirectional A*, each with a heuristic admissible on this
+            connectivity; BFS on a 4-connected grid whose walkable cells all cost the same.
         note: a few words on the row: why it may miss the optimum, or "no path (reason)".
         path: the cells of the path found, start to goal; empty when not found.
         reason: how the search ended (`Reason.FOUND` or why there is no path).
@@ -96,6 +108,14 @@ class ComparisonRow:
         """
         return self.label if self.heuristic is None else f"{self.label} {self.heuristic.value}"
 
+    @property
+    def marked(self) -> bool:
+        """Whether `format_table` marks the row ``*``: a path longer than the optimum.
+
+        Theta*'s any-angle path may be shorter than any along the grid's moves: no fault.
+        """
+        return self.found and not self.optimal and (self.gap is None or self.gap > 0)
+
 
 @dataclass(frozen=True, slots=True)
 class _Variant:
@@ -119,6 +139,7 @@ def compare_searches(
     costs: NDArray[Any] | None = None,
     repeat: int = 3,
     cost_scale: float = 1.0,
+    more: bool = False,
 ) -> list[ComparisonRow]:
     """Run the 15 search variants from `start` to `goal` and compare them with Dijkstra.
 
@@ -137,9 +158,11 @@ def compare_searches(
         costs: optional per-cell cost multiplier, as for `find_path`.
         repeat: runs per row, >= 1; the fastest counts.
         cost_scale: multiplies every cost and gap, e.g. a scene's cell size for world units.
+        more: also run `MORE_ORDER`'s searches (a row each where the query allows it).
 
     Returns:
-        15 rows; no path makes rows with ``found=False``, never an exception.
+        15 rows (up to 18 with `more`); no path makes rows with ``found=False``, never an
+        exception.
 
     Raises:
         ValueError: naming the value, for what `find_path` rejects, a `repeat` below 1 or a
@@ -162,6 +185,8 @@ def compare_searches(
     for variant in _variants(weight):
         result, ms = _timed(graph, start, goal, variant, repeat=repeat)
         runs.append((variant, result, ms))
+    if more:
+        runs += _more_runs(walkable, start, goal, diagonal=diagonal, costs=costs, repeat=repeat)
     optimum = next(r for v, r, _ in runs if v.algorithm is Algorithm.DIJKSTRA).cost
     uniform = _uniform_costs(walkable, costs)
     return [
@@ -244,6 +269,42 @@ def _variants(weight: float) -> list[_Variant]:
     return variants
 
 
+def _more_runs(
+    walkable: NDArray[np.bool_],
+    start: Cell,
+    goal: Cell,
+    *,
+    diagonal: bool,
+    costs: NDArray[Any] | None,
+    repeat: int,
+) -> list[tuple[_Variant, PathResult, float]]:
+    """Run `MORE_ORDER`'s searches the query allows; skip those it refuses (JPS on 4 moves...)."""
+    heuristic = Heuristic.OCTILE if diagonal else Heuristic.MANHATTAN
+    runs = []
+    for kind in MORE_ORDER:
+        used = heuristic if kind.takes_heuristic else None
+        try:
+            query = Query.check(
+                walkable,
+                start,
+                goal,
+                diagonal=diagonal,
+                heuristic=(used or Heuristic.ZERO).value,
+                algorithm=kind.algorithm.value,
+                costs=costs,
+            )
+        except ValueError:  # this search cannot run this query: no row, as no button works
+            continue
+        best, result = math.inf, None
+        for _ in range(repeat):
+            began = time.perf_counter()
+            result = solve(query)
+            best = min(best, (time.perf_counter() - began) * 1000.0)
+        if result is not None:
+            runs.append((_Variant(kind, used, 1.0, kind.label), result, best))
+    return runs
+
+
 def _timed(
     graph: MoveGraph, start: Cell, goal: Cell, variant: _Variant, *, repeat: int
 ) -> tuple[PathResult, float]:
@@ -307,6 +368,11 @@ def _guaranteed(variant: _Variant, *, diagonal: bool, uniform: bool) -> bool:
     """Whether this variant always returns a shortest path on a grid like this one."""
     if variant.algorithm is Algorithm.DIJKSTRA:
         return True
+    if (
+        variant.algorithm in (Algorithm.JPS, Algorithm.BIDIRECTIONAL)
+        and variant.heuristic is not None
+    ):
+        return is_admissible(variant.heuristic, diagonal=diagonal)
     if variant.algorithm is Algorithm.ASTAR and variant.heuristic is not None:
         return variant.weight == 1.0 and is_admissible(variant.heuristic, diagonal=diagonal)
     if variant.algorithm is Algorithm.BFS:
@@ -319,6 +385,10 @@ def _note(variant: _Variant, *, diagonal: bool, uniform: bool, guaranteed: bool)
     algorithm, heuristic = variant.algorithm, variant.heuristic
     if algorithm is Algorithm.DIJKSTRA:
         return "the optimum"
+    if algorithm is Algorithm.THETA:
+        return "any-angle: straight segments, not grid moves"
+    if algorithm in (Algorithm.JPS, Algorithm.BIDIRECTIONAL):
+        return "own loop: time includes its setup"
     if algorithm is Algorithm.DFS:
         return "baseline, not shortest"
     if algorithm is Algorithm.GREEDY:
@@ -344,7 +414,7 @@ def _uniform_costs(walkable: NDArray[np.bool_], costs: NDArray[Any] | None) -> b
 
 
 def _marked(row: ComparisonRow) -> bool:
-    return row.found and not row.optimal
+    return row.marked
 
 
 def _gap_text(row: ComparisonRow) -> str:

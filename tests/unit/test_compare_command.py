@@ -170,10 +170,10 @@ def test_compare_default_scene(capsys: pytest.CaptureFixture[str]) -> None:
         "Default: 20 x 20 grid, cell size 1, 8-connected, Start (2, 2) -> End (17, 17) (row, col)"
     )
     assert lines[1].split()[:6] == ["algorithm", "heuristic", "expanded", "ms", "cost", "(units)"]
-    assert len(lines) == 2 + 15 + 1
-    assert [line.split()[0] for line in lines[2:17]] == ["A*"] * 4 + ["weighted"] * 4 + [
+    assert len(lines) == 2 + 18 + 1
+    assert [line.split()[0] for line in lines[2:20]] == ["A*"] * 4 + ["weighted"] * 4 + [
         "greedy"
-    ] * 4 + ["Dijkstra", "BFS", "DFS"]
+    ] * 4 + ["Dijkstra", "BFS", "DFS", "JPS", "bidirectional", "Theta*"]
     dijkstra = cost_column(lines, "Dijkstra", "-")
     for heuristic in ("octile", "euclidean", "chebyshev"):
         assert cost_column(lines, "A*", heuristic) == dijkstra
@@ -218,7 +218,7 @@ def test_compare_walled_in_end_prints_no_path_rows(capsys: pytest.CaptureFixture
     scene = ODD_SCENES / "end_walled_in.toml"
     assert main(["compare", str(scene), "--repeat", "1"]) == 0
     rows = capsys.readouterr().out.splitlines()[2:]
-    assert len(rows) == 15
+    assert len(rows) == 18  # the 15, JPS, bidirectional and Theta*
     assert all("no path (unreachable)" in row for row in rows)
 
 

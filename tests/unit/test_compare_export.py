@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import math
 import struct
 import sys
 from pathlib import Path
@@ -16,6 +17,8 @@ from sim.navigation.compare import compare_searches, format_table
 from tests.helpers.paths import DEFAULT_SCENE
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+FIRST_WORDS = {"A*", "weighted", "greedy", "Dijkstra", "BFS", "DFS", "JPS", "bidirectional"}
+FIRST_WORDS |= {"Theta*"}
 
 
 def png_size(data: bytes) -> tuple[int, int]:
@@ -39,12 +42,10 @@ def test_csv_and_chart_of_the_default_scene(
         lines = list(csv.reader(handle))
     assert tuple(lines[0]) == CSV_COLUMNS
     rows = lines[1:]
-    assert len(rows) == 15
+    assert len(rows) >= 16  # the 15, bidirectional always, JPS and Theta* where allowed
     printed = [line.split()[0] for line in out.splitlines() if line.split()[:1]]
     # The CSV rows are the printed table's rows, in its order.
-    assert [row[0].split()[0] for row in rows] == [
-        name for name in printed if name in {"A*", "weighted", "greedy", "Dijkstra", "BFS", "DFS"}
-    ]
+    assert [row[0].split()[0] for row in rows] == [name for name in printed if name in FIRST_WORDS]
     dijkstra = next(row for row in rows if row[0] == "Dijkstra")
     assert dijkstra[1] == ""
     assert dijkstra[5] == "0.0"
@@ -53,7 +54,7 @@ def test_csv_and_chart_of_the_default_scene(
     optimum = float(dijkstra[4])
     for row in rows:
         assert float(row[4]) == pytest.approx(optimum + float(row[5]))
-        assert (row[6] == "*") == (float(row[5]) > 0)
+        assert (row[6] == "*") == (float(row[5]) > 0)  # Theta* may be shorter: no mark
     data = chart.read_bytes()
     assert data.startswith(PNG_MAGIC)
     assert png_size(data) == (900, 600)
@@ -115,3 +116,32 @@ def test_chart_without_matplotlib_says_what_to_install(
     [line] = capsys.readouterr().err.splitlines()
     assert INSTALL_HINT in line
     assert not chart.exists()
+
+
+def test_more_adds_jps_bidirectional_and_theta_where_the_grid_allows() -> None:
+    open_grid = np.ones((5, 5), dtype=bool)
+    rows = compare_searches(open_grid, (0, 0), (4, 1), repeat=1, more=True)
+    assert [row.label for row in rows[15:]] == ["JPS", "bidirectional", "Theta*"]
+    jps, both, theta = rows[15:]
+    assert jps.optimal
+    assert both.optimal
+    assert jps.guaranteed
+    assert both.guaranteed
+    assert not theta.guaranteed
+    # Theta*'s one straight segment beats every path along the grid's moves, unmarked.
+    assert theta.gap is not None
+    assert theta.gap < 0
+    assert theta.cost == pytest.approx(math.hypot(4, 1))
+    lines = format_table(rows)
+    assert "*" not in next(line for line in lines if line.startswith("Theta*")).split()
+    assert len(compare_searches(open_grid, (0, 0), (4, 1), repeat=1)) == 15  # the view's table
+
+
+def test_more_skips_what_the_query_refuses() -> None:
+    open_grid = np.ones((5, 5), dtype=bool)
+    four = compare_searches(open_grid, (0, 0), (4, 1), repeat=1, more=True, diagonal=False)
+    assert [row.label for row in four[15:]] == ["bidirectional", "Theta*"]
+    costs = np.full((5, 5), 2.0)
+    costly = compare_searches(open_grid, (0, 0), (4, 1), repeat=1, more=True, costs=costs)
+    assert [row.label for row in costly[15:]] == ["bidirectional"]
+    assert costly[15].optimal
