@@ -200,10 +200,10 @@ class SearchTape:
         side = np.zeros(size, dtype=np.uint8)
         search = self._search
         if isinstance(search, JumpPointSearch):
-            waiting = set(search.frontier)
+            queued = set(search.frontier)
             for (row, col), (came_from, cost) in search.jump_points.items():
                 cell = row * self.width + col
-                status[cell] = CellStatus.OPEN if (row, col) in waiting else CellStatus.CLOSED
+                status[cell] = CellStatus.OPEN if (row, col) in queued else CellStatus.CLOSED
                 g[cell] = cost
                 f[cell] = cost + self._h(abs(col - self.goal[1]), abs(row - self.goal[0]))
                 if came_from is not None:
@@ -214,18 +214,24 @@ class SearchTape:
             g, f = search.g_costs().ravel(), search.f_costs().ravel()
             parent = search.came_from().ravel().astype(np.intp)
         else:
-            # Backward first, so the forward half wins where both hold a cell the same way.
-            halves = [(2, search.backward), (1, search.forward)]
-            for mark, wanted in ((CellStatus.OPEN, "frontier"), (CellStatus.CLOSED, "closed")):
-                for number, half in halves:
-                    if half is None:
-                        continue
-                    grid_mask = half.frontier_mask() if wanted == "frontier" else half.closed_mask()
-                    mask = grid_mask.ravel()
+            # Backward first, so the forward half wins where both hold a cell the same way;
+            # each half's arrays are read once (each read copies a list of every cell).
+            halves = [
+                (number, half.frontier_mask().ravel(), half.closed_mask().ravel(), half)
+                for number, half in ((2, search.backward), (1, search.forward))
+                if half is not None
+            ]
+            values = {
+                number: (h.g_costs(), h.f_costs(), h.came_from()) for number, _, _, h in halves
+            }
+            for mark, which in ((CellStatus.OPEN, 1), (CellStatus.CLOSED, 2)):
+                for number, waiting, closed, _ in halves:
+                    mask = waiting if which == 1 else closed
+                    half_g, half_f, half_parent = values[number]
                     status[mask], side[mask] = mark, number
-                    g[mask] = half.g_costs().ravel()[mask]
-                    f[mask] = half.f_costs().ravel()[mask]
-                    parent[mask] = half.came_from().ravel()[mask]
+                    g[mask] = half_g.ravel()[mask]
+                    f[mask] = half_f.ravel()[mask]
+                    parent[mask] = half_parent.ravel()[mask]
         return status, g, f, parent, side
 
 

@@ -80,7 +80,7 @@ TAPE_LAYER_COLORS = {
 # without one long frame on a large grid (the Python search runs some 100,000 expansions/s).
 RECORD_AHEAD_PER_FRAME = 500
 # jps, bidirectional and theta are recorded by reading their whole state each step (O(cells)).
-TAPE_AHEAD_PER_FRAME = 20
+TAPE_AHEAD_PER_FRAME = 10
 
 
 class SearchView(Component):
