@@ -10,6 +10,7 @@ radius may use, and `segment_is_clear` / `smooth_path` take that radius for its 
 `generate_layout` draws mazes, rooms and random maps, `random_scenarios` connected pairs on
 them. `ExpansionLog` and `SearchReplay` record a search and step through it both ways;
 `compare_searches` runs every variant on one grid.
+`DiagonalRule` names the four diagonal rules `find_path` takes.
 `SearchKind` lists the searches on offer, each once, with its label and promise.
 `JumpPointSearch` is the Python reference of jump point search, which `find_path` runs by
 default where it applies (``algorithm="auto"``). `BidirectionalSearch` (A* from both ends,
@@ -31,6 +32,7 @@ from sim.navigation.bidirectional import BidirectionalSearch
 from sim.navigation.catalogue import SearchKind
 from sim.navigation.clearance import clearance, disc_segment_is_clear, usable_mask
 from sim.navigation.compare import ComparisonRow, compare_searches, format_table
+from sim.navigation.diagonal import DiagonalRule
 from sim.navigation.generators import (
     LAYOUT_KINDS,
     LAYOUT_PARAMETERS,
@@ -99,6 +101,7 @@ __all__ = [
     "Cell",
     "CellStatus",
     "ComparisonRow",
+    "DiagonalRule",
     "Endpoints",
     "ExpansionLog",
     "Footprint",
