@@ -6,7 +6,7 @@ import json
 
 import numpy as np
 import pytest
-from PIL import Image
+from PIL import GifImagePlugin, Image
 
 from sim.app.search_control import gif_steps
 from sim.commands.cli import main
@@ -37,6 +37,7 @@ def test_the_gif_has_a_frame_per_chosen_step_and_shows_the_search_grow(tmp_path)
     assert entry["at_end"]
     total = entry["step"]
     with Image.open(gif_path) as gif:
+        assert isinstance(gif, GifImagePlugin.GifImageFile)
         assert gif.n_frames == len(gif_steps(total))
         first, middle, last = (frame(gif, i) for i in (0, gif.n_frames // 2, gif.n_frames - 1))
         Image.fromarray(middle).save(artifact("search-gif-middle.png"))
