@@ -308,3 +308,15 @@ def test_targets_pool_every_rounds_of_the_target_maps() -> None:
     heavy = run("heavy", [100] * 4, [90] * 4)
     pooled = DynamicReport((cheap, heavy), 1, 3, 10, 3, 2, 0, "c").target_lines()[1]
     assert pooled.endswith("expansions 0.900x, time 0.900x: NOT met")
+
+
+def test_a_map_whose_rounds_had_no_path_is_not_counted_as_met_or_missed() -> None:
+    from sim.bench.dynamic_report import DynamicReport, MapRun
+
+    answered = MapRun("walled", 512, 512, "c", 10, 1)
+    answered.astar_ms, answered.incremental_ms = [0.003] * 3, [0.003] * 3
+    answered.astar_expanded, answered.incremental_expanded = [0] * 3, [0] * 3
+    answered.astar_first_ms, answered.incremental_first_ms = [1.0], [1.0]
+    lines = DynamicReport((answered,), 1, 3, 10, 3, 2, 0, "c").target_lines()
+    assert "met on 0 of 0 maps (1 with nothing to search)" in lines[0]
+    assert "nothing to compare" in lines[2]
