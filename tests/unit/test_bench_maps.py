@@ -6,6 +6,7 @@ No timing assertions: the verdicts are checked from given numbers, the run only 
 from __future__ import annotations
 
 import dataclasses
+import importlib.util
 import json
 import random
 from pathlib import Path
@@ -363,7 +364,11 @@ def test_bench_json_has_the_new_rows_and_keys(
     assert set(berlin) >= {"map", "width", "height", "queries", "rows", "unreachable"}
     keys = [row["key"] for row in berlin["rows"]]
     assert keys[:2] == [OURS_AUTO, OURS_ASTAR]
-    assert "tcod" in keys
+    # tcod is a `bench` extra, which CI does not install: then its row is missing, and named.
+    tcod_installed = importlib.util.find_spec("tcod") is not None
+    assert ("tcod" in keys) is tcod_installed
+    if not tcod_installed:
+        assert "peer tcod skipped: not installed" in out
     auto = berlin["rows"][0]
     assert set(auto) >= {
         "planner",
@@ -375,8 +380,9 @@ def test_bench_json_has_the_new_rows_and_keys(
         "astar_over_peer",
     }
     assert auto["legal_and_optimal"] is True
-    tcod = berlin["rows"][keys.index("tcod")]
-    assert tcod["auto_over_peer"] > 0
+    if tcod_installed:
+        tcod = berlin["rows"][keys.index("tcod")]
+        assert tcod["auto_over_peer"] > 0
     unreachable = berlin["unreachable"]
     assert unreachable["kind"] == ISLANDS
     assert unreachable["regions"] == 31
