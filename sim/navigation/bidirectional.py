@@ -63,6 +63,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from sim.navigation import search_readout as readout
 from sim.navigation.grid import Cell
 from sim.navigation.heuristics import HEURISTICS, HeuristicFn, parse_heuristic
 from sim.navigation.moves import SQRT2, MoveGraph
@@ -194,14 +195,11 @@ class HalfSearch:
 
     def frontier_mask(self) -> NDArray[np.bool_]:
         """``[row, col]`` True on cells waiting on this half's frontier."""
-        mask = np.zeros(len(self._closed), dtype=bool)
-        waiting = [cell for _, _, cell in self._frontier if not self._closed[cell]]
-        mask[np.array(waiting, dtype=np.intp)] = True
-        return self._grid_shaped(mask)
+        return readout.frontier_mask(self._frontier, self._closed, self._shape())
 
     def closed_mask(self) -> NDArray[np.bool_]:
         """``[row, col]`` True on cells this half has expanded."""
-        return self._grid_shaped(np.frombuffer(bytes(self._closed), dtype=np.uint8).astype(bool))
+        return readout.closed_mask(self._closed, self._shape())
 
     def g_costs(self) -> NDArray[np.float64]:
         """``[row, col]`` best known cost from this half's end; inf on untouched cells."""
@@ -209,12 +207,7 @@ class HalfSearch:
 
     def f_costs(self) -> NDArray[np.float64]:
         """``[row, col]`` priority ``g + p`` the cell was last queued with; inf if untouched."""
-        g = np.array(self.cost_so_far, dtype=np.float64)
-        p = np.array(self._potential, dtype=np.float64)
-        touched = np.isfinite(g)
-        f = np.full_like(g, np.inf)
-        f[touched] = g[touched] + p[touched]
-        return self._grid_shaped(f)
+        return readout.priorities(self.cost_so_far, self._potential, self._shape())
 
     def came_from(self) -> NDArray[np.intp]:
         """``[row, col]`` flat index of each cell's parent towards this half's end; else -1."""
@@ -231,7 +224,10 @@ class HalfSearch:
         return p
 
     def _grid_shaped(self, flat: NDArray[Any]) -> NDArray[Any]:
-        return flat.reshape(self._graph.height, self._graph.width)
+        return flat.reshape(self._shape())
+
+    def _shape(self) -> tuple[int, int]:
+        return self._graph.height, self._graph.width
 
 
 class BidirectionalSearch:

@@ -64,6 +64,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from sim.navigation import bidirectional, jps, theta
+from sim.navigation import search_readout as readout
 from sim.navigation.grid import Cell
 from sim.navigation.heuristics import HEURISTICS, Heuristic
 from sim.navigation.moves import SQRT2, MoveGraph
@@ -413,14 +414,11 @@ class Search:
 
     def frontier_mask(self) -> NDArray[np.bool_]:
         """``[row, col]`` True on cells waiting on the frontier (open, not yet closed)."""
-        mask = np.zeros(self._graph.height * self._graph.width, dtype=bool)
-        waiting = [cell for _, _, cell in self._frontier if not self._closed[cell]]
-        mask[np.array(waiting, dtype=np.intp)] = True
-        return self._grid_shaped(mask)
+        return readout.frontier_mask(self._frontier, self._closed, self._shape())
 
     def closed_mask(self) -> NDArray[np.bool_]:
         """``[row, col]`` True on expanded (closed) cells."""
-        return self._grid_shaped(np.frombuffer(bytes(self._closed), dtype=np.uint8).astype(bool))
+        return readout.closed_mask(self._closed, self._shape())
 
     def g_costs(self) -> NDArray[np.float64]:
         """``[row, col]`` best known cost from the start (g); inf on untouched cells."""
@@ -428,12 +426,7 @@ class Search:
 
     def f_costs(self) -> NDArray[np.float64]:
         """``[row, col]`` priority the cell was last queued with (f); inf on untouched cells."""
-        g = np.array(self._cost_so_far, dtype=np.float64)
-        h = np.array(self._h_cache, dtype=np.float64)
-        f = np.full_like(g, np.inf)
-        touched = np.isfinite(g)
-        f[touched] = self._g_weight * g[touched] + h[touched]
-        return self._grid_shaped(f)
+        return readout.priorities(self._cost_so_far, self._h_cache, self._shape(), self._g_weight)
 
     def came_from(self) -> NDArray[np.intp]:
         """``[row, col]`` flat index of each cell's parent; -1 for the start and untouched cells."""
@@ -471,4 +464,7 @@ class Search:
         return total
 
     def _grid_shaped(self, flat: NDArray[Any]) -> NDArray[Any]:
-        return flat.reshape(self._graph.height, self._graph.width)
+        return flat.reshape(self._shape())
+
+    def _shape(self) -> tuple[int, int]:
+        return self._graph.height, self._graph.width

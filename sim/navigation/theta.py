@@ -48,6 +48,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from sim.navigation import search_readout as readout
 from sim.navigation.grid import Cell, check_costs
 from sim.navigation.line_of_sight import centres_in_sight
 from sim.navigation.moves import MoveGraph
@@ -245,14 +246,11 @@ class ThetaStar:
 
     def frontier_mask(self) -> NDArray[np.bool_]:
         """``[row, col]`` True on cells waiting on the frontier (open, not yet closed)."""
-        mask = np.zeros(len(self._closed), dtype=bool)
-        waiting = [cell for _, _, cell in self._frontier if not self._closed[cell]]
-        mask[np.array(waiting, dtype=np.intp)] = True
-        return self._grid_shaped(mask)
+        return readout.frontier_mask(self._frontier, self._closed, self._shape())
 
     def closed_mask(self) -> NDArray[np.bool_]:
         """``[row, col]`` True on expanded (closed) cells."""
-        return self._grid_shaped(np.frombuffer(bytes(self._closed), dtype=np.uint8).astype(bool))
+        return readout.closed_mask(self._closed, self._shape())
 
     def g_costs(self) -> NDArray[np.float64]:
         """``[row, col]`` best known any-angle cost from the start; inf on untouched cells."""
@@ -260,12 +258,7 @@ class ThetaStar:
 
     def f_costs(self) -> NDArray[np.float64]:
         """``[row, col]`` priority ``g + h`` the cell was last queued with; inf if untouched."""
-        g = np.array(self._cost_so_far, dtype=np.float64)
-        h = np.array(self._h_cache, dtype=np.float64)
-        touched = np.isfinite(g)
-        f = np.full_like(g, np.inf)
-        f[touched] = g[touched] + h[touched]
-        return self._grid_shaped(f)
+        return readout.priorities(self._cost_so_far, self._h_cache, self._shape())
 
     def came_from(self) -> NDArray[np.intp]:
         """``[row, col]`` flat index of each cell's parent; -1 for the start and untouched cells."""
@@ -286,4 +279,7 @@ class ThetaStar:
         return h
 
     def _grid_shaped(self, flat: NDArray[Any]) -> NDArray[Any]:
-        return flat.reshape(self._graph.height, self._graph.width)
+        return flat.reshape(self._shape())
+
+    def _shape(self) -> tuple[int, int]:
+        return self._graph.height, self._graph.width
