@@ -51,7 +51,10 @@ def test_drag_end_then_path_and_agent_follow(window_app):
         40,
         lambda: str(window_app.report()["agents"][0]),
     )
-    agent = window_app.report()["agents"][0]
+    # End as it is now: under load `moved` can see the path follow End while the drop is
+    # still landing, so the End read above may be a few tenths short of where it came to rest.
+    arrived = window_app.report()
+    agent, end = arrived["agents"][0], entry(arrived, "end")["pos"]
     assert math.dist(agent["pos"][:2], end[:2]) <= 0.25 + 1e-6, "within the arrival radius"
     assert agent["blocked_cell_frames"] == 0
     screenshot(window_app.display, artifact("drag-end-after.png"))
