@@ -2,10 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
-import signal
-import threading
-from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,12 +18,14 @@ from panda3d.core import (
 )
 
 from sim.app import hud_text, trace
+from sim.app.actions import key_actions
 from sim.app.controls import bind_controls, hud_help, panel_help
 from sim.app.generator_menu import GeneratorMenu
+from sim.app.process import sigterm_stops_the_loop, tell
 from sim.app.report import Report, write_bytes_atomic, write_json_atomic
 from sim.app.report_builder import build_report
 from sim.app.trace import TraceWriter
-from sim.components.agent_controller import ROUTES_DRAWN, AgentController, AgentState
+from sim.components.agent_controller import ROUTES_DRAWN, AgentController
 from sim.components.crowd import CrowdField
 from sim.components.crowd_render import CrowdRenderer, frames_of
 from sim.components.crowd_sim import CrowdSim
@@ -55,14 +53,12 @@ BACKGROUND_COLOR = (0.16, 0.18, 0.22, 1.0)
 CAMERA_FOV_DEG = 50.0
 REPORT_EVERY_S = 1.0
 MESSAGE_S = 4.0  # how long an edit or save message stays on the HUD
-HUD_AGENT_LINES = 8  # past this many agents the HUD sums them up in one line
 # The search view's playback and panel run on frame time (Phase.UI), so Space, which pauses
 # simulated time, leaves them working.
 SEARCH_TASK = "search-view"
 CLOSE_REQUEST_EVENT = "window-close-request"
 EXIT_INTERRUPTED = 130  # Ctrl+C: 128 + SIGINT, as shells report it
 EXIT_TERMINATED = 143  # SIGTERM: 128 + SIGTERM
-NO_AGENT_TEXT = "agents: none in this scene (an object tagged 'Agent' follows the path)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -216,7 +212,7 @@ class SimApp:
         for spec in self.options.scene.objects_with_tag(Tag.OBSTACLE):
             note = self.grid.outside_note(spec.name, obstacle_box(spec))
             if note is not None:
-                _tell(f"sim: note: {note}")
+                tell(f"sim: note: {note}")
 
     def _replan_interval(self) -> float:
         agents = self.options.scene.objects_with_tag(Tag.AGENT)
@@ -253,40 +249,14 @@ class SimApp:
 
     def _bind_keys(self) -> None:
         """Bind the keys of the controls table (`sim.app.controls`) to what they do."""
-        view, menu = self.search_view, GeneratorMenu.attach(self)
-        self.generator_menu = menu
-        actions: dict[str, Callable[[], None]] = {
-            "remove_hovered": self.editor.remove_hovered,
-            "toggle_snap": self.editor.toggle_snap,
-            "cycle_terrain_cost": self.cycle_terrain_cost,
-            "open_generator_menu": menu.open,
-            "reset_camera": self.camera.reset,
-            "quit": self.base.userExit,
-            "toggle_grid": self.toggle_grid,
-            "toggle_blocks": self.toggle_blocks,
-            "toggle_path": self.toggle_path,
-            "toggle_hud": self.toggle_hud,
-            "toggle_pause": self.toggle_pause,
-            "reset_agents": self.reset_agents,
-            "toggle_agent_mode": self.toggle_agent_mode,
-            "cycle_heuristic": self.cycle_heuristic,
-            "toggle_connectivity": self.toggle_connectivity,
-            "cycle_diagonal_rule": lambda: self.grid.set_planning(diagonal=self.grid.rule.next),
-            "toggle_search_view": view.toggle,
-            "close_search_view": view.close,
-            "play_pause": view.play_pause,
-            "step_back": view.step_back,
-            "step_forward": view.step_forward,
-            "faster": view.faster,
-            "slower": view.slower,
-            "reset_search": view.reset,
-            "search_to_end": view.to_end,
-            "toggle_parent_arrows": self.toggle_parent_arrows,
-            "toggle_search_numbers": self.toggle_search_numbers,
-            "toggle_compare": self.search_panel.toggle_compare,
-            "toggle_crowd_gizmos": self.crowd_render.toggle_gizmos,
-        }
-        bind_controls(self.base, actions, search_open=lambda: view.opened, captured=menu.captured)
+        self.generator_menu = GeneratorMenu.attach(self)
+        view = self.search_view
+        bind_controls(
+            self.base,
+            key_actions(self),
+            search_open=lambda: view.opened,
+            captured=self.generator_menu.captured,
+        )
 
     def _quit_on_close_request(self) -> None:
         """Closing the window quits as Esc does, with the window still open for the screenshot.
@@ -329,7 +299,7 @@ class SimApp:
     def notify(self, message: str) -> None:
         """Show `message` on the HUD for a few seconds and print it for whoever watches stdout."""
         self._message = (message, self.world.time_s + MESSAGE_S)
-        _tell(f"sim: {message}")
+        tell(f"sim: {message}")
 
     def toggle_grid(self) -> None:
         """Show or hide the grid lines."""
@@ -394,30 +364,10 @@ class SimApp:
 
     def status_lines(self) -> list[str]:
         """What the HUD shows now."""
-        fps = self.clock.get_average_frame_rate()
-        lines = [
-            hud_text.fps_line(fps, paused=self.loop.paused),
-            f"scene: {self.options.scene.name}",
-            hud_text.planner_line(self.grid),
-            *hud_text.path_lines(self.path.outcome, self.path.plans, self.path.explanation),
-        ]
-        if len(self.agents) > HUD_AGENT_LINES:
-            states = self.crowd_sim.state_counts()
-            fields = self.crowd.active_goals
-            mode = {0: "A* each", 1: "one shared field"}.get(fields, f"{fields} shared fields")
-            line = f"agents: {len(self.agents)} ({mode}), {states[AgentState.ARRIVED]} arrived"
-            if states[AgentState.NO_PATH]:
-                line += f", {states[AgentState.NO_PATH]} no path (waiting)"
-            lines.append(line)
-        else:
-            lines += [hud_text.agent_line(agent) for agent in self.agents]
-            replan = hud_text.replan_line(self.agents[0]) if self.agents else None
-            lines += [] if replan is None else [replan]
-        if not self.agents:
-            lines.append(NO_AGENT_TEXT)
+        message = None
         if self._message is not None and self.world.time_s <= self._message[1]:
-            lines.append(self._message[0])
-        return lines
+            message = self._message[0]
+        return hud_text.status_lines(self, message)
 
     def step(self) -> None:
         """Run one frame: input, world update, gizmos, render; rewrite the report when due."""
@@ -439,7 +389,7 @@ class SimApp:
         """
         frames = self.options.frames
         status = 0
-        with _sigterm_stops_the_loop() as terminated:
+        with sigterm_stops_the_loop() as terminated:
             try:
                 while not self.base.quit_requested and (frames is None or self.frames < frames):
                     if terminated():
@@ -570,31 +520,3 @@ class SimApp:
         self.world.flush_destroyed()
         self.gizmos.destroy()
         self.base.destroy()
-
-
-def _tell(line: str) -> None:
-    """Print `line` for whoever watches stdout; a stdout that fails must not stop the scene.
-
-    (`sim.commands.guards` remembers the failure and reports it once the run is over.)
-    """
-    with contextlib.suppress(OSError):
-        print(line, flush=True)
-
-
-@contextlib.contextmanager
-def _sigterm_stops_the_loop() -> Iterator[Callable[[], bool]]:
-    """While inside, SIGTERM only raises a flag (the yielded function reads it).
-
-    So `SimApp.run` ends at a frame boundary and writes its outputs, as Esc does, instead of the
-    process dying mid-frame. Signals belong to the main thread; elsewhere the flag stays down.
-    """
-    received: list[int] = []
-    if threading.current_thread() is not threading.main_thread():
-        yield lambda: False
-        return
-    previous = signal.signal(signal.SIGTERM, lambda signum, _frame: received.append(signum))
-    try:
-        yield lambda: bool(received)
-    finally:
-        # None: a handler installed from C, which Python cannot restore; the default is closest.
-        signal.signal(signal.SIGTERM, signal.SIG_DFL if previous is None else previous)

@@ -3,12 +3,47 @@
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 from sim.components.agent_controller import AgentController, AgentState, ReplanCause
 from sim.components.grid_manager import GridManager, PlanOutcome
 from sim.navigation.catalogue import PLANNER, connectivity_label
 from sim.navigation.diagonal import DiagonalRule
 from sim.navigation.explain import NoPathExplanation
+
+if TYPE_CHECKING:
+    from sim.app.composition import SimApp
+
+HUD_AGENT_LINES = 8  # past this many agents the HUD sums them up in one line
+NO_AGENT_TEXT = "agents: none in this scene (an object tagged 'Agent' follows the path)"
+
+
+def status_lines(app: SimApp, message: str | None) -> list[str]:
+    """Everything the HUD shows now, with `message` (an edit's or a save's) last."""
+    fps = app.clock.get_average_frame_rate()
+    lines = [
+        fps_line(fps, paused=app.loop.paused),
+        f"scene: {app.options.scene.name}",
+        planner_line(app.grid),
+        *path_lines(app.path.outcome, app.path.plans, app.path.explanation),
+    ]
+    if len(app.agents) > HUD_AGENT_LINES:
+        states = app.crowd_sim.state_counts()
+        fields = app.crowd.active_goals
+        mode = {0: "A* each", 1: "one shared field"}.get(fields, f"{fields} shared fields")
+        line = f"agents: {len(app.agents)} ({mode}), {states[AgentState.ARRIVED]} arrived"
+        if states[AgentState.NO_PATH]:
+            line += f", {states[AgentState.NO_PATH]} no path (waiting)"
+        lines.append(line)
+    else:
+        lines += [agent_line(agent) for agent in app.agents]
+        replan = replan_line(app.agents[0]) if app.agents else None
+        lines += [] if replan is None else [replan]
+    if not app.agents:
+        lines.append(NO_AGENT_TEXT)
+    if message is not None:
+        lines.append(message)
+    return lines
 
 
 def path_lines(

@@ -1,0 +1,36 @@
+"""The running app's ties to its process: stdout that may fail, and SIGTERM ending a frame loop."""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+import threading
+from collections.abc import Callable, Iterator
+
+
+def tell(line: str) -> None:
+    """Print `line` for whoever watches stdout; a stdout that fails must not stop the scene.
+
+    (`sim.commands.guards` remembers the failure and reports it once the run is over.)
+    """
+    with contextlib.suppress(OSError):
+        print(line, flush=True)
+
+
+@contextlib.contextmanager
+def sigterm_stops_the_loop() -> Iterator[Callable[[], bool]]:
+    """While inside, SIGTERM only raises a flag (the yielded function reads it).
+
+    So `SimApp.run` ends at a frame boundary and writes its outputs, as Esc does, instead of the
+    process dying mid-frame. Signals belong to the main thread; elsewhere the flag stays down.
+    """
+    received: list[int] = []
+    if threading.current_thread() is not threading.main_thread():
+        yield lambda: False
+        return
+    previous = signal.signal(signal.SIGTERM, lambda signum, _frame: received.append(signum))
+    try:
+        yield lambda: bool(received)
+    finally:
+        # None: a handler installed from C, which Python cannot restore; the default is closest.
+        signal.signal(signal.SIGTERM, signal.SIG_DFL if previous is None else previous)
