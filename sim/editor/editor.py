@@ -23,6 +23,7 @@ from sim.components.grid_manager import GridManager
 from sim.components.terrain import TerrainPatch, next_cost
 from sim.config import Tag
 from sim.editor.drag import DRAGGABLE_TAGS, DragController, unique_name
+from sim.editor.history import EditHistory
 from sim.engine import FrameLoop, GameObject, World
 from sim.engine.loop import Phase
 from sim.engine.picking import Picker, make_pickable
@@ -74,6 +75,8 @@ class SceneEditor:
         )
         self._watcher: MouseWatcher | None = None
         self._loop: FrameLoop | None = None
+        self.history = EditHistory()  # every edit made here or by the inspector, for undo
+        self.selected: GameObject | None = None  # the inspector's object
 
     def bind(self, *, events: EventSource, watcher: MouseWatcher, loop: FrameLoop) -> None:
         """Route the left button, Ctrl+S and the pointer (read in `Phase.INPUT`) to the editor."""
