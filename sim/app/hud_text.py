@@ -7,9 +7,11 @@ from typing import TYPE_CHECKING
 
 from sim.components.agent_controller import AgentController, AgentState, ReplanCause
 from sim.components.grid_manager import GridManager, PlanOutcome
-from sim.navigation.catalogue import PLANNER, connectivity_label
+from sim.navigation.catalogue import PLANNER, SearchKind, connectivity_label
 from sim.navigation.diagonal import DiagonalRule
 from sim.navigation.explain import NoPathExplanation
+from sim.navigation.heuristics import Heuristic
+from sim.navigation.query import Algorithm, resolve_auto
 
 if TYPE_CHECKING:
     from sim.app.composition import SimApp
@@ -143,12 +145,22 @@ def replan_line(agent: AgentController) -> str | None:
 def planner_line(grid: GridManager) -> str:
     """Which search the planners run, e.g. "A* octile, 8-connected, 12 blocked cells".
 
-    Under the rules that pass blocked corners the rule follows: "8-connected (always)".
+    The planner asks for the fastest exact search (`resolve_auto`), so the line names the one
+    that runs: "JPS octile, 8-connected, ..." on a grid without terrain costs. Under the rules
+    that pass blocked corners the rule follows: "8-connected (always)".
     """
     moves = connectivity_label(grid.diagonal)
     if grid.rule in (DiagonalRule.ONE_OBSTACLE, DiagonalRule.ALWAYS):
         moves += f" ({grid.rule.value})"
-    return f"{PLANNER.label} {grid.heuristic}, {moves}, {grid.blocked_cells()} blocked cells"
+    runs = resolve_auto(
+        grid.walkable,
+        grid.costs,
+        diagonal=grid.rule,
+        heuristic=Heuristic(grid.heuristic),
+        weight=1.0,
+    )
+    label = SearchKind.JPS.label if runs is Algorithm.JPS else PLANNER.label
+    return f"{label} {grid.heuristic}, {moves}, {grid.blocked_cells()} blocked cells"
 
 
 def fps_line(fps: float, *, paused: bool) -> str:

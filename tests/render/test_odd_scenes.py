@@ -26,7 +26,7 @@ CASES: dict[str, tuple[list[str], list[str], AgentState | None]] = {
         ["sim: note: obstacle 'lost' lies wholly outside the grid; it is ignored"],
         AgentState.ARRIVED,
     ),
-    "no_obstacles": (["path: 9.90 long", "A* octile, 8-connected, 0 blocked cells"], [], None),
+    "no_obstacles": (["path: 9.90 long", "JPS octile, 8-connected, 0 blocked cells"], [], None),
     "start_inside_obstacle": (
         ["note: start is inside an obstacle: using the nearest free cell"],
         [],

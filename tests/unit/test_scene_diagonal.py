@@ -150,3 +150,14 @@ def test_hud_names_the_rules_that_pass_blocked_corners() -> None:
     grid.set_planning(diagonal="no-corner-cutting")
     assert "8-connected," in planner_line(grid)
     assert "(" not in planner_line(grid)
+
+
+def test_hud_names_the_search_the_planner_runs() -> None:
+    # The planner asks find_path for "auto": jump point search under the Moving AI rule with
+    # octile and no costs, A* under any other rule or heuristic.
+    grid = manager(diagonal="no-corner-cutting")
+    assert planner_line(grid).startswith("JPS octile, 8-connected")
+    grid.set_planning(diagonal="always")
+    assert planner_line(grid).startswith("A* octile, 8-connected (always)")
+    grid.set_planning(diagonal="no-corner-cutting", heuristic="euclidean")
+    assert planner_line(grid).startswith("A* euclidean")
