@@ -135,6 +135,9 @@ def replan_line(agent: AgentController) -> str | None:
     outcome, cause = agent.outcome, agent.last_cause
     if outcome is None or cause is None or outcome.fresh_expanded is None:
         return None
+    if outcome.expanded == 0 and outcome.fresh_expanded == 0:
+        # Start on the goal cell, or a proof that the goal is cut off: neither search ran.
+        return f"  last replan ({CAUSE_WORDS[cause]}): answered without a search"
     how = "repaired" if outcome.repaired else "new search"
     return (
         f"  last replan ({CAUSE_WORDS[cause]}): {how}, {outcome.expanded} expanded"
