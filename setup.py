@@ -30,6 +30,12 @@ setup(
             extra_compile_args=["-O3"],
         ),
         Extension(
+            "sim.navigation._apart",
+            ["sim/navigation/_apart.c"],
+            optional=True,
+            extra_compile_args=["-O3"],
+        ),
+        Extension(
             "sim.navigation._jps",
             ["sim/navigation/_jps.c"],
             depends=["sim/navigation/_grid_search.h"],

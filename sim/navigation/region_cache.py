@@ -36,7 +36,9 @@ from __future__ import annotations
 import itertools
 import threading
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -45,6 +47,15 @@ from sim.navigation.diagonal import DiagonalRule, parse_diagonal
 from sim.navigation.grid import Cell
 from sim.navigation.query import PathResult, Query, Reason
 from sim.navigation.regions import RegionMap
+
+APART_AVAILABLE: bool
+"""Whether the compiled unreachable answer (`_apart.c`, see `proven_apart`) imported."""
+try:
+    from sim.navigation import _apart
+
+    APART_AVAILABLE = True
+except ImportError:  # pragma: no cover - depends on the build
+    APART_AVAILABLE = False
 
 MAX_ARRAYS = 8
 """The arrays the cache follows at once; the least recently queried goes first."""
@@ -120,11 +131,29 @@ def known_apart(
         _lock.release()
 
 
+def _never_proven(walkable: object, start: object, goal: object) -> bool:
+    """`proven_apart` without the extension: the Python path decides every query."""
+    return False
+
+
+proven_apart: Callable[[Any, Any, Any], bool] = _apart.apart if APART_AVAILABLE else _never_proven
+"""Whether the last proof `known_apart_flat` made shows this query unreachable now.
+
+    For `find_path`'s common call, before anything else: True only where `known_apart_flat`
+    would prove it from the same map (the same array, its map unchanged since, both ends
+    walkable tuples of two ints in the grid, in different regions whose smaller one is
+    still sealed); False means "not proven here", never "reachable". In C (`_apart`: well
+    under a microsecond) when built, else always False. Takes no lock: the map moves its
+`version` on before it changes, and the C call holds the GIL throughout.
+"""
+
+
 def known_apart_flat(walkable: NDArray[np.bool_], start_flat: int, goal_flat: int) -> bool:
     """`known_apart` under the no-corner-cutting rule for flat cells the caller has checked.
 
     Both cells must be walkable cells of `walkable` now (`sim.navigation.hot_path` checks
-    that first); the answer is `known_apart`'s for them.
+    that first); the answer is `known_apart`'s for them. A proof is remembered for
+    `proven_apart`, so that the next unreachable query on the array is answered in C.
     """
     _lock.acquire()
     try:
@@ -136,7 +165,10 @@ def known_apart_flat(walkable: NDArray[np.bool_], start_flat: int, goal_flat: in
         regions = entry.maps.get(NO_CORNER_CUTTING)
         if regions is None or regions.shape != walkable.shape:
             regions = _label(entry, walkable, NO_CORNER_CUTTING)
-        return regions.apart_flat(walkable, start_flat, goal_flat)
+        apart = regions.apart_flat(walkable, start_flat, goal_flat)
+        if apart and APART_AVAILABLE:
+            _apart.remember(walkable, regions, *regions.proof_parts())
+        return apart
     finally:
         _lock.release()
 
@@ -208,6 +240,8 @@ def clear() -> None:
     """Forget every array (tests start from an empty cache)."""
     with _lock:
         _entries.clear()
+        if APART_AVAILABLE:
+            _apart.forget()
 
 
 def followed() -> int:

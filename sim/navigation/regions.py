@@ -134,6 +134,8 @@ class RegionMap:
         self._sizes = _EMPTY
         self._next = 0
         self._boundaries: dict[int, NDArray[np.int64]] = {}
+        self.version = 0
+        """Moves on before the labels, sizes or boundaries change (read it, never set it)."""
         self._relabel()
 
     @property
@@ -208,6 +210,8 @@ class RegionMap:
             return count
         if changed.size == 0:
             return 0
+        # Before the change: a reader that finds the version it knew reads no half-update.
+        self.version += 1
         self._reserve(self._next + 4 * changed.size + 1)
         before = self._labels[changed]
         self._next, count = self._work.update(
@@ -321,6 +325,18 @@ class RegionMap:
                 start if self.size_of(start_region) <= self.size_of(goal_region) else goal
             )
 
+    def proof_parts(
+        self,
+    ) -> tuple[NDArray[np.int32], NDArray[np.int64], dict[int, NDArray[np.int64]], int]:
+        """What `apart_flat` proves from, as they stand: for a reader outside Python (C).
+
+        The flat labels, the sizes by region number, the boundaries built so far (region ->
+        flat cells) and `version`. The map changes them in place or replaces them, moving
+        `version` on first: a reader must read them again once `version` moved, and must not
+        change them.
+        """
+        return self._labels, self._sizes, self._boundaries, self.version
+
     def _current_2d(self, walkable: NDArray[np.bool_]) -> NDArray[np.bool_]:
         if walkable.shape != self._shape:
             raise ValueError(f"walkable has shape {walkable.shape}, the map {self._shape}")
@@ -343,6 +359,7 @@ class RegionMap:
             return not bool(walkable[rows, cols].any())
 
     def _relabel(self) -> None:
+        self.version += 1
         size = self._snapshot.size
         self._sizes = np.empty(size // 2 + 2, dtype=np.int64)
         height, width = self._shape
@@ -364,18 +381,6 @@ class RegionMap:
             count = self._work.boundary(self._labels, height, width, seed, size, out)
             cells = self._boundaries[region] = out[:count].copy()
         return cells
-
-
-def all_blocked(walkable: NDArray[np.bool_], cells: NDArray[np.int64]) -> bool:
-    """Whether every one of the flat `cells` is blocked in `walkable` (C-contiguous), in C.
-
-    The check that keeps a proof of `RegionMap.apart` standing: for callers that kept the
-    boundary `RegionMap.boundary` gave them.
-
-    Raises:
-        ValueError: when `walkable` is not C-contiguous.
-    """
-    return bool(backend().sealed(walkable, cells))
 
 
 def _check_mask(walkable: object) -> NDArray[np.bool_]:

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sim.navigation import Reason, find_path, hot_path, kernel, region_cache
+from sim.navigation import Reason, find_path, kernel, region_cache
 
 pytestmark = pytest.mark.skipif(not kernel.JPS_AVAILABLE, reason="needs the _jps extension")
 
@@ -82,8 +82,11 @@ def test_a_kept_proof_answers_repeats_at_once_and_never_stays_stale() -> None:
     assert find_path(walkable, start, goal).expanded > 0  # searched: nothing labelled yet
     again = find_path(walkable, start, goal)
     assert (again.reason, again.expanded) == (Reason.UNREACHABLE, 0)
-    assert hot_path._last_proof is not None
+    # The proof is kept for the next query on the array, answered before any Python check.
+    assert region_cache.proven_apart(walkable, start, goal) is region_cache.APART_AVAILABLE
+    assert region_cache.proven_apart(walkable, goal, start) is region_cache.APART_AVAILABLE
     assert find_path(walkable, start, goal).expanded == 0
+    assert find_path(walkable, (0, 8), goal).expanded == 0  # another start, the same proof
     walkable[5, 6] = True  # opens the ring: the proof no longer holds
     opened = find_path(walkable, start, goal)
     assert opened.found
