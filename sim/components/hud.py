@@ -12,6 +12,7 @@ from sim.engine import Component, Every
 REFRESH_S = 0.25  # rewriting text every frame costs more than it tells anybody
 TEXT_SCALE = 0.045
 HELP_SCALE = 0.04
+MARGIN_X = 0.05  # aspect2d units between the window's left edge and the text
 TEXT_COLOR = (1.0, 1.0, 1.0, 1.0)
 SHADOW_COLOR = (0.0, 0.0, 0.0, 0.8)
 
@@ -33,9 +34,16 @@ class Hud(Component):
     ) -> None:
         super().__init__()
         self._status_lines = status
-        self._status = _text(top_left, pos=(0.05, -0.09), scale=TEXT_SCALE)
-        self._help = _text(bottom_left, pos=(0.05, 0.13), scale=HELP_SCALE)
+        self._status = _text(top_left, pos=(MARGIN_X, -0.09), scale=TEXT_SCALE)
+        self._help = _text(bottom_left, pos=(MARGIN_X, 0.13), scale=HELP_SCALE)
         self._help.text = help_text
+        # The corner sits at the window's left edge, as far left of the centre as the edge
+        # on the right: a help line wider than that room is scaled down to fit, not cut off.
+        room = 2 * abs(bottom_left.get_x()) - 2 * MARGIN_X
+        width = self._help.textNode.get_width() * HELP_SCALE
+        if room > 0 and width > room:
+            fitted = HELP_SCALE * room / width
+            self._help.scale = (fitted, fitted)
         self._refresh = Every(REFRESH_S, fire_at_start=True)
         self._visible = True
 

@@ -21,6 +21,7 @@ from panda3d.core import (
 )
 
 from sim.config import DEFAULT_FIXED_FPS, MODELS_DIR
+from sim.engine.fonts import install_ui_font
 
 OFFSCREEN_PIPE = "p3tinydisplay TinyOffscreenGraphicsPipe"
 WINDOW_PIPE = "pandagl"
@@ -114,6 +115,7 @@ def open_showbase(settings: DisplaySettings) -> SimShowBase:
         search_path.get_directory(i) for i in range(search_path.get_num_directories())
     ]:
         search_path.prepend_directory(models)
+    install_ui_font()
     base.disable_mouse()
     clock = ClockObject.get_global_clock()
     if settings.headless:
