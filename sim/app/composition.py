@@ -175,7 +175,8 @@ class SimApp:
             scene=scene,
             save_as=options.save_as,
             notify=self.notify,
-            placement=self.motion.placement,
+            motion=self.motion,
+            agents=self.agents,
         )
         pose = scene.camera
         home = CameraPose(pose.target, pose.distance, pose.heading, pose.pitch)
@@ -348,11 +349,9 @@ class SimApp:
 
         Agents follow the grid's walls and their goal by themselves, but not its costs: a
         patch moving by itself would make them replan every frame. A change the user makes
-        asks them outright.
+        asks them outright (`SceneEditor.settle`, which an undo of it calls too).
         """
         self.editor.cycle_terrain_cost()
-        for agent in self.agents:
-            agent.replan_now()
 
     def toggle_connectivity(self) -> None:
         """Switch planning between 8- and 4-connected moves (replans as `cycle_heuristic`)."""

@@ -2,9 +2,9 @@
 
 The table binds the plain keys (`bind_controls`), writes the HUD's help lines (`hud_help`) and the
 search panel's key lines (`panel_help`); tests/unit/test_controls.py checks it against README.md.
-The mouse buttons and Ctrl+S are listed too, for the help and the README, but their owners bind
-them: a drag needs the press, the pointer every frame and the release, and shift or control is
-read at press time (`OrbitCameraInput`, `SceneEditor.bind`).
+The mouse buttons, Ctrl+S, Ctrl+Z and the redo keys are listed too, for the help and the README,
+but their owners bind them: a drag needs the press, the pointer every frame and the release, and
+shift or control is read at press time (`OrbitCameraInput`, `SceneEditor.bind`).
 
 A key may have one row in each mode: while the search view is open its SEARCH row runs, else its
 ALWAYS row (T opens the view, and closes it while it is open). While a modal menu is open (the
@@ -34,7 +34,7 @@ class Binder(StrEnum):
 
     TABLE = "table"  # `bind_controls`: a plain key press runs the named action
     CAMERA = "camera"  # `OrbitCameraInput` (orbit, pan, zoom)
-    EDITOR = "editor"  # `SceneEditor.bind` (drag, add, Ctrl+S)
+    EDITOR = "editor"  # `SceneEditor.bind` (drag, add, Ctrl+S, undo, redo)
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,7 +50,8 @@ class Control:
             search panel's for SEARCH rows.
         mode: When the key does something.
         repeats: Whether holding the key repeats it (Panda3D's "<key>-repeat" event).
-        modifier: The button held with it ("shift", "control"), read by its binder at press time.
+        modifier: The buttons held with it ("shift", "control", "control+shift"), read by its
+            binder at press time.
         bound_by: Who binds the event.
     """
 
@@ -65,6 +66,7 @@ class Control:
 
 
 _EDITOR, _CAMERA, _SEARCH = Binder.EDITOR, Binder.CAMERA, Mode.SEARCH
+_UNDO_HELP = "Ctrl+Z undo, Ctrl+Shift+Z/Y redo"
 
 CONTROLS: tuple[Control, ...] = (
     Control("mouse1", "move_cube", "left-drag move cube", 0, bound_by=_EDITOR),
@@ -84,6 +86,9 @@ CONTROLS: tuple[Control, ...] = (
     Control("wheel_down", "zoom_out", "wheel zoom", 1, bound_by=_CAMERA),
     Control("c", "reset_camera", "C camera", 1),
     Control("escape", "quit", "Esc quit", 1),
+    Control("z", "undo", _UNDO_HELP, 1, modifier="control", bound_by=_EDITOR),
+    Control("z", "redo", _UNDO_HELP, 1, modifier="control+shift", bound_by=_EDITOR),
+    Control("y", "redo", _UNDO_HELP, 1, modifier="control", bound_by=_EDITOR),
     Control("g", "toggle_grid", "G grid", 2),
     Control("b", "toggle_blocks", "B blocks", 2),
     Control("p", "toggle_path", "P path", 2),

@@ -9,8 +9,8 @@ edge, as ``sim generate --scene`` lays it out), and `SceneEditor.replace_obstacl
 for every obstacle of the scene. Start and End move to the two far-apart connected cells
 `distant_pair` picks; agents stay, and one a wall now covers steps out to the nearest free
 spot by itself (`AgentController`). The grid, the path and the agents follow as after a drag,
-and Ctrl+S saves the new obstacles like any other edit. Each layout has the next seed (0, 1,
-2, ...): the same presses give the same maps.
+and Ctrl+S saves the new obstacles like any other edit; Ctrl+Z takes the whole layout back as one
+edit. Each layout has the next seed (0, 1, 2, ...): the same presses give the same maps.
 """
 
 from __future__ import annotations
@@ -154,11 +154,15 @@ class GeneratorMenu(Component):
         boxes = layout_boxes(
             walkable, origin=self._grid.origin, cell_size=self._grid.grid_cell_size
         )
-        count = self._editor.replace_obstacles(boxes)
-        for tag, cell in ((Tag.START, start), (Tag.END, end)):
-            marker = self._world.find_with_tag(tag)
-            if marker is not None:
-                self._editor.move_to(marker, *self._grid.cell_to_world(grid_cell(cell, height)))
+        self._editor.finish_drag()  # its own edit, not part of the layout's
+        # One undo takes back the whole layout: the obstacles and the moves of Start and End.
+        with self._editor.history.grouped(f"generate {kind}"):
+            count = self._editor.replace_obstacles(boxes)
+            for tag, cell in ((Tag.START, start), (Tag.END, end)):
+                marker = self._world.find_with_tag(tag)
+                if marker is not None:
+                    xy = self._grid.cell_to_world(grid_cell(cell, height))
+                    self._editor.move_to(marker, *xy)
         self.layout = walkable
         self.generated += 1
         self.close()

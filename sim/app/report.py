@@ -228,6 +228,17 @@ SearchViewEntry = SearchViewIdle | SearchViewReplay
 and `buttons` each button's middle in window pixels while the view is open."""
 
 
+class EditorEntry(TypedDict):
+    """`editor`: how many edits Ctrl+Z can take back and Ctrl+Shift+Z redo, and the selection.
+
+    `selected` is the name of the object the inspector shows, null when none is selected.
+    """
+
+    undo_depth: int
+    redo_depth: int
+    selected: str | None
+
+
 class Report(TypedDict):
     """The whole report, as `sim run --report` writes it."""
 
@@ -242,6 +253,7 @@ class Report(TypedDict):
     agents: list[AgentEntry]
     hud: str
     search_view: SearchViewEntry
+    editor: EditorEntry
     errors: list[str]
 
 

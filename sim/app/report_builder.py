@@ -16,6 +16,7 @@ from sim.app.report import (
     AgentEntry,
     CameraEntry,
     CompareEntry,
+    EditorEntry,
     ExplanationEntry,
     GridEntry,
     ObjectEntry,
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
     from sim.app.composition import SimApp
     from sim.components.agent_controller import AgentController
     from sim.components.grid_manager import GridManager, PlanOutcome
+    from sim.editor.editor import SceneEditor
     from sim.engine import GameObject
     from sim.engine.camera import CameraPose
     from sim.navigation.compare import ComparisonRow
@@ -59,7 +61,18 @@ def build_report(app: SimApp) -> Report:
         "agents": [agent_entry(agent) for agent in app.agents],
         "hud": app.hud.text(),
         "search_view": search_view_entry(app.search_view, app.search_panel, window_size),
+        "editor": editor_entry(app.editor),
         "errors": list(app.errors),
+    }
+
+
+def editor_entry(editor: SceneEditor) -> EditorEntry:
+    """`editor`: the undo and redo depths and the inspector's selection (a live object's name)."""
+    selected = editor.selected
+    return {
+        "undo_depth": editor.history.undo_depth,
+        "redo_depth": editor.history.redo_depth,
+        "selected": selected.name if selected is not None and selected.alive else None,
     }
 
 

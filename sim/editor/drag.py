@@ -27,8 +27,9 @@ class DragController(Component):
 
     The cube keeps the offset between its position and the point where it was grabbed, so it
     does not jump under the cursor; its centre is clamped to the grid, and with `snap` on it
-    lands on cell centres. `on_drop` is called after a drag ends; `add_obstacle(x, y)` makes a
-    new obstacle cube (shift+click on empty ground).
+    lands on cell centres. `on_drop(cube, grabbed_at)` is called after a drag ends, with where
+    the cube stood when it was grabbed (for undo); `add_obstacle(x, y)` makes a new obstacle
+    cube (shift+click on empty ground).
 
     `dragged` is the one fact of whether a drag is in progress: the app hands `in_progress` to
     whatever follows the scene (`ReplanGate`), which holds its work back during a drag and
@@ -41,7 +42,7 @@ class DragController(Component):
         grid: GridManager,
         *,
         add_obstacle: Callable[[float, float], GameObject],
-        on_drop: Callable[[GameObject], None],
+        on_drop: Callable[[GameObject, Point], None],
     ) -> None:
         super().__init__()
         self._picker = picker
@@ -52,6 +53,7 @@ class DragController(Component):
         self.hovered: GameObject | None = None
         self.dragged: GameObject | None = None
         self._grab_offset = (0.0, 0.0)
+        self._grabbed_at: Point = (0.0, 0.0)
 
     @property
     def in_progress(self) -> bool:
@@ -69,6 +71,7 @@ class DragController(Component):
             else:
                 self._grab_offset = (0.0, 0.0)
             self.dragged = hit
+            self._grabbed_at = hit.xy
             self._set_hover(hit)
             return
         if shift:
@@ -100,16 +103,25 @@ class DragController(Component):
             self.on_move(mouse)
         dropped, self.dragged = self.dragged, None
         if dropped.alive:
-            self._on_drop(dropped)
+            self._on_drop(dropped, self._grabbed_at)
 
-    def remove_hovered(self) -> GameObject | None:
-        """Remove the obstacle under the cursor (Start and End stay); return it, or None."""
+    def removable_hovered(self) -> GameObject | None:
+        """The obstacle under the cursor, unhighlighted, for removal; None for Start, End, none.
+
+        The cube being dragged is never removable.
+        """
         target = self.hovered
         if target is None or target.tag not in REMOVABLE_TAGS or target is self.dragged:
             return None
         self._set_hover(None)
-        target.destroy()
         return target
+
+    def forget(self, obj: GameObject) -> None:
+        """`obj` is leaving the scene: no longer hovered or held (its highlight is cleared)."""
+        if self.hovered is obj:
+            self._set_hover(None)
+        if self.dragged is obj:
+            self.dragged = None
 
     def _placed(self, ground: Point3) -> Point:
         x = ground.x + self._grab_offset[0]

@@ -6,12 +6,16 @@ patch under the cursor through `COST_CYCLE`; V toggles snapping to cell centres;
 scene (to `--save-as` when given); `replace_obstacles` swaps every obstacle for a generated
 layout's boxes (the generator menu, `sim.app.generator_menu`). The app's controls table
 (`sim.app.controls`) binds the plain keys to `remove_hovered`, `cycle_terrain_cost` and
-`toggle_snap`; `bind` takes the left button and Ctrl+S, which need the pointer or a held modifier.
+`toggle_snap`; `bind` takes the left button, Ctrl+S, Ctrl+Z (undo), Ctrl+Shift+Z and Ctrl+Y
+(redo), which need the pointer or a held modifier.
+
+Every edit is recorded in `history` (`sim.editor.edits`), and an undo or redo goes through the
+same calls as the edit by hand: the grid follows at once and the planners replan as after a drop.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -20,19 +24,22 @@ from direct.task.Task import Task
 from panda3d.core import ButtonHandle, Camera, KeyboardButton, MouseWatcher, NodePath
 
 from sim.components.grid_manager import GridManager
+from sim.components.motion import SceneMotion
 from sim.components.terrain import TerrainPatch, next_cost
 from sim.config import Tag
 from sim.editor.drag import DRAGGABLE_TAGS, DragController, unique_name
-from sim.editor.history import EditHistory
+from sim.editor.edits import Add, Move, Point, Recost, Remove, Replace, Snapshot
+from sim.editor.history import Edit, EditHistory
 from sim.engine import FrameLoop, GameObject, World
+from sim.engine.game_object import PYTHON_TAG
 from sim.engine.loop import Phase
 from sim.engine.picking import Picker, make_pickable
 from sim.errors import SimError
-from sim.scene.merge import Vec3
 from sim.scene.spec import DEFAULT_COLORS, SceneSpec
 from sim.scene.writer import MergeBase, ObjectState, save_scene
 
 if TYPE_CHECKING:
+    from sim.components.agent_controller import AgentController
     from sim.engine.events import EventSource
 
 NEW_OBSTACLE_MODEL = "cube"
@@ -55,14 +62,16 @@ class SceneEditor:
         scene: SceneSpec,
         save_as: Path | None,
         notify: Callable[[str], None],
-        placement: Callable[[GameObject], tuple[Vec3, float] | None] = lambda _obj: None,
+        motion: SceneMotion | None = None,
+        agents: Sequence[AgentController] = (),
     ) -> None:
         self._world, self._loader = world, loader
         self._grid = grid
         self._objects = objects
         self._source, self._save_as = scene.path, save_as
         self._notify = notify
-        self._placement = placement  # a moving object's route origin and start heading
+        self._motion = motion  # moves the objects that move by themselves
+        self._agents = agents  # asked to replan after an undo or redo, as after a drop
         self._models = {spec.name: spec.model for spec in scene.objects}
         self._authored = {spec.name: spec for spec in scene.objects}
         self._save_base = MergeBase.loaded(scene)  # Ctrl+S writes only the edits made since
@@ -84,6 +93,8 @@ class SceneEditor:
         events.accept("mouse1", self._on_left_press)
         events.accept("mouse1-up", self._on_left_release)
         events.accept("s", self._on_s)
+        events.accept("z", self._on_z)
+        events.accept("y", self._on_y)
         loop.add_task(Phase.INPUT, self._follow_pointer, self.DRAG_TASK)
 
     def _mouse(self) -> tuple[float, float] | None:
@@ -110,6 +121,54 @@ class SceneEditor:
         if self._is_down(KeyboardButton.control()):
             self.save()
 
+    def _on_z(self) -> None:
+        if self._is_down(KeyboardButton.control()):
+            if self._is_down(KeyboardButton.shift()):
+                self.redo()
+            else:
+                self.undo()
+
+    def _on_y(self) -> None:
+        if self._is_down(KeyboardButton.control()):
+            self.redo()
+
+    def undo(self) -> Edit | None:
+        """Take the last edit back (a drag in progress is dropped first) and say so on the HUD."""
+        self.finish_drag()
+        edit = self.history.undo()
+        self._after_step("undo", edit)
+        return edit
+
+    def redo(self) -> Edit | None:
+        """Make the last undone edit again (after dropping a drag in progress, itself an edit)."""
+        self.finish_drag()
+        edit = self.history.redo()
+        self._after_step("redo", edit)
+        return edit
+
+    def _after_step(self, verb: str, edit: Edit | None) -> None:
+        if edit is None:
+            self._notify(f"nothing to {verb}")
+            return
+        self.settle()
+        self._notify(f"{verb}: {edit.label}")
+
+    def settle(self) -> None:
+        """Bring the grid and the agents up to date after a change made outside a drag.
+
+        The Start -> End path and the search view follow the grid and the ends by themselves;
+        agents replan on their own only for their goal's cell and a cut route, so they are asked
+        outright, as a drop asks them (`ReplanGate`) and as U does.
+        """
+        self._grid.sync_obstacles()
+        for agent in self._agents:
+            agent.replan_now()
+
+    def finish_drag(self) -> None:
+        """Drop the cube being dragged where it is now, as a release would; nothing otherwise."""
+        if self.drag.dragged is not None:
+            self.drag.on_release(None)
+
     def _follow_pointer(self, task: Task) -> int:
         mouse = self._mouse()
         if mouse is not None:
@@ -120,6 +179,7 @@ class SceneEditor:
         """Put a new unit obstacle cube with its centre at world `(x, y)`."""
         name = unique_name(NEW_OBSTACLE_PREFIX, (obj.name for obj in self._world.objects))
         obstacle = self._new_obstacle(name, x, y)
+        self.history.record(Add(self, name))
         self._notify(f"added {name} at ({x:.2f}, {y:.2f})")
         return obstacle
 
@@ -131,15 +191,14 @@ class SceneEditor:
         paused); the planners replan on the next world step, as after a drop. Saving writes the
         removed and the new obstacles like any other edit.
         """
-        if self.drag.dragged is not None:  # a dragged cube the layout removes would hang on
-            self.drag.on_release(None)
-        for obj in self._objects:
-            if obj.alive and obj.tag == Tag.OBSTACLE:
-                obj.destroy()
-        self._objects[:] = [obj for obj in self._objects if obj.alive]
+        self.finish_drag()  # a dragged cube the layout removes would hang on
+        removed = self._take_objects(
+            [obj for obj in self._objects if obj.alive and obj.tag == Tag.OBSTACLE]
+        )
         # The destroyed obstacles keep their names until the frame ends: no new one takes them.
         taken = {obj.name for obj in self._world.objects}
         number = 0
+        added = []
         for x, y, size_x, size_y in boxes:
             # Counting on, where unique_name would count from 1 and read every object per cube.
             number += 1
@@ -147,7 +206,9 @@ class SceneEditor:
                 number += 1
             obstacle = self._new_obstacle(f"{NEW_OBSTACLE_PREFIX}-{number}", x, y)
             obstacle.node.set_scale(size_x, size_y, 1.0)
+            added.append(obstacle.name)
         self._grid.sync_obstacles()
+        self.history.record(Replace(self, removed, added))
         return len(boxes)
 
     def _new_obstacle(self, name: str, x: float, y: float) -> GameObject:
@@ -162,15 +223,24 @@ class SceneEditor:
         return obstacle
 
     def move_to(self, obj: GameObject, x: float, y: float) -> None:
-        """Put `obj` (Start or End) at world `(x, y)`, as if dropped there."""
+        """Put `obj` (Start or End) at world `(x, y)`, as if dropped there (an undoable move)."""
+        before = obj.xy
         obj.node.set_pos(x, y, obj.node.get_z())
         self._grid.sync_obstacles()
+        self._record_move(obj, before)
 
     def remove_hovered(self) -> None:
         """Remove the obstacle under the cursor, if any."""
-        removed = self.drag.remove_hovered()
-        if removed is not None:
-            self._notify(f"removed {removed.name}")
+        target = self.drag.removable_hovered()
+        if target is not None:
+            self.remove(target)
+
+    def remove(self, obstacle: GameObject) -> None:
+        """Remove `obstacle` (a live scene object) as X does: an undoable edit."""
+        [taken] = self._take_objects([obstacle])
+        self._grid.sync_obstacles()
+        self.history.record(Remove(self, taken))
+        self._notify(f"removed {taken.name}")
 
     def cycle_terrain_cost(self) -> None:
         """Give the terrain patch under the cursor the next cost of `COST_CYCLE`, if any.
@@ -179,28 +249,115 @@ class SceneEditor:
         next world step, as after a drop.
         """
         hovered = self.drag.hovered
-        patch = None if hovered is None else hovered.get_component(TerrainPatch)
-        if hovered is None or patch is None:
+        if hovered is not None:
+            self.step_cost(hovered)
+
+    def step_cost(self, obj: GameObject) -> None:
+        """Give terrain patch `obj` the next cost of `COST_CYCLE`, as U does; else nothing."""
+        patch = obj.get_component(TerrainPatch)
+        if patch is None:
             return
-        patch.cost = next_cost(patch.cost)
-        self._grid.sync_obstacles()
-        self._notify(f"{hovered.name}: terrain cost {patch.cost:g}")
+        before = patch.cost
+        patch.cost = next_cost(before)
+        self.settle()
+        edit = Recost(self, obj.name, before, patch.cost)
+        self.history.record(edit)
+        self._notify(edit.label)
 
     def toggle_snap(self) -> None:
         """Turn snapping dropped cubes to cell centres on or off."""
         self.drag.snap = not self.drag.snap
         self._notify(f"snap to cell centres {'on' if self.drag.snap else 'off'}")
 
-    def on_drop(self, dropped: GameObject) -> None:
+    def on_drop(self, dropped: GameObject, grabbed_at: Point) -> None:
         """A drag ended: bring the grid up to date (also while paused) and say where it landed.
 
         The planners need no call: their `ReplanGate`s see the drag end and replan on the next
-        world step.
+        world step. The move is recorded for undo, unless the cube is back where it was grabbed.
         """
         self._grid.sync_obstacles()
         x, y = dropped.xy
         cell = self._grid.world_to_cell(x, y)
         self._notify(f"drop {dropped.name} at ({x:.2f}, {y:.2f}) cell {cell}")
+        self._record_move(dropped, grabbed_at)
+
+    def _record_move(self, obj: GameObject, before: Point) -> None:
+        after = obj.xy
+        if after != before:
+            self.history.record(Move(self, obj.name, before, after))
+
+    def live(self, name: str) -> GameObject | None:
+        """The scene object called `name` now (an undone removal brings back a new one)."""
+        return next((obj for obj in self._objects if obj.alive and obj.name == name), None)
+
+    def put(self, name: str, xy: Point) -> None:
+        """Move the object called `name` to world `xy`, its height kept; the grid follows."""
+        obj = self.live(name)
+        if obj is not None:
+            obj.node.set_x(xy[0])
+            obj.node.set_y(xy[1])
+            self._grid.sync_obstacles()
+
+    def set_cost(self, name: str, cost: float) -> None:
+        """Give the terrain patch called `name` the cost `cost`; the grid follows."""
+        obj = self.live(name)
+        patch = None if obj is None else obj.get_component(TerrainPatch)
+        if patch is not None:
+            patch.cost = cost
+            self._grid.sync_obstacles()
+
+    def take(self, names: Sequence[str]) -> list[Snapshot]:
+        """Remove the objects called `names` (those alive) and return how to put each back."""
+        wanted = set(names)
+        found = {obj.name: obj for obj in self._objects if obj.alive and obj.name in wanted}
+        taken = self._take_objects([found[name] for name in names if name in found])
+        self._grid.sync_obstacles()
+        return taken
+
+    def _take_objects(self, objects: Sequence[GameObject]) -> list[Snapshot]:
+        """Snapshot and destroy `objects` (scene objects, alive), in one pass over the list."""
+        leaving = {id(obj) for obj in objects}
+        index_of = {id(obj): index for index, obj in enumerate(self._objects) if id(obj) in leaving}
+        snapshots = []
+        for obj in objects:
+            snapshots.append(self._snapshot(obj, index_of[id(obj)]))
+            self.drag.forget(obj)
+            if self.selected is obj:
+                self.selected = None
+            obj.destroy()
+        self._objects[:] = [obj for obj in self._objects if id(obj) not in leaving]
+        return snapshots
+
+    def _snapshot(self, obj: GameObject, index: int) -> Snapshot:
+        node = obj.node.copy_to(NodePath())
+        # The copy shares the python tag (the back-link to the old object) until cleared.
+        node.clear_python_tag(PYTHON_TAG)
+        node.clear_color_scale()  # the hover highlight
+        placement = None if self._motion is None else self._motion.placement(obj)
+        return Snapshot(obj.name, obj.tag, node, index, placement)
+
+    def restore(self, snapshots: Iterable[Snapshot]) -> None:
+        """Put back what `take` removed, in its place in the list, pickable and draggable.
+
+        An object that moved by itself sets off again from where its motion is anchored.
+        """
+        placed = []
+        for snapshot in snapshots:
+            node = snapshot.node.copy_to(self._world.root)
+            if snapshot.placement is not None:
+                pos, heading = snapshot.placement
+                node.set_pos(*pos)
+                node.set_h(heading)
+            obj = self._world.add(GameObject(node, tag=snapshot.tag))
+            make_pickable(obj)
+            authored = self._authored.get(snapshot.name)
+            if self._motion is not None and authored is not None:
+                self._motion.add(
+                    obj, mover=authored.mover, rotator=authored.rotator, door=authored.door
+                )
+            placed.append((snapshot.index, obj))
+        self._objects[:] = _merged(self._objects, placed)
+        self._grid.sync_obstacles()
 
     def object_states(self) -> list[ObjectState]:
         """The scene's objects as the user left them, for saving.
@@ -230,7 +387,8 @@ class SceneEditor:
                 continue
             node = obj.node
             model = self._models.get(obj.name, NEW_OBSTACLE_MODEL)
-            pos, heading = self._placement(obj) or (obj.world_pos, node.get_h())
+            anchored = None if self._motion is None else self._motion.placement(obj)
+            pos, heading = anchored or (obj.world_pos, node.get_h())
             states.append(
                 ObjectState(
                     name=obj.name,
@@ -264,3 +422,22 @@ class SceneEditor:
         if self._loop is not None:
             self._loop.remove_task(self.DRAG_TASK)
         self.picker.destroy()
+
+
+def _merged(objects: list[GameObject], placed: list[tuple[int, GameObject]]) -> list[GameObject]:
+    """`objects` with each placed object at its index, lowest first, in time linear in both.
+
+    >>> _merged(["a", "c"], [(1, "b"), (3, "d")])
+    ['a', 'b', 'c', 'd']
+    """
+    merged: list[GameObject] = []
+    rest = iter(objects)
+    for index, obj in sorted(placed, key=lambda pair: pair[0]):
+        while len(merged) < index:
+            following = next(rest, None)
+            if following is None:  # past the end: the rest go last, in order
+                break
+            merged.append(following)
+        merged.append(obj)
+    merged.extend(rest)
+    return merged

@@ -78,7 +78,7 @@ def table_rows(heading: str, header: str) -> list[list[str]]:
 
 def keycap(name: str) -> Input:
     *held, key = name.split("+")
-    modifier = MODIFIERS[held[0]] if held else None
+    modifier = "+".join(MODIFIERS[name] for name in held) or None  # "Ctrl+Shift": control+shift
     return (KEYCAPS.get(key, key.lower()), modifier)
 
 
@@ -156,7 +156,8 @@ def test_hud_help_is_the_text_the_hud_has_always_shown() -> None:
     assert hud_help() == (
         "left-drag move cube   shift+click add obstacle   X/Del remove   V snap   U terrain cost   "
         "O generate   Ctrl+S save\n"
-        "right-drag orbit   middle/shift+right-drag pan   wheel zoom   C camera   Esc quit\n"
+        "right-drag orbit   middle/shift+right-drag pan   wheel zoom   C camera   Esc quit   "
+        "Ctrl+Z undo, Ctrl+Shift+Z/Y redo\n"
         "G grid  B blocks  P path  H HUD  Space pause  R reset agent  M chase/patrol  "
         "K heuristic  N 4/8  J diagonal rule  T search view  D crowd gizmos"
     )

@@ -105,6 +105,7 @@ REPORT: dict[str, Any] = {
     ],
     "hud": "60 fps\nscene: default",
     "search_view": IDLE_VIEW,
+    "editor": {"undo_depth": 2, "redo_depth": 0, "selected": None},
     "errors": [],
 }
 
@@ -255,6 +256,14 @@ CASES = {
     "replan-cause-missing": (
         broken(lambda r: r["agents"][0]["replans_by_cause"].pop("path_cut")),
         "report.agents[0].replans_by_cause.path_cut: missing",
+    ),
+    "selected-not-a-name": (
+        broken(lambda r: r["editor"].update(selected=3)),
+        "report.editor.selected: expected a string or null, got an integer",
+    ),
+    "undo-depth-missing": (
+        broken(lambda r: r["editor"].pop("undo_depth")),
+        "report.editor.undo_depth: missing",
     ),
     "replay-key-missing": (
         broken(lambda r: r["search_view"].pop("frontier_cells")),
