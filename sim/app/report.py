@@ -55,6 +55,8 @@ class GridEntry(TypedDict):
 
     `terrain_cells` counts the walkable cells whose cost multiplier is not 1, and `cost_range`
     is ``[lowest, highest]`` multiplier over the walkable cells (``[1, 1]`` without terrain).
+    `diagonal` names the diagonal rule the path and the agents plan with (never,
+    no-corner-cutting, one-obstacle or always; `connectivity` is 4 for never, else 8).
     """
 
     rows: int
@@ -62,6 +64,7 @@ class GridEntry(TypedDict):
     cell_size: float
     origin: list[float]
     connectivity: Literal[4, 8]
+    diagonal: str
     heuristic: str
     blocked_cells: int
     terrain_cells: int
@@ -167,13 +170,18 @@ class CompareEntry(TypedDict):
 
 
 class SearchViewSettings(TypedDict):
-    """The keys `search_view` starts with: open or not, what it searches, how it plays and shows."""
+    """The keys `search_view` starts with: open or not, what it searches, how it plays and shows.
+
+    `diagonal` names the diagonal rule the view's search moves by (the grid's when the view
+    opens and whenever J switches the grid's rule; the panel's 4/8 button may change it).
+    """
 
     open: bool
     algorithm: str
     heuristic: str
     weight: float
     connectivity: Literal[4, 8]
+    diagonal: str
     playing: bool
     steps_per_s: int
     show_parents: bool
@@ -195,6 +203,7 @@ class SearchViewIdle(SearchViewSettings):
     buttons: dict[str, list[int]]
     cost: None
     meeting_cell: None
+    explanation: None
 
 
 class SearchViewReplay(SearchViewSettings):
@@ -203,7 +212,9 @@ class SearchViewReplay(SearchViewSettings):
     `recorded` counts the steps recorded so far (`finished` once the search has ended),
     `current` is the cell the last step expanded (null at step 0), `cost` the finished path's
     cost in world units (null before the end or without a path), `meeting_cell` where
-    bidirectional's halves meet at this step (null before they meet and for other searches).
+    bidirectional's halves meet at this step (null before they meet and for other searches),
+    `explanation` why there is no path once the search has ended finding End unreachable, as
+    `path.explanation` (null otherwise).
     """
 
     start: list[int]
@@ -221,6 +232,7 @@ class SearchViewReplay(SearchViewSettings):
     buttons: dict[str, list[int]]
     cost: float | None
     meeting_cell: list[int] | None
+    explanation: ExplanationEntry | None
 
 
 SearchViewEntry = SearchViewIdle | SearchViewReplay

@@ -98,6 +98,7 @@ def grid_entry(grid: GridManager) -> GridEntry:
         "cell_size": grid.grid_cell_size,
         "origin": list(grid.origin),
         "connectivity": 8 if grid.diagonal else 4,
+        "diagonal": grid.rule.value,
         "heuristic": grid.heuristic,
         "blocked_cells": grid.blocked_cells(),
         "terrain_cells": terrain.cells,
@@ -201,6 +202,7 @@ def search_view_entry(
         "heuristic": settings.heuristic,
         "weight": settings.weight,
         "connectivity": 8 if settings.diagonal else 4,
+        "diagonal": settings.rule.value,
         "playing": view.playing,
         "steps_per_s": view.speed,
         "show_parents": view.show_parents,
@@ -226,9 +228,10 @@ def search_view_entry(
             "buttons": buttons,
             "cost": None,
             "meeting_cell": None,
+            "explanation": None,
         }
     frontier, expanded = view.counts()
-    cost, meeting = view.finished_cost(), view.meeting_cell()
+    cost, meeting, why = view.finished_cost(), view.meeting_cell(), view.explanation()
     return {
         **head,
         "start": list(replay.log.start),
@@ -246,6 +249,7 @@ def search_view_entry(
         "buttons": buttons,
         "cost": None if cost is None else round(cost, 6),
         "meeting_cell": None if meeting is None else list(meeting),
+        "explanation": None if why is None else explanation_entry(why),
     }
 
 

@@ -2,7 +2,8 @@
 
 When Start and End lie in different regions, Start's region is shaded blue and End's purple,
 and the fewest blocked cells whose removal would join them are filled yellow and outlined,
-drawn over the obstacles that cover them (`sim.navigation.explain`).
+drawn over the obstacles that cover them (`sim.navigation.explain`), under the grid's
+diagonal rule: switching it (J) changes the grid's `version`, so the explanation is redone.
 """
 
 from __future__ import annotations
@@ -16,8 +17,10 @@ from sim.components.grid_manager import GridManager, PlanOutcome, Point
 from sim.engine import Gizmos
 from sim.navigation.explain import NoPathExplanation, explain_no_path
 
-START_REGION_COLOR = (0.2, 0.5, 1.0, 0.4)
-GOAL_REGION_COLOR = (0.75, 0.25, 0.95, 0.4)
+Rgba = tuple[float, float, float, float]
+
+START_REGION_COLOR: Rgba = (0.2, 0.5, 1.0, 0.4)
+GOAL_REGION_COLOR: Rgba = (0.75, 0.25, 0.95, 0.4)
 FIX_COLOR = (1.0, 0.85, 0.0, 0.55)
 FIX_OUTLINE_COLOR = (1.0, 0.95, 0.2, 1.0)
 FIX_OUTLINE_THICKNESS = 3.0
@@ -33,11 +36,30 @@ class NoPathShading:
 
     Owned by the Start -> End path, which calls `refresh` after each plan: the explanation is
     redone when the plan's key (the grid's `version` and the ends' cells) changed, and only
-    while there is no path; `draw` hands cached arrays to the gizmos.
+    while there is no path; `draw` hands cached arrays to the gizmos. The search view owns
+    another, under its own gizmo `keys`, and hands it explanations with `show`.
+
+    Args:
+        grid: The grid whose cells are shaded.
+        keys: The gizmo keys of Start's region, End's, the fix cells and their outline.
+        region_z: The regions' height over the ground.
+        region_colors: RGBA of Start's region and of End's.
     """
 
-    def __init__(self, grid: GridManager) -> None:
+    def __init__(
+        self,
+        grid: GridManager,
+        *,
+        keys: tuple[str, ...] = KEYS,
+        region_z: float = REGION_Z,
+        region_colors: tuple[Rgba, Rgba] = (START_REGION_COLOR, GOAL_REGION_COLOR),
+    ) -> None:
+        if len(keys) != len(KEYS):
+            raise ValueError(f"keys must name {len(KEYS)} gizmo keys, got {keys!r}")
         self._grid = grid
+        self._keys = keys
+        self._region_z = region_z
+        self._region_colors = region_colors
         self._key: Hashable = None
         self.explanation: NoPathExplanation | None = None
         self._arrays: tuple[NDArray[np.float32], ...] = ()
@@ -66,8 +88,12 @@ class NoPathShading:
         why = None
         if ends.start is not None and ends.goal is not None:
             why = explain_no_path(
-                self._grid.walkable, ends.start, ends.goal, diagonal=self._grid.diagonal
+                self._grid.walkable, ends.start, ends.goal, diagonal=self._grid.rule
             )
+        self.show(why)
+
+    def show(self, why: NoPathExplanation | None) -> None:
+        """Shade `why` until told otherwise; None, or ends already joined, shade nothing."""
         self.explanation = None if why is None or why.connected else why
         self._arrays = () if self.explanation is None else self._build(self.explanation)
 
@@ -78,8 +104,8 @@ class NoPathShading:
         # Each quad's four edges: corner i to corner i + 1, round the square.
         outline = np.stack([corners, np.roll(corners, -1, axis=1)], axis=2).reshape(-1, 2, 3)
         return (
-            row_run_quads(why.start_region, grid.origin, grid.grid_cell_size, REGION_Z),
-            row_run_quads(why.goal_region, grid.origin, grid.grid_cell_size, REGION_Z),
+            row_run_quads(why.start_region, grid.origin, grid.grid_cell_size, self._region_z),
+            row_run_quads(why.goal_region, grid.origin, grid.grid_cell_size, self._region_z),
             grid.cell_quads(fix, FIX_Z),
             outline,
         )
@@ -89,13 +115,15 @@ class NoPathShading:
         if not self._arrays:
             return
         start_region, goal_region, fix, outline = self._arrays
-        gizmos.quads(KEYS[0], start_region, START_REGION_COLOR)
-        gizmos.quads(KEYS[1], goal_region, GOAL_REGION_COLOR)
+        keys = self._keys
+        start_color, goal_color = self._region_colors
+        gizmos.quads(keys[0], start_region, start_color)
+        gizmos.quads(keys[1], goal_region, goal_color)
         # Every fix cell is under an obstacle: drawn over everything, or the cube hides it.
-        gizmos.set_on_top(KEYS[2], True)
-        gizmos.set_on_top(KEYS[3], True, order=1)
-        gizmos.quads(KEYS[2], fix, FIX_COLOR)
-        gizmos.lines(KEYS[3], outline, FIX_OUTLINE_COLOR, thickness=FIX_OUTLINE_THICKNESS)
+        gizmos.set_on_top(keys[2], True)
+        gizmos.set_on_top(keys[3], True, order=1)
+        gizmos.quads(keys[2], fix, FIX_COLOR)
+        gizmos.lines(keys[3], outline, FIX_OUTLINE_COLOR, thickness=FIX_OUTLINE_THICKNESS)
 
 
 def row_run_quads(

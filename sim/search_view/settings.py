@@ -14,6 +14,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from sim.navigation.catalogue import DISTANCE_HEURISTICS, SearchKind, connectivity_label
+from sim.navigation.diagonal import DiagonalRule
 from sim.navigation.heuristics import Heuristic
 
 SPEEDS = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000)
@@ -34,13 +35,19 @@ class ViewSettings:
         choice: The search (see `SearchKind`).
         heuristic: manhattan, octile, euclidean or chebyshev (A*, weighted A*, greedy).
         weight: The heuristic weight of weighted A* (>= 1; plain A* always uses 1).
-        diagonal: 8-connected moves when True, 4-connected when False.
+        rule: The diagonal rule the search moves by (the grid's when the view opens or the
+            grid's rule is switched).
     """
 
     choice: SearchKind = SearchKind.ASTAR
     heuristic: str = Heuristic.OCTILE.value
     weight: float = DEFAULT_WEIGHT
-    diagonal: bool = True
+    rule: DiagonalRule = DiagonalRule.NO_CORNER_CUTTING
+
+    @property
+    def diagonal(self) -> bool:
+        """8-connected moves (any rule but "never")."""
+        return self.rule is not DiagonalRule.NEVER
 
     @property
     def search_heuristic(self) -> str:
@@ -53,14 +60,14 @@ class ViewSettings:
         return self.weight if self.choice.takes_weight else 1.0
 
     def describe(self) -> str:
-        """One line, e.g. "greedy (not shortest), octile, 8-connected"."""
+        """One line, e.g. "greedy (not shortest), octile, 8-connected (always)"."""
         name = self.choice.titled(self.weight)
         if not self.choice.shortest:
             name += f" ({self.choice.promise})"
         parts = [name]
         if self.choice.takes_heuristic:
             parts.append(self.heuristic)
-        parts.append(connectivity_label(self.diagonal))
+        parts.append(moves_label(self.rule))
         return ", ".join(parts)
 
 
@@ -98,6 +105,18 @@ class ComparisonProblem:
     weight: float
     cell_size: float
     costs: NDArray[np.float64] | None = None
+
+
+def moves_label(rule: DiagonalRule) -> str:
+    """The moves as the HUD names them: the rules that pass blocked corners follow in brackets.
+
+    >>> moves_label(DiagonalRule.NO_CORNER_CUTTING), moves_label(DiagonalRule.ALWAYS)
+    ('8-connected', '8-connected (always)')
+    """
+    label = connectivity_label(rule is not DiagonalRule.NEVER)
+    if rule in (DiagonalRule.ONE_OBSTACLE, DiagonalRule.ALWAYS):
+        label += f" ({rule.value})"
+    return label
 
 
 def view_heuristic(heuristic: str) -> str:

@@ -33,6 +33,8 @@ from sim.engine import Component, Gizmos, ReplanGate
 from sim.engine.labels import BillboardLabels
 from sim.navigation import Endpoints
 from sim.navigation.catalogue import SearchKind
+from sim.navigation.diagonal import DiagonalRule, parse_diagonal
+from sim.navigation.explain import NoPathExplanation
 from sim.navigation.search_log import CellStatus, ExpansionLog, SearchReplay
 from sim.navigation.search_tape import TAPE_ALGORITHMS, SearchTape, TapeReplay
 from sim.search_view.geometry import (
@@ -48,6 +50,7 @@ from sim.search_view.geometry import (
     segment_ribbons,
     tape_layers,
 )
+from sim.search_view.no_path_view import SearchNoPath
 from sim.search_view.settings import (
     DEFAULT_SPEED,
     HEURISTICS,
@@ -125,6 +128,8 @@ class SearchView(Component):
         self._budget = 0.0
         self._gate = ReplanGate(dragging=dragging)
         self._geometry: tuple[tuple[Any, ...], dict[str, NDArray[np.float32]]] | None = None
+        self._grid_rule = grid.rule
+        self._no_path = SearchNoPath(grid)
 
     # --- what the buttons and keys do ------------------------------------------------------
 
@@ -133,10 +138,9 @@ class SearchView(Component):
         if self.opened:
             return
         self.opened = True
+        self._grid_rule = self._grid.rule
         self.settings = replace(
-            self.settings,
-            heuristic=view_heuristic(self._grid.heuristic),
-            diagonal=self._grid.diagonal,
+            self.settings, heuristic=view_heuristic(self._grid.heuristic), rule=self._grid_rule
         )
         self._problem, self.replay, self.playing = None, None, False
         self._refresh(settings_changed=True)
@@ -206,9 +210,15 @@ class SearchView(Component):
             raise ValueError(f"unknown heuristic {heuristic!r}; expected one of {HEURISTICS}")
         self._change(heuristic=heuristic)
 
-    def set_diagonal(self, diagonal: bool) -> None:
-        """Replay 8-connected (True) or 4-connected (False) moves (restarts the view)."""
-        self._change(diagonal=diagonal)
+    def set_diagonal(self, diagonal: bool | str | DiagonalRule) -> None:
+        """Replay under a diagonal rule (restarts the view).
+
+        True is the grid's rule when it has diagonal moves, else no-corner-cutting; False is
+        "never" (4-connected); a `DiagonalRule` or its name is itself.
+        """
+        if diagonal is True and self._grid.diagonal:
+            diagonal = self._grid.rule
+        self._change(rule=parse_diagonal(diagonal))
 
     def change_weight(self, delta: float) -> None:
         """Raise or lower weighted A*'s weight by `delta`, within 1..10 (restarts the view)."""
@@ -227,6 +237,9 @@ class SearchView(Component):
         """Per frame: restart on a changed grid, Start or End; play; place the numbers."""
         if not self.opened:
             return
+        if self._grid.rule is not self._grid_rule:  # J switched the grid's rule
+            self._grid_rule = self._grid.rule
+            self._change(rule=self._grid_rule)
         self._refresh(settings_changed=False, frame_dt=frame_dt)
         replay = self.replay
         if self.playing and replay is not None:
@@ -242,6 +255,7 @@ class SearchView(Component):
                 TAPE_AHEAD_PER_FRAME if isinstance(replay, TapeReplay) else RECORD_AHEAD_PER_FRAME
             )
             replay.log.record_until(replay.log.recorded + ahead)
+        self._no_path.update(replay, self._walkable, self.settings.rule, self.restarts)
         self._place_numbers()
 
     def _refresh(self, *, settings_changed: bool, frame_dt: float = 0.0) -> None:
@@ -287,12 +301,17 @@ class SearchView(Component):
         settings = problem.settings
         algorithm = settings.choice.algorithm.value
         if algorithm in TAPE_ALGORITHMS:
+            if algorithm == "jps" and settings.rule is not DiagonalRule.NO_CORNER_CUTTING:
+                # SearchTape would jump without corner cutting whatever rule it is handed.
+                raise ValueError(
+                    f"jps moves by the no-corner-cutting rule only, not {settings.rule}"
+                )
             tape = SearchTape(
                 self._walkable,
                 problem.start,
                 problem.goal,
                 algorithm=algorithm,
-                diagonal=settings.diagonal,
+                diagonal=_as_diagonal(settings.rule),
                 heuristic=settings.search_heuristic,
                 costs=self._costs,
             )
@@ -301,7 +320,7 @@ class SearchView(Component):
             self._walkable,
             problem.start,
             problem.goal,
-            diagonal=settings.diagonal,
+            diagonal=_as_diagonal(settings.rule),
             heuristic=settings.search_heuristic,
             algorithm=algorithm,
             weight=settings.search_weight,
@@ -373,7 +392,10 @@ class SearchView(Component):
             lines[-1] += f"; the halves meet at {replay.meeting_cell}"
         if replay.at_end:
             result = log.result()
-            if result.found:
+            why = self._no_path.status()
+            if why:
+                lines[-1] += f"; {why}"
+            elif result.found:
                 cost = result.cost * self._grid.grid_cell_size
                 noun = (
                     "vertices"
@@ -392,6 +414,10 @@ class SearchView(Component):
             return None
         result = replay.log.result()
         return result.cost * self._grid.grid_cell_size if result.found else None
+
+    def explanation(self) -> NoPathExplanation | None:
+        """Why the search, at its end, found no path (Start's and End's regions); else None."""
+        return self._no_path.explanation
 
     def meeting_cell(self) -> tuple[int, int] | None:
         """Where bidirectional's halves meet at the shown step (None for other searches)."""
@@ -419,6 +445,7 @@ class SearchView(Component):
             gizmos.lines("search-parents", geometry["search-parents"], ARROW_COLOR, thickness=1.5)
         if len(geometry.get("search-path-lines", ())):
             gizmos.quads("search-path-lines", geometry["search-path-lines"], PATH_COLOR)
+        self._no_path.draw(gizmos)
 
     def _geometry_now(self) -> dict[str, NDArray[np.float32]]:
         """Quads and arrows of the current step, rebuilt only when the step changed."""
@@ -487,6 +514,15 @@ class SearchView(Component):
     def on_destroy(self) -> None:
         """Drop the labels."""
         self._labels.destroy()
+
+
+def _as_diagonal(rule: DiagonalRule) -> Any:
+    """`rule` as the recorders' `diagonal` takes it: False for never, else the rule's name.
+
+    SearchTape tests `diagonal` as a bool (a name is always true), and both recorders are
+    annotated bool while their searches take names: hence Any, and False for "never".
+    """
+    return False if rule is DiagonalRule.NEVER else rule.value
 
 
 def _numbers(g: float, f: float, costs: NDArray[np.float64] | None, cell: int) -> str:

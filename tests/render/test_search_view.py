@@ -358,7 +358,7 @@ def test_the_view_copes_with_every_odd_scene(open_app, path):
     result = view.replay.log.result()
     if path.stem == "end_walled_in":
         assert not result.found
-        assert "no path: unreachable" in view.status_text()
+        assert "no path: remove this cell (yellow)" in view.status_text()
     if path.stem == "start_equals_end":
         assert view.replay.path == (view.replay.log.start,)
     if path.stem in {"start_inside_obstacle", "end_inside_obstacle"}:

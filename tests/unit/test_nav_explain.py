@@ -206,14 +206,15 @@ def test_region_masks_are_read_only() -> None:
     [
         pytest.param((3, 0), (0, 0), True, r"start \(3, 0\) lies outside", id="start-outside"),
         pytest.param((0, 0), (0, -1), True, r"goal \(0, -1\) lies outside", id="goal-outside"),
-        pytest.param((0, 0), (1, 1), "always", "diagonal must be True or False", id="rule"),
+        pytest.param((0, 0), (1, 1), "corner", "diagonal must be True, False or one", id="rule"),
+        pytest.param((0, 0), (1, 1), 1, "diagonal must be True, False or one", id="int-rule"),
         pytest.param((0, 0), (1.5, 1), True, "goal must be a", id="not-ints"),
     ],
 )
-def test_bad_input_is_refused(start: Cell, goal: Cell, diagonal: bool, message: str) -> None:
+def test_bad_input_is_refused(start: Cell, goal: Cell, diagonal: object, message: str) -> None:
     walkable = np.ones((3, 3), dtype=bool)
     with pytest.raises(ValueError, match=message):
-        explain_no_path(walkable, start, goal, diagonal=diagonal)
+        explain_no_path(walkable, start, goal, diagonal=diagonal)  # type: ignore[arg-type]
 
 
 def test_mask_must_be_bool() -> None:

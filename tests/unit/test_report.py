@@ -17,6 +17,7 @@ IDLE_VIEW: dict[str, Any] = {
     "heuristic": "octile",
     "weight": 1.5,
     "connectivity": 8,
+    "diagonal": "no-corner-cutting",
     "playing": False,
     "steps_per_s": 10,
     "show_parents": True,
@@ -33,6 +34,7 @@ IDLE_VIEW: dict[str, Any] = {
     "buttons": {},
     "cost": None,
     "meeting_cell": None,
+    "explanation": None,
 }
 
 REPORT: dict[str, Any] = {
@@ -47,6 +49,7 @@ REPORT: dict[str, Any] = {
         "cell_size": 1.0,
         "origin": [-10.0, -10.0],
         "connectivity": 8,
+        "diagonal": "no-corner-cutting",
         "heuristic": "octile",
         "blocked_cells": 12,
         "terrain_cells": 0,
@@ -279,14 +282,27 @@ def test_each_flaw_is_named_by_its_key_path(data, problem):
 
 @pytest.mark.parametrize(
     ("key", "value"),
-    [("search", None), ("cost", "1.4"), ("meeting_cell", "1,1")],
-    ids=["search", "cost", "meeting-cell"],
+    [
+        ("search", None),
+        ("cost", "1.4"),
+        ("meeting_cell", "1,1"),
+        ("diagonal", None),
+        ("explanation", {"start_region_cells": 3, "goal_region_cells": 1}),
+    ],
+    ids=["search", "cost", "meeting-cell", "diagonal", "explanation"],
 )
 def test_the_view_s_search_cost_and_meeting_cell_are_checked(key, value):
     data = report(search_view={**REPLAY_VIEW, key: value})
     problems = validate_report(data)
     assert len(problems) == 1
     assert problems[0].startswith(f"report.search_view.{key}")
+
+
+def test_the_view_s_explanation_has_the_path_s_shape():
+    data = report(search_view={**REPLAY_VIEW, "path": [], "cost": None, "explanation": EXPLANATION})
+    assert validate_report(data) == []
+    del data["grid"]["diagonal"]
+    assert validate_report(data) == ["report.grid.diagonal: missing"]
 
 
 def test_every_flaw_is_reported_not_only_the_first():

@@ -1,0 +1,162 @@
+"""Why no path in the search view, and the diagonal rule it searches under (offscreen).
+
+scenes/walled.toml walls End in: the view's search ends without a path, and the view shades
+Start's region and End's in two colours, highlights the cells to open, says so in the panel
+and reports it. J switches the grid's rule while the view is open, and the view follows.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from panda3d.core import Point3
+
+from sim.components.no_path import FIX_COLOR, FIX_Z
+from sim.navigation.diagonal import DiagonalRule
+from sim.navigation.explain import explain_no_path
+from sim.navigation.search_log import CellStatus
+from sim.search_view.no_path_view import GOAL_COLOR, KEYS, REGION_Z, START_COLOR
+from tests.helpers.paths import SCENES_DIR, artifact
+from tests.helpers.pixels import screenshot_rgb
+from tests.helpers.virtual_mouse import Mouse
+
+pytestmark = pytest.mark.render
+
+WALLED = SCENES_DIR / "walled.toml"
+EXPLANATION = {"start_region_cells": 221, "goal_region_cells": 9, "fix_cells": [[4, 15], [5, 15]]}
+# Cells no cube hides from the scene's camera: one of Start's region (expanded by the search),
+# one of End's room (never reached), and a fix cell (under the ring).
+START_CELL, GOAL_CELL, FIX_CELL = (10, 2), (8, 14), (4, 15)
+BLEND_TOLERANCE = 14  # 0..255 per channel: the software renderer's rounding, with margin
+
+
+def pixel(app, cell: tuple[int, int], z: float) -> tuple[int, int]:
+    """A pixel inside `cell`, off the diagonal its quad's two triangles share."""
+    x, y = app.grid.cell_to_world(cell)
+    found = app.screen_of_point(Point3(x + 0.3 * app.grid.grid_cell_size, y, z))
+    assert found is not None, f"cell {cell} is off screen"
+    return found
+
+
+def blended(under: np.ndarray, color: tuple[float, ...]) -> np.ndarray:
+    alpha = color[3]
+    return under * (1.0 - alpha) + np.array(color[:3]) * 255.0 * alpha
+
+
+def at_end(app) -> None:
+    view = app.search_view
+    view.open()
+    view.to_end()
+    app.step()
+
+
+def test_the_view_shades_why_its_search_found_no_path(open_app) -> None:
+    app = open_app(WALLED)
+    app.step()
+    at_end(app)
+    view = app.search_view
+    replay = view.replay
+    assert replay.at_end
+    assert not replay.log.result().found
+    assert set(KEYS) <= app.gizmos.keys()
+    app.save_screenshot(artifact("search-view-no-path-walled.png"))
+    shown = screenshot_rgb(app.base.win).astype(float)
+    assert replay.status[START_CELL] == CellStatus.CLOSED  # the blue lies over the yellow
+    # One step back the search has not ended: no explanation, the same cells but two.
+    last = replay.current
+    view.step_back()
+    app.step()
+    assert not set(KEYS) & app.gizmos.keys()
+    assert view.explanation() is None
+    bare = screenshot_rgb(app.base.win).astype(float)
+    assert last not in (START_CELL, GOAL_CELL, FIX_CELL)
+    for cell, z, color in (
+        (START_CELL, REGION_Z, START_COLOR),
+        (GOAL_CELL, REGION_Z, GOAL_COLOR),
+        (FIX_CELL, FIX_Z, FIX_COLOR),
+    ):
+        px, py = pixel(app, cell, z)
+        expected = blended(bare[py, px], color)
+        assert np.abs(shown[py, px] - expected).max() <= BLEND_TOLERANCE, (
+            f"cell {cell} at pixel {(px, py)}: {shown[py, px]} shown, {expected} expected"
+            f" ({bare[py, px]} without the shading)"
+        )
+
+
+def test_the_panel_and_the_report_say_which_cells_to_remove(open_app) -> None:
+    app = open_app(WALLED, size=(320, 240))
+    app.step()
+    view = app.search_view
+    view.open()
+    app.step()
+    assert app.report()["search_view"]["explanation"] is None  # not at the end yet
+    view.to_end()
+    app.step()
+    entry = app.report()["search_view"]
+    assert entry["explanation"] == EXPLANATION
+    assert entry["explanation"] == app.report()["path"]["explanation"]
+    assert "no path: remove these 2 cells (yellow)" in view.status_text()
+    view.reset()
+    app.step()
+    assert app.report()["search_view"]["explanation"] is None
+
+
+def test_a_search_with_a_path_explains_nothing(open_app) -> None:
+    app = open_app(SCENES_DIR / "default.toml", size=(320, 240))
+    app.step()
+    at_end(app)
+    assert app.search_view.replay.log.result().found
+    assert app.report()["search_view"]["explanation"] is None
+    assert not set(KEYS) & app.gizmos.keys()
+
+
+def test_j_while_the_view_is_open_restarts_it_under_the_next_rule(open_app) -> None:
+    app = open_app(WALLED, size=(320, 240))
+    mouse = Mouse(app)
+    app.step()
+    at_end(app)
+    view = app.search_view
+    assert view.settings.rule is app.grid.rule is DiagonalRule.NO_CORNER_CUTTING
+    restarts = view.restarts
+    for rule in (DiagonalRule.ONE_OBSTACLE, DiagonalRule.ALWAYS, DiagonalRule.NEVER):
+        mouse.key("j")
+        app.step()
+        assert app.grid.rule is rule
+        assert view.opened, "J must not close the view"
+        assert view.settings.rule is rule
+        assert view.restarts == restarts + 1
+        restarts = view.restarts
+        assert view.replay.step == 0
+        report = app.report()
+        assert report["search_view"]["diagonal"] == report["grid"]["diagonal"] == rule.value
+        assert report["search_view"]["connectivity"] == (4 if rule is DiagonalRule.NEVER else 8)
+        described = view.status_text().splitlines()[0]
+        if rule in (DiagonalRule.ONE_OBSTACLE, DiagonalRule.ALWAYS):
+            assert described.endswith(f"8-connected ({rule.value})")
+        view.to_end()
+        app.step()
+        log = view.replay.log
+        expected = explain_no_path(app.grid.walkable, log.start, log.goal, diagonal=rule)
+        why = view.explanation()
+        assert why is not None
+        assert why.fix_cells == expected.fix_cells
+        assert app.report()["path"]["explanation"]["fix_cells"] == [
+            list(cell) for cell in expected.fix_cells
+        ]
+
+
+def test_the_view_searches_under_always_when_the_grid_does(open_app) -> None:
+    # A diagonal between two cubes' corners: legal under "always" only.
+    app = open_app(WALLED, size=(320, 240))
+    app.grid.set_planning(diagonal="always")
+    app.step()
+    view = app.search_view
+    view.open()
+    view.to_end()
+    app.step()
+    assert view.settings.rule is DiagonalRule.ALWAYS
+    assert app.report()["search_view"]["diagonal"] == "always"
+    view.set_diagonal(False)  # the panel's 4/8 button
+    assert view.settings.rule is DiagonalRule.NEVER
+    view.set_diagonal(True)  # back to the grid's rule, not no-corner-cutting
+    assert view.settings.rule is DiagonalRule.ALWAYS
