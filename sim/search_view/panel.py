@@ -24,7 +24,7 @@ from panda3d.core import NodePath, TextNode, TextProperties, TextPropertiesManag
 from sim.engine import ReplanGate
 from sim.navigation.catalogue import SearchKind, connectivity_label
 from sim.navigation.compare import ComparisonRow, compare_searches
-from sim.search_view.settings import HEURISTICS, WEIGHT_STEP
+from sim.search_view.settings import HEURISTICS, WEIGHT_STEP, moves_label, search_diagonal
 from sim.search_view.view import SearchView
 
 BUTTON_SCALE = 0.032
@@ -241,7 +241,7 @@ class SearchPanel:
             for column in self._table_columns:
                 self._set(column, "")
             return
-        key = (problem.start, problem.goal, problem.mask_key, problem.diagonal, problem.weight)
+        key = (problem.start, problem.goal, problem.mask_key, problem.rule, problem.weight)
         now = self._clock()
         ticked, self._table_ticked_s = self._table_ticked_s, now
         due = self._table_gate.tick(0.0 if ticked is None else max(0.0, now - ticked), key)
@@ -253,17 +253,16 @@ class SearchPanel:
                 problem.walkable,
                 problem.start,
                 problem.goal,
-                diagonal=problem.diagonal,
+                diagonal=search_diagonal(problem.rule),
                 weight=problem.weight,
                 costs=problem.costs,
                 repeat=COMPARE_REPEAT,
                 cost_scale=problem.cell_size,
             )
             self._compared_for = key
-            self._show_rows(problem.start, problem.goal, problem.diagonal)
+            self._show_rows(problem.start, problem.goal, moves_label(problem.rule))
 
-    def _show_rows(self, start: tuple[int, int], goal: tuple[int, int], diagonal: bool) -> None:
-        moves = connectivity_label(diagonal)
+    def _show_rows(self, start: tuple[int, int], goal: tuple[int, int], moves: str) -> None:
         self._set(self._table_title, f"compare: Start {start} -> End {goal}, {moves}")
         columns: list[list[str]] = [[title] for title, _, _ in TABLE_COLUMNS]
         for row in self.rows:

@@ -9,6 +9,7 @@ comparison table.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -95,6 +96,7 @@ class ComparisonProblem:
         weight: The weight weighted A* uses.
         cell_size: World units per cell (costs are shown in world units).
         costs: The cells' cost multipliers the view searches with (a snapshot), or None.
+        rule: The diagonal rule the view searches under (`diagonal` is False for "never").
     """
 
     walkable: NDArray[np.bool_]
@@ -105,6 +107,7 @@ class ComparisonProblem:
     weight: float
     cell_size: float
     costs: NDArray[np.float64] | None = None
+    rule: DiagonalRule = DiagonalRule.NO_CORNER_CUTTING
 
 
 def moves_label(rule: DiagonalRule) -> str:
@@ -117,6 +120,19 @@ def moves_label(rule: DiagonalRule) -> str:
     if rule in (DiagonalRule.ONE_OBSTACLE, DiagonalRule.ALWAYS):
         label += f" ({rule.value})"
     return label
+
+
+def search_diagonal(rule: DiagonalRule) -> Any:
+    """`rule` as the recorders and `compare_searches` take `diagonal`: False for never, else a name.
+
+    Their searches take rule names, but SearchTape and the comparison test `diagonal` as a
+    bool here and there (a name is always true) and are annotated bool: hence Any, and False
+    for "never".
+
+    >>> search_diagonal(DiagonalRule.NEVER), search_diagonal(DiagonalRule.ALWAYS)
+    (False, 'always')
+    """
+    return False if rule is DiagonalRule.NEVER else rule.value
 
 
 def view_heuristic(heuristic: str) -> str:

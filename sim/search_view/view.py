@@ -59,6 +59,7 @@ from sim.search_view.settings import (
     ViewProblem,
     ViewSettings,
     next_speed,
+    search_diagonal,
     view_heuristic,
 )
 
@@ -311,7 +312,7 @@ class SearchView(Component):
                 problem.start,
                 problem.goal,
                 algorithm=algorithm,
-                diagonal=_as_diagonal(settings.rule),
+                diagonal=search_diagonal(settings.rule),
                 heuristic=settings.search_heuristic,
                 costs=self._costs,
             )
@@ -320,7 +321,7 @@ class SearchView(Component):
             self._walkable,
             problem.start,
             problem.goal,
-            diagonal=_as_diagonal(settings.rule),
+            diagonal=search_diagonal(settings.rule),
             heuristic=settings.search_heuristic,
             algorithm=algorithm,
             weight=settings.search_weight,
@@ -365,6 +366,7 @@ class SearchView(Component):
             problem.settings.weight,
             self._grid.grid_cell_size,
             self._costs,
+            problem.settings.rule,
         )
 
     @property
@@ -514,15 +516,6 @@ class SearchView(Component):
     def on_destroy(self) -> None:
         """Drop the labels."""
         self._labels.destroy()
-
-
-def _as_diagonal(rule: DiagonalRule) -> Any:
-    """`rule` as the recorders' `diagonal` takes it: False for never, else the rule's name.
-
-    SearchTape tests `diagonal` as a bool (a name is always true), and both recorders are
-    annotated bool while their searches take names: hence Any, and False for "never".
-    """
-    return False if rule is DiagonalRule.NEVER else rule.value
 
 
 def _numbers(g: float, f: float, costs: NDArray[np.float64] | None, cell: int) -> str:

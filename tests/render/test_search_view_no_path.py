@@ -12,6 +12,7 @@ import pytest
 from panda3d.core import Point3
 
 from sim.components.no_path import FIX_COLOR, FIX_Z
+from sim.navigation import find_path
 from sim.navigation.diagonal import DiagonalRule
 from sim.navigation.explain import explain_no_path
 from sim.navigation.search_log import CellStatus
@@ -160,3 +161,23 @@ def test_the_view_searches_under_always_when_the_grid_does(open_app) -> None:
     assert view.settings.rule is DiagonalRule.NEVER
     view.set_diagonal(True)  # back to the grid's rule, not no-corner-cutting
     assert view.settings.rule is DiagonalRule.ALWAYS
+
+
+@pytest.mark.parametrize("rule", ["always", "one-obstacle", "never"])
+def test_the_compare_table_runs_under_the_view_s_rule(open_app, rule: str) -> None:
+    app = open_app(SCENES_DIR / "default.toml", size=(320, 240))
+    app.grid.set_planning(diagonal=rule)
+    app.step()
+    view = app.search_view
+    view.open()
+    app.search_panel.toggle_compare()
+    app.step()
+    log = view.replay.log
+    expected = find_path(
+        app.grid.walkable, log.start, log.goal, diagonal=rule, algorithm="dijkstra"
+    )
+    dijkstra = next(row for row in app.search_panel.rows if row.label == "Dijkstra")
+    assert dijkstra.cost == pytest.approx(expected.cost * app.grid.grid_cell_size)
+    view.to_end()
+    app.step()
+    assert view.finished_cost() == pytest.approx(dijkstra.cost)  # A* octile: the same optimum
