@@ -15,7 +15,10 @@ if TYPE_CHECKING:
 
 def key_actions(app: SimApp) -> dict[str, Callable[[], None]]:
     """Every action of the controls table, bound to `app`'s parts."""
-    view, menu = app.search_view, app.generator_menu
+    view, menu, race = app.search_view, app.generator_menu, app.race
+    # While the race is open the search view's keys drive it (`RaceControl.route`).
+    routed = race.route
+    lanes = race.view
     return {
         "remove_hovered": app.editor.remove_hovered,
         "toggle_snap": app.editor.toggle_snap,
@@ -34,16 +37,17 @@ def key_actions(app: SimApp) -> dict[str, Callable[[], None]]:
         "toggle_connectivity": app.toggle_connectivity,
         "cycle_diagonal_rule": lambda: app.grid.set_planning(diagonal=app.grid.rule.next),
         "toggle_search_view": view.toggle,
-        "close_search_view": view.close,
-        "play_pause": view.play_pause,
-        "step_back": view.step_back,
-        "step_forward": view.step_forward,
-        "faster": view.faster,
-        "slower": view.slower,
-        "reset_search": view.reset,
-        "search_to_end": view.to_end,
-        "toggle_parent_arrows": app.toggle_parent_arrows,
+        "toggle_race": lanes.toggle,
+        "close_search_view": routed(view.close, lanes.close),
+        "play_pause": routed(view.play_pause, lanes.play_pause),
+        "step_back": routed(view.step_back, lanes.step_back),
+        "step_forward": routed(view.step_forward, lanes.step_forward),
+        "faster": routed(view.faster, lanes.faster),
+        "slower": routed(view.slower, lanes.slower),
+        "reset_search": routed(view.reset, lanes.reset),
+        "search_to_end": routed(view.to_end, lanes.to_end),
+        "toggle_parent_arrows": routed(app.toggle_parent_arrows, lanes.toggle_parents),
         "toggle_search_numbers": app.toggle_search_numbers,
-        "toggle_compare": app.search_panel.toggle_compare,
+        "toggle_compare": routed(app.search_panel.toggle_compare, lambda: None),
         "toggle_crowd_gizmos": app.crowd_render.toggle_gizmos,
     }

@@ -22,6 +22,7 @@ from sim.app.actions import key_actions
 from sim.app.controls import bind_controls, hud_help, panel_help
 from sim.app.generator_menu import GeneratorMenu
 from sim.app.process import sigterm_stops_the_loop, tell
+from sim.app.race_control import RaceControl
 from sim.app.report import Report, write_bytes_atomic, write_json_atomic
 from sim.app.report_builder import build_report
 from sim.app.trace import TraceWriter
@@ -251,11 +252,12 @@ class SimApp:
     def _bind_keys(self) -> None:
         """Bind the keys of the controls table (`sim.app.controls`) to what they do."""
         self.generator_menu = GeneratorMenu.attach(self)
-        view = self.search_view
+        self.race = RaceControl.attach(self)
+        view, race = self.search_view, self.race
         bind_controls(
             self.base,
             key_actions(self),
-            search_open=lambda: view.opened,
+            search_open=lambda: view.opened or race.opened,  # the race takes the view's keys
             captured=self.generator_menu.captured,
         )
 
@@ -510,6 +512,7 @@ class SimApp:
         """Tear everything down so another SimApp can open in the same process."""
         self.loop.detach()
         self.search_panel.destroy()
+        self.race.destroy()
         if self.camera_input is not None:
             self.camera_input.detach()
         self.editor.detach()

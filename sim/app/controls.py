@@ -100,6 +100,7 @@ CONTROLS: tuple[Control, ...] = (
     Control("n", "toggle_connectivity", "N 4/8", 2),
     Control("j", "cycle_diagonal_rule", "J diagonal rule", 2),
     Control("t", "toggle_search_view", "T search view", 2),
+    Control("w", "toggle_race", "W race", 2),
     Control("d", "toggle_crowd_gizmos", "D crowd gizmos", 2),
     Control("t", "close_search_view", "T close", 0, _SEARCH),
     Control("enter", "play_pause", "Enter play / pause", 0, _SEARCH),

@@ -97,7 +97,7 @@ class GeneratorMenu(Component):
                 grid=app.grid,
                 editor=app.editor,
                 notify=app.notify,
-                busy=lambda: app.search_view.opened,
+                busy=lambda: app.search_view.opened or app.race.opened,
             )
         )
         menu.bind_digits()
@@ -111,7 +111,7 @@ class GeneratorMenu(Component):
     def open(self) -> None:
         """Show the menu (not while the search view is open: its grid would go stale)."""
         if self._busy():
-            self._notify("close the search view (T) to generate a layout")
+            self._notify("close the search view or the race (T) to generate a layout")
             return
         self.opened = True
         self._redraw()

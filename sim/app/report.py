@@ -169,6 +169,25 @@ class CompareEntry(TypedDict):
     optimal: bool
 
 
+class RaceLaneEntry(TypedDict):
+    """One lane of a race (`search_view.race`), where it stands at the race's tick.
+
+    `search` is its `find_path` name and `label` the name on screen ("weighted A* x1.5",
+    "A* manhattan"); `expanded` counts its expansions so far (jump points for JPS), `open` its
+    frontier; `cost` is its path's cost in world units once finished (null before, and
+    without a path); `place` its finish place from 1 (lanes finishing on the same tick share
+    one), null before it finishes.
+    """
+
+    search: str
+    label: str
+    expanded: int
+    open: int
+    finished: bool
+    cost: float | None
+    place: int | None
+
+
 class SearchViewSettings(TypedDict):
     """The keys `search_view` starts with: open or not, what it searches, how it plays and shows.
 
@@ -190,6 +209,7 @@ class SearchViewSettings(TypedDict):
     message: str
     numbers_shown: int
     search: str
+    race: list[RaceLaneEntry] | None
 
 
 class SearchViewIdle(SearchViewSettings):

@@ -21,6 +21,7 @@ from sim.app.report import (
     GridEntry,
     ObjectEntry,
     PathEntry,
+    RaceLaneEntry,
     Report,
     SearchViewEntry,
     SearchViewSettings,
@@ -60,7 +61,9 @@ def build_report(app: SimApp) -> Report:
         "objects": [object_entry(obj, app.screen_of) for obj in app.objects if obj.alive],
         "agents": [agent_entry(agent) for agent in app.agents],
         "hud": app.hud.text(),
-        "search_view": search_view_entry(app.search_view, app.search_panel, window_size),
+        "search_view": search_view_entry(
+            app.search_view, app.search_panel, window_size, race=app.race.report()
+        ),
         "editor": editor_entry(app.editor),
         "errors": list(app.errors),
     }
@@ -192,7 +195,11 @@ def agent_entry(agent: AgentController) -> AgentEntry:
 
 
 def search_view_entry(
-    view: SearchView, panel: SearchPanel, window_size: tuple[int, int]
+    view: SearchView,
+    panel: SearchPanel,
+    window_size: tuple[int, int],
+    *,
+    race: list[RaceLaneEntry] | None = None,
 ) -> SearchViewEntry:
     """`search_view`: the view's settings, where its replay stands, the table and the buttons."""
     settings = view.settings
@@ -211,6 +218,7 @@ def search_view_entry(
         "message": view.message,
         "numbers_shown": view.numbers_shown,
         "search": settings.choice.algorithm.value,
+        "race": race,
     }
     compare_open = panel.compare_open
     rows = [compare_entry(row) for row in panel.rows] if compare_open else []

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from sim.app.race_args import parse_race
 from sim.app.search_control import SearchRequest, parse_search, parse_search_step
 from sim.commands.args import (
     IMAGE_EXTENSIONS,
@@ -51,6 +52,9 @@ dfs, jps, bidirectional, theta; the heuristic: manhattan, octile, euclidean or c
 --search-step N or end (the default), so the screenshot and the report show it;
 --record-search OUT.gif (headless) writes the search as an animated GIF of every k-th step, at
 most 300 frames, rendered before the run with simulated time paused.
+
+--race NAME[:HEURISTIC],NAME[:HEURISTIC][,...] opens a race of 2 to 4 of those searches in split
+views, in lock-step (W opens one in the app), at --search-step N (ticks) or its finish.
 
 An output (--screenshot, --report, --save-as, --trace, --record-search) must be a new file or an
 existing one of its own kind (an image, a JSON file, a JSON Lines file, a GIF), and neither the
@@ -144,12 +148,25 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
         metavar="OUT.gif",
         help="with --search and --headless, write the search as an animated GIF",
     )
+    parser.add_argument(
+        "--race",
+        type=_race_arg,
+        metavar="NAME[:H],NAME[:H][,...]",
+        help="open a race of 2 to 4 searches side by side (e.g. astar,jps,bidirectional)",
+    )
     parser.set_defaults(func=run)
 
 
 def _search_arg(text: str) -> tuple[Any, str | None]:
     try:
         return parse_search(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def _race_arg(text: str) -> tuple[Any, ...]:
+    try:
+        return parse_race(text)
     except ValueError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
 
@@ -161,6 +178,16 @@ def _step_arg(text: str) -> str:
     except ValueError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
     return text
+
+
+def _race_request(args: argparse.Namespace) -> tuple[tuple[Any, ...], int | None] | None:
+    """What --race and --search-step ask: the entrants and the tick (None: the finish)."""
+    if args.race is None:
+        return None
+    if args.search is not None or args.record_search is not None:
+        raise SimError("--race shows a race, --search and --record-search one search: not both")
+    step = None if args.search_step is None else parse_search_step(args.search_step)
+    return args.race, step
 
 
 def _search_request(args: argparse.Namespace) -> SearchRequest | None:
@@ -180,7 +207,8 @@ def run(args: argparse.Namespace) -> int:
     """Load the scene, check the output paths, then open the app and run it."""
     if args.trace_every is not None and args.trace is None:
         raise SimError("--trace-every needs --trace FILE.jsonl")
-    request = _search_request(args)
+    race = _race_request(args)
+    request = None if race is not None else _search_request(args)
     scene = load_scene(args.scene)
     asked = (
         ("--screenshot", args.screenshot, OutputKind.IMAGE),
@@ -219,6 +247,10 @@ def run(args: argparse.Namespace) -> int:
     try:
         if request is not None:
             gif_failure = _start_search(app, request)
+        if race is not None:
+            problem = app.race.start(*race)
+            if problem is not None:
+                raise SimError(f"--race: {problem}")
         status = app.run()
     finally:
         app.destroy()

@@ -159,7 +159,7 @@ def test_hud_help_is_the_text_the_hud_has_always_shown() -> None:
         "right-drag orbit   middle/shift+right-drag pan   wheel zoom   C camera   Esc quit   "
         "Ctrl+Z undo, Ctrl+Shift+Z/Y redo\n"
         "G grid  B blocks  P path  H HUD  Space pause  R reset agent  M chase/patrol  "
-        "K heuristic  N 4/8  J diagonal rule  T search view  D crowd gizmos"
+        "K heuristic  N 4/8  J diagonal rule  T search view  W race  D crowd gizmos"
     )
 
 

@@ -26,6 +26,7 @@ IDLE_VIEW: dict[str, Any] = {
     "message": "",
     "numbers_shown": 0,
     "search": "astar",
+    "race": None,
     "step": None,
     "start": None,
     "goal": None,
@@ -303,6 +304,50 @@ def test_the_view_s_explanation_has_the_path_s_shape():
     assert validate_report(data) == []
     del data["grid"]["diagonal"]
     assert validate_report(data) == ["report.grid.diagonal: missing"]
+
+
+RACE = [
+    {
+        "search": "jps",
+        "label": "JPS",
+        "expanded": 8,
+        "open": 10,
+        "finished": True,
+        "cost": 23.556349,
+        "place": 1,
+    },
+    {
+        "search": "astar",
+        "label": "A* manhattan",
+        "expanded": 8,
+        "open": 12,
+        "finished": False,
+        "cost": None,
+        "place": None,
+    },
+]
+
+
+def test_a_race_s_lanes_pass():
+    assert validate_report(report(search_view={**REPLAY_VIEW, "race": RACE})) == []
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [("place", "1st"), ("cost", "23.5"), ("expanded", 8.5), ("finished", None)],
+    ids=["place", "cost", "expanded", "finished"],
+)
+def test_a_race_lane_s_values_are_checked(key, value):
+    lanes = [{**RACE[0], key: value}, RACE[1]]
+    problems = validate_report(report(search_view={**REPLAY_VIEW, "race": lanes}))
+    assert len(problems) == 1
+    assert problems[0].startswith(f"report.search_view.race[0].{key}")
+
+
+def test_a_race_lane_without_its_place_is_reported():
+    lane = {key: value for key, value in RACE[0].items() if key != "place"}
+    problems = validate_report(report(search_view={**REPLAY_VIEW, "race": [lane]}))
+    assert problems == ["report.search_view.race[0].place: missing"]
 
 
 def test_every_flaw_is_reported_not_only_the_first():
