@@ -13,6 +13,7 @@ from panda3d.core import Point3
 
 from sim.components.no_path import FIX_COLOR, FIX_Z
 from sim.navigation import find_path
+from sim.navigation.catalogue import SearchKind
 from sim.navigation.diagonal import DiagonalRule
 from sim.navigation.explain import explain_no_path
 from sim.navigation.search_log import CellStatus
@@ -181,3 +182,31 @@ def test_the_compare_table_runs_under_the_view_s_rule(open_app, rule: str) -> No
     view.to_end()
     app.step()
     assert view.finished_cost() == pytest.approx(dijkstra.cost)  # A* octile: the same optimum
+
+
+@pytest.mark.parametrize(
+    ("kind", "rule", "words"),
+    [
+        pytest.param(SearchKind.JPS, "always", "no-corner-cutting rule only", id="jps-always"),
+        pytest.param(SearchKind.JPS, "one-obstacle", "no-corner-cutting", id="jps-one-obstacle"),
+        pytest.param(SearchKind.JPS, "never", "no-corner-cutting", id="jps-never"),
+        pytest.param(SearchKind.THETA, "always", "no-corner-cutting", id="theta-always"),
+    ],
+)
+def test_searches_that_know_fewer_rules_say_so(open_app, kind, rule: str, words: str) -> None:
+    app = open_app(SCENES_DIR / "default.toml", size=(320, 240))
+    app.grid.set_planning(diagonal=rule)
+    app.step()
+    view = app.search_view
+    view.open()
+    view.set_choice(kind)
+    app.step()
+    assert view.replay is None
+    assert view.message.startswith(f"{kind.label} cannot search this")
+    assert words in view.message
+    mouse = Mouse(app)
+    while app.grid.rule is not DiagonalRule.NO_CORNER_CUTTING:
+        mouse.key("j")
+    app.step()
+    assert view.replay is not None, "back on its rule, the search runs"
+    assert view.message == ""
