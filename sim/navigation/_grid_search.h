@@ -327,14 +327,38 @@ static inline int format_is(const Py_buffer *view, char code) {
     return f[0] == code && f[1] == '\0';
 }
 
+/* The ints a path's coordinates are made of, kept from call to call: a path of thousands of
+ * cells (a maze) otherwise allocates two ints a cell, some 5 % of a whole query there. Python
+ * caches only -5 to 256; coordinates up to CACHED_INTS - 1 are made once here. */
+#define CACHED_INTS 4096
+static PyObject *cached_ints[CACHED_INTS];
+
+/* `value` >= 0 as a new reference; NULL with an exception set on failure. */
+static inline PyObject *coordinate(Py_ssize_t value) {
+    if (value >= CACHED_INTS) return PyLong_FromSsize_t(value);
+    PyObject *number = cached_ints[value];
+    if (number == NULL) {
+        number = PyLong_FromSsize_t(value);
+        if (number == NULL) return NULL;
+        cached_ints[value] = number;
+    }
+    Py_INCREF(number);
+    return number;
+}
+
+/* Let the kept ints go (the module's m_free). */
+static inline void cached_ints_free(void) {
+    for (Py_ssize_t i = 0; i < CACHED_INTS; i++) Py_CLEAR(cached_ints[i]);
+}
+
 /* (row, col) of a flat cell as a new tuple of two ints; NULL with an exception set on failure.
  * Built directly: Py_BuildValue parses its format string for every one of a path's cells. */
 static inline PyObject *cell_pair(int32_t cell, Py_ssize_t width) {
     PyObject *pair = PyTuple_New(2);
     if (pair == NULL) return NULL;
-    PyObject *row = PyLong_FromSsize_t(cell / width);
+    PyObject *row = coordinate(cell / width);
     PyTuple_SET_ITEM(pair, 0, row);
-    PyObject *col = row == NULL ? NULL : PyLong_FromSsize_t(cell % width);
+    PyObject *col = row == NULL ? NULL : coordinate(cell % width);
     PyTuple_SET_ITEM(pair, 1, col);
     if (col == NULL) {
         Py_DECREF(pair); /* also releases `row`; an empty item is skipped */

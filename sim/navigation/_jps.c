@@ -561,6 +561,7 @@ static void jps_free(void *module) {
     (void)module;
     workspace_free(spare);
     spare = NULL;
+    cached_ints_free();
 }
 
 static struct PyModuleDef jps_module = {

@@ -703,6 +703,7 @@ static void kernel_free(void *module) {
     (void)module;
     workspace_free(spare);
     spare = NULL;
+    cached_ints_free();
 }
 
 static struct PyModuleDef kernel_module = {
