@@ -2,7 +2,8 @@
 
 scenes/walled.toml walls End in: the view's search ends without a path, and the view shades
 Start's region and End's in two colours, highlights the cells to open, says so in the panel
-and reports it. J switches the grid's rule while the view is open, and the view follows.
+and reports it. J switches the grid's rule while the view is open, and the view (its search,
+its comparison table) and the live scene's explanation follow.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import numpy as np
 import pytest
 from panda3d.core import Point3
 
+from sim.components import no_path
 from sim.components.no_path import FIX_COLOR, FIX_Z
 from sim.navigation import find_path
 from sim.navigation.catalogue import SearchKind
@@ -210,3 +212,22 @@ def test_searches_that_know_fewer_rules_say_so(open_app, kind, rule: str, words:
     app.step()
     assert view.replay is not None, "back on its rule, the search runs"
     assert view.message == ""
+
+
+def test_the_live_explanation_follows_the_grid_s_rule(open_app, monkeypatch) -> None:
+    rules: list[object] = []
+
+    def recording(walkable, start, goal, *, diagonal=True):
+        rules.append(diagonal)
+        return explain_no_path(walkable, start, goal, diagonal=diagonal)
+
+    monkeypatch.setattr(no_path, "explain_no_path", recording)
+    app = open_app(WALLED, size=(160, 120))
+    mouse = Mouse(app)
+    app.step()
+    assert rules == [DiagonalRule.NO_CORNER_CUTTING]
+    for rule in (DiagonalRule.ONE_OBSTACLE, DiagonalRule.ALWAYS, DiagonalRule.NEVER):
+        mouse.key("j")
+        app.step()
+        assert rules[-1] is rule, "J redoes the explanation under the new rule"
+        assert app.report()["path"]["explanation"] == EXPLANATION
