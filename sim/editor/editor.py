@@ -320,10 +320,11 @@ class SceneEditor:
         index_of = {id(obj): index for index, obj in enumerate(self._objects) if id(obj) in leaving}
         snapshots = []
         for obj in objects:
-            snapshots.append(self._snapshot(obj, index_of[id(obj)]))
+            # Unhighlighted and unselected first, so the copy carries neither.
             self.drag.forget(obj)
             if self.selected is obj:
                 self.selected = None
+            snapshots.append(self._snapshot(obj, index_of[id(obj)]))
             obj.destroy()
         self._objects[:] = [obj for obj in self._objects if id(obj) not in leaving]
         return snapshots
@@ -332,7 +333,6 @@ class SceneEditor:
         node = obj.node.copy_to(NodePath())
         # The copy shares the python tag (the back-link to the old object) until cleared.
         node.clear_python_tag(PYTHON_TAG)
-        node.clear_color_scale()  # the hover highlight
         placement = None if self._motion is None else self._motion.placement(obj)
         return Snapshot(obj.name, obj.tag, node, index, placement)
 

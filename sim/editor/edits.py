@@ -121,8 +121,9 @@ class Remove:
         self._scene.restore([self._taken])
 
     def redo(self) -> None:
-        """Remove it again."""
-        [self._taken] = self._scene.take([self._taken.name])
+        """Remove it again (as it is now: a later edit may have moved it, then been undone)."""
+        # Nothing comes back when something outside the editor (a script) destroyed it since.
+        self._taken = next(iter(self._scene.take([self._taken.name])), self._taken)
 
 
 class Recost:

@@ -298,3 +298,23 @@ def test_the_report_names_the_selection(default_scene):
     assert app.report()["editor"] == {"undo_depth": 0, "redo_depth": 0, "selected": None}
     app.editor.selected = live(app, "pillar")
     assert app.report()["editor"]["selected"] == "pillar"
+
+
+@pytest.mark.parametrize("name", ["slider_west", "turnstile", "door"])
+def test_a_removed_moving_obstacle_moves_again_after_undo(open_app, name):
+    app = open_app(SCENES_DIR / "traffic.toml", size=(320, 240))
+    app.step()
+    authored = app.editor.object_states()
+    app.editor.remove(live(app, name))
+    app.step()
+    app.editor.undo()
+    back = live(app, name)
+    assert back is not None
+    assert app.editor.object_states() == authored, "saved where its motion is anchored"
+    poses = set()
+    for _ in range(90):
+        app.step()
+        poses.add((*xy(back), round(back.node.get_h(), 3), round(back.node.get_z(), 3)))
+    assert len(poses) > 10, "it moves by itself again"
+    if name != "door":
+        assert back in app.motion.movers
