@@ -47,6 +47,8 @@ from sim.engine.showbase import DisplaySettings, open_showbase
 from sim.scene.builder import build_scene
 from sim.scene.grid import obstacle_box
 from sim.scene.spec import SceneSpec
+from sim.scripting.loader import load_scripts
+from sim.scripting.runner import ScriptRunner
 from sim.search_view.panel import SearchPanel
 from sim.search_view.view import LABEL_COLOR, LABEL_LINE_HEIGHT, SearchView
 
@@ -99,6 +101,9 @@ class SimApp:
 
     def __init__(self, options: RunOptions) -> None:
         self.options = options
+        # The scene's scripts are imported and built first: one that does not load is a
+        # one-line SceneError before any window opens.
+        scripts = load_scripts(options.scene)
         self.base = open_showbase(options.display)
         self.base.set_background_color(*BACKGROUND_COLOR)
         self.base.camLens.set_min_fov(CAMERA_FOV_DEG)
@@ -113,6 +118,10 @@ class SimApp:
         # Before the GridManager: in one frame the world moves, then the grid follows it.
         self.motion = self.world.spawn("scene-motion").add_component(
             SceneMotion(dragged=lambda: self.editor.drag.dragged)
+        )
+        # Also before the GridManager: what a script moves is in the grid in the same frame.
+        self.scripts = self.world.spawn("scene-scripts").add_component(
+            ScriptRunner(on_error=self.script_failed, dragged=lambda: self.editor.drag.dragged)
         )
         self.grid = self._add_grid_manager()
         self._note_obstacles_off_the_grid()
@@ -131,6 +140,7 @@ class SimApp:
         self.objects = build_scene(self.world, self.base.loader, scene)
         for spec, game_object in zip(scene.objects, self.objects, strict=True):
             self.motion.add(game_object, mover=spec.mover, rotator=spec.rotator, door=spec.door)
+        self.scripts.attach(scripts, self.objects)
         self.agents = self._add_agents()
         self.legend = self._add_terrain()
         renderer = CrowdRenderer(
@@ -303,6 +313,11 @@ class SimApp:
         """Show `message` on the HUD for a few seconds and print it for whoever watches stdout."""
         self._message = (message, self.world.time_s + MESSAGE_S)
         tell(f"sim: {message}")
+
+    def script_failed(self, message: str) -> None:
+        """A scene script raised and was switched off: the HUD and the report's errors say so."""
+        self.errors.append(message)
+        self.notify(message)
 
     def toggle_grid(self) -> None:
         """Show or hide the grid lines."""

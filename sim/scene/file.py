@@ -29,6 +29,7 @@ from sim.scene import values
 from sim.scene.agents import AgentReader, check_targets, object_path
 from sim.scene.grid import scene_grid
 from sim.scene.motion import MOTION_KEYS, read_motion
+from sim.scene.scripts import read_scripts
 from sim.scene.spec import (
     DEFAULT_COLORS,
     CameraSpec,
@@ -220,6 +221,7 @@ _OBJECT_KEYS = (
     "agent",
     "terrain",
     *MOTION_KEYS,
+    "scripts",
 )
 _TERRAIN_KEYS = ("cost",)
 
@@ -412,9 +414,10 @@ class _Objects:
                 f"only allowed on objects tagged 'Terrain', not {tag.value!r}"
             )
         terrain_cost = table.get("terrain", _terrain) if tag is Tag.TERRAIN else None
-        mover, rotator, door = read_motion(at, table, tag)
+        motion = read_motion(at, table, tag)
+        scripts = read_scripts(at, table)
         return ObjectSpec(
-            name, tag, model, pos, scale, heading, color, agent, terrain_cost, mover, rotator, door
+            name, tag, model, pos, scale, heading, color, agent, terrain_cost, *motion, scripts
         )
 
 

@@ -106,6 +106,30 @@ class CameraSpec:
 
 
 @dataclass(frozen=True, slots=True)
+class ScriptSpec:
+    """One `[[objects.scripts]]` table: a user's `Script` class to put on the object.
+
+    `file` is the path as the scene gives it, relative to the scene file's folder (`path_in`
+    says where it lies), `class_name` the class to build and `params` its keyword arguments,
+    as TOML read them. Only `sim.scripting` imports and runs the file; a scene is data until
+    then.
+    """
+
+    file: str
+    class_name: str
+    # TOML values (lists, tables) cannot be hashed; a spec's identity is its file and class.
+    params: Mapping[str, object] = field(default_factory=dict, hash=False)
+
+    def path_in(self, scene_path: Path) -> Path:
+        """Where the file lies for the scene file at `scene_path`.
+
+        >>> ScriptSpec("scripts/orbit.py", "Orbit").path_in(Path("scenes/x.toml")).as_posix()
+        'scenes/scripts/orbit.py'
+        """
+        return scene_path.parent / self.file
+
+
+@dataclass(frozen=True, slots=True)
 class ObjectSpec:
     """One object in the scene.
 
@@ -113,7 +137,8 @@ class ObjectSpec:
     `heading` is degrees counter-clockwise about +Z, `color` is RGBA in 0..1 (defaulted by tag),
     and `agent` is filled for every Agent-tagged object and None for all others. `mover`,
     `rotator` and `door` make the object move by itself (`sim.components.motion`); `pos` and
-    `heading` are then where its motion starts, at time 0.
+    `heading` are then where its motion starts, at time 0. `scripts` are the user's behaviours
+    on it (`[[objects.scripts]]`), in file order.
     """
 
     name: str
@@ -128,6 +153,7 @@ class ObjectSpec:
     mover: MoverConfig | None = None
     rotator: RotatorConfig | None = None
     door: DoorConfig | None = None
+    scripts: tuple[ScriptSpec, ...] = ()
 
     @property
     def moves(self) -> bool:

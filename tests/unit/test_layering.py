@@ -162,8 +162,14 @@ def test_engine_imports_only_itself_config_and_errors() -> None:
     assert violations("sim.engine", ("sim.engine", "sim.config", "sim.errors")) == []
 
 
+def test_scripting_imports_only_the_engine_and_scene_data() -> None:
+    # The user's API stands on the engine and reads scene specs; it knows no app or planner.
+    allowed = ("sim.scripting", "sim.engine", "sim.config", "sim.errors", "sim.scene.spec")
+    assert violations("sim.scripting", allowed) == []
+
+
 def test_components_never_import_the_layers_above() -> None:
-    forbidden = ("sim.app", "sim.commands", "sim.bench", "sim.editor")
+    forbidden = ("sim.app", "sim.commands", "sim.bench", "sim.editor", "sim.scripting")
     found = [
         str(found)
         for module in modules_in("sim.components")

@@ -1,0 +1,156 @@
+"""ScriptRunner: calls every scene script's hooks, and switches off a script that raises.
+
+One component drives all scripts, spawned before the GridManager as the scene's motion is: in
+one frame a script moves an obstacle, the grid rasterizes it and the agents react, exactly as
+for a mover or a drag. Each hook runs guarded: an exception becomes one line (the script's file,
+line and object) handed to `on_error`, the script is switched off, and the app keeps running.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import partial
+
+from sim.engine import Component, GameObject, Gizmos
+from sim.scripting.loader import LoadedScript, describe_error, error_line
+from sim.scripting.script import Script, ScriptGizmos, ScriptObject, ScriptWorld, bind
+
+
+@dataclass(slots=True)
+class _Running:
+    """One script on one object, and where it is in its lifecycle."""
+
+    loaded: LoadedScript
+    obj: GameObject
+    gizmos: ScriptGizmos
+    awoken: bool = False
+    started: bool = False
+    failed: bool = False
+    destroyed: bool = False
+
+    @property
+    def script(self) -> Script:
+        return self.loaded.script
+
+    @property
+    def live(self) -> bool:
+        """Whether its hooks may still run: not failed, not destroyed, its object alive."""
+        return not (self.failed or self.destroyed) and self.obj.alive
+
+
+class _DestroyWatch(Component):
+    """Tells the runner when its object is removed, while the object can still be read."""
+
+    def __init__(self, on_destroy: Callable[[GameObject], None]) -> None:
+        super().__init__()
+        self._on_destroy = on_destroy
+
+    def on_destroy(self) -> None:
+        self._on_destroy(self.game_object)
+
+
+class ScriptRunner(Component):
+    """Runs the scene's scripts: awake all, start each before its first update, then update.
+
+    Args:
+        on_error: Told each failure as one line, e.g. ``script scripts/x.py line 12 (object
+            'spinner'): ZeroDivisionError: division by zero``.
+        dragged: The object the user is dragging now, or None; its scripts' `update` waits
+            until it is dropped, as the scene's motion does.
+    """
+
+    def __init__(
+        self,
+        *,
+        on_error: Callable[[str], None],
+        dragged: Callable[[], GameObject | None] = lambda: None,
+    ) -> None:
+        super().__init__()
+        self._on_error = on_error
+        self._dragged = dragged
+        self._running: list[_Running] = []
+        self._watched: set[GameObject] = set()
+        self.errors: list[str] = []
+
+    @property
+    def scripts(self) -> list[Script]:
+        """Every script, in scene order (switched-off ones too)."""
+        return [running.script for running in self._running]
+
+    def attach(self, loaded: Sequence[LoadedScript], objects: Sequence[GameObject]) -> None:
+        """Put each loaded script on its object, one of `objects` (the scene's, by name).
+
+        Call it once, after the scene's objects are built and before the first frame.
+        """
+        world = self.world
+        if world is None:
+            raise RuntimeError("ScriptRunner must be in a World before scripts attach")
+        view = ScriptWorld(world, objects)
+        by_name = {obj.name: obj for obj in objects}
+        for index, item in enumerate(loaded):
+            obj = by_name[item.object_name]
+            bind(item.script, ScriptObject(obj), view)
+            gizmos = ScriptGizmos(f"script/{index}/{obj.name}")
+            self._running.append(_Running(item, obj, gizmos))
+            if obj not in self._watched:
+                self._watched.add(obj)
+                obj.add_component(_DestroyWatch(self._object_removed))
+
+    def awake(self) -> None:
+        """Wake every script, in scene order, before any starts."""
+        for running in self._running:
+            if running.live:
+                running.awoken = True
+                self._call(running, running.script.awake)
+
+    def update(self, dt: float) -> None:
+        """Start the scripts due to start, then update each enabled one by `dt` seconds."""
+        for running in self._running:
+            if running.live and running.awoken and not running.started and running.script.enabled:
+                running.started = True
+                self._call(running, running.script.start)
+        dragged = self._dragged()
+        for running in self._running:
+            due = running.live and running.started and running.script.enabled
+            if due and running.obj is not dragged:
+                self._call(running, partial(running.script.update, dt))
+
+    def on_draw_gizmos(self, gizmos: Gizmos) -> None:
+        """Let each enabled script draw, on keys of its own."""
+        for running in self._running:
+            if running.live and running.awoken and running.script.enabled:
+                running.gizmos.begin(gizmos)
+                self._call(running, partial(running.script.on_draw_gizmos, running.gizmos))
+
+    def on_destroy(self) -> None:
+        """The app closes: every script still running gets its `on_destroy`."""
+        for running in self._running:
+            self._destroy(running)
+
+    def _object_removed(self, game_object: GameObject) -> None:
+        for running in self._running:
+            if running.obj is game_object:
+                self._destroy(running)
+
+    def _destroy(self, running: _Running) -> None:
+        if running.awoken and not (running.failed or running.destroyed):
+            running.destroyed = True
+            self._call(running, running.script.on_destroy)
+
+    def _call(self, running: _Running, hook: Callable[[], None]) -> None:
+        """Run one hook; if it raises, switch the script off and report where."""
+        try:
+            hook()
+        except (Exception, SystemExit) as error:
+            running.failed = True
+            running.script.enabled = False
+            spec = running.loaded.spec
+            line = error_line(error, running.loaded.path)
+            at = "" if line is None else f" line {line}"
+            message = (
+                f"script {spec.file}{at} (object {running.loaded.object_name!r}): "
+                f"{describe_error(error)}"
+            )
+            self.errors.append(message)
+            self._on_error(message)

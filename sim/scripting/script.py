@@ -1,0 +1,310 @@
+"""The user's side of scripting: `Script` and the views it reaches the scene through.
+
+A script sees its own object as a `ScriptObject` (`name`, `tag`, `position`, `heading`), the
+other objects through a `ScriptWorld` (`find`, `find_with_tag`) and draws through
+`ScriptGizmos`; each is a small typed view over the engine's GameObject, World and Gizmos, so
+the user's API stays the same whatever the engine grows. `sim.scripting.runner` calls the hooks.
+"""
+
+from __future__ import annotations
+
+import math
+import weakref
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Final
+
+from sim.config import Tag
+from sim.engine import GameObject, Gizmos, World
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+Vec3 = tuple[float, float, float]
+Rgba = tuple[float, float, float, float]
+
+WHITE: Final[Rgba] = (1.0, 1.0, 1.0, 1.0)
+CIRCLE_SEGMENTS: Final = 48
+
+
+class ScriptObject:
+    """A scene object as a script sees it: its name and tag, and a pose it may change.
+
+    Two views of the same object are equal (`==`), whichever lookup gave them.
+
+    `position` and `heading` are in the world frame. Moving an Obstacle, Start or End changes
+    the grid and the plans exactly as dragging it does; agents steer themselves, so an agent
+    moved by a script is put back by its own controller.
+    """
+
+    __slots__ = ("_object",)
+
+    def __init__(self, game_object: GameObject) -> None:
+        self._object = game_object
+
+    @property
+    def name(self) -> str:
+        """The object's name, as the scene file gives it."""
+        return self._object.name
+
+    @property
+    def tag(self) -> str:
+        """The object's tag: "Obstacle", "Start", "End", "Agent", "Terrain" or "Untagged"."""
+        return self._object.tag
+
+    @property
+    def alive(self) -> bool:
+        """False once the object has been removed (the user deleted it, say)."""
+        return self._object.alive and not self._object.node.is_empty()
+
+    @property
+    def position(self) -> Vec3:
+        """Where the object stands: world `(x, y, z)`, units, Z up (z = 0 is on the ground).
+
+        Raises:
+            RuntimeError: When the object has been removed.
+            ValueError: On setting anything but three finite numbers.
+        """
+        return self._live().world_pos
+
+    @position.setter
+    def position(self, value: Sequence[float]) -> None:
+        x, y, z = _finite_numbers(value, 3, "position")
+        node = self._live().node
+        node.set_pos(node.get_top(), x, y, z)
+
+    @property
+    def heading(self) -> float:
+        """Which way the object faces: degrees counter-clockwise about +Z (0 faces +Y).
+
+        Raises:
+            RuntimeError: When the object has been removed.
+            ValueError: On setting anything but a finite number.
+        """
+        node = self._live().node
+        return float(node.get_h(node.get_top()))
+
+    @heading.setter
+    def heading(self, value: float) -> None:
+        (degrees,) = _finite_numbers((value,), 1, "heading")
+        node = self._live().node
+        node.set_h(node.get_top(), degrees)
+
+    def _live(self) -> GameObject:
+        if not self.alive:
+            raise RuntimeError(f"object {self._object.name!r} has been removed")
+        return self._object
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ScriptObject) and other._object is self._object
+
+    def __hash__(self) -> int:
+        return hash(self._object)
+
+    def __repr__(self) -> str:
+        return f"<ScriptObject {self.name!r} tag={self.tag!r}>"
+
+
+class ScriptWorld:
+    """The scene's objects, as scripts look them up.
+
+    Only the scene's own objects are found (those the file lists and those added since, such as
+    obstacles the user drops in), never the app's machinery.
+
+    Args:
+        world: The engine's world.
+        scene_objects: The objects the scene file made; tagged objects added later count too.
+    """
+
+    def __init__(self, world: World, scene_objects: Iterable[GameObject]) -> None:
+        self._world = world
+        self._scene: weakref.WeakSet[GameObject] = weakref.WeakSet(scene_objects)
+
+    @property
+    def time_s(self) -> float:
+        """Simulated seconds since the scene started (it stands still while paused)."""
+        return self._world.time_s
+
+    def find(self, name: str) -> ScriptObject | None:
+        """The object called `name`, or None."""
+        return next((ScriptObject(obj) for obj in self._objects() if obj.name == name), None)
+
+    def find_with_tag(self, tag: str) -> ScriptObject | None:
+        """The first object (in scene order) tagged `tag` ("End", "Obstacle", ...), or None."""
+        found = self.find_all_with_tag(tag)
+        return found[0] if found else None
+
+    def find_all_with_tag(self, tag: str) -> list[ScriptObject]:
+        """Every object tagged `tag`, in scene order."""
+        return [
+            ScriptObject(obj) for obj in self._world.find_all_with_tag(tag) if self._is_scene(obj)
+        ]
+
+    def _objects(self) -> list[GameObject]:
+        return [obj for obj in self._world.objects if self._is_scene(obj)]
+
+    def _is_scene(self, game_object: GameObject) -> bool:
+        # The app's own objects (the HUD, the grid, ...) are untagged and not the scene's.
+        if not game_object.alive:
+            return False
+        return game_object.tag != Tag.UNTAGGED or game_object in self._scene
+
+
+class ScriptGizmos:
+    """Debug drawing for one script, redrawn every frame (what is not drawn again disappears).
+
+    Points are world `(x, y, z)`; colours `(r, g, b)` or `(r, g, b, a)` in 0..1.
+
+    Args:
+        prefix: Keeps this script's drawings apart from every other's.
+    """
+
+    def __init__(self, prefix: str) -> None:
+        self._prefix = prefix
+        self._gizmos: Gizmos | None = None
+        self._drawn = 0
+
+    def begin(self, gizmos: Gizmos) -> None:
+        """Start a frame's drawing on `gizmos` (the runner calls it before `on_draw_gizmos`)."""
+        self._gizmos, self._drawn = gizmos, 0
+
+    def line(
+        self,
+        start: Sequence[float],
+        end: Sequence[float],
+        color: Sequence[float] = WHITE,
+        *,
+        thickness: float = 1.0,
+    ) -> None:
+        """Draw a line from `start` to `end` this frame."""
+        self._target().lines(self._key(), [[start, end]], color, thickness=thickness)
+
+    def polyline(
+        self,
+        points: ArrayLike,
+        color: Sequence[float] = WHITE,
+        *,
+        thickness: float = 1.0,
+    ) -> None:
+        """Draw one connected line through `points` this frame."""
+        self._target().polyline(self._key(), points, color, thickness=thickness)
+
+    def circle(
+        self,
+        center: Sequence[float],
+        radius: float,
+        color: Sequence[float] = WHITE,
+        *,
+        thickness: float = 1.0,
+    ) -> None:
+        """Draw a level circle of `radius` units around `center` this frame."""
+        x, y, z = _finite_numbers(center, 3, "center")
+        (r,) = _finite_numbers((radius,), 1, "radius")
+        points = [
+            (
+                x + r * math.cos(2 * math.pi * i / CIRCLE_SEGMENTS),
+                y + r * math.sin(2 * math.pi * i / CIRCLE_SEGMENTS),
+                z,
+            )
+            for i in range(CIRCLE_SEGMENTS + 1)
+        ]
+        self.polyline(points, color, thickness=thickness)
+
+    def _target(self) -> Gizmos:
+        if self._gizmos is None:
+            raise RuntimeError("draw from on_draw_gizmos(gizmos) only")
+        return self._gizmos
+
+    def _key(self) -> str:
+        self._drawn += 1
+        return f"{self._prefix}/{self._drawn}"
+
+
+class Script:
+    """Base class of a user's behaviour on a scene object (Unity's MonoBehaviour).
+
+    Subclass it, override the hooks you need and name the class in the scene (see the README,
+    "Scripts"). The scene's `params` are the class's keyword arguments; `Script.__init__` takes
+    none, so a subclass may define ``__init__(self, radius=1.0, **kwargs)`` and call
+    ``super().__init__(**kwargs)``. Hooks, once the scene runs:
+
+    - `awake()` once, for every script before any starts;
+    - `start()` once, right before its first `update`;
+    - `update(dt)` every frame, `dt` simulated seconds (none while the scene is paused or the
+      user drags the object);
+    - `on_draw_gizmos(gizmos)` every frame, only to draw;
+    - `on_destroy()` once, when the object is removed or the app closes.
+
+    A hook that raises switches the script off (`enabled` turns False); the error, with the
+    script's file, line and object, shows on screen and in the report's `errors`.
+
+    Attributes:
+        enabled: While False, `start`, `update` and `on_draw_gizmos` are skipped.
+    """
+
+    enabled: bool = True
+    # Set by `bind` when the runner takes the script; class defaults keep a subclass that forgets
+    # to call super().__init__() working.
+    _object: ScriptObject | None = None
+    _world: ScriptWorld | None = None
+
+    def __init__(self) -> None:
+        self.enabled = True
+        self._object = None
+        self._world = None
+
+    @property
+    def game_object(self) -> ScriptObject:
+        """The object this script is on.
+
+        Raises:
+            RuntimeError: Before the scene runs (in `__init__`).
+        """
+        if self._object is None:
+            raise RuntimeError(f"{type(self).__name__} is not on an object yet (use awake/start)")
+        return self._object
+
+    @property
+    def world(self) -> ScriptWorld:
+        """The scene's objects: `find(name)`, `find_with_tag(tag)`, `time_s`.
+
+        Raises:
+            RuntimeError: Before the scene runs (in `__init__`).
+        """
+        if self._world is None:
+            raise RuntimeError(f"{type(self).__name__} is not in a scene yet (use awake/start)")
+        return self._world
+
+    def awake(self) -> None:
+        """Set up the script's own state. Default: nothing."""
+
+    def start(self) -> None:
+        """Set up what depends on other objects, before the first update. Default: nothing."""
+
+    def update(self, dt: float) -> None:
+        """Advance by `dt` simulated seconds. Default: nothing."""
+
+    def on_draw_gizmos(self, gizmos: ScriptGizmos) -> None:
+        """Draw this frame's debug lines with `gizmos`; must not change the scene."""
+
+    def on_destroy(self) -> None:
+        """Release what awake or start took; the object can still be read. Default: nothing."""
+
+    def __repr__(self) -> str:
+        owner = "unattached" if self._object is None else repr(self._object.name)
+        return f"<{type(self).__name__} on {owner}>"
+
+
+def bind(script: Script, game_object: ScriptObject, world: ScriptWorld) -> None:
+    """Put `script` on `game_object` in `world` (the runner does it once, before `awake`)."""
+    script._object, script._world = game_object, world
+
+
+def _finite_numbers(value: Iterable[float], size: int, what: str) -> tuple[float, ...]:
+    """`value` as `size` finite floats, or a ValueError naming `what`."""
+    try:
+        numbers = tuple(float(item) for item in value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{what}: expected {size} numbers, got {value!r}") from None
+    if len(numbers) != size or not all(math.isfinite(n) for n in numbers):
+        raise ValueError(f"{what}: expected {size} finite numbers, got {value!r}")
+    return numbers
