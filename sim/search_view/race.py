@@ -33,6 +33,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from sim.navigation.catalogue import SearchKind
+from sim.navigation.diagonal import DiagonalRule, parse_diagonal
 from sim.navigation.search_log import CellStatus, ExpansionLog, SearchReplay
 from sim.navigation.search_tape import TAPE_ALGORITHMS, SearchTape, TapeReplay
 
@@ -106,7 +107,7 @@ def record(
     start: tuple[int, int],
     goal: tuple[int, int],
     *,
-    diagonal: bool,
+    diagonal: bool | str,
     heuristic: str = "octile",
     weight: float = 1.5,
     costs: NDArray[np.float64] | None = None,
@@ -118,20 +119,26 @@ def record(
         walkable: ``[row, col]`` mask; not copied, so hand in a snapshot.
         start: Start cell.
         goal: Goal cell.
-        diagonal: 8-connected moves.
+        diagonal: True, False or a diagonal rule's name (`sim.navigation.diagonal`).
         heuristic: For the searches that take one; the others search with zero.
         weight: Weighted A*'s weight (the others use 1).
         costs: The cells' cost multipliers, or None.
     """
     algorithm = kind.algorithm.value
     search_heuristic = heuristic if kind.takes_heuristic else "zero"
+    rule = parse_diagonal(diagonal)
+    # The recorders take a rule's name where they are annotated bool; False stays "never".
+    moves: Any = False if rule is DiagonalRule.NEVER else rule.value
+    if algorithm == "jps" and rule not in (DiagonalRule.NEVER, DiagonalRule.NO_CORNER_CUTTING):
+        # SearchTape would jump without corner cutting whatever rule it is handed.
+        raise ValueError(f"jps moves by the no-corner-cutting rule only, not {rule.value}")
     if algorithm in TAPE_ALGORITHMS:
         tape = SearchTape(
             walkable,
             start,
             goal,
             algorithm=algorithm,
-            diagonal=diagonal,
+            diagonal=moves,
             heuristic=search_heuristic,
             costs=costs,
         )
@@ -140,7 +147,7 @@ def record(
         walkable,
         start,
         goal,
-        diagonal=diagonal,
+        diagonal=moves,
         heuristic=search_heuristic,
         algorithm=algorithm,
         weight=weight if kind.takes_weight else 1.0,

@@ -20,6 +20,7 @@ from panda3d.core import LineSegs, NodePath, TextNode
 from sim.navigation.catalogue import SearchKind
 from sim.search_view.race import MAX_LANES, Standing, describe_finish
 from sim.search_view.race_view import LANE_COLORS, RaceView
+from sim.search_view.settings import moves_label
 
 LABEL_SCALE = 0.04
 PANEL_SCALE = 0.036
@@ -152,7 +153,8 @@ class RacePanel:
         race = self._race
         clock = race.race.tick if race.race is not None else 0
         playing = ", playing" if race.playing else ""
-        lines = [f"race: tick {clock:,}, {race.speed} ticks/s{playing}"]
+        moves = "" if race.rule is None else f", {moves_label(race.rule)}"
+        lines = [f"race: tick {clock:,}, {race.speed} ticks/s{playing}{moves}"]
         finished = sorted((row for row in rows if row.place is not None), key=_place)
         if finished:
             lines.append("finish order:")

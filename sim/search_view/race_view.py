@@ -9,9 +9,10 @@ draws its search into its own `Gizmos`, whose node only its camera sees (Panda3D
 agents) is seen by all. The scene's own display region is switched off while the race is open,
 so the window draws each lane once.
 
-Lanes take the search view's heuristic and weight and the planner's moves; the race restarts
-at tick 0 when Start, End, an obstacle or a terrain patch moves to other cells (on the drop,
-not during a drag). Playback runs on frame time, like the search view's.
+Lanes take the search view's heuristic and weight (the planner's heuristic when the view was
+closed) and the grid's diagonal rule; the race restarts at tick 0 when the rule changes or
+Start, End, an obstacle or a terrain patch moves to other cells (on the drop, not during a
+drag). Playback runs on frame time, like the search view's.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from sim.components.grid_manager import GridManager
 from sim.config import Tag
 from sim.engine import Component, Gizmos
 from sim.navigation.catalogue import SearchKind
+from sim.navigation.diagonal import DiagonalRule
 from sim.navigation.search_tape import TapeReplay
 from sim.search_view.geometry import (
     CELL_INSET,
@@ -115,7 +117,7 @@ class RaceProblem:
     lineup: tuple[Entrant, ...]
     heuristic: str
     weight: float
-    diagonal: bool
+    rule: DiagonalRule
 
 
 class SplitScreen:
@@ -249,7 +251,6 @@ class RaceView(Component):
         # Theta*'s any-angle parents, which are what those searches show.
         self.show_parents = False
         self._heuristic, self._weight = view.settings.heuristic, view.settings.weight
-        self._diagonal = grid.diagonal
 
     # --- what the keys do ------------------------------------------------------------------
 
@@ -263,7 +264,6 @@ class RaceView(Component):
         self._heuristic = (
             settings.heuristic if view.opened else view_heuristic(self._grid.heuristic)
         )
-        self._diagonal = settings.diagonal if view.opened else self._grid.diagonal
         self._weight = settings.weight
         view.close()
         self.opened, self.playing = True, False
@@ -381,7 +381,7 @@ class RaceView(Component):
             self._grid.walkable.copy(),
             problem.start,
             problem.goal,
-            diagonal=problem.diagonal,
+            diagonal=problem.rule.value,
             heuristic=problem.heuristic,
             weight=problem.weight,
             costs=None if costs is None else costs.copy(),
@@ -411,10 +411,15 @@ class RaceView(Component):
             tuple(self.lineup),
             self._heuristic,
             self._weight,
-            self._diagonal,
+            self._grid.rule,  # the planner's, live: J and N switch the race's moves too
         )
 
     # --- what the race shows ---------------------------------------------------------------
+
+    @property
+    def rule(self) -> DiagonalRule | None:
+        """The diagonal rule the lanes move by (None without a race)."""
+        return None if self._problem is None else self._problem.rule
 
     @property
     def bounds(self) -> list[tuple[float, float, float, float]]:

@@ -171,3 +171,18 @@ def test_bad_races_are_one_line_and_exit_2(capsys, extra, message):
     err = capsys.readouterr().err
     assert message in err
     assert len(err.strip().splitlines()) == 1
+
+
+def test_the_race_follows_the_grid_s_diagonal_rule(default_scene):
+    app, mouse = default_scene
+    mouse.key("w")
+    race = app.race.view
+    restarts = race.restarts
+    assert race.rule.value == "no-corner-cutting"
+    mouse.key("j")  # the next rule: one-obstacle
+    app.step()
+    assert race.rule.value == "one-obstacle"
+    assert race.restarts == restarts + 1
+    jps = race.standings()[1]
+    assert "no-corner-cutting rule only" in jps.refusal
+    assert "8-connected (one-obstacle)" in app.race.panel.panel_text

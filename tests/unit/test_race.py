@@ -158,3 +158,20 @@ def test_parse_race_reads_names_and_heuristics():
 def test_parse_race_refuses_bad_lineups(text, message):
     with pytest.raises(ValueError, match=message):
         parse_race(text)
+
+
+@pytest.mark.parametrize("rule", ["never", "no-corner-cutting", "one-obstacle", "always"])
+def test_every_lane_moves_by_the_race_s_diagonal_rule(rule):
+    walkable, start, goal = random_grid(5)
+    race = Race.on_grid([SearchKind.ASTAR, SearchKind.BFS], walkable, start, goal, diagonal=rule)
+    race.to_end()
+    astar, _ = race.standings()
+    expected = find_path(walkable, start, goal, diagonal=rule, implementation="python")
+    assert astar.cost == pytest.approx(expected.cost)
+
+
+@pytest.mark.parametrize("rule", ["one-obstacle", "always"])
+def test_jps_sits_out_a_rule_that_passes_blocked_corners(rule):
+    walkable, start, goal = random_grid(5)
+    race = Race.on_grid([SearchKind.ASTAR, SearchKind.JPS], walkable, start, goal, diagonal=rule)
+    assert "no-corner-cutting rule only" in race.standings()[1].refusal
