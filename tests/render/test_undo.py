@@ -81,6 +81,7 @@ def test_undo_puts_a_dragged_end_back_and_redo_moves_it_again(default_scene, red
     app, mouse = default_scene
     end = live(app, "end")
     home, home_cell = xy(end), end_cell(app)
+    home_path = list(app.path.outcome.cells)
     mouse.drag(app.screen_of(end), pixel_of(app, *FREE_SPOT, 0.4))
     dropped, dropped_cell = xy(end), end_cell(app)
     assert dropped_cell != home_cell
@@ -93,7 +94,9 @@ def test_undo_puts_a_dragged_end_back_and_redo_moves_it_again(default_scene, red
     assert "undo: move end" in app.hud.text()
     assert depths(app) == (0, 1)
     app.step()
-    assert app.path.outcome.cells[-1] == home_cell, "the path follows End back"
+    assert list(app.path.outcome.cells) == home_path, "the path is the one before the drag"
+    agent = app.agents[0]
+    assert app.grid.world_to_cell(*agent.waypoints[-1]) == home_cell, "the agent heads back"
 
     redo(mouse, redo_key)
     assert xy(end) == dropped
