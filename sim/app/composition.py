@@ -41,6 +41,7 @@ from sim.editor.editor import SceneEditor
 from sim.engine import FrameLoop, GameObject, Gizmos, World
 from sim.engine.camera import CameraPose, OrbitCamera, OrbitCameraInput
 from sim.engine.labels import BillboardLabels
+from sim.engine.lighting import apply_look
 from sim.engine.loop import Phase
 from sim.engine.projection import world_to_pixel
 from sim.engine.showbase import DisplaySettings, open_showbase
@@ -138,6 +139,7 @@ class SimApp:
             CrowdSim(self.grid, self.crowd, hide_driven=True)
         )
         self.objects = build_scene(self.world, self.base.loader, scene)
+        self.look = apply_look(self.base.win, self.base.render)
         for spec, game_object in zip(scene.objects, self.objects, strict=True):
             self.motion.add(game_object, mover=spec.mover, rotator=spec.rotator, door=spec.door)
         self.scripts.attach(scripts, self.objects)

@@ -36,9 +36,15 @@ INDENTED_ENTRIES_AT_MOST = 2_000
 
 
 class WindowEntry(TypedDict):
-    """`window`: the window's (or offscreen buffer's) size in pixels, `[width, height]`."""
+    """`window`: the window's (or offscreen buffer's) size in pixels, `[width, height]`.
+
+    `shadows`: the sun casts shadows (a window whose driver runs shaders; never offscreen);
+    `multisamples`: samples per pixel of its anti-aliasing, 0 for none.
+    """
 
     size: list[int]
+    shadows: bool
+    multisamples: int
 
 
 class CameraEntry(TypedDict):

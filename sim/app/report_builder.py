@@ -52,7 +52,11 @@ def build_report(app: SimApp) -> Report:
         "scene": str(app.options.scene.path),
         "frames": app.frames,
         "sim_time_s": round(app.world.time_s, 6),
-        "window": {"size": list(window_size)},
+        "window": {
+            "size": list(window_size),
+            "shadows": app.look.shadows,
+            "multisamples": app.look.multisamples,
+        },
         "camera": camera_entry(app.camera.pose),
         "grid": grid_entry(app.grid),
         "path": path_entry(

@@ -22,6 +22,7 @@ from panda3d.core import (
 
 from sim.config import DEFAULT_FIXED_FPS, MODELS_DIR
 from sim.engine.fonts import install_ui_font
+from sim.engine.lighting import look_prc
 
 OFFSCREEN_PIPE = "p3tinydisplay TinyOffscreenGraphicsPipe"
 WINDOW_PIPE = "pandagl"
@@ -89,6 +90,7 @@ def prc_for(settings: DisplaySettings) -> str:
             f"load-display {WINDOW_PIPE}",
             "clock-mode limited",
             f"clock-frame-rate {settings.max_fps}",
+            *look_prc(headless=False),
         ]
     return "\n".join(lines) + "\n"
 

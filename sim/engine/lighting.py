@@ -1,0 +1,103 @@
+"""The window's look: shadows from the sun and multisample anti-aliasing, where the GSG has them.
+
+A window on pandagl (Mesa's llvmpipe included) gets per-pixel lighting from Panda3D's shader
+generator, a shadow map from the scene's directional light and, when the framebuffer came with
+samples, multisampling. The offscreen software renderer (p3tinydisplay) runs no shaders: it keeps
+the plain fixed-function look, which is also what makes headless screenshots exact and
+repeatable. The choice is made from what the GSG and the framebuffer report, never from the pipe's
+name, so a driver without shaders gets the plain look instead of an error.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from panda3d.core import (
+    AntialiasAttrib,
+    CullFaceAttrib,
+    DirectionalLight,
+    GraphicsOutput,
+    NodePath,
+    OrthographicLens,
+    RenderState,
+)
+
+SHADOW_MAP_SIZE = 1024  # texels a side; llvmpipe draws a 2048 map in twice the time
+SHADOW_MARGIN = 2.0  # world units the shadow camera sees past the scene's bounds
+MULTISAMPLES = 4  # what the window asks for; drivers without multisampling give none
+
+
+@dataclass(frozen=True, slots=True)
+class Look:
+    """What the window's look turned out to be.
+
+    Attributes:
+        shadows: The sun casts shadows through the shader generator.
+        multisamples: Samples per pixel the framebuffer has (0: no anti-aliasing).
+    """
+
+    shadows: bool
+    multisamples: int
+
+
+def look_prc(*, headless: bool) -> list[str]:
+    """PRC lines that ask a window for a multisampled framebuffer (none offscreen)."""
+    if headless:
+        return []
+    return ["framebuffer-multisample 1", f"multisamples {MULTISAMPLES}"]
+
+
+def apply_look(win: GraphicsOutput, scene: NodePath) -> Look:
+    """Turn on shadows and anti-aliasing under `scene` where `win`'s GSG supports them.
+
+    Call once the scene's lights and geometry are in place: the shadow camera is fitted to the
+    scene's bounds as they are now (the grid and what stands on it, which do not grow).
+
+    Args:
+        win: The window (or buffer) the scene is drawn into.
+        scene: The root whose directional light casts the shadows and whose nodes receive them.
+
+    Returns:
+        What was turned on; a GSG without shaders or depth textures gets neither shadows nor
+        the shader generator.
+    """
+    gsg = win.get_gsg()
+    multisamples = win.get_fb_properties().get_multisamples()
+    if multisamples > 0:
+        scene.set_antialias(AntialiasAttrib.M_multisample)
+    sun = scene.find("**/+DirectionalLight")
+    shaders = gsg is not None and gsg.get_supports_basic_shaders()
+    depth = gsg is not None and gsg.get_supports_depth_texture()
+    if not (shaders and depth) or sun.is_empty():
+        return Look(shadows=False, multisamples=multisamples)
+    _fit_shadow_camera(sun, scene)
+    scene.set_shader_auto()
+    return Look(shadows=True, multisamples=multisamples)
+
+
+def _fit_shadow_camera(sun: NodePath, scene: NodePath) -> None:
+    """Make the sun a shadow caster whose orthographic camera covers the whole scene.
+
+    A directional light's shadow camera sits where its node is; the node is moved to the
+    scene's centre, backed off along the light's direction, which leaves the lighting (a
+    direction only) as it was.
+    """
+    bounds = scene.get_tight_bounds()
+    light = sun.node()
+    assert isinstance(light, DirectionalLight)
+    light.set_shadow_caster(True, SHADOW_MAP_SIZE, SHADOW_MAP_SIZE)
+    if bounds is None:
+        return
+    low, high = bounds
+    center = (low + high) / 2
+    radius = (high - low).length() / 2 + SHADOW_MARGIN
+    direction = scene.get_relative_vector(sun, (0, 1, 0))
+    sun.set_pos(scene, center - direction * 2 * radius)
+    lens = light.get_lens()
+    assert isinstance(lens, OrthographicLens)
+    side = 2 * radius
+    lens.set_film_size(side, side)
+    lens.set_near_far(radius, 3 * radius)
+    # The shadow map keeps the faces turned away from the sun: a lit face never shadows itself
+    # (no acne), and the one-sided ground, facing the sun, casts nothing at all.
+    light.set_initial_state(RenderState.make(CullFaceAttrib.make_reverse()))
