@@ -5,6 +5,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from sim.search_view.race_view import LANE_COLORS
@@ -21,7 +23,7 @@ def press(app, *keys: str) -> None:
     app.xdotool("key", "--window", app.window, "--delay", "150", *keys, timeout_s=30)
 
 
-def race(app) -> list[dict] | None:
+def race(app) -> Any:  # a list of lanes, or None
     return app.report()["search_view"]["race"]
 
 
@@ -31,8 +33,7 @@ def lane_pixels(app, name: str) -> list[int]:
     screenshot(app.display, path)
     image = read_png(path)
     return [
-        sum(int(near(image, rgb(colour), 8).sum()) for colour in colours)
-        for colours in LANE_COLORS
+        sum(int(near(image, rgb(colour), 8).sum()) for colour in colours) for colours in LANE_COLORS
     ]
 
 

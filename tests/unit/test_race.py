@@ -30,7 +30,7 @@ def race_on(seed: int, kinds=LINEUP, **options) -> Race:
 @pytest.mark.parametrize("seed", range(3))
 def test_each_tick_every_unfinished_lane_expands_one_node(seed):
     race = race_on(seed)
-    totals = [lane.replay.log.total_steps() for lane in race.lanes]
+    totals = [replay.log.total_steps() for replay in race.running]
     for tick in (0, 1, 2, 5, 17, max(totals) // 2, max(totals)):
         race.seek(tick)
         for row, total, lane in zip(race.standings(), totals, race.lanes, strict=True):
@@ -79,7 +79,7 @@ def test_lanes_that_finish_on_the_same_tick_share_a_place():
 def test_a_lane_has_no_place_before_it_finishes():
     race = race_on(2)
     race.seek(3)
-    first = min(lane.replay.log.total_steps() for lane in race.lanes)
+    first = min(replay.log.total_steps() for replay in race.running)
     assert first > 3
     assert all(row.place is None and row.cost is None for row in race.standings())
     race.seek(first)
@@ -89,17 +89,17 @@ def test_a_lane_has_no_place_before_it_finishes():
 def test_stepping_back_restores_every_lane_exactly():
     race = race_on(3)
     race.seek(20)
-    before = [lane.replay.snapshot() for lane in race.lanes]
+    before = [replay.snapshot() for replay in race.running]
     race.forward(15)
     race.back(15)
-    assert [lane.replay.snapshot() for lane in race.lanes] == before
+    assert [replay.snapshot() for replay in race.running] == before
     assert race.tick == 20
 
 
 def test_the_clock_stops_at_the_last_finish():
     race = race_on(0)
     race.seek(10**6)
-    last = max(lane.replay.log.total_steps() for lane in race.lanes)
+    last = max(replay.log.total_steps() for replay in race.running)
     assert race.tick == last
     race.back(1)
     assert race.tick == last - 1
@@ -121,9 +121,7 @@ def test_a_search_that_refuses_the_grid_sits_out_and_says_why():
 def test_no_path_finishes_without_a_cost():
     walkable = np.ones((5, 5), dtype=bool)
     walkable[:, 2] = False
-    race = Race.on_grid(
-        [SearchKind.ASTAR, SearchKind.BFS], walkable, (0, 0), (4, 4), diagonal=True
-    )
+    race = Race.on_grid([SearchKind.ASTAR, SearchKind.BFS], walkable, (0, 0), (4, 4), diagonal=True)
     race.to_end()
     assert all(row.finished and row.cost is None for row in race.standings())
     assert "no path" in race.finish_line()
