@@ -27,6 +27,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from sim.navigation.catalogue import DISTANCE_HEURISTICS, SearchKind
+from sim.navigation.diagonal import DiagonalRule, parse_diagonal
 from sim.navigation.grid import Cell
 from sim.navigation.heuristics import Heuristic, is_admissible
 from sim.navigation.moves import MoveGraph
@@ -134,7 +135,7 @@ def compare_searches(
     start: Cell,
     goal: Cell,
     *,
-    diagonal: bool = True,
+    diagonal: bool | str = True,
     weight: float = 1.5,
     costs: NDArray[Any] | None = None,
     repeat: int = 3,
@@ -153,7 +154,7 @@ def compare_searches(
         walkable: ``[row, col]`` bool mask, as for `find_path`.
         start: the first cell ``(row, col)``.
         goal: the last cell.
-        diagonal: allow the diagonal moves.
+        diagonal: True, False or a diagonal rule's name (`sim.navigation.diagonal`).
         weight: the heuristic weight of the weighted A* rows, >= 1.
         costs: optional per-cell cost multiplier, as for `find_path`.
         repeat: runs per row, >= 1; the fastest counts.
@@ -179,14 +180,18 @@ def compare_searches(
         raise ValueError(f"repeat must be an integer >= 1, got {repeat!r}")
     if isinstance(cost_scale, bool) or not (math.isfinite(cost_scale) and cost_scale > 0):
         raise ValueError(f"cost_scale must be finite and > 0, got {cost_scale!r}")
+    rule = parse_diagonal(diagonal)
+    # The rows' heuristics and guarantees ask only whether diagonal moves exist: every rule that
+    # has them costs them sqrt(2), so octile stays admissible under all three.
+    eight = rule is not DiagonalRule.NEVER
     # One graph for all: the times are the searches alone, not 15 copies of the same setup.
-    graph = MoveGraph.build(walkable, diagonal=diagonal, costs=costs)
+    graph = MoveGraph.build(walkable, diagonal=rule.value, costs=costs)
     runs = []
     for variant in _variants(weight):
         result, ms = _timed(graph, start, goal, variant, repeat=repeat)
         runs.append((variant, result, ms))
     if more:
-        runs += _more_runs(walkable, start, goal, diagonal=diagonal, costs=costs, repeat=repeat)
+        runs += _more_runs(walkable, start, goal, rule=rule, costs=costs, repeat=repeat)
     optimum = next(r for v, r, _ in runs if v.algorithm is Algorithm.DIJKSTRA).cost
     uniform = _uniform_costs(walkable, costs)
     return [
@@ -195,7 +200,7 @@ def compare_searches(
             result,
             ms,
             optimum=optimum,
-            diagonal=diagonal,
+            diagonal=eight,
             uniform=uniform,
             cost_scale=cost_scale,
         )
@@ -274,12 +279,12 @@ def _more_runs(
     start: Cell,
     goal: Cell,
     *,
-    diagonal: bool,
+    rule: DiagonalRule,
     costs: NDArray[Any] | None,
     repeat: int,
 ) -> list[tuple[_Variant, PathResult, float]]:
     """Run `MORE_ORDER`'s searches the query allows; skip those it refuses (JPS on 4 moves...)."""
-    heuristic = Heuristic.OCTILE if diagonal else Heuristic.MANHATTAN
+    heuristic = Heuristic.MANHATTAN if rule is DiagonalRule.NEVER else Heuristic.OCTILE
     runs = []
     for kind in MORE_ORDER:
         used = heuristic if kind.takes_heuristic else None
@@ -288,7 +293,7 @@ def _more_runs(
                 walkable,
                 start,
                 goal,
-                diagonal=diagonal,
+                diagonal=rule.value,
                 heuristic=(used or Heuristic.ZERO).value,
                 algorithm=kind.algorithm.value,
                 costs=costs,

@@ -138,7 +138,7 @@ class ExpansionLog:
         start: Cell,
         goal: Cell,
         *,
-        diagonal: bool = True,
+        diagonal: bool | str = True,
         heuristic: str = "octile",
         algorithm: str = "astar",
         costs: NDArray[Any] | None = None,

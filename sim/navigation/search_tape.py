@@ -40,6 +40,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from sim.navigation.bidirectional import BidirectionalSearch
+from sim.navigation.diagonal import DiagonalRule, parse_diagonal
 from sim.navigation.grid import Cell
 from sim.navigation.heuristics import HEURISTICS, parse_heuristic
 from sim.navigation.jps import JumpPointSearch
@@ -78,7 +79,7 @@ class SearchTape:
         start: first cell ``(row, col)``.
         goal: last cell ``(row, col)``.
         algorithm: "jps", "bidirectional" or "theta".
-        diagonal: 8-connected moves (jps needs them).
+        diagonal: True, False or a diagonal rule's name (jps needs no-corner-cutting).
         heuristic: for jps and bidirectional (theta always uses the straight line).
         costs: cell costs (bidirectional only; jps and theta refuse costs other than 1).
 
@@ -98,31 +99,36 @@ class SearchTape:
         goal: Cell,
         *,
         algorithm: str,
-        diagonal: bool = True,
+        diagonal: bool | str = True,
         heuristic: str = "octile",
         costs: NDArray[Any] | None = None,
     ) -> None:
         self.algorithm = algorithm
+        rule = parse_diagonal(diagonal)
         self._search: JumpPointSearch | BidirectionalSearch | ThetaStar
         if algorithm == "jps":
-            if not diagonal:
-                raise ValueError("jps needs 8-connected moves (diagonal=True)")
+            if rule is not DiagonalRule.NO_CORNER_CUTTING:
+                raise ValueError(
+                    "jps needs 8-connected moves without corner cutting"
+                    f" (diagonal=True), not {rule.value!r}"
+                )
             if costs is not None and bool(np.any(np.asarray(costs)[walkable] != 1.0)):
                 raise ValueError("jps takes no cell costs other than 1")
             self._search = JumpPointSearch(walkable, start, goal, heuristic=heuristic)
             self._h = HEURISTICS[parse_heuristic(heuristic)]
         elif algorithm == "bidirectional":
             self._search = BidirectionalSearch(
-                walkable, start, goal, diagonal=diagonal, heuristic=heuristic, costs=costs
+                walkable, start, goal, diagonal=rule.value, heuristic=heuristic, costs=costs
             )
         elif algorithm == "theta":
-            self._search = ThetaStar(walkable, start, goal, diagonal=diagonal, costs=costs)
+            self._search = ThetaStar(walkable, start, goal, diagonal=rule.value, costs=costs)
         else:
             raise ValueError(f"unknown algorithm {algorithm!r}; expected one of {TAPE_ALGORITHMS}")
         self.height, self.width = (int(side) for side in walkable.shape)
         self.start: Cell = (int(start[0]), int(start[1]))
         self.goal: Cell = (int(goal[0]), int(goal[1]))
-        self.diagonal = bool(diagonal)
+        self.rule = rule
+        self.diagonal = rule is not DiagonalRule.NEVER  # whether the 4 diagonal moves exist
         self.initial = self._read_state()
         self._last = self.initial
         self.initial_meeting = self._meeting()

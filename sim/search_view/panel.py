@@ -24,7 +24,7 @@ from panda3d.core import NodePath, TextNode, TextProperties, TextPropertiesManag
 from sim.engine import ReplanGate
 from sim.navigation.catalogue import SearchKind, connectivity_label
 from sim.navigation.compare import ComparisonRow, compare_searches
-from sim.search_view.settings import HEURISTICS, WEIGHT_STEP, moves_label, search_diagonal
+from sim.search_view.settings import HEURISTICS, WEIGHT_STEP, moves_label
 from sim.search_view.view import SearchView
 
 BUTTON_SCALE = 0.032
@@ -253,7 +253,7 @@ class SearchPanel:
                 problem.walkable,
                 problem.start,
                 problem.goal,
-                diagonal=search_diagonal(problem.rule),
+                diagonal=problem.rule.value,
                 weight=problem.weight,
                 costs=problem.costs,
                 repeat=COMPARE_REPEAT,

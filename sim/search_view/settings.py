@@ -9,7 +9,6 @@ comparison table.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -120,19 +119,6 @@ def moves_label(rule: DiagonalRule) -> str:
     if rule in (DiagonalRule.ONE_OBSTACLE, DiagonalRule.ALWAYS):
         label += f" ({rule.value})"
     return label
-
-
-def search_diagonal(rule: DiagonalRule) -> Any:
-    """`rule` as the recorders and `compare_searches` take `diagonal`: False for never, else a name.
-
-    Their searches take rule names, but SearchTape and the comparison test `diagonal` as a
-    bool here and there (a name is always true) and are annotated bool: hence Any, and False
-    for "never".
-
-    >>> search_diagonal(DiagonalRule.NEVER), search_diagonal(DiagonalRule.ALWAYS)
-    (False, 'always')
-    """
-    return False if rule is DiagonalRule.NEVER else rule.value
 
 
 def view_heuristic(heuristic: str) -> str:

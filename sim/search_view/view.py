@@ -59,7 +59,6 @@ from sim.search_view.settings import (
     ViewProblem,
     ViewSettings,
     next_speed,
-    search_diagonal,
     view_heuristic,
 )
 
@@ -312,7 +311,7 @@ class SearchView(Component):
                 problem.start,
                 problem.goal,
                 algorithm=algorithm,
-                diagonal=search_diagonal(settings.rule),
+                diagonal=settings.rule.value,
                 heuristic=settings.search_heuristic,
                 costs=self._costs,
             )
@@ -321,7 +320,7 @@ class SearchView(Component):
             self._walkable,
             problem.start,
             problem.goal,
-            diagonal=search_diagonal(settings.rule),
+            diagonal=settings.rule.value,
             heuristic=settings.search_heuristic,
             algorithm=algorithm,
             weight=settings.search_weight,

@@ -1,7 +1,7 @@
 """The search view's recorders under every diagonal rule: bit-identical both ways, find_path's end.
 
-The view records its search under the grid's rule (`ViewSettings.rule`, handed over as
-`search_diagonal`): the one-loop searches through ExpansionLog, bidirectional and theta through
+The view records its search under the grid's rule (`ViewSettings.rule`, handed over by
+name): the one-loop searches through ExpansionLog, bidirectional and theta through
 SearchTape. For each rule a replay stepped to the end and back passes through the same states
 bit for bit, and ends with find_path's cells and cost under that rule.
 """
@@ -16,7 +16,6 @@ from sim.navigation import find_path
 from sim.navigation.diagonal import DiagonalRule
 from sim.navigation.search_log import ExpansionLog, SearchReplay
 from sim.navigation.search_tape import SearchTape, TapeReplay
-from sim.search_view.settings import search_diagonal
 
 Cell = tuple[int, int]
 RULES = tuple(DiagonalRule)
@@ -56,7 +55,7 @@ def test_one_loop_replays_are_exact_under_every_rule(
     rule: DiagonalRule, algorithm: str, seed: int
 ) -> None:
     walkable, start, goal = grid(seed)
-    log = ExpansionLog(walkable, start, goal, diagonal=search_diagonal(rule), algorithm=algorithm)
+    log = ExpansionLog(walkable, start, goal, diagonal=rule.value, algorithm=algorithm)
     replay = SearchReplay(log)
     walk_both_ways(replay)
     expected = find_path(
@@ -86,7 +85,7 @@ def test_tape_replays_are_exact_under_every_rule_they_take(
     rule: DiagonalRule, algorithm: str, seed: int
 ) -> None:
     walkable, start, goal = grid(seed + 10)
-    tape = SearchTape(walkable, start, goal, algorithm=algorithm, diagonal=search_diagonal(rule))
+    tape = SearchTape(walkable, start, goal, algorithm=algorithm, diagonal=rule.value)
     walk_both_ways(TapeReplay(tape))
     expected = find_path(
         walkable, start, goal, diagonal=rule.value, algorithm=algorithm, implementation="python"
@@ -100,14 +99,14 @@ def test_tape_replays_are_exact_under_every_rule_they_take(
 def test_theta_refuses_the_rules_that_pass_blocked_corners(rule: DiagonalRule) -> None:
     walkable, start, goal = grid(0)
     with pytest.raises(ValueError, match="no-corner-cutting"):
-        SearchTape(walkable, start, goal, algorithm="theta", diagonal=search_diagonal(rule))
+        SearchTape(walkable, start, goal, algorithm="theta", diagonal=rule.value)
 
 
 def test_the_rules_give_different_searches() -> None:
     # Otherwise the tests above could pass with the rule ignored.
     walkable, start, goal = grid(1)
     costs = {
-        rule: ExpansionLog(walkable, start, goal, diagonal=search_diagonal(rule)).result().cost
+        rule: ExpansionLog(walkable, start, goal, diagonal=rule.value).result().cost
         for rule in RULES
     }
     assert len(set(costs.values())) >= 3, costs
