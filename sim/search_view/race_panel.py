@@ -99,6 +99,7 @@ class RacePanel:
         self._dividers = render2d.attach_new_node("race-dividers")
         self._divided = 0
         self._texts: dict[int, str] = {}
+        self._wraps: dict[int, float] = {}
         self.refresh()
 
     @property
@@ -127,6 +128,11 @@ class RacePanel:
                 label.hide()
                 continue
             left, right, _, top = bounds[index]
+            # A refusal is a long line: wrap it within the region, with a margin each side.
+            wrap = (aspect * 2 * (right - left) - 4 * MARGIN) / LABEL_SCALE
+            if self._wraps.get(index) != wrap:
+                label.setWordwrap(wrap)
+                self._wraps[index] = wrap
             # OnscreenText's own setter (x, y on the 2D layer); NodePath.set_pos takes 3D.
             label.setPos(aspect * (left + right - 1), 2 * top - 1 - MARGIN - LABEL_SCALE)
             self._set(label, lane_text(rows[index], self._cell_size))
