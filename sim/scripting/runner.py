@@ -8,6 +8,8 @@ line and object) handed to `on_error`, the script is switched off, and the app k
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -69,8 +71,14 @@ class ScriptRunner(Component):
         super().__init__()
         self._on_error = on_error
         self._dragged = dragged
+        self._loaded: list[LoadedScript] = []
         self._running: list[_Running] = []
         self._watched: set[GameObject] = set()
+        self._view: ScriptWorld | None = None
+        # Scripted objects removed while the app runs, by name, with their tag: an undo puts
+        # such an object back, and its scripts start afresh on it.
+        self._removed: dict[str, str] = {}
+        self._closing = False
         self.errors: list[str] = []
 
     @property
@@ -86,16 +94,24 @@ class ScriptRunner(Component):
         world = self.world
         if world is None:
             raise RuntimeError("ScriptRunner must be in a World before scripts attach")
-        view = ScriptWorld(world, objects)
+        self._view = ScriptWorld(world, objects)
+        self._loaded = list(loaded)
         by_name = {obj.name: obj for obj in objects}
-        for index, item in enumerate(loaded):
-            obj = by_name[item.object_name]
-            bind(item.script, ScriptObject(obj), view)
-            gizmos = ScriptGizmos(f"script/{index}/{obj.name}")
-            self._running.append(_Running(item, obj, gizmos))
-            if obj not in self._watched:
-                self._watched.add(obj)
-                obj.add_component(_DestroyWatch(self._object_removed))
+        for item in loaded:
+            self._put(item, by_name[item.object_name])
+
+    def _put(self, item: LoadedScript, obj: GameObject) -> _Running:
+        """Run `item`'s script on `obj` from the next awake (or now, in a started world)."""
+        if self._view is None:
+            raise RuntimeError("ScriptRunner.attach() puts scripts on objects first")
+        bind(item.script, ScriptObject(obj), self._view)
+        gizmos = ScriptGizmos(f"script/{len(self._running)}/{obj.name}")
+        running = _Running(item, obj, gizmos)
+        self._running.append(running)
+        if obj not in self._watched:
+            self._watched.add(obj)
+            obj.add_component(_DestroyWatch(self._object_removed))
+        return running
 
     def awake(self) -> None:
         """Wake every script, in scene order, before any starts."""
@@ -105,7 +121,13 @@ class ScriptRunner(Component):
                 self._call(running, running.script.awake)
 
     def update(self, dt: float) -> None:
-        """Start the scripts due to start, then update each enabled one by `dt` seconds."""
+        """Start the scripts due to start, then update each enabled one by `dt` seconds.
+
+        A scripted object that was removed and has been put back (an undo) first gets fresh
+        scripts, built from the scene's params again and awoken at once.
+        """
+        if self._removed:
+            self._put_back_restored()
         for running in self._running:
             if running.live and running.awoken and not running.started and running.script.enabled:
                 running.started = True
@@ -125,6 +147,7 @@ class ScriptRunner(Component):
 
     def on_destroy(self) -> None:
         """The app closes: every script still running gets its `on_destroy`."""
+        self._closing = True
         for running in self._running:
             self._destroy(running)
 
@@ -132,6 +155,40 @@ class ScriptRunner(Component):
         for running in self._running:
             if running.obj is game_object:
                 self._destroy(running)
+        if not self._closing:
+            self._removed[game_object.name] = game_object.tag
+
+    def _put_back_restored(self) -> None:
+        world = self.world
+        if world is None:
+            return
+        for name, tag in list(self._removed.items()):
+            back = next(
+                (
+                    obj
+                    for obj in world.find_all_with_tag(tag)
+                    if obj.name == name and obj.alive and obj not in self._watched
+                ),
+                None,
+            )
+            if back is None:
+                continue
+            del self._removed[name]
+            for item in self._loaded:
+                if item.object_name == name:
+                    self._rebuild(item, back)
+
+    def _rebuild(self, item: LoadedScript, obj: GameObject) -> None:
+        """A new instance of `item`'s class on `obj`, built with the scene's params again."""
+        kind = type(item.script)
+        try:
+            script = kind(**copy.deepcopy(dict(item.spec.params)))
+        except (Exception, SystemExit) as error:
+            self._report(item, error)
+            return
+        running = self._put(dataclasses.replace(item, script=script), obj)
+        running.awoken = True
+        self._call(running, script.awake)
 
     def _destroy(self, running: _Running) -> None:
         if running.awoken and not (running.failed or running.destroyed):
@@ -145,12 +202,13 @@ class ScriptRunner(Component):
         except (Exception, SystemExit) as error:
             running.failed = True
             running.script.enabled = False
-            spec = running.loaded.spec
-            line = error_line(error, running.loaded.path)
-            at = "" if line is None else f" line {line}"
-            message = (
-                f"script {spec.file}{at} (object {running.loaded.object_name!r}): "
-                f"{describe_error(error)}"
-            )
-            self.errors.append(message)
-            self._on_error(message)
+            self._report(running.loaded, error)
+
+    def _report(self, item: LoadedScript, error: BaseException) -> None:
+        line = error_line(error, item.path)
+        at = "" if line is None else f" line {line}"
+        message = (
+            f"script {item.spec.file}{at} (object {item.object_name!r}): {describe_error(error)}"
+        )
+        self.errors.append(message)
+        self._on_error(message)

@@ -123,6 +123,23 @@ def test_the_scripted_scene_runs_its_examples(open_app):
     app.save_screenshot(artifact("scripted-offscreen.png"))
 
 
+def test_an_undone_removal_of_a_scripted_obstacle_sets_it_orbiting_again(open_app):
+    app = open_app(SCRIPTED)
+    app.step()
+    taken = app.editor.take(["orbiter"])
+    for _ in range(5):
+        app.step()
+    app.editor.restore(taken)
+    orbiter = next(obj for obj in app.objects if obj.name == "orbiter" and obj.alive)
+    before = orbiter.world_pos
+    for _ in range(10):
+        app.step()
+    x, y, _ = orbiter.world_pos
+    assert (x, y) != pytest.approx(before[:2])
+    assert math.hypot(x - 0.5, y) == pytest.approx(2.5, abs=1e-4)
+    assert app.errors == []
+
+
 def obstacle_box_of(app, name):
     """The obstacle's footprint box where it stands now."""
     obj = next(o for o in app.objects if o.name == name)

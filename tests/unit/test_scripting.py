@@ -252,6 +252,33 @@ def test_hooks_run_in_unitys_order(tmp_path: Path) -> None:
     assert running.errors == []
 
 
+def test_an_object_put_back_gets_fresh_scripts(tmp_path: Path) -> None:
+    params = '[objects.scripts.params]\nlabel = "first"\n'
+    running = Running(tmp_path, RECORDER, "Recorder", params)
+    running.frame()
+    old = running.objects[0]
+    old.destroy()
+    running.frame()
+    running.frame()  # nothing runs while it is gone
+    back = running.world.spawn("spinner", tag=Tag.OBSTACLE)  # as an undo puts it back
+    running.frame()
+    assert recorded(running) == [
+        ("first", "awake"),
+        ("first", "start"),
+        ("first", "update"),
+        ("first", "on_draw_gizmos"),
+        ("first", "on_destroy"),
+        ("first", "awake"),  # a new instance, built with the scene's params again
+        ("first", "start"),
+        ("first", "update"),
+        ("first", "on_draw_gizmos"),
+    ]
+    first, second = running.runner.scripts
+    assert first is not second
+    assert second.game_object == ScriptObject(back)
+    assert running.errors == []
+
+
 @pytest.mark.parametrize("hook", ["awake", "start", "update", "on_draw_gizmos"])
 def test_a_script_that_raises_is_switched_off_with_its_file_and_line(
     tmp_path: Path, hook: str
