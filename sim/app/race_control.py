@@ -20,7 +20,8 @@ from sim.engine.loop import Phase
 from sim.navigation.catalogue import SearchKind
 from sim.search_view.race import Entrant, Standing
 from sim.search_view.race_panel import SEARCH_DIGITS, RacePanel
-from sim.search_view.race_view import RaceView, SplitScreen
+from sim.search_view.race_view import RaceView
+from sim.search_view.split_screen import SplitScreen
 
 if TYPE_CHECKING:
     from sim.app.composition import SimApp

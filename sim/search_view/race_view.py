@@ -1,13 +1,9 @@
-"""RaceView: a race (`sim.search_view.race`) in split views, one display region per lane.
+"""RaceView: a race (`sim.search_view.race`) in split views, one display region a lane.
 
-The window is split into two halves (two lanes) or four quarters (three or four; the fourth
-quarter of three is left to the background). Each region has its own camera, a child of the
-scene's camera, so orbit, pan and zoom move every lane together, with the scene camera's
-horizontal field of view (the whole grid stays in sight across a narrower region). Every lane
-draws its search into its own `Gizmos`, whose node only its camera sees (Panda3D camera masks:
-`Camera.set_camera_mask` and `NodePath.hide(mask)` / `show(mask)`); the scene (ground, cubes,
-agents) is seen by all. The scene's own display region is switched off while the race is open,
-so the window draws each lane once.
+The window is split (`sim.search_view.split_screen`) into one region a lane, each with its own
+camera on the same scene. Every lane draws its search into its own `Gizmos`, whose node only
+its camera sees (Panda3D camera masks: `Camera.set_camera_mask` and `NodePath.hide(mask)` /
+`show(mask)`); the scene (ground, cubes, agents) is seen by all.
 
 Lanes take the search view's heuristic and weight (the planner's heuristic when the view was
 closed) and the grid's diagonal rule; the race restarts at tick 0 when the rule changes or
@@ -22,14 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
-from panda3d.core import (
-    BitMask32,
-    Camera,
-    DisplayRegion,
-    GraphicsOutput,
-    NodePath,
-    PerspectiveLens,
-)
+from panda3d.core import BitMask32, NodePath
 
 from sim.components.grid_manager import GridManager
 from sim.config import Tag
@@ -58,6 +47,7 @@ from sim.search_view.race import (
     check_lane_count,
 )
 from sim.search_view.settings import next_speed, view_heuristic
+from sim.search_view.split_screen import SplitScreen, lane_mask
 from sim.search_view.view import (
     ARROW_COLOR,
     BACKWARD_CLOSED_COLOR,
@@ -81,29 +71,6 @@ the path (green), the last expanded cell (blue) and bidirectional's backward hal
 the search view's colours."""
 ARROW_SEARCHES = ("jps", "theta")  # their arrows are their jumps and any-angle parents
 DEFAULT_RACE_SPEED = 50  # ticks per second: a race on a 64 x 64 grid takes some seconds
-LANE_MASK_BIT = 20  # lane i's camera sees camera-mask bit 20 + i (picking uses bit 1)
-FRAME_MARGIN = 1.12  # room round the grid in each lane, and for the lane's label above it
-REGION_SORT = 5  # the lanes draw after the scene's region (0), before the 2D overlay (10)
-
-
-def lane_regions(count: int) -> list[tuple[float, float, float, float]]:
-    """Each lane's display region as (left, right, bottom, top), fractions of the window.
-
-    >>> lane_regions(2)
-    [(0.0, 0.5, 0.0, 1.0), (0.5, 1.0, 0.0, 1.0)]
-    >>> lane_regions(3)[2]
-    (0.0, 0.5, 0.0, 0.5)
-    """
-    check_lane_count(count)
-    if count == 2:
-        return [(0.0, 0.5, 0.0, 1.0), (0.5, 1.0, 0.0, 1.0)]
-    quarters = [
-        (0.0, 0.5, 0.5, 1.0),
-        (0.5, 1.0, 0.5, 1.0),
-        (0.0, 0.5, 0.0, 0.5),
-        (0.5, 1.0, 0.0, 0.5),
-    ]
-    return quarters[:count]
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,95 +85,6 @@ class RaceProblem:
     heuristic: str
     weight: float
     rule: DiagonalRule
-
-
-class SplitScreen:
-    """The lanes' display regions and cameras over one window; see the module docstring.
-
-    Args:
-        window: The window or offscreen buffer.
-        camera: The scene's camera node (its lens and pose are followed).
-    """
-
-    def __init__(self, window: GraphicsOutput, camera: NodePath[Camera]) -> None:
-        self._window, self._camera = window, camera
-        self._main: DisplayRegion = camera.node().get_display_region(0)
-        self._regions: list[DisplayRegion] = []
-        self._cameras: list[NodePath[Camera]] = []
-        self.bounds: list[tuple[float, float, float, float]] = []
-
-    def open(self, count: int) -> None:
-        """Split the window into `count` lanes (closing any split before)."""
-        self.close()
-        self.bounds = lane_regions(count)
-        for index, (left, right, bottom, top) in enumerate(self.bounds):
-            node = Camera(f"race-camera-{index}", PerspectiveLens())
-            node.set_camera_mask(lane_mask(index))
-            camera = self._camera.attach_new_node(node)
-            region = self._window.make_display_region(left, right, bottom, top)
-            region.set_sort(REGION_SORT + index)
-            region.set_clear_depth_active(True)
-            region.set_camera(camera)
-            self._regions.append(region)
-            self._cameras.append(camera)
-        self._main.set_active(False)
-        self.follow_lens()
-
-    def close(self) -> None:
-        """Remove the lanes' regions and cameras and give the window back to the scene camera."""
-        for region in self._regions:
-            self._window.remove_display_region(region)
-        for camera in self._cameras:
-            camera.remove_node()
-        self._regions, self._cameras, self.bounds = [], [], []
-        self._main.set_active(True)
-
-    def follow_lens(self, focus: NDArray[np.float64] | None = None) -> None:
-        """Frame each lane's lens on what the scene camera shows of `focus` (world points).
-
-        Each lane looks where the scene camera looks, zoomed so that the points (the grid's
-        corners) fill its region as far as the scene camera shows them: a lane never shows
-        more than the scene camera would, and zooming in zooms every lane.
-        """
-        lens = self._camera.node().get_lens()
-        tan_h = float(np.tan(np.radians(lens.get_hfov()) / 2))
-        tan_v = float(np.tan(np.radians(lens.get_vfov()) / 2))
-        reach_x, reach_y = self._reach(focus, tan_h, tan_v)
-        for region, camera in zip(self._regions, self._cameras, strict=True):
-            aspect = max(region.get_pixel_width(), 1) / max(region.get_pixel_height(), 1)
-            half_v = max(reach_y * tan_v, reach_x * tan_h / aspect) * FRAME_MARGIN
-            own = camera.node().get_lens()
-            own.set_near_far(lens.get_near(), lens.get_far())
-            own.set_fov(
-                float(np.degrees(2 * np.arctan(half_v * aspect))),
-                float(np.degrees(2 * np.arctan(half_v))),
-            )
-
-    def _reach(
-        self, focus: NDArray[np.float64] | None, tan_h: float, tan_v: float
-    ) -> tuple[float, float]:
-        """How far the points reach from the middle of the scene camera's view.
-
-        As fractions of its half-width and half-height, at most 1 each: what the scene camera
-        does not show is not framed.
-        """
-        if focus is None or not len(focus):
-            return 1.0, 1.0
-        scene = self._camera.get_top()
-        # Panda3D matrices act on row vectors: camera-space p' = [p, 1] @ M; y looks ahead.
-        matrix = np.array(scene.get_mat(self._camera), dtype=np.float64).reshape(4, 4)
-        local = np.concatenate([focus, np.ones((len(focus), 1))], axis=1) @ matrix
-        ahead = local[:, 1]
-        if np.any(ahead <= 1e-6):
-            return 1.0, 1.0  # a point behind the camera: keep the scene camera's framing
-        reach_x = float(np.max(np.abs(local[:, 0]) / ahead)) / tan_h
-        reach_y = float(np.max(np.abs(local[:, 2]) / ahead)) / tan_v
-        return min(reach_x, 1.0), min(reach_y, 1.0)
-
-
-def lane_mask(index: int) -> BitMask32:
-    """The camera-mask bit lane `index`'s camera sees its own search by."""
-    return BitMask32.bit(LANE_MASK_BIT + index)
 
 
 class RaceView(Component):
