@@ -21,6 +21,7 @@ from sim.app import hud_text, trace
 from sim.app.actions import key_actions
 from sim.app.controls import bind_controls, hud_help, panel_help
 from sim.app.generator_menu import GeneratorMenu
+from sim.app.legend_setup import add_legend
 from sim.app.process import sigterm_stops_the_loop, tell
 from sim.app.race_control import RaceControl
 from sim.app.report import Report, write_bytes_atomic, write_json_atomic
@@ -179,6 +180,7 @@ class SimApp:
             dragging=self.dragging,
         )
         self.loop.add_task(Phase.UI, self._tick_search_view, SEARCH_TASK)
+        self.colour_legend = add_legend(self)
         self.editor = SceneEditor(
             world=self.world,
             loader=self.base.loader,

@@ -9,13 +9,15 @@ from sim.components.terrain import legend_lines
 from sim.engine import Component
 
 TITLE = "terrain cost"
-TEXT_SCALE = 0.04
-ROW_HEIGHT = 0.06  # aspect2d units per legend row
-SWATCH = 0.045  # a swatch's side, aspect2d units
+TEXT_SCALE = 0.034  # as the colour legend above it (`sim.components.legend`)
+TITLE_SCALE = 0.032
+ROW_HEIGHT = 0.048  # aspect2d units per legend row
+SWATCH = 0.036  # a swatch's side, aspect2d units
 WIDTH = 0.42  # the panel's width, from the right edge of the window
 BOTTOM = 0.2  # above the HUD's key help along the bottom
-MARGIN = 0.025
+MARGIN = 0.02
 TEXT_COLOR = (1.0, 1.0, 1.0, 1.0)
+TITLE_COLOR = (0.75, 0.78, 0.82, 1.0)
 SHADOW_COLOR = (0.0, 0.0, 0.0, 0.8)
 PANEL_COLOR = (0.05, 0.06, 0.08, 0.65)
 
@@ -32,17 +34,21 @@ class TerrainLegend(Component):
         self.root = corner.attach_new_node("terrain-legend")
         rows = legend_lines()
         height = (len(rows) + 1) * ROW_HEIGHT + 2 * MARGIN
+        self.top = BOTTOM + height
+        """The panel's top edge above the corner, aspect2d units: the colour legend sits on it."""
         self._card(
             self.root, (-WIDTH, 0.0, BOTTOM, BOTTOM + height), PANEL_COLOR, name="legend-panel"
         )
         left = -WIDTH + MARGIN
         top = BOTTOM + height - MARGIN
-        self._texts = [self._text(TITLE, (left, top - ROW_HEIGHT + 0.015))]
+        self._texts = [
+            self._text(TITLE, (left, top - ROW_HEIGHT + 0.014), TITLE_SCALE, TITLE_COLOR)
+        ]
         # The dearest band on top, as on a map's key: the eye reads water, mud, then road.
         for index, (label, color) in enumerate(reversed(rows), start=2):
             y = top - index * ROW_HEIGHT
             self._card(self.root, (left, left + SWATCH, y, y + SWATCH), color, name=label)
-            self._texts.append(self._text(label, (left + SWATCH + 0.025, y + 0.01)))
+            self._texts.append(self._text(label, (left + SWATCH + 0.022, y + 0.007)))
 
     def labels(self) -> list[str]:
         """The legend's text, top to bottom (for tests and the report)."""
@@ -64,13 +70,19 @@ class TerrainLegend(Component):
             card.set_transparency(TransparencyAttrib.M_alpha)
         return card
 
-    def _text(self, text: str, pos: tuple[float, float]) -> OnscreenText:
+    def _text(
+        self,
+        text: str,
+        pos: tuple[float, float],
+        scale: float = TEXT_SCALE,
+        color: tuple[float, float, float, float] = TEXT_COLOR,
+    ) -> OnscreenText:
         return OnscreenText(
             parent=self.root,
             text=text,
             pos=pos,
-            scale=TEXT_SCALE,
-            fg=TEXT_COLOR,
+            scale=scale,
+            fg=color,
             shadow=SHADOW_COLOR,
             align=TextNode.A_left,
         )

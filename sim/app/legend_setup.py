@@ -1,0 +1,69 @@
+"""The colour legend's sections: the colours the scene, the paths and the search view draw with.
+
+The colours come from the modules that draw them, so the legend cannot drift from the scene.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from sim.components.agent_controller import AGENT_PATH_COLOR
+from sim.components.grid_manager import BLOCK_COLOR
+from sim.components.legend import Color, Legend, LegendRow, LegendSection
+from sim.components.start_end_path import PATH_COLOR
+from sim.scene.builder import GROUND_COLOR
+from sim.search_view.view import CLOSED_COLOR, CURRENT_COLOR, OPEN_COLOR
+from sim.search_view.view import PATH_COLOR as SEARCH_PATH_COLOR
+
+if TYPE_CHECKING:
+    from sim.app.composition import SimApp
+
+BOTTOM = 0.2  # above the HUD's key help along the bottom (as the terrain legend)
+GAP = 0.012  # between the terrain legend and this one, aspect2d units
+
+
+def over_ground(color: Color) -> Color:
+    """`color` as it looks laid over the ground (the blocked-cell shading is translucent)."""
+    alpha = color[3]
+    red, green, blue = (
+        alpha * mine + (1 - alpha) * ground
+        for mine, ground in zip(color[:3], GROUND_COLOR[:3], strict=True)
+    )
+    return (red, green, blue, 1.0)
+
+
+def legend_sections(search_open: Callable[[], bool]) -> list[LegendSection]:
+    """The scene's colours always, the search states while `search_open()` says the view is."""
+    return [
+        LegendSection(
+            "scene",
+            (
+                LegendRow("blocked cell", over_ground(BLOCK_COLOR)),
+                LegendRow("path", PATH_COLOR, line=True),
+                LegendRow("agent route", AGENT_PATH_COLOR, line=True),
+            ),
+        ),
+        LegendSection(
+            "search",
+            (
+                LegendRow("open (frontier)", OPEN_COLOR),
+                LegendRow("closed (expanded)", CLOSED_COLOR),
+                LegendRow("current", CURRENT_COLOR),
+                LegendRow("path", SEARCH_PATH_COLOR),
+            ),
+            shown=search_open,
+        ),
+    ]
+
+
+def add_legend(app: SimApp) -> Legend:
+    """Put the colour legend in the bottom-right corner, above the terrain legend if any."""
+    bottom = BOTTOM if app.legend is None else app.legend.top + GAP
+    legend = Legend(
+        app.base.a2dBottomRight,
+        legend_sections(lambda: app.search_view.opened),
+        visible=lambda: app.hud.visible,
+        bottom=bottom,
+    )
+    return app.world.spawn("colour-legend").add_component(legend)

@@ -1,0 +1,100 @@
+"""The colour legend: the scene's colours in the bottom-right corner, the search states while the
+search view is open, hidden with the HUD, clear of the HUD's help, the terrain legend and the
+search panel."""
+
+from __future__ import annotations
+
+import pytest
+from panda3d.core import NodePath
+
+from sim.app.legend_setup import over_ground
+from sim.components.agent_controller import AGENT_PATH_COLOR
+from sim.components.grid_manager import BLOCK_COLOR
+from sim.components.hud import HELP_SCALE
+from sim.search_view.view import CURRENT_COLOR
+from tests.helpers.paths import DEFAULT_SCENE, SCENES_DIR
+from tests.helpers.pixels import near, rgb, screenshot_rgb
+from tests.helpers.virtual_mouse import Mouse
+
+pytestmark = pytest.mark.render
+
+SCENE_ROWS = ["scene", "blocked cell", "path", "agent route"]
+SEARCH_ROWS = ["search", "open (frontier)", "closed (expanded)", "current", "path"]
+
+
+def _corner(app):
+    """The bottom-right quarter of the window, where the legend sits."""
+    width, height = app.window_size()
+    return screenshot_rgb(app.base.win)[height // 2 :, width * 3 // 4 :]
+
+
+def _pixel_rows(app, node: NodePath) -> tuple[int, int]:
+    """The window rows (top, bottom; row 0 at the top) a 2-D node covers."""
+    bounds = node.get_tight_bounds(app.base.aspect2d)
+    assert bounds is not None, "the node draws nothing"
+    low, high = bounds
+    height = app.window_size()[1]
+    return round((1 - high.z) / 2 * height), round((1 - low.z) / 2 * height)
+
+
+def test_the_legend_names_the_scene_s_colours(default_scene):
+    app, _ = default_scene
+    app.step()
+    assert app.colour_legend.labels() == SCENE_ROWS
+    corner = _corner(app)
+    for name, color in (
+        ("blocked", over_ground(BLOCK_COLOR)),
+        ("agent route", AGENT_PATH_COLOR),
+    ):
+        assert near(corner, rgb(color), 12).sum() >= 30, f"no {name} swatch"
+
+
+def test_the_search_states_show_only_while_the_search_view_is_open(default_scene):
+    app, mouse = default_scene
+    mouse.key("t")
+    app.step()
+    assert app.search_view.opened
+    assert app.colour_legend.labels() == SCENE_ROWS + SEARCH_ROWS
+    assert near(_corner(app), rgb(CURRENT_COLOR), 12).sum() >= 60, "no swatch for 'current'"
+    report = app.report()
+    legend_top, _ = _pixel_rows(app, app.colour_legend.root)
+    lowest_button = max(y for _, y in report["search_view"]["buttons"].values())
+    assert legend_top > lowest_button + 20, "the legend runs into the search panel"
+    mouse.key("t")
+    app.step()
+    assert app.colour_legend.labels() == SCENE_ROWS
+
+
+def test_h_hides_the_legend_with_the_hud(default_scene):
+    app, mouse = default_scene
+    app.step()
+    swatch = rgb(AGENT_PATH_COLOR)
+    before = near(_corner(app), swatch, 12).sum()
+    mouse.key("h")
+    app.step()
+    assert not app.hud.visible
+    assert near(_corner(app), swatch, 12).sum() < before - 30, "H left the legend up"
+    mouse.key("h")
+    app.step()
+    assert near(_corner(app), swatch, 12).sum() == before
+
+
+def test_the_legend_stands_clear_of_the_help_line_and_the_terrain_legend(open_app):
+    app = open_app(SCENES_DIR / "terrain.toml")
+    Mouse(app)
+    app.step()
+    assert app.legend is not None
+    _, legend_bottom = _pixel_rows(app, app.colour_legend.root)
+    terrain_top, terrain_bottom = _pixel_rows(app, app.legend.root)
+    assert legend_bottom <= terrain_top, "the colour legend overlaps the terrain legend"
+    height = app.window_size()[1]
+    # The help's first baseline sits 0.13 above the bottom edge; its capitals reach a scale up.
+    help_top = height - (0.13 + HELP_SCALE) / 2 * height
+    assert terrain_bottom < help_top, "the legends run into the key help"
+
+
+def test_a_scene_without_terrain_has_the_colour_legend_alone(open_app):
+    app = open_app(DEFAULT_SCENE)
+    app.step()
+    assert app.legend is None
+    assert "terrain cost" not in app.colour_legend.labels()
