@@ -174,6 +174,37 @@ def test_a_script_moving_an_obstacle_changes_the_grid_and_the_path_at_once(open_
     assert app.errors == []
 
 
+JUMP_END = """\
+from sim.scripting import Script
+
+
+class JumpEnd(Script):
+    def update(self, dt):
+        end = self.world.find_with_tag("End")
+        if self.world.time_s >= 0.25 and end.position[1] < 5.0:
+            end.position = (9.5, 9.5, 0.0)
+"""
+
+
+def test_a_script_moving_end_moves_the_path_and_the_agents_goal(open_app, tmp_path):
+    scene = write_scene(tmp_path, JUMP_END, "JumpEnd")
+    text = scene.read_text().replace(
+        '[[objects]]\nname = "gate"',
+        '[[objects]]\nname = "walker"\ntag = "Agent"\nmodel = "agent"\npos = [0.5, 2.5, 0.0]\n\n'
+        '[[objects]]\nname = "gate"',
+    )
+    scene.write_text(text)
+    app = open_app(scene)
+    app.step()
+    assert app.path.outcome.cells[-1] == (0, 9)
+    for _ in range(30):
+        app.step()
+    assert app.path.outcome.cells[-1] == (9, 9)
+    (walker,) = app.agents
+    assert walker.replans_by_cause["goal_moved"] >= 1
+    assert app.errors == []
+
+
 def test_a_raising_script_is_switched_off_and_the_app_runs_on(open_app, tmp_path):
     app = open_app(write_scene(tmp_path, BOOM, "Boom"))
     for _ in range(30):
