@@ -93,13 +93,8 @@ static Py_ssize_t flat_cell(PyObject *cell) {
     return row * memo.width + col;
 }
 
-/* Whether the map the memo came from still exists at the remembered version. */
-static int map_unchanged(void) {
-    PyObject *regions = PyWeakref_GetObject(memo.regions); /* borrowed */
-    if (regions == NULL || regions == Py_None) {
-        PyErr_Clear();
-        return 0;
-    }
+/* Whether the map the memo came from (alive) is still at the remembered version. */
+static int map_unchanged(PyObject *regions) {
     PyObject *version = PyObject_GetAttr(regions, version_name);
     if (version == NULL) {
         PyErr_Clear();
@@ -166,13 +161,18 @@ static PyObject *apart(PyObject *module, PyObject *const *args, Py_ssize_t nargs
         return NULL;
     }
     if (memo.array == NULL) Py_RETURN_FALSE;
-    PyObject *array = PyWeakref_GetObject(memo.array); /* borrowed */
-    if (array != args[0]) {
-        if (array == Py_None) memo_clear(); /* the array died: let its labels go */
+    /* Borrowed references. A dead array or map (dropped by region_cache) ends the memo, so
+     * that its labels are not kept alive here. */
+    PyObject *array = PyWeakref_GetObject(memo.array);
+    PyObject *regions = PyWeakref_GetObject(memo.regions);
+    if (array == NULL || regions == NULL || array == Py_None || regions == Py_None) {
+        PyErr_Clear();
+        memo_clear();
         Py_RETURN_FALSE;
     }
+    if (array != args[0]) Py_RETURN_FALSE;
     const Py_ssize_t start = flat_cell(args[1]), goal = flat_cell(args[2]);
-    if (start < 0 || goal < 0 || !map_unchanged()) Py_RETURN_FALSE;
+    if (start < 0 || goal < 0 || !map_unchanged(regions)) Py_RETURN_FALSE;
     Py_buffer view;
     if (!take_walkable(args[0], &view)) Py_RETURN_FALSE;
     const uint8_t *open = view.buf;

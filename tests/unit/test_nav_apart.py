@@ -106,6 +106,17 @@ def test_another_array_is_never_answered_even_at_a_dead_ones_address() -> None:
         assert find_path(fresh, START, GOAL).found
 
 
+def test_a_map_the_cache_dropped_is_not_read() -> None:
+    walkable = proven(walled_in())
+    others = [np.ones((4, 4), dtype=bool) for _ in range(region_cache.MAX_ARRAYS + 1)]
+    for other in others:  # the least recently queried array, ours, leaves the cache
+        find_path(other, (0, 0), (3, 3))
+    gc.collect()
+    assert region_cache.labelled(walkable) is None
+    assert not region_cache.proven_apart(walkable, START, GOAL)
+    assert find_path(walkable, START, GOAL).reason is Reason.UNREACHABLE
+
+
 def test_a_clear_forgets_the_proof() -> None:
     walkable = proven(walled_in())
     region_cache.clear()
