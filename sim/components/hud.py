@@ -10,9 +10,10 @@ from panda3d.core import NodePath, TextNode
 from sim.engine import Component, Every
 
 REFRESH_S = 0.25  # rewriting text every frame costs more than it tells anybody
-TEXT_SCALE = 0.045
+TEXT_SCALE = 0.04  # DejaVu Sans runs wider than Panda3D's built-in font
 HELP_SCALE = 0.04
 MARGIN_X = 0.05  # aspect2d units between the window's left edge and the text
+CENTRE_GAP = 0.04  # aspect2d units the status text keeps clear of the window's middle
 TEXT_COLOR = (1.0, 1.0, 1.0, 1.0)
 SHADOW_COLOR = (0.0, 0.0, 0.0, 0.8)
 
@@ -35,6 +36,11 @@ class Hud(Component):
         super().__init__()
         self._status_lines = status
         self._status = _text(top_left, pos=(MARGIN_X, -0.09), scale=TEXT_SCALE)
+        # The window's right half is the panels' (the search view's, the inspector's): long
+        # status lines wrap before the middle instead of running under them.
+        half = abs(top_left.get_x()) - MARGIN_X - CENTRE_GAP
+        if half > 0:
+            self._status.textNode.set_wordwrap(half / TEXT_SCALE)
         self._help = _text(bottom_left, pos=(MARGIN_X, 0.13), scale=HELP_SCALE)
         self._help.text = help_text
         # The corner sits at the window's left edge, as far left of the centre as the edge

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import NDArray
 from panda3d.core import GraphicsOutput
+
+if TYPE_CHECKING:
+    from sim.app.composition import SimApp
 
 
 def screenshot_rgb(win: GraphicsOutput) -> NDArray[np.uint8]:
@@ -34,3 +38,29 @@ def dominant(image: NDArray[np.uint8], channel: int, *, margin: int = 50) -> NDA
     values = image.astype(int)
     others = [values[..., c] for c in range(3) if c != channel]
     return (values[..., channel] - np.maximum(*others)) > margin
+
+
+def scene_pixels(app: SimApp) -> NDArray[np.uint8]:
+    """The last frame with the colour legends blacked out: what the 3-D scene itself shows.
+
+    The legends' swatches are the very colours the scene draws with, so a test counting a
+    colour on the ground counts the scene, not its key.
+    """
+    image = screenshot_rgb(app.base.win).copy()
+    height, width = image.shape[:2]
+    aspect = width / height
+    for legend in (app.colour_legend.root, app.legend.root if app.legend else None):
+        bounds = (
+            None
+            if legend is None or legend.is_hidden()
+            else legend.get_tight_bounds(app.base.aspect2d)
+        )
+        if bounds is None:
+            continue
+        low, high = bounds
+        left = max(0, int((low.x / aspect + 1) / 2 * width) - 1)
+        right = int((high.x / aspect + 1) / 2 * width) + 2
+        top = max(0, int((1 - high.z) / 2 * height) - 1)
+        bottom = int((1 - low.z) / 2 * height) + 2
+        image[top:bottom, left:right] = 0
+    return image

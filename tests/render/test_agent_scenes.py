@@ -8,7 +8,7 @@ from sim.components.agent_controller import AgentState
 from sim.components.start_end_path import PATH_COLOR
 from sim.engine import GameObject
 from sim.scene.file import list_scenes
-from tests.helpers.pixels import near, rgb, screenshot_rgb
+from tests.helpers.pixels import near, rgb, scene_pixels
 
 pytestmark = pytest.mark.render
 
@@ -35,7 +35,7 @@ PATH_RGB = rgb(PATH_COLOR)
 
 
 def green_path_pixels(app) -> int:
-    return int(near(screenshot_rgb(app.base.win), PATH_RGB, 40).sum())
+    return int(near(scene_pixels(app), PATH_RGB, 40).sum())
 
 
 @pytest.mark.parametrize("scene", ARRIVING, ids=[path.stem for path in ARRIVING])

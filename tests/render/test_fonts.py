@@ -151,3 +151,21 @@ def test_a_help_line_wider_than_the_window_is_scaled_to_fit(base):
     assert (band > INK).sum() > 300, "the help line is not drawn"
     assert (band[:, -6:] > INK).sum() == 0, "the help line runs off the right edge"
     hud.on_destroy()
+
+
+def test_long_status_lines_wrap_before_the_window_s_middle(base):
+    long_line = "agent: " + ", ".join(f"state {n} of the agent" for n in range(12))
+    hud = Hud(
+        top_left=base.a2dTopLeft,
+        bottom_left=base.a2dBottomLeft,
+        help_text="",
+        status=lambda: [long_line],
+    )
+    hud.update(0.0)
+    base.graphics_engine.render_frame()
+    base.graphics_engine.render_frame()
+    image = screenshot_rgb(base.win).max(axis=2)
+    band = image[: SIZE[1] // 3]  # the status block sits in the top-left corner
+    assert (band[:, : SIZE[0] // 2] > INK).sum() > 300, "the status line is not drawn"
+    assert (band[:, SIZE[0] // 2 :] > INK).sum() == 0, "the status runs into the right half"
+    hud.on_destroy()

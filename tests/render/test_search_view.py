@@ -14,7 +14,7 @@ from sim.navigation.search_log import CellStatus
 from sim.search_view.panel import BUTTON_COLOR, CHOSEN_COLOR
 from sim.search_view.view import CLOSED_COLOR, CURRENT_COLOR, OPEN_COLOR, PATH_COLOR
 from tests.helpers.paths import ODD_SCENES, artifact
-from tests.helpers.pixels import near, rgb, screenshot_rgb
+from tests.helpers.pixels import near, rgb, scene_pixels, screenshot_rgb
 
 pytestmark = pytest.mark.render
 
@@ -38,7 +38,7 @@ def steps(mouse, count):
 
 
 def colour_pixels(app, name):
-    image = screenshot_rgb(app.base.win)
+    image = scene_pixels(app)
     app.save_screenshot(artifact(name))
     return {
         "open": int(near(image, rgb(OPEN_COLOR), 6).sum()),
