@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from sim.editor.inspector import TURN_DEG
+
 if TYPE_CHECKING:
     from sim.app.composition import SimApp
 
@@ -19,6 +21,7 @@ def key_actions(app: SimApp) -> dict[str, Callable[[], None]]:
     # While the race is open the search view's keys drive it (`RaceControl.route`).
     routed = race.route
     lanes = race.view
+    inspector = app.inspector
     return {
         "remove_hovered": app.editor.remove_hovered,
         "toggle_snap": app.editor.toggle_snap,
@@ -50,4 +53,11 @@ def key_actions(app: SimApp) -> dict[str, Callable[[], None]]:
         "toggle_search_numbers": app.toggle_search_numbers,
         "toggle_compare": routed(app.search_panel.toggle_compare, lambda: None),
         "toggle_crowd_gizmos": app.crowd_render.toggle_gizmos,
+        "rotate_left": lambda: inspector.rotate(-TURN_DEG),
+        "rotate_right": lambda: inspector.rotate(TURN_DEG),
+        "nudge_left": lambda: inspector.nudge(-1, 0),
+        "nudge_right": lambda: inspector.nudge(1, 0),
+        "nudge_up": lambda: inspector.nudge(0, 1),
+        "nudge_down": lambda: inspector.nudge(0, -1),
+        "inspect_fields": inspector.next_field,
     }

@@ -19,7 +19,7 @@ from panda3d.core import (
 
 from sim.app import hud_text, trace
 from sim.app.actions import key_actions
-from sim.app.controls import bind_controls, hud_help, panel_help
+from sim.app.controls import bind_controls, hud_help, panel_help, table_keys
 from sim.app.generator_menu import GeneratorMenu
 from sim.app.legend_setup import add_legend
 from sim.app.process import sigterm_stops_the_loop, tell
@@ -39,6 +39,7 @@ from sim.components.terrain import TerrainPatch
 from sim.components.terrain_legend import TerrainLegend
 from sim.config import AgentConfig, Tag
 from sim.editor.editor import SceneEditor
+from sim.editor.inspector import Inspector
 from sim.engine import FrameLoop, GameObject, Gizmos, World
 from sim.engine.camera import CameraPose, OrbitCamera, OrbitCameraInput
 from sim.engine.labels import BillboardLabels
@@ -267,12 +268,14 @@ class SimApp:
         """Bind the keys of the controls table (`sim.app.controls`) to what they do."""
         self.generator_menu = GeneratorMenu.attach(self)
         self.race = RaceControl.attach(self)
-        view, race = self.search_view, self.race
+        view, race, menu = self.search_view, self.race, self.generator_menu
+        self.inspector = Inspector.attach(self, table_keys=table_keys())
+        inspector = self.inspector
         bind_controls(
             self.base,
             key_actions(self),
             search_open=lambda: view.opened or race.opened,  # the race takes the view's keys
-            captured=self.generator_menu.captured,
+            captured=lambda key: menu.captured(key) or inspector.captured(key),
         )
 
     def _quit_on_close_request(self) -> None:

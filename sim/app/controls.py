@@ -8,7 +8,8 @@ shift or control is read at press time (`OrbitCameraInput`, `SceneEditor.bind`).
 
 A key may have one row in each mode: while the search view is open its SEARCH row runs, else its
 ALWAYS row (T opens the view, and closes it while it is open). While a modal menu is open (the
-generator menu, `sim.app.generator_menu`) it gets every key of the table first (`captured`).
+generator menu, `sim.app.generator_menu`) or an inspector field has the keyboard
+(`sim.editor.inspector`), it gets every key of the table first (`captured`).
 """
 
 from __future__ import annotations
@@ -69,7 +70,7 @@ _EDITOR, _CAMERA, _SEARCH = Binder.EDITOR, Binder.CAMERA, Mode.SEARCH
 _UNDO_HELP = "Ctrl+Z undo, Ctrl+Shift+Z/Y redo"
 
 CONTROLS: tuple[Control, ...] = (
-    Control("mouse1", "move_cube", "left-drag move cube", 0, bound_by=_EDITOR),
+    Control("mouse1", "move_cube", "click select, left-drag move cube", 0, bound_by=_EDITOR),
     Control(
         "mouse1", "add_obstacle", "shift+click add obstacle", 0, modifier="shift", bound_by=_EDITOR
     ),
@@ -79,6 +80,13 @@ CONTROLS: tuple[Control, ...] = (
     Control("u", "cycle_terrain_cost", "U terrain cost", 0),
     Control("o", "open_generator_menu", "O generate", 0),
     Control("s", "save", "Ctrl+S save", 0, modifier="control", bound_by=_EDITOR),
+    Control("q", "rotate_left", "Q/E rotate", 0),
+    Control("e", "rotate_right", "Q/E rotate", 0),
+    Control("arrow_left", "nudge_left", "arrows nudge", 0),
+    Control("arrow_right", "nudge_right", "arrows nudge", 0),
+    Control("arrow_up", "nudge_up", "arrows nudge", 0),
+    Control("arrow_down", "nudge_down", "arrows nudge", 0),
+    Control("tab", "inspect_fields", "Tab fields", 0),
     Control("mouse3", "orbit", "right-drag orbit", 1, bound_by=_CAMERA),
     Control("mouse2", "pan", "middle/shift+right-drag pan", 1, bound_by=_CAMERA),
     Control("mouse3", "pan", "middle/shift+right-drag pan", 1, modifier="shift", bound_by=_CAMERA),
@@ -125,6 +133,11 @@ PANEL_PREFIX = "keys: "
 def controls(mode: Mode, *, bound_by: Binder | None = None) -> list[Control]:
     """The rows of `mode`, in table order; only those `bound_by` binds, when given."""
     return [c for c in CONTROLS if c.mode is mode and bound_by in (None, c.bound_by)]
+
+
+def table_keys() -> set[str]:
+    """The keys `bind_controls` binds (in any mode): the keys whose presses `captured` sees."""
+    return {row.key for row in CONTROLS if row.bound_by is Binder.TABLE}
 
 
 def help_lines(rows: Iterable[Control]) -> list[list[str]]:

@@ -105,6 +105,14 @@ class DragController(Component):
         if dropped.alive:
             self._on_drop(dropped, self._grabbed_at)
 
+    def cancel(self) -> GameObject | None:
+        """Put the held cube back where it was grabbed, with no drop (a click); return it."""
+        held, self.dragged = self.dragged, None
+        if held is not None and held.alive:
+            held.node.set_x(self._grabbed_at[0])
+            held.node.set_y(self._grabbed_at[1])
+        return held
+
     def removable_hovered(self) -> GameObject | None:
         """The obstacle under the cursor, unhighlighted, for removal; None for Start, End, none.
 

@@ -30,6 +30,7 @@ from sim.config import Tag
 from sim.editor.drag import DRAGGABLE_TAGS, DragController, unique_name
 from sim.editor.edits import Add, Move, Point, Recost, Remove, Replace, Snapshot
 from sim.editor.history import Edit, EditHistory
+from sim.editor.selection import ClickTracker
 from sim.engine import FrameLoop, GameObject, World
 from sim.engine.game_object import PYTHON_TAG
 from sim.engine.loop import Phase
@@ -86,6 +87,8 @@ class SceneEditor:
         self._loop: FrameLoop | None = None
         self.history = EditHistory()  # every edit made here or by the inspector, for undo
         self.selected: GameObject | None = None  # the inspector's object
+        # A press and release in one spot selects (`sim.editor.selection`); agents by place.
+        self.clicks = ClickTracker(self.picker, agents=lambda: self._objects)
 
     def bind(self, *, events: EventSource, watcher: MouseWatcher, loop: FrameLoop) -> None:
         """Route the left button, Ctrl+S and the pointer (read in `Phase.INPUT`) to the editor."""
@@ -110,12 +113,22 @@ class SceneEditor:
     def _on_left_press(self) -> None:
         mouse = self._mouse()
         if mouse is not None:
-            self.drag.on_press(mouse, shift=self._is_down(KeyboardButton.shift()))
+            shift = self._is_down(KeyboardButton.shift())
+            self.clicks.press(mouse, shift=shift)
+            self.drag.on_press(mouse, shift=shift)
 
     def _on_left_release(self) -> None:
         # Without the pointer (it left the window, or the window lost it for a frame) the cube
         # stays where the last seen pointer put it, instead of jumping to the window's centre.
-        self.drag.on_release(self._mouse())
+        mouse = self._mouse()
+        click = self.clicks.release(mouse)
+        if click is None:
+            self.drag.on_release(mouse)
+            return
+        # A click is no move: a cube nudged by a pixel's jitter goes back where it stood.
+        if self.drag.cancel() is not None:
+            self._grid.sync_obstacles()
+        self.selected = click.target
 
     def _on_s(self) -> None:
         if self._is_down(KeyboardButton.control()):

@@ -154,8 +154,8 @@ def test_rows_the_table_binds_need_no_modifier() -> None:
 
 def test_hud_help_is_the_text_the_hud_has_always_shown() -> None:
     assert hud_help() == (
-        "left-drag move cube   shift+click add obstacle   X/Del remove   V snap   U terrain cost   "
-        "O generate   Ctrl+S save\n"
+        "click select, left-drag move cube   shift+click add obstacle   X/Del remove   V snap   "
+        "U terrain cost   O generate   Ctrl+S save   Q/E rotate   arrows nudge   Tab fields\n"
         "right-drag orbit   middle/shift+right-drag pan   wheel zoom   C camera   Esc quit   "
         "Ctrl+Z undo, Ctrl+Shift+Z/Y redo\n"
         "G grid  B blocks  P path  H HUD  Space pause  R reset agent  M chase/patrol  "
@@ -205,7 +205,7 @@ def test_bind_controls_binds_every_key_of_the_table(bound) -> None:
 
 def test_search_view_keys_work_only_while_it_is_open(bound) -> None:
     events, ran, search_open = bound
-    events.send("arrow_right")
+    events.send("home")
     events.send("t")
     assert ran == ["toggle_search_view"]
     search_open[0] = True

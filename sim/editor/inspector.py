@@ -1,0 +1,396 @@
+"""The inspector: the selected object's values, edited in place, rotated with Q / E.
+
+A click selects an object (`sim.editor.selection`); the panel (`InspectorPanel`) then lists what
+the scene file allows for it: position, scale and heading for the cubes the editor moves
+(Start, End, obstacles, terrain patches), a patch's terrain cost, an agent's speed, radius and
+mode. Tab focuses a field; while one has the keyboard it takes every key (`captured`, offered
+each key of the controls table first; `bind_typing` takes the others), so the scene's one-letter
+keys do not fire: what is typed shows in the field, Enter applies it, Tab / Up / Down move to
+another field, Esc lets go of the keyboard. A typed value is read as in a scene file (numbers,
+words, and lists of them with commas or spaces between) and checked by the scene file's own
+readers (`sim.scene.values`): a bad one shows the reader's one-line message and changes nothing.
+With no field focused the arrow keys nudge the selection by one cell and Q / E turn it by
+`TURN_DEG`; the grid takes an obstacle's turned footprint at once.
+
+Every change is one `Change` in the editor's history, so Ctrl+Z takes it back; objects are named,
+not held, as an undone removal brings back a new object under the old name. Ctrl+S saves what
+the editor's `object_states` reads: the cubes' position, scale and heading as they stand.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import tomllib
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any, Final
+
+from direct.showbase.DirectObject import DirectObject
+from panda3d.core import NodePath
+
+from sim.components.agent_controller import AgentController
+from sim.components.terrain import TerrainPatch
+from sim.config import AgentMode
+from sim.editor.drag import DRAGGABLE_TAGS
+from sim.editor.inspector_panel import InspectorPanel, Row, panel_text
+from sim.editor.selection import OUTLINE_COLOR, OUTLINE_KEY, OUTLINE_THICKNESS, outline_segments
+from sim.engine import Component, GameObject
+from sim.engine.gizmos import Gizmos
+from sim.errors import SimError
+from sim.navigation.grid import MAX_COST, MIN_COST
+from sim.scene import values
+from sim.scene.agents import MAX_SPEED
+from sim.scene.values import Read, Reader
+
+if TYPE_CHECKING:
+    from sim.app.composition import SimApp
+    from sim.components.grid_manager import GridManager
+    from sim.editor.editor import SceneEditor
+
+TURN_DEG: Final = 15.0
+"""How far Q and E turn the selection, in degrees (E counter-clockwise, as headings count)."""
+TYPED_CHARS: Final = {
+    **{key: key for key in "abcdefghijklmnopqrstuvwxyz0123456789.,-[]"},
+    "space": " ",
+}
+"""The keys that type into a field, by Panda3D event name, and the character each types."""
+
+
+@dataclass(frozen=True, slots=True)
+class Field:
+    """One value the inspector edits: its scene-file key and the scene file's reader for it."""
+
+    key: str
+    read: Read[Any]
+
+
+POS = Field("pos", values.triple)
+SCALE = Field("scale", values.scale)
+HEADING = Field("heading", values.angle)
+TERRAIN_COST = Field("terrain.cost", values.within(MIN_COST, MAX_COST))
+AGENT_FIELDS: Final = (
+    Field("agent.speed", values.within(values.MIN_SIZE, MAX_SPEED)),
+    Field("agent.radius", values.length),
+    Field("agent.mode", values.choice(AgentMode)),
+)
+
+
+def fields_of(obj: GameObject) -> tuple[Field, ...]:
+    """What the inspector edits on `obj`: what its scene file entry allows (none: nothing)."""
+    if obj.tag in DRAGGABLE_TAGS:
+        cost = (TERRAIN_COST,) if obj.get_component(TerrainPatch) is not None else ()
+        return (POS, SCALE, HEADING, *cost)
+    if obj.get_component(AgentController) is not None:
+        return AGENT_FIELDS
+    return ()
+
+
+def parse_typed(text: str) -> object:
+    """The value `text` stands for, read as TOML would read each part.
+
+    Parts are separated by commas, spaces or brackets; one part is a value, more are a list. A
+    part TOML cannot read is a word (a mode's name needs no quotes).
+
+    >>> parse_typed("1.5, 2 0")
+    [1.5, 2, 0]
+    >>> parse_typed("patrol")
+    'patrol'
+    >>> parse_typed("")
+    ''
+    """
+    parts = [part for part in re.split(r"[\s,\[\]]+", text) if part]
+    read = [_part(part) for part in parts]
+    if not read:
+        return ""
+    return read[0] if len(read) == 1 else read
+
+
+def _part(part: str) -> object:
+    try:
+        return tomllib.loads(f"value = {part}")["value"]
+    except tomllib.TOMLDecodeError:
+        return part
+
+
+def shown(value: object) -> str:
+    """A value as the panel shows it: numbers to 4 places, lists with commas.
+
+    >>> shown((1.0, 2.5, 0.0))
+    '1, 2.5, 0'
+    """
+    if isinstance(value, tuple | list):
+        return ", ".join(shown(item) for item in value)
+    if isinstance(value, float):
+        return f"{round(value, 4):g}"
+    return str(value)
+
+
+class Change:
+    """One inspector edit (a typed value, a nudge, a turn): a field from one value to another."""
+
+    def __init__(
+        self, inspector: Inspector, name: str, key: str, before: object, after: object
+    ) -> None:
+        self._inspector, self.name, self.key = inspector, name, key
+        self.before, self.after = before, after
+
+    @property
+    def label(self) -> str:
+        """E.g. "pillar heading 15"."""
+        return f"{self.name} {self.key} {shown(self.after)}"
+
+    def undo(self) -> None:
+        """Give the field its old value."""
+        self._inspector.apply(self.name, self.key, self.before)
+
+    def redo(self) -> None:
+        """Give the field the new value."""
+        self._inspector.apply(self.name, self.key, self.after)
+
+
+class Inspector(Component):
+    """Shows and edits the editor's selection (`SceneEditor.selected`); see the module.
+
+    Attributes:
+        focused: The index of the field that has the keyboard, or None.
+        typed: What was typed into it so far.
+        error: The last refused value's one-line message, shown until the next change.
+    """
+
+    def __init__(
+        self,
+        *,
+        editor: SceneEditor,
+        grid: GridManager,
+        root: NodePath,
+        panel: InspectorPanel,
+        notify: Callable[[str], None],
+        busy: Callable[[], bool] = lambda: False,
+    ) -> None:
+        super().__init__()
+        self._editor, self._grid, self._panel, self._notify = editor, grid, panel, notify
+        self._root = root  # the frame the outline is drawn in
+        self._busy = busy  # while True (a modal menu is open) the inspector takes no keys
+        self._keys = DirectObject()
+        self._shown: GameObject | None = None
+        self.focused: int | None = None
+        self.typed = ""
+        self.error: str | None = None
+
+    @classmethod
+    def attach(cls, app: SimApp, *, table_keys: Iterable[str]) -> Inspector:
+        """Make `app`'s inspector; it types the keys of `TYPED_CHARS` not in `table_keys`."""
+        inspector = app.world.spawn("inspector").add_component(
+            cls(
+                editor=app.editor,
+                grid=app.grid,
+                root=app.world.root,
+                panel=InspectorPanel(app.base.a2dRightCenter),
+                notify=app.notify,
+                busy=lambda: app.generator_menu.opened,
+            )
+        )
+        inspector.bind_typing(set(TYPED_CHARS) - set(table_keys))
+        return inspector
+
+    def bind_typing(self, keys: Iterable[str]) -> None:
+        """Take `keys` (and Backspace) while a field has the keyboard: keys no one else binds."""
+        for key in [*keys, "backspace"]:
+            self._keys.accept(key, self._typed_key, [key])
+
+    @property
+    def selected(self) -> GameObject | None:
+        """The editor's selection, if it is still alive."""
+        obj = self._editor.selected
+        return obj if obj is not None and obj.alive else None
+
+    @property
+    def fields(self) -> tuple[Field, ...]:
+        """The selection's fields, in panel order (none without a selection)."""
+        obj = self.selected
+        return () if obj is None else fields_of(obj)
+
+    # --- keys ------------------------------------------------------------------------------
+
+    def captured(self, key: str) -> bool:
+        """Handle a key of the controls table while a field has the keyboard (then all keys)."""
+        if self.focused is None or self._busy():
+            return False
+        self._field_key(key)
+        return True
+
+    def _typed_key(self, key: str) -> None:
+        if self.focused is not None and not self._busy():
+            self._field_key(key)
+
+    def _field_key(self, key: str) -> None:
+        count = len(self.fields)
+        if self.focused is None or count == 0:
+            self.focused = None
+            return
+        if key in TYPED_CHARS:
+            self.typed += TYPED_CHARS[key]
+        elif key == "backspace":
+            self.typed = self.typed[:-1]
+        elif key == "enter":
+            self.apply_typed()
+        elif key in ("tab", "arrow_down", "arrow_up"):
+            step = -1 if key == "arrow_up" else 1
+            self.focus((self.focused + step) % count)
+        elif key == "escape":
+            self.focused, self.typed = None, ""
+
+    def next_field(self) -> None:
+        """Tab with no field focused: give the first field of the selection the keyboard."""
+        if self.fields:
+            self.focus(0)
+
+    def focus(self, index: int) -> None:
+        """Give field `index` the keyboard, with nothing typed yet."""
+        self.focused, self.typed = index, ""
+
+    # --- edits -----------------------------------------------------------------------------
+
+    def apply_typed(self) -> bool:
+        """Apply what was typed into the focused field; False (and the message) if refused."""
+        if self.focused is None or self.focused >= len(self.fields):
+            return False
+        applied = self.set_value(self.fields[self.focused].key, parse_typed(self.typed))
+        if applied:
+            self.typed = ""
+        return applied
+
+    def set_value(self, key: str, raw: object) -> bool:
+        """Give the selection's field `key` the value `raw` (as TOML read it), undoably.
+
+        The value is checked by the scene file's reader for the key; a bad one is refused: its
+        one-line message goes to the panel and the HUD, and nothing changes.
+        """
+        obj = self.selected
+        field = next((field for field in self.fields if field.key == key), None)
+        if obj is None or field is None:
+            return False
+        try:
+            value = field.read(Reader(obj.name, key), raw)
+        except SimError as error:
+            self.error = str(error)
+            self._notify(self.error)
+            return False
+        self._change(obj, key, value)
+        return True
+
+    def rotate(self, degrees: float) -> None:
+        """Turn the selection by `degrees` about +Z (Q: -`TURN_DEG`, E: +`TURN_DEG`), undoably.
+
+        Only the cubes the editor moves turn: an agent turns by itself.
+        """
+        obj = self.selected
+        if obj is None or HEADING not in fields_of(obj):
+            return
+        heading = math.fmod(obj.node.get_h() + degrees, 360.0) + 0.0
+        self._change(obj, HEADING.key, round(heading, 4))
+
+    def nudge(self, columns: int, rows: int) -> None:
+        """Move the selection by whole cells along x and y (the arrow keys), undoably.
+
+        A nudge that would put its centre off the grid is refused with a message.
+        """
+        obj = self.selected
+        if obj is None or POS not in fields_of(obj):
+            return
+        grid = self._grid
+        x, y, z = obj.node.get_pos()
+        x, y = x + columns * grid.grid_cell_size, y + rows * grid.grid_cell_size
+        if grid.world_to_cell(x, y) is None:
+            self.error = f"{obj.name}: pos: ({x:g}, {y:g}) lies off the grid"
+            self._notify(self.error)
+            return
+        self._change(obj, POS.key, (x, y, z))
+
+    def _change(self, obj: GameObject, key: str, value: object) -> None:
+        before = self.value_of(obj, key)
+        self.error = None
+        self.apply(obj.name, key, value)
+        change = Change(self, obj.name, key, before, value)
+        self._editor.history.record(change)
+        self._notify(change.label)
+
+    def value_of(self, obj: GameObject, key: str) -> object:
+        """The value of `obj`'s field `key` now."""
+        node = obj.node
+        if key == POS.key:
+            return tuple(node.get_pos())
+        if key == SCALE.key:
+            return tuple(node.get_scale())
+        if key == HEADING.key:
+            return node.get_h()
+        if key == TERRAIN_COST.key:
+            patch = obj.get_component(TerrainPatch)
+            return None if patch is None else patch.cost
+        agent = obj.get_component(AgentController)
+        setting = key.removeprefix("agent.")
+        if agent is None:
+            return None
+        return agent.mode if setting == "mode" else getattr(agent.config, setting)
+
+    def apply(self, name: str, key: str, value: Any) -> None:
+        """Give the field `key` of the object called `name` (if alive) `value`, checked.
+
+        The grid and the planners follow at once, as after any edit (`SceneEditor.settle`).
+        """
+        obj = self._editor.live(name)
+        if obj is None:
+            return
+        node = obj.node
+        if key == POS.key:
+            node.set_pos(*value)
+        elif key == SCALE.key:
+            node.set_scale(*value)
+        elif key == HEADING.key:
+            node.set_h(value)
+        elif key == TERRAIN_COST.key:
+            patch = obj.get_component(TerrainPatch)
+            if patch is not None:
+                patch.cost = value
+        else:
+            agent = obj.get_component(AgentController)
+            if agent is not None:
+                setting = key.removeprefix("agent.")
+                agent.config = replace(agent.config, **{setting: value})
+                if setting == "mode":
+                    agent.mode = value
+        self._editor.settle()
+
+    # --- drawing ---------------------------------------------------------------------------
+
+    def on_draw_gizmos(self, gizmos: Gizmos) -> None:
+        """Outline the selection and keep the panel in step with it (also while paused)."""
+        obj = self.selected
+        if obj is not self._shown:  # a new selection starts with no field focused
+            self._shown, self.focused, self.typed, self.error = obj, None, "", None
+        if obj is None:
+            self._panel.hide()
+            return
+        segments = outline_segments(obj.node, self._root)
+        gizmos.lines(OUTLINE_KEY, segments, OUTLINE_COLOR, thickness=OUTLINE_THICKNESS)
+        rows = [
+            Row(
+                field.key,
+                shown(self.value_of(obj, field.key)),
+                self.typed if index == self.focused else None,
+            )
+            for index, field in enumerate(fields_of(obj))
+        ]
+        title = f"{obj.name} ({obj.tag})"
+        self._panel.show(panel_text(title, rows, focused=self.focused), self.error)
+
+    @property
+    def panel(self) -> InspectorPanel:
+        """The panel the inspector draws on."""
+        return self._panel
+
+    def on_destroy(self) -> None:
+        """Drop the typing keys and the panel."""
+        self._keys.ignore_all()
+        self._panel.destroy()

@@ -1,0 +1,109 @@
+"""The inspector's panel: the selected object's values as lines of text on the window's right.
+
+Pure drawing: `sim.editor.inspector` decides what the lines say. The focused field is marked
+with ">" and shows what is being typed; a refused value's one-line message stands under them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Final
+
+from direct.gui.OnscreenText import OnscreenText
+from panda3d.core import NodePath, TextNode
+
+TEXT_SCALE: Final = 0.045
+TEXT_COLOR: Final = (1.0, 1.0, 1.0, 1.0)
+ERROR_COLOR: Final = (1.0, 0.55, 0.45, 1.0)
+PANEL_COLOR: Final = (0.08, 0.1, 0.14, 0.85)
+MARGIN_X: Final = -0.04
+KEY_HELP: Final = "Tab / Up / Down field   type + Enter apply   Esc done"
+ERROR_WRAP: Final = 28.0  # a long message wraps in the panel instead of running off the window
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    """One field's line: its name, its value now, and what is being typed into it (or None)."""
+
+    name: str
+    value: str
+    typed: str | None = None
+
+
+def panel_text(title: str, rows: Sequence[Row], *, focused: int | None) -> str:
+    """The panel's lines (the error, if any, is drawn apart).
+
+    >>> print(panel_text("pillar (Obstacle)", [Row("heading", "15"), Row("scale", "1, 1, 1", "2")],
+    ...                  focused=1))
+    pillar (Obstacle)
+      heading  15
+    > scale    2_
+    <BLANKLINE>
+    Tab / Up / Down field   type + Enter apply   Esc done
+    """
+    width = max((len(row.name) for row in rows), default=0)
+    lines = [title]
+    for index, row in enumerate(rows):
+        mark = ">" if index == focused else " "
+        shown = row.value if row.typed is None else row.typed + "_"
+        lines.append(f"{mark} {row.name:<{width}}  {shown}")
+    return "\n".join([*lines, "", KEY_HELP])
+
+
+class InspectorPanel:
+    """The panel's two texts, hidden until `show` is called."""
+
+    def __init__(self, parent: NodePath) -> None:
+        self._text = OnscreenText(
+            parent=parent,
+            pos=(MARGIN_X, 0.35),
+            scale=TEXT_SCALE,
+            fg=TEXT_COLOR,
+            bg=PANEL_COLOR,
+            align=TextNode.A_right,
+            mayChange=True,
+        )
+        self._error = OnscreenText(
+            parent=parent,
+            pos=(MARGIN_X, -0.2),
+            scale=TEXT_SCALE,
+            fg=ERROR_COLOR,
+            bg=PANEL_COLOR,
+            align=TextNode.A_right,
+            wordwrap=ERROR_WRAP,
+            mayChange=True,
+        )
+        self.hide()
+
+    @property
+    def text(self) -> str:
+        """The panel's lines as drawn now ("" while hidden)."""
+        return "" if self._text.is_hidden() else str(self._text.text)
+
+    @property
+    def error(self) -> str:
+        """The refused value's message as drawn now ("" when none)."""
+        return "" if self._error.is_hidden() else str(self._error.text)
+
+    def show(self, text: str, error: str | None) -> None:
+        """Draw `text`, and `error` under it (None: no error line)."""
+        if self._text.text != text:
+            self._text.text = text
+        self._text.show()
+        if error:
+            if self._error.text != error:
+                self._error.text = error
+            self._error.show()
+        else:
+            self._error.hide()
+
+    def hide(self) -> None:
+        """Draw nothing."""
+        self._text.hide()
+        self._error.hide()
+
+    def destroy(self) -> None:
+        """Remove both texts."""
+        self._text.destroy()
+        self._error.destroy()

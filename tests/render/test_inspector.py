@@ -1,0 +1,215 @@
+"""The inspector offscreen: select with a click, type values, nudge, turn with Q/E, undo, save."""
+
+from __future__ import annotations
+
+import math
+import shutil
+
+import numpy as np
+import pytest
+from panda3d.core import KeyboardButton, Point3
+
+from sim.components.terrain import TerrainPatch
+from sim.config import AgentMode
+from sim.editor.selection import OUTLINE_COLOR
+from sim.scene.file import load_scene
+from tests.helpers.paths import DEFAULT_SCENE, SCENES_DIR
+from tests.helpers.virtual_mouse import Mouse
+
+pytestmark = pytest.mark.render
+
+CONTROL = KeyboardButton.control()
+WALL = "long_wall"  # 1 x 8 x 1.5 at (1.5, -2): a heading turns its footprint visibly
+
+
+def pixel_of(app, x, y, z=0.0):
+    pixel = app.screen_of_point(Point3(x, y, z))
+    assert pixel is not None, f"({x}, {y}) is not on screen"
+    return pixel
+
+
+def select(app, mouse, name):
+    obj = app.world.find(name)
+    mouse.click(app.screen_of(obj))
+    assert app.editor.selected is obj
+    return obj
+
+
+def type_into(mouse, text: str) -> None:
+    names = {" ": "space"}
+    for char in text:
+        mouse.key(names.get(char, char))
+    mouse.key("enter")
+
+
+def focus(app, mouse, key: str) -> None:
+    """Tab to the field `key` of the selection."""
+    mouse.key("tab")
+    for _ in range(len(app.inspector.fields)):
+        if app.inspector.fields[app.inspector.focused].key == key:
+            return
+        mouse.key("tab")
+    raise AssertionError(f"no field {key}")
+
+
+def screenshot(app) -> np.ndarray:
+    app.step()
+    tex = app.base.win.get_screenshot()
+    height, width = tex.get_y_size(), tex.get_x_size()
+    return np.frombuffer(tex.get_ram_image_as("RGB"), np.uint8).reshape(height, width, 3)[::-1]
+
+
+def outline_pixels(image: np.ndarray) -> int:
+    target = np.array(OUTLINE_COLOR[:3]) * 255
+    return int((np.abs(image.astype(int) - target).max(axis=2) < 40).sum())
+
+
+def test_a_click_selects_and_outlines_the_object_and_ground_deselects(default_scene):
+    app, mouse = default_scene
+    before = outline_pixels(screenshot(app))
+    wall = select(app, mouse, WALL)
+    assert wall.xy == (1.5, -2.0), "a click moves nothing"
+    assert app.editor.history.undo_depth == 0, "a click is no edit"
+    assert outline_pixels(screenshot(app)) > before + 50, "the selection is outlined"
+    assert WALL in app.inspector.panel.text
+    assert app.report()["editor"]["selected"] == WALL
+    mouse.click(pixel_of(app, 7.5, -5.5))
+    assert app.editor.selected is None
+    assert app.inspector.panel.text == ""
+
+
+def test_a_drag_moves_and_does_not_select(default_scene):
+    app, mouse = default_scene
+    end = app.world.find("end")
+    mouse.drag(app.screen_of(end), pixel_of(app, 7.5, -5.5, 0.4))
+    assert math.dist(end.xy, (7.5, -5.5)) < 0.5
+    assert app.editor.selected is None
+
+
+def test_an_agent_is_selected_by_a_click_and_its_speed_typed(default_scene):
+    app, mouse = default_scene
+    mouse.key("space")  # paused, so the agent stays under the pointer
+    agent = app.agents[0]
+    mouse.click(app.screen_of(agent.game_object))
+    assert app.editor.selected is agent.game_object
+    focus(app, mouse, "agent.speed")
+    type_into(mouse, "4.5")
+    assert agent.config.speed == 4.5
+    focus(app, mouse, "agent.mode")
+    type_into(mouse, "patrol")
+    assert agent.mode is AgentMode.PATROL
+    mouse.key("z", holding=CONTROL)
+    assert agent.mode is AgentMode.CHASE
+    mouse.key("z", holding=CONTROL)
+    assert agent.config.speed == 3.0
+
+
+def test_typing_a_scale_applies_it_and_the_grid_follows(default_scene):
+    app, mouse = default_scene
+    wall = select(app, mouse, WALL)
+    blocked = app.grid.blocked_cells()
+    focus(app, mouse, "scale")
+    type_into(mouse, "3 8 1.5")
+    assert tuple(wall.node.get_scale()) == pytest.approx((3.0, 8.0, 1.5))
+    assert app.grid.blocked_cells() > blocked
+    mouse.key("z", holding=CONTROL)
+    assert tuple(wall.node.get_scale()) == pytest.approx((1.0, 8.0, 1.5))
+    assert app.grid.blocked_cells() == blocked
+
+
+def test_a_bad_value_is_refused_with_the_scene_files_message(default_scene):
+    app, mouse = default_scene
+    wall = select(app, mouse, WALL)
+    focus(app, mouse, "scale")
+    type_into(mouse, "0")
+    assert tuple(wall.node.get_scale()) == pytest.approx((1.0, 8.0, 1.5))
+    assert app.editor.history.undo_depth == 0
+    message = f"{WALL}: scale: must be > 0, got 0"
+    assert app.inspector.error == message
+    app.step()
+    assert app.inspector.panel.error == message
+    assert message in "\n".join(app.status_lines())
+
+
+def test_keys_typed_into_a_field_do_not_fire_the_scene_keys(default_scene):
+    app, mouse = default_scene
+    select(app, mouse, WALL)
+    shown = app.grid.show_grid
+    focus(app, mouse, "heading")
+    mouse.key("g")  # G toggles the grid lines, but not while a field has the keyboard
+    assert app.grid.show_grid == shown
+    assert app.inspector.typed == "g"
+    mouse.key("escape")  # lets go of the keyboard, and does not quit
+    assert app.inspector.focused is None
+    mouse.key("g")
+    assert app.grid.show_grid != shown
+
+
+def test_arrows_nudge_the_selection_by_a_cell_and_undo_puts_it_back(default_scene):
+    app, mouse = default_scene
+    wall = select(app, mouse, WALL)
+    cell = app.grid.grid_cell_size
+    mouse.key("arrow_right")
+    mouse.key("arrow_up")
+    assert wall.xy == pytest.approx((1.5 + cell, -2.0 + cell))
+    assert app.editor.history.undo_depth == 2
+    mouse.key("z", holding=CONTROL)
+    mouse.key("z", holding=CONTROL)
+    assert wall.xy == pytest.approx((1.5, -2.0))
+
+
+def test_q_and_e_turn_the_selection_and_its_footprint_in_the_grid(default_scene):
+    app, mouse = default_scene
+    wall = select(app, mouse, WALL)
+    blocked_before = ~app.grid.walkable
+    mouse.key("e")
+    mouse.key("e")
+    assert wall.node.get_h() == pytest.approx(30.0)
+    app.step()
+    turned = ~app.grid.walkable
+    assert not np.array_equal(turned, blocked_before), "the footprint turned with the wall"
+    mouse.key("q")
+    assert wall.node.get_h() == pytest.approx(15.0)
+    mouse.key("z", holding=CONTROL)
+    assert wall.node.get_h() == pytest.approx(30.0)
+    mouse.key("z", holding=CONTROL)
+    mouse.key("z", holding=CONTROL)
+    assert wall.node.get_h() == pytest.approx(0.0)
+    app.step()
+    assert np.array_equal(~app.grid.walkable, blocked_before), "undo puts the footprint back"
+
+
+def test_a_terrain_cost_is_typed_and_undone(open_app):
+    app = open_app(SCENES_DIR / "terrain.toml", size=(800, 600))
+    mouse = Mouse(app)
+    app.step()
+    patch_obj = next(obj for obj in app.objects if obj.get_component(TerrainPatch))
+    patch = patch_obj.get_component(TerrainPatch)
+    old = patch.cost
+    mouse.click(app.screen_of(patch_obj))
+    assert app.editor.selected is patch_obj
+    focus(app, mouse, "terrain.cost")
+    type_into(mouse, "7")
+    assert patch.cost == 7.0
+    mouse.key("z", holding=CONTROL)
+    assert patch.cost == old
+
+
+def test_saved_turn_scale_and_move_come_back_on_reload(open_app, tmp_path):
+    scene = tmp_path / "default.toml"
+    shutil.copy(DEFAULT_SCENE, scene)
+    saved = tmp_path / "saved.toml"
+    app = open_app(scene, save_as=saved)
+    mouse = Mouse(app)
+    app.step()
+    select(app, mouse, WALL)
+    mouse.key("e")
+    mouse.key("arrow_left")
+    focus(app, mouse, "scale")
+    type_into(mouse, "2, 8, 1.5")
+    mouse.key("escape")
+    mouse.key("s", holding=CONTROL)
+    [wall] = [obj for obj in load_scene(saved).objects if obj.name == WALL]
+    assert wall.heading == pytest.approx(15.0)
+    assert wall.scale == pytest.approx((2.0, 8.0, 1.5))
+    assert wall.pos == pytest.approx((1.5 - app.grid.grid_cell_size, -2.0, 0.0))
