@@ -17,9 +17,11 @@ TEXT_SCALE: Final = 0.045
 TEXT_COLOR: Final = (1.0, 1.0, 1.0, 1.0)
 ERROR_COLOR: Final = (1.0, 0.55, 0.45, 1.0)
 PANEL_COLOR: Final = (0.08, 0.1, 0.14, 0.85)
-MARGIN_X: Final = -0.04
-KEY_HELP: Final = "Tab / Up / Down field   type + Enter apply   Esc done"
-ERROR_WRAP: Final = 28.0  # a long message wraps in the panel instead of running off the window
+# The panel's left edge, from the window's right edge: room for a value of three numbers.
+LEFT_X: Final = -0.8
+TOP_Y: Final = 0.3
+KEY_HELP: Final = "Tab / Up / Down field\ntype, Enter apply   Esc done"
+ERROR_WRAP: Final = 16.0  # in text heights: a long message wraps inside the window
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,7 +42,8 @@ def panel_text(title: str, rows: Sequence[Row], *, focused: int | None) -> str:
       heading  15
     > scale    2_
     <BLANKLINE>
-    Tab / Up / Down field   type + Enter apply   Esc done
+    Tab / Up / Down field
+    type, Enter apply   Esc done
     """
     width = max((len(row.name) for row in rows), default=0)
     lines = [title]
@@ -57,20 +60,20 @@ class InspectorPanel:
     def __init__(self, parent: NodePath) -> None:
         self._text = OnscreenText(
             parent=parent,
-            pos=(MARGIN_X, 0.35),
+            pos=(LEFT_X, TOP_Y),
             scale=TEXT_SCALE,
             fg=TEXT_COLOR,
             bg=PANEL_COLOR,
-            align=TextNode.A_right,
+            align=TextNode.A_left,
             mayChange=True,
         )
         self._error = OnscreenText(
             parent=parent,
-            pos=(MARGIN_X, -0.2),
+            pos=(LEFT_X, TOP_Y),
             scale=TEXT_SCALE,
             fg=ERROR_COLOR,
             bg=PANEL_COLOR,
-            align=TextNode.A_right,
+            align=TextNode.A_left,
             wordwrap=ERROR_WRAP,
             mayChange=True,
         )
@@ -94,6 +97,10 @@ class InspectorPanel:
         if error:
             if self._error.text != error:
                 self._error.text = error
+            # Under the panel's last line, however many lines the object's fields take.
+            lines = text.count("\n") + 1.6
+            line_height = self._text.textNode.get_line_height() * TEXT_SCALE
+            self._error.text_pos = (LEFT_X, TOP_Y - lines * line_height)
             self._error.show()
         else:
             self._error.hide()
