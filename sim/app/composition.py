@@ -261,7 +261,7 @@ class SimApp:
         ]
         if not patches:
             return None
-        legend = TerrainLegend(self.base.a2dBottomRight)
+        legend = TerrainLegend(self.base.a2dBottomLeft)
         return self.world.spawn("terrain-legend").add_component(legend)
 
     def _bind_keys(self) -> None:

@@ -58,10 +58,10 @@ def legend_sections(search_open: Callable[[], bool]) -> list[LegendSection]:
 
 
 def add_legend(app: SimApp) -> Legend:
-    """Put the colour legend in the bottom-right corner, above the terrain legend if any."""
+    """Put the colour legend in the bottom-left corner, above the terrain legend if any."""
     bottom = BOTTOM if app.legend is None else app.legend.top + GAP
     legend = Legend(
-        app.base.a2dBottomRight,
+        app.base.a2dBottomLeft,
         legend_sections(lambda: app.search_view.opened),
         visible=lambda: app.hud.visible,
         bottom=bottom,

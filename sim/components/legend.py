@@ -1,4 +1,4 @@
-"""The colour legend: a swatch and a label per colour the scene uses, in the bottom-right corner.
+"""The colour legend: a swatch and a label per colour the scene uses, in the bottom-left corner.
 
 Sections are data handed in by whoever composes the scene (this module knows no colours), each
 shown while its `shown` callable says so: the search states only while the search view is open.
@@ -22,7 +22,8 @@ TITLE_SCALE = 0.032
 ROW_HEIGHT = 0.048  # aspect2d units per row
 SWATCH = 0.036  # a cell swatch's side, aspect2d units
 LINE_SWATCH = 0.012  # a line swatch's thickness
-WIDTH = 0.42  # the panel's width, from the right edge of the window
+LEFT = 0.05  # the panel's left edge, from the window's left edge (as the HUD's text)
+WIDTH = 0.42  # the panel's width
 MARGIN = 0.02
 SECTION_GAP = 0.012
 TEXT_COLOR = (1.0, 1.0, 1.0, 1.0)
@@ -50,10 +51,12 @@ class LegendSection:
 
 
 class Legend(Component):
-    """Which colour stands for what, stacked bottom-up from `bottom` in the bottom-right corner.
+    """Which colour stands for what, from `bottom` up in the bottom-left corner.
+
+    The window's right side belongs to the panels (search view, comparison, inspector).
 
     Args:
-        corner: The bottom-right corner of the 2-D scene (ShowBase's ``a2dBottomRight``).
+        corner: The bottom-left corner of the 2-D scene (ShowBase's ``a2dBottomLeft``).
         sections: Top to bottom, as they read.
         visible: Whether the legend may show now (the HUD's visibility); checked every frame.
         bottom: Where the panel's bottom edge sits above the corner, aspect2d units (above the
@@ -114,8 +117,8 @@ class Legend(Component):
         rows = sum(len(section.rows) + 1 for section in sections)
         height = rows * ROW_HEIGHT + (len(sections) - 1) * SECTION_GAP + 2 * MARGIN
         top = self._bottom + height
-        _card(self.root, (-WIDTH, 0.0, self._bottom, top), PANEL_COLOR, name="legend-panel")
-        left = -WIDTH + MARGIN
+        _card(self.root, (LEFT, LEFT + WIDTH, self._bottom, top), PANEL_COLOR, name="legend-panel")
+        left = LEFT + MARGIN
         y = top - MARGIN
         for section in sections:
             y -= ROW_HEIGHT

@@ -1,4 +1,7 @@
-"""The HUD's terrain legend: a swatch and a label per cost band, in the bottom-right corner."""
+"""The HUD's terrain legend: a swatch and a label per cost band, in the bottom-left corner.
+
+The window's right side belongs to the panels (search view, comparison, inspector).
+"""
 
 from __future__ import annotations
 
@@ -13,7 +16,8 @@ TEXT_SCALE = 0.034  # as the colour legend above it (`sim.components.legend`)
 TITLE_SCALE = 0.032
 ROW_HEIGHT = 0.048  # aspect2d units per legend row
 SWATCH = 0.036  # a swatch's side, aspect2d units
-WIDTH = 0.42  # the panel's width, from the right edge of the window
+LEFT = 0.05  # the panel's left edge, from the window's left edge (as the HUD's text)
+WIDTH = 0.42  # the panel's width
 BOTTOM = 0.2  # above the HUD's key help along the bottom
 MARGIN = 0.02
 TEXT_COLOR = (1.0, 1.0, 1.0, 1.0)
@@ -26,7 +30,7 @@ class TerrainLegend(Component):
     """Which colour stands for which terrain cost, shown while the scene has terrain.
 
     Args:
-        corner: The bottom-right corner of the 2-D scene (ShowBase's ``a2dBottomRight``).
+        corner: The bottom-left corner of the 2-D scene (ShowBase's ``a2dBottomLeft``).
     """
 
     def __init__(self, corner: NodePath) -> None:
@@ -37,9 +41,12 @@ class TerrainLegend(Component):
         self.top = BOTTOM + height
         """The panel's top edge above the corner, aspect2d units: the colour legend sits on it."""
         self._card(
-            self.root, (-WIDTH, 0.0, BOTTOM, BOTTOM + height), PANEL_COLOR, name="legend-panel"
+            self.root,
+            (LEFT, LEFT + WIDTH, BOTTOM, BOTTOM + height),
+            PANEL_COLOR,
+            name="legend-panel",
         )
-        left = -WIDTH + MARGIN
+        left = LEFT + MARGIN
         top = BOTTOM + height - MARGIN
         self._texts = [
             self._text(TITLE, (left, top - ROW_HEIGHT + 0.014), TITLE_SCALE, TITLE_COLOR)

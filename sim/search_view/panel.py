@@ -31,8 +31,7 @@ BUTTON_SCALE = 0.032
 TEXT_SCALE = 0.034
 TABLE_SCALE = 0.032
 HELP_SCALE = 0.028
-LINE_HEIGHT = 1.15  # room per line of text (default font), in units of its scale
-TABLE_LINE = 1.0  # the table's lines as Panda3D packs them, in units of its scale
+LINE_HEIGHT = 1.2  # room per line of text (DejaVu Sans packs lines 1.16 apart), in its scale
 ROW_GAP = 0.068  # aspect2d units between button rows
 BUTTON_GAP = 0.012
 MARGIN = 0.04  # around the panel's content, aspect2d units
@@ -271,7 +270,9 @@ class SearchPanel:
                 column.append(_marked(cell) if not row.optimal and row.found else cell)
         for widget, lines in zip(self._table_columns, columns, strict=True):
             self._set(widget, "\n".join(lines))
-        note_z = self._table_top - 0.1 - (len(self.rows) + 1.6) * TABLE_SCALE * TABLE_LINE
+        # The table's lines lie as far apart as the font packs them (`sim.engine.fonts`).
+        table_line = self._table_columns[0].textNode.get_line_height()
+        note_z = self._table_top - 0.1 - (len(self.rows) + 1.6) * TABLE_SCALE * table_line
         self._table_note.text_pos = (self._table_left, note_z)
         self._set(
             self._table_note,

@@ -1,4 +1,4 @@
-"""The colour legend: the scene's colours in the bottom-right corner, the search states while the
+"""The colour legend: the scene's colours in the bottom-left corner, the search states while the
 search view is open, hidden with the HUD, clear of the HUD's help, the terrain legend and the
 search panel."""
 
@@ -23,9 +23,9 @@ SEARCH_ROWS = ["search", "open (frontier)", "closed (expanded)", "current", "pat
 
 
 def _corner(app):
-    """The bottom-right quarter of the window, where the legend sits."""
+    """The bottom-left quarter of the window, where the legend sits."""
     width, height = app.window_size()
-    return screenshot_rgb(app.base.win)[height // 2 :, width * 3 // 4 :]
+    return screenshot_rgb(app.base.win)[height // 2 :, : width // 4]
 
 
 def _pixel_rows(app, node: NodePath) -> tuple[int, int]:
@@ -81,12 +81,15 @@ def test_h_hides_the_legend_with_the_hud(default_scene):
 
 def test_the_legend_stands_clear_of_the_help_line_and_the_terrain_legend(open_app):
     app = open_app(SCENES_DIR / "terrain.toml")
-    Mouse(app)
+    mouse = Mouse(app)
     app.step()
     assert app.legend is not None
     _, legend_bottom = _pixel_rows(app, app.colour_legend.root)
     terrain_top, terrain_bottom = _pixel_rows(app, app.legend.root)
     assert legend_bottom <= terrain_top, "the colour legend overlaps the terrain legend"
+    mouse.key("t")  # the search states too: the tallest the legend gets
+    top, _ = _pixel_rows(app, app.colour_legend.root)
+    assert top > app.window_size()[1] // 4, "the legend runs up into the HUD's status lines"
     height = app.window_size()[1]
     # The help's first baseline sits 0.13 above the bottom edge; its capitals reach a scale up.
     help_top = height - (0.13 + HELP_SCALE) / 2 * height
