@@ -23,7 +23,7 @@ MARGIN = 0.02
 TEXT_COLOR = (1.0, 1.0, 1.0, 1.0)
 TITLE_COLOR = (0.75, 0.78, 0.82, 1.0)
 SHADOW_COLOR = (0.0, 0.0, 0.0, 0.8)
-PANEL_COLOR = (0.05, 0.06, 0.08, 0.65)
+PANEL_COLOR = (0.05, 0.06, 0.08, 0.8)  # dark enough to read over yellow search cells
 
 
 class TerrainLegend(Component):

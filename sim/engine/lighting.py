@@ -24,6 +24,7 @@ from panda3d.core import (
 
 SHADOW_MAP_SIZE = 1024  # texels a side; llvmpipe draws a 2048 map in twice the time
 SHADOW_MARGIN = 2.0  # world units the shadow camera sees past the scene's bounds
+SHADOW_PASS_OVERRIDE = 100  # beats any node's own face culling in the shadow pass
 MULTISAMPLES = 4  # what the window asks for; drivers without multisampling give none
 
 
@@ -98,6 +99,8 @@ def _fit_shadow_camera(sun: NodePath, scene: NodePath) -> None:
     side = 2 * radius
     lens.set_film_size(side, side)
     lens.set_near_far(radius, 3 * radius)
-    # The shadow map keeps the faces turned away from the sun: a lit face never shadows itself
-    # (no acne), and the one-sided ground, facing the sun, casts nothing at all.
-    light.set_initial_state(RenderState.make(CullFaceAttrib.make_reverse()))
+    # The shadow map keeps only the faces turned away from the sun: a lit face never shadows
+    # itself (no acne), and the ground and the flat overlays lying on it (blocked cells, search
+    # cells), facing the sun, cast nothing. The override beats the overlays' own two-sidedness,
+    # which would otherwise stripe the ground with the shadow of a quad 0.02 units above it.
+    light.set_initial_state(RenderState.make(CullFaceAttrib.make_reverse(), SHADOW_PASS_OVERRIDE))
