@@ -141,7 +141,8 @@ class SimApp:
             CrowdSim(self.grid, self.crowd, hide_driven=True)
         )
         self.objects = build_scene(self.world, self.base.loader, scene)
-        self.look = apply_look(self.base.win, self.base.render)
+        ground = self.base.render.find("ground")
+        self.look = apply_look(self.base.win, self.base.render, cover=ground)
         for spec, game_object in zip(scene.objects, self.objects, strict=True):
             self.motion.add(game_object, mover=spec.mover, rotator=spec.rotator, door=spec.door)
         self.scripts.attach(scripts, self.objects)

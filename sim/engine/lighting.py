@@ -19,6 +19,7 @@ from panda3d.core import (
     GraphicsOutput,
     NodePath,
     OrthographicLens,
+    Point3,
     RenderState,
 )
 
@@ -48,7 +49,7 @@ def look_prc(*, headless: bool) -> list[str]:
     return ["framebuffer-multisample 1", f"multisamples {MULTISAMPLES}"]
 
 
-def apply_look(win: GraphicsOutput, scene: NodePath) -> Look:
+def apply_look(win: GraphicsOutput, scene: NodePath, *, cover: NodePath | None = None) -> Look:
     """Turn on shadows and anti-aliasing under `scene` where `win`'s GSG supports them.
 
     Call once the scene's lights and geometry are in place: the shadow camera is fitted to the
@@ -57,6 +58,9 @@ def apply_look(win: GraphicsOutput, scene: NodePath) -> Look:
     Args:
         win: The window (or buffer) the scene is drawn into.
         scene: The root whose directional light casts the shadows and whose nodes receive them.
+        cover: Where shadows can fall (the ground under the grid): the shadow map spans it,
+            from the ground to the scene's top, and nothing outside it (a backdrop twice as
+            wide would halve the map's detail). None or empty: the whole scene.
 
     Returns:
         What was turned on; a GSG without shaders or depth textures gets neither shadows nor
@@ -71,13 +75,13 @@ def apply_look(win: GraphicsOutput, scene: NodePath) -> Look:
     depth = gsg is not None and gsg.get_supports_depth_texture()
     if not (shaders and depth) or sun.is_empty():
         return Look(shadows=False, multisamples=multisamples)
-    _fit_shadow_camera(sun, scene)
+    _fit_shadow_camera(sun, scene, cover)
     scene.set_shader_auto()
     return Look(shadows=True, multisamples=multisamples)
 
 
-def _fit_shadow_camera(sun: NodePath, scene: NodePath) -> None:
-    """Make the sun a shadow caster whose orthographic camera covers the whole scene.
+def _fit_shadow_camera(sun: NodePath, scene: NodePath, cover: NodePath | None) -> None:
+    """Make the sun a shadow caster whose orthographic camera covers `cover` (or the scene).
 
     A directional light's shadow camera sits where its node is; the node is moved to the
     scene's centre, backed off along the light's direction, which leaves the lighting (a
@@ -90,6 +94,10 @@ def _fit_shadow_camera(sun: NodePath, scene: NodePath) -> None:
     if bounds is None:
         return
     low, high = bounds
+    covered = None if cover is None or cover.is_empty() else cover.get_tight_bounds(scene)
+    if covered is not None:
+        (low_x, low_y, _), (high_x, high_y, _) = covered
+        low, high = Point3(low_x, low_y, low.z), Point3(high_x, high_y, high.z)
     center = (low + high) / 2
     radius = (high - low).length() / 2 + SHADOW_MARGIN
     direction = scene.get_relative_vector(sun, (0, 1, 0))

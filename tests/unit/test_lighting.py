@@ -118,3 +118,20 @@ def test_a_scene_without_a_directional_light_gets_no_shadows():
 def test_only_windows_ask_for_multisampling():
     assert look_prc(headless=True) == []
     assert f"multisamples {MULTISAMPLES}" in look_prc(headless=False)
+
+
+def test_the_shadow_camera_spans_only_what_it_is_told_to_cover():
+    root, sun = _scene()
+    cover = LineSegs("ground")
+    cover.move_to(-4, -4, 0)
+    cover.draw_to(4, 4, 0)
+    ground = root.attach_new_node(cover.create())
+    apply_look(fake_window(FakeGsg(shaders=True)), root, cover=ground)
+    light = sun.node()
+    assert isinstance(light, DirectionalLight)
+    side = light.get_lens().get_film_size()
+    whole_scene, _ = _scene()
+    apply_look(fake_window(FakeGsg(shaders=True)), whole_scene)
+    whole_light = whole_scene.find("**/+DirectionalLight").node()
+    assert isinstance(whole_light, DirectionalLight)
+    assert side.x < 0.7 * whole_light.get_lens().get_film_size().x
