@@ -30,6 +30,7 @@ from sim.config import Tag
 from sim.editor.drag import DRAGGABLE_TAGS, DragController, unique_name
 from sim.editor.edits import Add, Move, Point, Recost, Remove, Replace, Snapshot
 from sim.editor.history import Edit, EditHistory
+from sim.editor.inspector import live_settings
 from sim.editor.selection import ClickTracker
 from sim.engine import FrameLoop, GameObject, World
 from sim.engine.game_object import PYTHON_TAG
@@ -379,7 +380,8 @@ class SceneEditor:
         keep the place and heading the file gave them, so saving mid-run never moves a spawn.
         Objects that move on their own (movers, rotators, doors) are saved where their motion
         is anchored (`placement`: a mover's route origin, where it was dropped last), never
-        mid-route.
+        mid-route. Each carries the component settings it has now (`live_settings`): a terrain
+        cost set with U or the inspector, an agent's speed, radius and mode.
         """
         states = []
         for obj in self._objects:
@@ -395,6 +397,7 @@ class SceneEditor:
                         pos=authored.pos,
                         scale=authored.scale,
                         heading=authored.heading,
+                        settings=live_settings(obj),
                     )
                 )
                 continue
@@ -410,6 +413,7 @@ class SceneEditor:
                     pos=pos,
                     scale=(node.get_sx(), node.get_sy(), node.get_sz()),
                     heading=heading,
+                    settings=live_settings(obj),
                 )
             )
         return states

@@ -14,7 +14,8 @@ With no field focused the arrow keys nudge the selection by one cell and Q / E t
 
 Every change is one `Change` in the editor's history, so Ctrl+Z takes it back; objects are named,
 not held, as an undone removal brings back a new object under the old name. Ctrl+S saves what
-the editor's `object_states` reads: the cubes' position, scale and heading as they stand.
+the editor's `object_states` reads: the cubes' position, scale and heading as they stand, and
+every object's settings (`live_settings`).
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ from sim.errors import SimError
 from sim.navigation.grid import MAX_COST, MIN_COST
 from sim.scene import values
 from sim.scene.agents import MAX_SPEED
+from sim.scene.merge import Setting, Settings
 from sim.scene.values import Read, Reader
 
 if TYPE_CHECKING:
@@ -84,6 +86,26 @@ def fields_of(obj: GameObject) -> tuple[Field, ...]:
     if obj.get_component(AgentController) is not None:
         return AGENT_FIELDS
     return ()
+
+
+def live_settings(obj: GameObject) -> Settings:
+    """The settings of `obj` the inspector edits, as they are now, by key (for saving).
+
+    An agent's mode is its configured one: M switches every agent for a while, no edit.
+    """
+    found: list[tuple[str, Setting]] = []
+    patch = obj.get_component(TerrainPatch)
+    if patch is not None:
+        found.append((TERRAIN_COST.key, patch.cost))
+    agent = obj.get_component(AgentController)
+    if agent is not None:
+        config = agent.config
+        found += [
+            ("agent.speed", config.speed),
+            ("agent.radius", config.radius),
+            ("agent.mode", str(config.mode)),
+        ]
+    return tuple(found)
 
 
 def parse_typed(text: str) -> object:

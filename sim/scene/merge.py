@@ -2,10 +2,11 @@
 
 The base is what the app and the file agreed on at the last load or save. An app edit is a value
 the running scene changed since then (a cube moved, turned or scaled, an obstacle added or
-removed); everything else comes from the file as it is now, so what another program wrote there
-meanwhile stays. As in a version-control merge, a value both sides changed differently is a
-conflict (the unit is one entry's `pos`, `scale` or `heading`), and so are an entry removed on
-one side and edited on the other and a name both sides added. Pure data: no TOML, no Panda3D.
+removed, a component setting changed in the inspector); everything else comes from the file as
+it is now, so what another program wrote there meanwhile stays. As in a version-control merge, a
+value both sides changed differently is a conflict (the unit is one entry's `pos`, `scale`,
+`heading` or one setting), and so are an entry removed on one side and edited on the other and a
+name both sides added. Pure data: no TOML, no Panda3D.
 
 Only the file's `[[objects]]` entries take part. The agents a `[[crowds]]` table expands into
 are not entries of their own: the crowd table is kept as the file declares it, and its agents
@@ -27,12 +28,19 @@ DECIMALS: Final = 4
 _REL_TOL: Final = 1e-7
 _ABS_TOL: Final = 0.5 * 10**-DECIMALS
 Vec3 = tuple[float, float, float]
+Setting = float | str
+Settings = tuple[tuple[str, Setting], ...]
 V = TypeVar("V")
 
 
 @dataclass(frozen=True, slots=True)
 class ObjectState:
-    """An object as it stands in the running scene (units and frames as in `ObjectSpec`)."""
+    """An object as it stands in the running scene (units and frames as in `ObjectSpec`).
+
+    `settings` are the component settings the inspector edits, by their dotted scene-file key
+    (``("terrain.cost", 3.0)``, ``("agent.mode", "patrol")``; see `spec_settings`). A key not
+    given is one the app does not know, never an edit.
+    """
 
     name: str
     tag: str
@@ -40,11 +48,41 @@ class ObjectState:
     pos: Vec3
     scale: Vec3
     heading: float
+    settings: Settings = ()
 
     @classmethod
     def from_spec(cls, spec: ObjectSpec) -> ObjectState:
         """The object as the scene file places it."""
-        return cls(spec.name, str(spec.tag), spec.model, spec.pos, spec.scale, spec.heading)
+        return cls(
+            spec.name,
+            str(spec.tag),
+            spec.model,
+            spec.pos,
+            spec.scale,
+            spec.heading,
+            spec_settings(spec),
+        )
+
+
+def spec_settings(spec: ObjectSpec) -> Settings:
+    """The settings of `spec` the inspector edits, by dotted key (mode by its name)."""
+    found: list[tuple[str, Setting]] = []
+    if spec.terrain_cost is not None:
+        found.append(("terrain.cost", spec.terrain_cost))
+    if spec.agent is not None:
+        found += [
+            ("agent.speed", spec.agent.speed),
+            ("agent.radius", spec.agent.radius),
+            ("agent.mode", str(spec.agent.mode)),
+        ]
+    return tuple(found)
+
+
+def same_setting(old: Setting | None, new: Setting | None) -> bool:
+    """`same` for numbers, equality for names."""
+    if isinstance(old, float | int) and isinstance(new, float | int):
+        return same(old, new)
+    return old == new
 
 
 def same(old: float, new: float) -> bool:
@@ -65,7 +103,16 @@ def _same_vec(old: Vec3, new: Vec3) -> bool:
 
 def _edited(old: ObjectState, new: ObjectState) -> bool:
     unchanged = _same_vec(old.pos, new.pos) and _same_vec(old.scale, new.scale)
-    return not (unchanged and same_angle(old.heading, new.heading))
+    moved = not (unchanged and same_angle(old.heading, new.heading))
+    return moved or bool(_edited_settings(old.settings, new.settings))
+
+
+def _edited_settings(old: Settings, new: Settings) -> dict[str, Setting]:
+    """The settings of `new` that differ from `old`'s (keys `old` lacks are not edits)."""
+    before = dict(old)
+    return {
+        key: value for key, value in new if key in before and not same_setting(before[key], value)
+    }
 
 
 class MergeBase:
@@ -237,6 +284,32 @@ def _merge_values(
             entry.heading,
             old is None or old.heading != entry.heading,
         )
+        settings = _merge_settings(old_mine, mine, old_entry, entry, ours_win=ours_win)
     except _ConflictError:
         return None
-    return ObjectState(entry.name, str(entry.tag), entry.model, pos, scale, heading)
+    return ObjectState(entry.name, str(entry.tag), entry.model, pos, scale, heading, settings)
+
+
+def _merge_settings(
+    old_mine: ObjectState,
+    mine: ObjectState,
+    old_entry: ObjectSpec | None,
+    entry: ObjectSpec,
+    *,
+    ours_win: bool,
+) -> Settings:
+    """The file's settings with the app's edits, each setting a unit of its own.
+
+    Raises:
+        _ConflictError: If a setting changed differently in both (and `ours_win` is False).
+    """
+    theirs = dict(spec_settings(entry))
+    old_theirs = {} if old_entry is None else dict(spec_settings(old_entry))
+    for key, ours in _edited_settings(old_mine.settings, mine.settings).items():
+        if key not in theirs:  # the file no longer has the component: nothing to set
+            continue
+        changed = key not in old_theirs or not same_setting(old_theirs[key], theirs[key])
+        if changed and not ours_win and not same_setting(theirs[key], ours):
+            raise _ConflictError
+        theirs[key] = ours
+    return tuple(theirs.items())

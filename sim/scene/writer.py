@@ -34,10 +34,13 @@ from sim.scene.merge import (
     Merge,
     MergeBase,
     ObjectState,
+    Setting,
     Vec3,
     merge_objects,
     same,
     same_angle,
+    same_setting,
+    spec_settings,
     without_crowds,
 )
 from sim.scene.spec import ObjectSpec, SceneError, SceneSpec
@@ -67,11 +70,12 @@ def save_scene(
     or scaled in the app takes its new `pos`, `scale` or `heading` (values that differ from the
     base by more than float32 noise, or half the last written decimal); entries the app removed
     are removed, but a comment block after one stays; objects the app added are appended in
-    the order given. All else is the file's as it is now: entries and values changed only
-    there, and tag, model, color, [objects.agent] and comments. `[[crowds]]` tables stay as the
-    file declares them: the agents they expand into are never written one by one, so `objects`
-    may hold them or not. Numbers are written rounded to `DECIMALS` places; the file's line
-    ends (LF or CRLF) are kept.
+    the order given; a setting the inspector changed (a terrain cost, an agent's speed, radius
+    or mode) is written into its table. All else is the file's as it is now: entries and values
+    changed only there, and tag, model, color, the other agent settings and comments.
+    `[[crowds]]` tables stay as the file declares them: the agents they expand into are never
+    written one by one, so `objects` may hold them or not. Numbers are written rounded to
+    `DECIMALS` places; the file's line ends (LF or CRLF) are kept.
 
     When a value (or an entry) changed both in the file and in the app, nothing is written,
     unless `target` is another file: there the app's edit wins, as the source keeps the other.
@@ -216,6 +220,25 @@ def _update(entry: Table, old: ObjectSpec, state: ObjectState) -> None:
         entry["scale"] = scale[0] if one else list(scale)
     if not same_angle(old.heading, state.heading):
         entry["heading"] = _rounded(state.heading)
+    old_settings = dict(spec_settings(old))
+    for key, value in state.settings:
+        if key in old_settings and not same_setting(old_settings[key], value):
+            _set_setting(entry, key, value)
+
+
+def _set_setting(entry: Table, key: str, value: Setting) -> None:
+    """Write setting `key` ("agent.speed") into its sub-table, made when the entry has none."""
+    table_name, name = key.split(".")
+    written = value if isinstance(value, str) else _rounded(value)
+    if table_name in entry and name in entry[table_name]:
+        entry[table_name][name] = written  # in place: a comment after it stays
+        return
+    # A new key (or table) goes before the blank lines and the comment heading what follows.
+    tail = _cut_tail(entry.value, comments=True)
+    if table_name not in entry:
+        entry[table_name] = tomlkit.table()
+    entry[table_name][name] = written
+    _deepest(entry.value).body.extend((None, item) for item in tail)
 
 
 def _new_entry(state: ObjectState) -> Table:

@@ -213,3 +213,34 @@ def test_saved_turn_scale_and_move_come_back_on_reload(open_app, tmp_path):
     assert wall.heading == pytest.approx(15.0)
     assert wall.scale == pytest.approx((2.0, 8.0, 1.5))
     assert wall.pos == pytest.approx((1.5 - app.grid.grid_cell_size, -2.0, 0.0))
+
+
+def test_saved_settings_come_back_on_reload_and_an_undone_one_is_not_saved(open_app, tmp_path):
+    scene = tmp_path / "terrain.toml"
+    shutil.copy(SCENES_DIR / "terrain.toml", scene)
+    saved = tmp_path / "saved.toml"
+    app = open_app(scene, save_as=saved)
+    mouse = Mouse(app)
+    app.step()
+    mouse.key("space")  # paused, so the agent stays under the pointer
+    mud = app.world.find("mud")
+    mouse.click(app.screen_of(mud))
+    assert app.editor.selected is mud
+    focus(app, mouse, "terrain.cost")
+    type_into(mouse, "7")
+    mouse.key("escape")
+    agent = app.agents[0]
+    mouse.click(app.screen_of(agent.game_object))
+    assert app.editor.selected is agent.game_object
+    focus(app, mouse, "agent.speed")
+    type_into(mouse, "4.5")
+    focus(app, mouse, "agent.radius")
+    type_into(mouse, "0.3")
+    mouse.key("escape")
+    mouse.key("z", holding=CONTROL)  # the radius goes back, and is not saved
+    mouse.key("s", holding=CONTROL)
+    reloaded = load_scene(saved)
+    saved_mud, saved_agent = reloaded.find("mud"), reloaded.find("agent")
+    assert saved_mud.terrain_cost == 7.0
+    assert saved_agent.agent.speed == 4.5
+    assert saved_agent.agent.radius == load_scene(scene).find("agent").agent.radius
