@@ -13,6 +13,7 @@ from sim.components.terrain import TerrainPatch
 from sim.config import AgentMode
 from sim.editor.selection import OUTLINE_COLOR
 from sim.scene.file import load_scene
+from sim.scene.merge import spec_settings
 from tests.helpers.paths import DEFAULT_SCENE, SCENES_DIR
 from tests.helpers.virtual_mouse import Mouse
 
@@ -239,8 +240,8 @@ def test_saved_settings_come_back_on_reload_and_an_undone_one_is_not_saved(open_
     mouse.key("escape")
     mouse.key("z", holding=CONTROL)  # the radius goes back, and is not saved
     mouse.key("s", holding=CONTROL)
-    reloaded = load_scene(saved)
-    saved_mud, saved_agent = reloaded.find("mud"), reloaded.find("agent")
-    assert saved_mud.terrain_cost == 7.0
-    assert saved_agent.agent.speed == 4.5
-    assert saved_agent.agent.radius == load_scene(scene).find("agent").agent.radius
+    settings = {obj.name: dict(spec_settings(obj)) for obj in load_scene(saved).objects}
+    loaded = {obj.name: dict(spec_settings(obj)) for obj in load_scene(scene).objects}
+    assert settings["mud"]["terrain.cost"] == 7.0
+    assert settings["agent"]["agent.speed"] == 4.5
+    assert settings["agent"]["agent.radius"] == loaded["agent"]["agent.radius"]

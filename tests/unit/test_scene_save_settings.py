@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from sim.scene.file import list_scenes, load_scene
-from sim.scene.merge import MergeBase, ObjectState, spec_settings
+from sim.scene.merge import MergeBase, ObjectState, Setting, spec_settings
 from sim.scene.spec import SceneSpec
 from sim.scene.writer import SceneSaveError, save_scene
 
@@ -23,7 +23,7 @@ def copied(scene: Path, tmp_path: Path) -> tuple[Path, SceneSpec, MergeBase]:
     return path, loaded, MergeBase.loaded(loaded)
 
 
-def app_states(loaded: SceneSpec, **settings: dict[str, object]) -> list[ObjectState]:
+def app_states(loaded: SceneSpec, **settings: dict[str, Setting]) -> list[ObjectState]:
     """The loaded objects, with the settings given by name changed."""
     states = []
     for obj in loaded.listed_objects:
@@ -38,7 +38,7 @@ def app_states(loaded: SceneSpec, **settings: dict[str, object]) -> list[ObjectS
 def test_a_terrain_cost_and_agent_settings_changed_in_the_app_are_written(tmp_path):
     path, loaded, base = copied(TERRAIN_SCENE, tmp_path)
     before = path.read_text(encoding="utf-8")
-    changes = {
+    changes: dict[str, dict[str, Setting]] = {
         "mud": {"terrain.cost": 7.0},
         "agent": {"agent.speed": 4.5, "agent.mode": "patrol"},
     }
