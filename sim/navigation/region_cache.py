@@ -18,6 +18,10 @@ diagonal rules alike (`sim.navigation.regions`). The rules that pass blocked cor
 ("one-obstacle", "always") join cells those regions keep apart, and the cache does not label
 them: their queries always search (`rule_of` is None for them).
 
+The last proof `known_apart_flat` made is also kept in C (`proven_apart`), which `find_path`
+asks before any Python: a later unreachable query on the same array costs about a
+microsecond.
+
 An owner that edits an array in place and knows which cells it changed (the app's grid) may
 call `cells_changed`, which keeps the labels current without a diff. Thread-safe: one lock
 guards the cache.
@@ -137,14 +141,14 @@ def _never_proven(walkable: object, start: object, goal: object) -> bool:
 
 
 proven_apart: Callable[[Any, Any, Any], bool] = _apart.apart if APART_AVAILABLE else _never_proven
-"""Whether the last proof `known_apart_flat` made shows this query unreachable now.
+"""`proven_apart(walkable, start, goal)`: the last proof `known_apart_flat` made, asked again.
 
-    For `find_path`'s common call, before anything else: True only where `known_apart_flat`
-    would prove it from the same map (the same array, its map unchanged since, both ends
-    walkable tuples of two ints in the grid, in different regions whose smaller one is
-    still sealed); False means "not proven here", never "reachable". In C (`_apart`: well
-    under a microsecond) when built, else always False. Takes no lock: the map moves its
-`version` on before it changes, and the C call holds the GIL throughout.
+For `find_path`'s common call, before anything else: True only where `known_apart_flat` would
+prove the query unreachable from the same map (the same array, its map unchanged since, both
+ends walkable tuples of two ints in the grid, in different regions whose smaller one is still
+sealed); False means "not proven here", never "reachable". In C (`_apart`: well under a
+microsecond) when built, else always False. Takes no lock: the map moves its `version` on
+before it changes, and the C call holds the GIL throughout.
 """
 
 
