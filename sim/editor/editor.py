@@ -108,6 +108,10 @@ class SceneEditor:
             return None
         return (watcher.get_mouse_x(), watcher.get_mouse_y())
 
+    def control_held(self) -> bool:
+        """Whether Ctrl is held now: its keys are chords (Ctrl+Z), not typing."""
+        return self._is_down(KeyboardButton.control())
+
     def _is_down(self, button: ButtonHandle) -> bool:
         return self._watcher is not None and bool(self._watcher.is_button_down(button))
 

@@ -243,7 +243,8 @@ class Inspector(Component):
         return True
 
     def _typed_key(self, key: str) -> None:
-        if self.focused is not None and not self._busy():
+        # Ctrl+Z, Ctrl+S and the like belong to the editor, whose own binding runs them.
+        if self.focused is not None and not self._busy() and not self._editor.control_held():
             self._field_key(key)
 
     def _field_key(self, key: str) -> None:

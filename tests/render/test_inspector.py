@@ -245,3 +245,14 @@ def test_saved_settings_come_back_on_reload_and_an_undone_one_is_not_saved(open_
     assert settings["mud"]["terrain.cost"] == 7.0
     assert settings["agent"]["agent.speed"] == 4.5
     assert settings["agent"]["agent.radius"] == loaded["agent"]["agent.radius"]
+
+
+def test_ctrl_z_while_typing_undoes_and_types_nothing(default_scene):
+    app, mouse = default_scene
+    wall = select(app, mouse, WALL)
+    mouse.key("e")
+    focus(app, mouse, "scale")
+    mouse.key("2")
+    mouse.key("z", holding=CONTROL)
+    assert wall.node.get_h() == pytest.approx(0.0)
+    assert app.inspector.typed == "2"
