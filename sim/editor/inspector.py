@@ -43,6 +43,7 @@ from sim.navigation.grid import MAX_COST, MIN_COST
 from sim.scene import values
 from sim.scene.agents import MAX_SPEED
 from sim.scene.merge import Setting, Settings
+from sim.scene.spec import SceneSpec
 from sim.scene.values import Read, Reader
 
 if TYPE_CHECKING:
@@ -189,8 +190,11 @@ class Inspector(Component):
         panel: InspectorPanel,
         notify: Callable[[str], None],
         busy: Callable[[], bool] = lambda: False,
+        turns_itself: Callable[[str], bool] = lambda _name: False,
     ) -> None:
         super().__init__()
+        # Whether the object called so has a rotator, which sets its heading every frame.
+        self._turns_itself = turns_itself
         self._editor, self._grid, self._panel, self._notify = editor, grid, panel, notify
         self._root = root  # the frame the outline is drawn in
         self._busy = busy  # while True (a modal menu is open) the inspector takes no keys
@@ -211,6 +215,7 @@ class Inspector(Component):
                 panel=InspectorPanel(app.base.a2dRightCenter),
                 notify=app.notify,
                 busy=lambda: app.generator_menu.opened,
+                turns_itself=lambda name: _has_rotator(app.options.scene, name),
             )
         )
         inspector.bind_typing(set(TYPED_CHARS) - set(table_keys))
@@ -297,22 +302,28 @@ class Inspector(Component):
         try:
             value = field.read(Reader(obj.name, key), raw)
         except SimError as error:
-            self.error = str(error)
-            self._notify(self.error)
-            return False
+            return self._refuse(str(error))
+        if key == HEADING.key and self._turns_itself(obj.name):
+            return self._refuse(f"{obj.name}: heading: it turns by itself ([objects.rotator])")
         self._change(obj, key, value)
         return True
+
+    def _refuse(self, message: str) -> bool:
+        self.error = message
+        self._notify(message)
+        return False
 
     def rotate(self, degrees: float) -> None:
         """Turn the selection by `degrees` about +Z (Q: -`TURN_DEG`, E: +`TURN_DEG`), undoably.
 
-        Only the cubes the editor moves turn: an agent turns by itself.
+        Only the cubes the editor moves turn: an agent turns by itself, and so does an object
+        with a rotator (refused with a message).
         """
         obj = self.selected
         if obj is None or HEADING not in fields_of(obj):
             return
         heading = math.fmod(obj.node.get_h() + degrees, 360.0) + 0.0
-        self._change(obj, HEADING.key, round(heading, 4))
+        self.set_value(HEADING.key, round(heading, 4))
 
     def nudge(self, columns: int, rows: int) -> None:
         """Move the selection by whole cells along x and y (the arrow keys), undoably.
@@ -326,8 +337,7 @@ class Inspector(Component):
         x, y, z = obj.node.get_pos()
         x, y = x + columns * grid.grid_cell_size, y + rows * grid.grid_cell_size
         if grid.world_to_cell(x, y) is None:
-            self.error = f"{obj.name}: pos: ({x:g}, {y:g}) lies off the grid"
-            self._notify(self.error)
+            self._refuse(f"{obj.name}: pos: ({x:g}, {y:g}) lies off the grid")
             return
         self._change(obj, POS.key, (x, y, z))
 
@@ -417,3 +427,8 @@ class Inspector(Component):
         """Drop the typing keys and the panel."""
         self._keys.ignore_all()
         self._panel.destroy()
+
+
+def _has_rotator(scene: SceneSpec, name: str) -> bool:
+    spec = scene.find(name)
+    return spec is not None and spec.rotator is not None

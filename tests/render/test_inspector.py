@@ -256,3 +256,14 @@ def test_ctrl_z_while_typing_undoes_and_types_nothing(default_scene):
     mouse.key("z", holding=CONTROL)
     assert wall.node.get_h() == pytest.approx(0.0)
     assert app.inspector.typed == "2"
+
+
+def test_an_object_with_a_rotator_is_not_turned_by_q_or_e(open_app):
+    app = open_app(SCENES_DIR / "traffic.toml", size=(640, 480))
+    Mouse(app)
+    app.step()
+    turnstile = app.world.find("turnstile")
+    app.editor.selected = turnstile
+    app.inspector.rotate(15.0)
+    assert app.editor.history.undo_depth == 0
+    assert app.inspector.error == "turnstile: heading: it turns by itself ([objects.rotator])"
