@@ -99,6 +99,7 @@ def test_the_sun_casts_shadows_in_the_window(tmp_path: Path):
             app.stop()
     report = app.report()
     assert report["window"]["shadows"] is True, "pandagl on Mesa runs shaders: shadows expected"
+    assert report["window"]["multisamples"] > 0, "Mesa's GLX offers multisampled visuals"
     screen = {entry["name"]: entry["screen"] for entry in report["objects"]}
     image = np.asarray(Image.open(shot).convert("RGB"))
     shadow = _brightness(image, screen["in-shadow"])
