@@ -194,6 +194,7 @@ class SimApp:
             notify=self.notify,
             motion=self.motion,
             agents=self.agents,
+            moved_by_script=self.scripts.moved,
         )
         pose = scene.camera
         home = CameraPose(pose.target, pose.distance, pose.heading, pose.pitch)

@@ -66,6 +66,7 @@ class SceneEditor:
         notify: Callable[[str], None],
         motion: SceneMotion | None = None,
         agents: Sequence[AgentController] = (),
+        moved_by_script: Callable[[GameObject], bool] = lambda _obj: False,
     ) -> None:
         self._world, self._loader = world, loader
         self._grid = grid
@@ -74,6 +75,7 @@ class SceneEditor:
         self._notify = notify
         self._motion = motion  # moves the objects that move by themselves
         self._agents = agents  # asked to replan after an undo or redo, as after a drop
+        self._moved_by_script = moved_by_script  # saved where the file puts it, as an agent
         self._models = {spec.name: spec.model for spec in scene.objects}
         self._authored = {spec.name: spec for spec in scene.objects}
         self._save_base = MergeBase.loaded(scene)  # Ctrl+S writes only the edits made since
@@ -384,15 +386,18 @@ class SceneEditor:
         keep the place and heading the file gave them, so saving mid-run never moves a spawn.
         Objects that move on their own (movers, rotators, doors) are saved where their motion
         is anchored (`placement`: a mover's route origin, where it was dropped last), never
-        mid-route. Each carries the component settings it has now (`live_settings`): a terrain
-        cost set with U or the inspector, an agent's speed, radius and mode.
+        mid-route. Objects a script moves or turns (`sim.scripting`) keep the place, scale and
+        heading the file gave them: their place is the script's. Each carries the component
+        settings it has now (`live_settings`): a terrain cost set with U or the inspector, an
+        agent's speed, radius and mode.
         """
         states = []
         for obj in self._objects:
             if not obj.alive:
                 continue
             authored = self._authored.get(obj.name)
-            if authored is not None and obj.tag not in DRAGGABLE_TAGS:
+            scripted = self._moved_by_script(obj)
+            if authored is not None and (obj.tag not in DRAGGABLE_TAGS or scripted):
                 states.append(
                     ObjectState(
                         name=obj.name,

@@ -81,6 +81,10 @@ class ScriptRunner(Component):
         self._closing = False
         self.errors: list[str] = []
 
+    def moved(self, game_object: GameObject) -> bool:
+        """Whether a script has moved or turned `game_object` (its place is then the script's)."""
+        return self._view is not None and game_object in self._view.moved
+
     @property
     def scripts(self) -> list[Script]:
         """Every script, in scene order (switched-off ones too)."""
@@ -104,7 +108,7 @@ class ScriptRunner(Component):
         """Run `item`'s script on `obj` from the next awake (or now, in a started world)."""
         if self._view is None:
             raise RuntimeError("ScriptRunner.attach() puts scripts on objects first")
-        bind(item.script, ScriptObject(obj), self._view)
+        bind(item.script, ScriptObject(obj, self._view.moved), self._view)
         gizmos = ScriptGizmos(f"script/{len(self._running)}/{obj.name}")
         running = _Running(item, obj, gizmos)
         self._running.append(running)

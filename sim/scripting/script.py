@@ -36,10 +36,15 @@ class ScriptObject:
     moved by a script is put back by its own controller.
     """
 
-    __slots__ = ("_object",)
+    __slots__ = ("_moved", "_object")
 
-    def __init__(self, game_object: GameObject) -> None:
+    def __init__(
+        self, game_object: GameObject, moved: weakref.WeakSet[GameObject] | None = None
+    ) -> None:
         self._object = game_object
+        # Where the runner keeps the objects scripts have moved: saving leaves those where the
+        # file puts them, as it does agents and movers.
+        self._moved = moved
 
     @property
     def name(self) -> str:
@@ -69,7 +74,7 @@ class ScriptObject:
     @position.setter
     def position(self, value: Sequence[float]) -> None:
         x, y, z = _finite_numbers(value, 3, "position")
-        node = self._live().node
+        node = self._moved_object().node
         node.set_pos(node.get_top(), x, y, z)
 
     @property
@@ -86,13 +91,19 @@ class ScriptObject:
     @heading.setter
     def heading(self, value: float) -> None:
         (degrees,) = _finite_numbers((value,), 1, "heading")
-        node = self._live().node
+        node = self._moved_object().node
         node.set_h(node.get_top(), degrees)
 
     def _live(self) -> GameObject:
         if not self.alive:
             raise RuntimeError(f"object {self._object.name!r} has been removed")
         return self._object
+
+    def _moved_object(self) -> GameObject:
+        moving = self._live()
+        if self._moved is not None:
+            self._moved.add(moving)
+        return moving
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, ScriptObject) and other._object is self._object
@@ -118,6 +129,8 @@ class ScriptWorld:
     def __init__(self, world: World, scene_objects: Iterable[GameObject]) -> None:
         self._world = world
         self._scene: weakref.WeakSet[GameObject] = weakref.WeakSet(scene_objects)
+        self.moved: weakref.WeakSet[GameObject] = weakref.WeakSet()
+        """The objects a script has moved or turned, through any view of them."""
 
     @property
     def time_s(self) -> float:
@@ -126,7 +139,8 @@ class ScriptWorld:
 
     def find(self, name: str) -> ScriptObject | None:
         """The object called `name`, or None."""
-        return next((ScriptObject(obj) for obj in self._objects() if obj.name == name), None)
+        found = (obj for obj in self._objects() if obj.name == name)
+        return next((ScriptObject(obj, self.moved) for obj in found), None)
 
     def find_with_tag(self, tag: str) -> ScriptObject | None:
         """The first object (in scene order) tagged `tag` ("End", "Obstacle", ...), or None."""
@@ -136,7 +150,9 @@ class ScriptWorld:
     def find_all_with_tag(self, tag: str) -> list[ScriptObject]:
         """Every object tagged `tag`, in scene order."""
         return [
-            ScriptObject(obj) for obj in self._world.find_all_with_tag(tag) if self._is_scene(obj)
+            ScriptObject(obj, self.moved)
+            for obj in self._world.find_all_with_tag(tag)
+            if self._is_scene(obj)
         ]
 
     def _objects(self) -> list[GameObject]:

@@ -5,8 +5,10 @@ off and reported while the run goes on, and `sim run` exits 2 in one line for a 
 from __future__ import annotations
 
 import math
+import shutil
 import subprocess
 import sys
+import tomllib
 from dataclasses import replace
 from pathlib import Path
 
@@ -267,3 +269,22 @@ def test_sim_run_refuses_a_bad_script_in_one_line(tmp_path, case):
     lines = done.stderr.splitlines()
     assert len(lines) == 1, done.stderr
     assert lines[0].startswith(f"sim: {scene}: {expected}")
+
+
+def test_saving_keeps_the_file_place_of_what_a_script_moves_and_the_users_edits(open_app, tmp_path):
+    # The orbiter is mid-orbit and the beacon follows End: both are the scripts' to place, so
+    # saving leaves them where the file puts them; the wall the user drags is saved moved.
+    scene = tmp_path / "scripted.toml"
+    shutil.copytree(SCENES_DIR / "scripts", tmp_path / "scripts")
+    scene.write_text(SCRIPTED.read_text())
+    saved = tmp_path / "saved.toml"
+    app = open_app(scene, save_as=saved)
+    for _ in range(30):
+        app.step()
+    wall = next(obj for obj in app.objects if obj.name == "wall_west")
+    app.editor.move_to(wall, -2.5, -2.0)
+    assert app.editor.save() == saved
+    entries = {entry["name"]: entry for entry in tomllib.loads(saved.read_text())["objects"]}
+    assert entries["orbiter"]["pos"] == [3.0, 0.0, 0.0]
+    assert entries["beacon"]["pos"] == [8.5, 4.5, 2.0]
+    assert entries["wall_west"]["pos"][:2] == [-2.5, -2.0]
