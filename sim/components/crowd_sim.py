@@ -159,6 +159,24 @@ class CrowdSim(Component):
             to_start=own["patrol_to_start"],
         )
 
+    def refresh_settings(self, agent: AgentController) -> None:
+        """Take `agent`'s settings from its config again (the inspector changed them).
+
+        Its row copied them when it joined, so a changed speed or radius would not reach the
+        crowd's step otherwise; an agent without a row here is left alone.
+        """
+        rows = self._rows
+        rows.flush()
+        if agent not in rows.controllers:
+            return
+        row = rows.controllers.index(agent)
+        config = agent.config
+        rows.radii[row] = config.radius
+        rows.speeds[row] = config.speed
+        rows.arrival_radii[row] = config.arrival_radius
+        rows.turn_rates[row] = config.turn_rate
+        rows.avoidance[row] = config.avoidance
+
     def leave(self, agent: AgentController) -> None:
         """Drop `agent`'s row at the start of the next update."""
         self._left.append(agent)

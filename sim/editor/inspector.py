@@ -191,8 +191,11 @@ class Inspector(Component):
         notify: Callable[[str], None],
         busy: Callable[[], bool] = lambda: False,
         turns_itself: Callable[[str], bool] = lambda _name: False,
+        agent_changed: Callable[[AgentController], None] = lambda _agent: None,
     ) -> None:
         super().__init__()
+        # Told each agent whose settings changed: a crowd keeps its own copy of them.
+        self._agent_changed = agent_changed
         # Whether the object called so has a rotator, which sets its heading every frame.
         self._turns_itself = turns_itself
         self._editor, self._grid, self._panel, self._notify = editor, grid, panel, notify
@@ -216,6 +219,7 @@ class Inspector(Component):
                 notify=app.notify,
                 busy=lambda: app.generator_menu.opened,
                 turns_itself=lambda name: _has_rotator(app.options.scene, name),
+                agent_changed=app.crowd_sim.refresh_settings,
             )
         )
         inspector.bind_typing(set(TYPED_CHARS) - set(table_keys))
@@ -393,6 +397,7 @@ class Inspector(Component):
                 agent.config = replace(agent.config, **{setting: value})
                 if setting == "mode":
                     agent.mode = value
+                self._agent_changed(agent)
         self._editor.settle()
 
     # --- drawing ---------------------------------------------------------------------------
