@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from sim.components.agent_controller import AGENT_PATH_COLOR
 from sim.components.grid_manager import BLOCK_COLOR
 from sim.components.legend import Color, Legend, LegendRow, LegendSection
+from sim.components.no_path import FIX_OUTLINE_COLOR, GOAL_REGION_COLOR, START_REGION_COLOR
 from sim.components.start_end_path import PATH_COLOR
 from sim.scene.builder import GROUND_COLOR
 from sim.search_view.view import CLOSED_COLOR, CURRENT_COLOR, OPEN_COLOR
@@ -33,8 +34,14 @@ def over_ground(color: Color) -> Color:
     return (red, green, blue, 1.0)
 
 
-def legend_sections(search_open: Callable[[], bool]) -> list[LegendSection]:
-    """The scene's colours always, the search states while `search_open()` says the view is."""
+def legend_sections(
+    search_open: Callable[[], bool], no_path_shown: Callable[[], bool]
+) -> list[LegendSection]:
+    """The legend's sections, top to bottom: the scene's colours, then those shown for a while.
+
+    The search states show while `search_open()` says the view is open, the no-path shading
+    while `no_path_shown()` says the ground shows it.
+    """
     return [
         LegendSection(
             "scene",
@@ -54,6 +61,15 @@ def legend_sections(search_open: Callable[[], bool]) -> list[LegendSection]:
             ),
             shown=search_open,
         ),
+        LegendSection(
+            "no path",
+            (
+                LegendRow("Start's region", over_ground(START_REGION_COLOR)),
+                LegendRow("End's region", over_ground(GOAL_REGION_COLOR)),
+                LegendRow("cells to remove", FIX_OUTLINE_COLOR),
+            ),
+            shown=no_path_shown,
+        ),
     ]
 
 
@@ -62,8 +78,14 @@ def add_legend(app: SimApp) -> Legend:
     bottom = BOTTOM if app.legend is None else app.legend.top + GAP
     legend = Legend(
         app.base.a2dBottomLeft,
-        legend_sections(lambda: app.search_view.opened),
+        legend_sections(lambda: app.search_view.opened, lambda: _no_path_shown(app)),
         visible=lambda: app.hud.visible,
         bottom=bottom,
     )
     return app.world.spawn("colour-legend").add_component(legend)
+
+
+def _no_path_shown(app: SimApp) -> bool:
+    """Whether the ground shows why there is no path (the planner's drawing, not suppressed)."""
+    path = app.path
+    return path.explanation is not None and path.show_path and not path.suppressed

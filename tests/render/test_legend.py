@@ -20,6 +20,7 @@ pytestmark = pytest.mark.render
 
 SCENE_ROWS = ["scene", "blocked cell", "path", "agent route"]
 SEARCH_ROWS = ["search", "open (frontier)", "closed (expanded)", "current", "path"]
+NO_PATH_ROWS = ["no path", "Start's region", "End's region", "cells to remove"]
 
 
 def _corner(app):
@@ -101,3 +102,15 @@ def test_a_scene_without_terrain_has_the_colour_legend_alone(open_app):
     app.step()
     assert app.legend is None
     assert "terrain cost" not in app.colour_legend.labels()
+
+
+def test_the_no_path_shading_is_named_while_the_ground_shows_it(open_app):
+    app = open_app(SCENES_DIR / "walled.toml")
+    mouse = Mouse(app)
+    for _ in range(5):
+        app.step()
+    assert app.path.explanation is not None
+    assert app.colour_legend.labels() == [*SCENE_ROWS, *NO_PATH_ROWS]
+    mouse.key("p")  # P hides the path and, with it, the shading
+    app.step()
+    assert app.colour_legend.labels() == SCENE_ROWS
