@@ -130,7 +130,8 @@ def replan_line(agent: AgentController) -> str | None:
     Both on the same grid between the same cells; None without such a plan (a crowd's, or the
     agent does not compare: `AgentController.compare_fresh`).
 
-    E.g. "  last replan (cut): repaired, 31 expanded vs 412 by A* from scratch".
+    E.g. "  last replan (cut): repaired, 31 expanded (fresh A*: 412)": A* from scratch expanded
+    412 cells for the same plan.
     """
     outcome, cause = agent.outcome, agent.last_cause
     if outcome is None or cause is None or outcome.fresh_expanded is None:
@@ -139,9 +140,10 @@ def replan_line(agent: AgentController) -> str | None:
         # Start on the goal cell, or a proof that the goal is cut off: neither search ran.
         return f"  last replan ({CAUSE_WORDS[cause]}): answered without a search"
     how = "repaired" if outcome.repaired else "new search"
+    # Short enough not to wrap in an 800-pixel window: the HUD wraps before the middle.
     return (
         f"  last replan ({CAUSE_WORDS[cause]}): {how}, {outcome.expanded} expanded"
-        f" vs {outcome.fresh_expanded} by A* from scratch"
+        f" (fresh A*: {outcome.fresh_expanded})"
     )
 
 

@@ -66,4 +66,4 @@ def test_the_hud_shows_replans_by_cause_and_the_last_repair(open_app: OpenApp) -
     counts = [agent.replans_by_cause[cause] for cause in ReplanCause]
     assert "({} interval, {} cut, {} goal)".format(*counts) in hud
     assert "repaired" in hud
-    assert "by A* from scratch" in hud
+    assert "(fresh A*: " in hud

@@ -15,7 +15,7 @@ def agent(outcome: PlanOutcome) -> Any:
 def test_a_repair_is_compared_with_a_fresh_search() -> None:
     outcome = PlanOutcome(found=True, expanded=31, repaired=True, fresh_expanded=412)
     line = replan_line(agent(outcome))
-    assert line == "  last replan (cut): repaired, 31 expanded vs 412 by A* from scratch"
+    assert line == "  last replan (cut): repaired, 31 expanded (fresh A*: 412)"
 
 
 def test_a_plan_without_any_search_says_so_instead_of_zero_against_zero() -> None:
