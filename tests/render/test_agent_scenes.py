@@ -30,6 +30,7 @@ ARRIVAL_BUDGET_S = {
     # Two groups of 30 through one doorway: about 15 s while they walk through each other,
     # longer once they give way to each other there.
     "crossing": 60.0,
+    "scripted": 30.0,  # round both walls and past the orbiting bar: about 10 s
 }
 PATH_RGB = rgb(PATH_COLOR)
 
