@@ -30,9 +30,15 @@
  *     random maps, short scans and a jump point every few cells), not memory. Compiling one
  *     copy of the expansion per arrival direction cut the branches callgrind counts by a fifth
  *     but not the time (the code no longer fit the instruction cache), so it was left out.
+ * `search_landmarks` runs the same search with the octile heuristic raised by landmark distance
+ * fields (landmarks.py: h = max(octile, |d_i(goal) - d_i(n)|)), after checking with memcmp that
+ * the array still holds the bytes the fields were built from (else it answers None). A cell's
+ * distances are one row of the fields (8 doubles: one cache line), read once per queued cell.
  * The GIL is released during the search; the input buffer stays pinned by its Py_buffer view.
  */
 #include "_grid_search.h"
+
+enum { LANDMARKS_MAX = 32 };
 
 #if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 #define WORD_SCANS 1
@@ -47,6 +53,14 @@ typedef struct {
     long goal_row, goal_col;
     double h_weight;
     int kind; /* the heuristic */
+    /* Landmarks (landmarks.py): `fields` holds `stride` distances a cell, cell-major, and
+     * goal_d[i] the distance of the goal from landmark i for the `count` landmarks that reach
+     * the goal (their index in a cell's row in which[i]). count 0: the plain heuristic. */
+    const double *fields;
+    long stride;
+    int count;
+    int which[LANDMARKS_MAX];
+    double goal_d[LANDMARKS_MAX];
 } Jps;
 
 enum { NO_JUMP = -1 };
@@ -232,6 +246,21 @@ static HOT_INLINE int32_t direction_code(long d_row, long d_col) {
 
 enum { START_CODE = 5 }; /* direction_code(0, 0): the start, reached from nowhere */
 
+/* The heuristic of `cell` at (row, col): the plain one, or with landmarks the largest of it and
+ * |d_i(goal) - d_i(cell)| over the landmarks that reach both (JumpPointSearch._h_of, the same
+ * operations in the same order). */
+static HOT_INLINE double h_of(const Jps *j, long cell, long row, long col, int kind) {
+    double h = j->h_weight * heuristic_of(kind, labs(col - j->goal_col), labs(row - j->goal_row));
+    if (j->count) {
+        const double *here = j->fields + cell * j->stride;
+        for (int i = 0; i < j->count; i++) {
+            const double d = fabs(j->goal_d[i] - here[j->which[i]]);
+            if (d < INFINITY && d > h) h = d;
+        }
+    }
+    return h;
+}
+
 /* Queue jump point `cell` at (row, col), reached from `current` at cost `new_cost` by a last
  * step in direction `code`, as JumpPointSearch.advance: skip it when closed, keep only a lower
  * cost. Returns 0 when out of memory. */
@@ -250,8 +279,7 @@ static HOT_INLINE int relax(Frontier *f, const Jps *j, int32_t current, long cel
     next->cost_so_far = new_cost;
     next->came_from = current;
     next->slot = code;
-    const double h =
-        j->h_weight * heuristic_of(kind, labs(col - j->goal_col), labs(row - j->goal_row));
+    const double h = h_of(j, cell, row, col, kind);
     const double priority = floor_of((new_cost + h) * TIE_SCALE);
     open_push(f, (Node){bits_of(priority), bits_of(h), (int32_t)cell});
     return 1;
@@ -372,8 +400,7 @@ static HOT_INLINE int jps_loop(const Jps *j, Frontier *f, int kind, Py_ssize_t *
     Py_ssize_t expanded = 0;
     int status = SEARCH_UNREACHABLE;
     const long start_row = j->start / width, start_col = j->start % width;
-    const double h = j->h_weight * heuristic_of(kind, labs(start_col - j->goal_col),
-                                                labs(start_row - j->goal_row));
+    const double h = h_of(j, j->start, start_row, start_col, kind);
     f->state[j->start] = (CellState){0.0, -1, START_CODE};
     f->ws->closed[j->start] = QUEUED;
     f->ws->touched[f->touched_count++] = j->start;
@@ -451,15 +478,12 @@ PyDoc_STRVAR(search_doc,
              "    -> (found, cells, cost, expanded)\n\n"
              "One jump point search; see sim/navigation/kernel.py (jps_flat) for the contract.");
 
-static PyObject *jps_search(PyObject *module, PyObject *args) {
-    (void)module;
-    PyObject *walkable_obj;
-    Py_ssize_t height, width, start, goal;
-    int heuristic;
-    double h_weight;
-    if (!PyArg_ParseTuple(args, "Onnnnid:search", &walkable_obj, &height, &width, &start, &goal,
-                          &heuristic, &h_weight))
-        return NULL;
+/* One search on `walkable_obj` (checked here), with the landmark distances `fields` (count
+ * a cell, NULL for none) when given; `snapshot` (NULL for none) must then hold the bytes the
+ * fields were built from, or the answer is None: the caller rebuilds or searches without. */
+static PyObject *run_search(PyObject *walkable_obj, Py_ssize_t height, Py_ssize_t width,
+                            Py_ssize_t start, Py_ssize_t goal, int heuristic, double h_weight,
+                            const double *fields, Py_ssize_t landmarks, const uint8_t *snapshot) {
     if (height <= 0 || width <= 0 || height > INT32_MAX / width) {
         PyErr_Format(PyExc_ValueError, "grid of %zd x %zd cells: need 1 to 2**31 - 1 cells",
                      height, width);
@@ -495,8 +519,22 @@ static PyObject *jps_search(PyObject *module, PyObject *args) {
         PyBuffer_Release(&view);
         return NULL;
     }
-    const Jps problem = {walkable, (long)height, (long)width, (int32_t)start, (int32_t)goal,
-                         (long)(goal / width), (long)(goal % width), h_weight, heuristic};
+    /* The fields hold for the bytes they were built from only: an opened cell can make them
+     * overestimate. Compared on every call (about 10 us for 512 x 512). */
+    if (snapshot != NULL && memcmp(snapshot, walkable, (size_t)size) != 0) {
+        PyBuffer_Release(&view);
+        Py_RETURN_NONE;
+    }
+    Jps problem = {walkable, (long)height, (long)width, (int32_t)start, (int32_t)goal,
+                   (long)(goal / width), (long)(goal % width), h_weight, heuristic, fields,
+                   (long)landmarks, 0, {0}, {0}};
+    for (Py_ssize_t i = 0; fields != NULL && i < landmarks; i++) {
+        const double d = fields[goal * landmarks + i];
+        if (d < INFINITY) {
+            problem.which[problem.count] = (int)i;
+            problem.goal_d[problem.count++] = d;
+        }
+    }
     Workspace *ws = workspace_take(size);
     if (ws == NULL) {
         PyBuffer_Release(&view);
@@ -552,8 +590,64 @@ static PyObject *jps_search(PyObject *module, PyObject *args) {
                          expanded);
 }
 
+static PyObject *jps_search(PyObject *module, PyObject *args) {
+    (void)module;
+    PyObject *walkable_obj;
+    Py_ssize_t height, width, start, goal;
+    int heuristic;
+    double h_weight;
+    if (!PyArg_ParseTuple(args, "Onnnnid:search", &walkable_obj, &height, &width, &start, &goal,
+                          &heuristic, &h_weight))
+        return NULL;
+    return run_search(walkable_obj, height, width, start, goal, heuristic, h_weight, NULL, 0,
+                      NULL);
+}
+
+PyDoc_STRVAR(search_landmarks_doc,
+             "search_landmarks(walkable, height, width, start, goal, fields, snapshot)\n"
+             "    -> (found, cells, cost, expanded) or None\n\n"
+             "search() with the octile heuristic raised by landmark distances; None when\n"
+             "walkable's bytes differ from snapshot's. See sim/navigation/landmarks.py.");
+
+static PyObject *jps_search_landmarks(PyObject *module, PyObject *args) {
+    (void)module;
+    PyObject *walkable_obj, *fields_obj, *snapshot_obj;
+    Py_ssize_t height, width, start, goal;
+    if (!PyArg_ParseTuple(args, "OnnnnOO:search_landmarks", &walkable_obj, &height, &width,
+                          &start, &goal, &fields_obj, &snapshot_obj))
+        return NULL;
+    Py_buffer fields, snapshot;
+    if (PyObject_GetBuffer(fields_obj, &fields, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
+        return NULL;
+    if (PyObject_GetBuffer(snapshot_obj, &snapshot, PyBUF_C_CONTIGUOUS) < 0) {
+        PyBuffer_Release(&fields);
+        return NULL;
+    }
+    PyObject *result = NULL;
+    const Py_ssize_t size = height > 0 && width > 0 && height <= INT32_MAX / width
+                                ? height * width
+                                : -1;
+    /* fields: [cell, landmark], so its shape says how many landmarks a cell has. */
+    const Py_ssize_t landmarks = fields.ndim == 2 ? fields.shape[1] : 0;
+    if (size < 0 || snapshot.len != size || fields.itemsize != (Py_ssize_t)sizeof(double) ||
+        !format_is(&fields, 'd') || landmarks < 1 || fields.shape[0] != size ||
+        landmarks > LANDMARKS_MAX) {
+        PyErr_Format(PyExc_ValueError,
+                     "search_landmarks needs %zd snapshot bytes and a [%zd, 1 to %d] float64 "
+                     "array of distances, got %zd bytes and %zd-D",
+                     size, size, (int)LANDMARKS_MAX, snapshot.len, (Py_ssize_t)fields.ndim);
+    } else {
+        result = run_search(walkable_obj, height, width, start, goal, H_OCTILE, 1.0, fields.buf,
+                            landmarks, snapshot.buf);
+    }
+    PyBuffer_Release(&snapshot);
+    PyBuffer_Release(&fields);
+    return result;
+}
+
 static PyMethodDef jps_methods[] = {
     {"search", jps_search, METH_VARARGS, search_doc},
+    {"search_landmarks", jps_search_landmarks, METH_VARARGS, search_landmarks_doc},
     {NULL, NULL, 0, NULL},
 };
 

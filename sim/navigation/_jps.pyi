@@ -10,3 +10,13 @@ def search(
     h_weight: float,
     /,
 ) -> tuple[bool, tuple[tuple[int, int], ...], float, int]: ...
+def search_landmarks(
+    walkable: Any,
+    height: int,
+    width: int,
+    start: int,
+    goal: int,
+    fields: Any,
+    snapshot: Any,
+    /,
+) -> tuple[bool, tuple[tuple[int, int], ...], float, int] | None: ...

@@ -10,6 +10,11 @@ general path would (a property test holds the two to it). Anything else, and eve
 ends in an error or an early "no path" reason, it leaves to the general path by returning
 None.
 
+One difference, on large arrays only: an array of at least 256 x 256 cells queried again and
+again may be searched with landmark distance fields (`sim.navigation.landmarks.search`, where
+its first queries show they pay). The cost is the general path's; the cells may be another
+path of that cost, and `expanded` is what this search expanded, fewer.
+
 An unreachable query proven here (`region_cache.known_apart_flat`) leaves its proof to
 `region_cache.proven_apart`, which `find_path` asks first: the next unreachable query on the
 same array, whichever its ends, is answered in C before this module runs.
@@ -21,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from sim.navigation import kernel, region_cache
+from sim.navigation import kernel, landmarks, region_cache
 from sim.navigation.query import PathResult, Query, Reason
 
 _UNREACHABLE = PathResult.none(Reason.UNREACHABLE)
@@ -70,7 +75,7 @@ def plan(walkable: Any, start: Any, goal: Any) -> PathResult | None:
         return None
     if region_cache.known_apart_flat(walkable, start_flat, goal_flat):
         return _UNREACHABLE
-    found, cells, cost, expanded = kernel.jps_search(walkable, height, width, start_flat, goal_flat)
+    found, cells, cost, expanded = landmarks.search(walkable, height, width, start_flat, goal_flat)
     if found:
         return PathResult(True, cells, cost, expanded, Reason.FOUND)
     result = PathResult(False, cells, cost, expanded, Reason.UNREACHABLE)

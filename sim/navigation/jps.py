@@ -53,12 +53,13 @@ import itertools
 import math
 from collections.abc import Iterator
 from heapq import heappop, heappush
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import NDArray
 
 from sim.navigation.grid import Cell, check_walkable
-from sim.navigation.heuristics import HEURISTICS, parse_heuristic
+from sim.navigation.heuristics import HEURISTICS, Heuristic, parse_heuristic
 from sim.navigation.moves import DIRECTIONS, SQRT2
 from sim.navigation.query import (
     PathResult,
@@ -68,6 +69,9 @@ from sim.navigation.query import (
     check_jps,
     reason_before_search,
 )
+
+if TYPE_CHECKING:
+    from sim.navigation.landmarks import Landmarks
 
 TIE_SCALE = 2.0**30
 """Priorities are floored to multiples of 1 / TIE_SCALE, as `sim.navigation.search` does."""
@@ -98,10 +102,14 @@ class JumpPointSearch:
         goal: last cell; a goal outside the grid or on a blocked cell gives ``found=False``.
         heuristic: octile (the default), euclidean, chebyshev or zero
             (`sim.navigation.query.JPS_HEURISTICS`).
+        landmarks: distance fields built from this very array
+            (`sim.navigation.landmarks.build`): with octile, the heuristic is raised by them
+            as the compiled ``search_landmarks`` raises it; None (the default) for the plain one.
 
     Raises:
         ValueError: naming the value, for a mask that is not 2-D bool, a cell that is not two
-            integers, a start outside the grid, or a heuristic jps does not take.
+            integers, a start outside the grid, a heuristic jps does not take, or landmarks
+            with another heuristic than octile or built from other cells.
 
     >>> search = JumpPointSearch(np.ones((3, 3), dtype=bool), (0, 0), (2, 2))
     >>> search.advance(1), search.current, search.frontier
@@ -117,9 +125,15 @@ class JumpPointSearch:
         goal: Cell,
         *,
         heuristic: str = "octile",
+        landmarks: Landmarks | None = None,
     ) -> None:
         walkable = check_walkable(walkable)
         self._heuristic_name = parse_heuristic(heuristic)
+        if landmarks is not None:
+            if self._heuristic_name is not Heuristic.OCTILE:
+                raise ValueError(f"landmarks raise the octile heuristic only, got {heuristic!r}")
+            if not landmarks.matches(walkable):
+                raise ValueError("landmarks were built from other cells than walkable's")
         check_jps(walkable, None, diagonal=True, heuristic=self._heuristic_name, weight=1.0)
         height, width = (int(side) for side in walkable.shape)
         start, goal = check_ends(start, goal, (height, width))
@@ -136,6 +150,9 @@ class JumpPointSearch:
         self._goal_padded = (goal[0] + 1) * self._stride + goal[1] + 1
         self._heuristic = HEURISTICS[self._heuristic_name]
         self._h_factor = 1.0  # weight 1 x heuristic scale 1: no costs (PriorityTerms.h_factor)
+        self._landmarks = landmarks
+        inside = 0 <= goal[0] < height and 0 <= goal[1] < width
+        self._goal_terms = landmarks.goal_terms(self._goal) if landmarks and inside else ()
         self._cost_so_far: dict[int, float] = {}
         self._came_from: dict[int, int] = {}
         self._closed: set[int] = set()
@@ -319,7 +336,10 @@ class JumpPointSearch:
     def _h_of(self, cell: int) -> float:
         row, col = divmod(cell, self._width)
         dx, dy = abs(col - self._goal_col), abs(row - self._goal_row)
-        return self._h_factor * self._heuristic(dx, dy)
+        h = self._h_factor * self._heuristic(dx, dy)
+        if self._landmarks is None:
+            return h
+        return self._landmarks.raise_by(h, cell, self._goal_terms)
 
     def _path(self) -> tuple[Cell, ...]:
         """The jump points from the start to the goal, with every cell between laid out."""

@@ -22,7 +22,7 @@ and returns what `sim.navigation.jps` returns, bit for bit.
 from __future__ import annotations
 
 import warnings
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -41,6 +41,9 @@ from sim.navigation.query import (
     priority_terms,
     reason_before_search,
 )
+
+if TYPE_CHECKING:
+    from sim.navigation.landmarks import Landmarks
 
 KERNEL_AVAILABLE: bool
 """Whether the compiled extension imported; `find_path` runs in C when it is True."""
@@ -285,6 +288,25 @@ def jps_search(
     """
     return _jps.search(
         walkable, height, width, start, goal, _HEURISTIC_CODES[Heuristic.OCTILE], 1.0
+    )
+
+
+def jps_landmarks(
+    walkable: NDArray[np.bool_],
+    height: int,
+    width: int,
+    start: int,
+    goal: int,
+    landmarks: Landmarks,
+) -> tuple[bool, tuple[Cell, ...], float, int] | None:
+    """`jps_search` with the heuristic raised by `landmarks` (`sim.navigation.landmarks`).
+
+    None, without a search, when `walkable` no longer holds the bytes the landmarks were
+    built from (C compares them first). The caller has made `jps_search`'s checks; C checks
+    sizes, indices and the buffers' types again.
+    """
+    return _jps.search_landmarks(
+        walkable, height, width, start, goal, landmarks.fields, landmarks.snapshot
     )
 
 
