@@ -84,6 +84,9 @@ class MapReport:
     queries: int
     rows: list[Row]
     unreachable: UnreachableRow | None = None
+    landmarks_build_ms: float | None = None
+    """What building ours (auto)'s landmark fields took (`sim.navigation.landmarks`), in the
+    query that decided it; None when no query built them."""
 
     def median_ms(self, row: Row, over: Sequence[int] | None = None) -> float:
         """Median ms of `row`, over the query indices `over` (default all it answered)."""
@@ -203,8 +206,18 @@ class MapReport:
     def lines(self) -> list[str]:
         """The table as text: a title line, a pipe table (valid Markdown), the note if any."""
         title = f"{self.name} ({self.width}x{self.height}), {self.queries} queries"
-        note = self.unreachable_note()
-        return [title, "", *pipe_table(self.table()), *(["", note] if note else [])]
+        notes = [note for note in (self.landmarks_note(), self.unreachable_note()) if note]
+        return [title, "", *pipe_table(self.table()), *(["", *notes] if notes else [])]
+
+    def landmarks_note(self) -> str | None:
+        """One line under the table when ours (auto) built landmark fields during the run."""
+        if self.landmarks_build_ms is None:
+            return None
+        return (
+            f"Landmarks: {self.rows[0].contestant.label} built its 8 distance fields in "
+            f"{self.landmarks_build_ms:.0f} ms, within the query that decided they pay (after "
+            "the first few queries on the array); that query's time includes it."
+        )
 
     def to_json(self) -> dict[str, Any]:
         """The map's entry of ``sim bench --json``: size, every row, the unreachable row."""
@@ -242,6 +255,7 @@ class MapReport:
             "queries": self.queries,
             "rows": rows,
             "unreachable": None if self.unreachable is None else self.unreachable.to_json(auto_ms),
+            "landmarks_build_ms": _rounded(self.landmarks_build_ms),
         }
 
 

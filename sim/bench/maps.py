@@ -39,6 +39,7 @@ from sim.navigation import (
     Scenario,
     find_path,
     kernel,
+    landmarks,
     read_map,
     read_scenarios,
 )
@@ -172,6 +173,7 @@ def bench_map(
             on_query()
     name = map_path.name.removesuffix(".map")
     report = MapReport(name, grid.width, grid.height, len(scenarios), rows)
+    report.landmarks_build_ms = landmarks.build_ms(walkable)
     if unreachable:
         # One more pair than the repeats: the first query is timed apart.
         setup = unreachable_setup(walkable, unreachable + 1, seed)

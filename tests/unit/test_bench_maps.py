@@ -217,6 +217,15 @@ def test_the_table_has_an_astar_column_and_an_unreachable_row() -> None:
     assert "0.0020x the median reachable query (1.000 ms)" in note
 
 
+def test_a_landmark_build_is_shown_under_the_table_and_in_the_json() -> None:
+    report = _report("m", 512, [1.0, 1.0], {"tcod": [10.0, 10.0]})
+    assert report.landmarks_note() is None
+    assert report.to_json()["landmarks_build_ms"] is None
+    report.landmarks_build_ms = 123.4
+    assert "built its 8 distance fields in 123 ms" in report.lines()[-1]
+    assert report.to_json()["landmarks_build_ms"] == 123.4
+
+
 def _figures(**changes: float | None) -> list[MapFigures]:
     """Ten 512x512 maps that meet every target, plus two smaller ones; `changes` to map0."""
     maps = [MapFigures(f"map{i}", 512, 512, 0.4, 0.1, 0.01, 100, 100, 51, 51) for i in range(10)]
