@@ -9,6 +9,9 @@ never change a path.
 A dragged object is left to the drag: a mover's route then starts again from where it was
 dropped (its origin moves there, its waypoints stay, and it sets off at once), and
 `placement` gives that origin, not the mid-route position, to whoever saves the scene.
+
+`configs` and `reconfigure` read and replace an object's settings mid-run (the inspector): the
+motion carries on from where it is, with the new numbers (see `reconfigure`).
 """
 
 from __future__ import annotations
@@ -40,8 +43,21 @@ class _Moving:
     door: DoorConfig | None
     route: MoverRoute | None = None
     route_start_s: float = 0.0  # the simulated time the route set off from `origin`
+    # A rotator turns from `turn_h` at simulated time `turn_s`: (0, its heading at time 0)
+    # until its rate is changed mid-run, which must not make it jump.
+    turn_s: float = 0.0
+    turn_h: float | None = None
     # The node's x, y as last written, read back in float32: anything else is a drag or a jump.
     written: tuple[float, float] | None = field(default=None, repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Motion:
+    """How an object moves by itself: the scene file's three tables, each None if absent."""
+
+    mover: MoverConfig | None = None
+    rotator: RotatorConfig | None = None
+    door: DoorConfig | None = None
 
 
 class SceneMotion(Component):
@@ -117,6 +133,38 @@ class SceneMotion(Component):
         heading = moving.heading if moving.rotator is not None else float(node.get_h())
         return ((x, y, z), heading)
 
+    def configs(self, game_object: GameObject) -> Motion | None:
+        """`game_object`'s motion settings now, or None if it does not move by itself."""
+        moving = self._by_object.get(game_object)
+        if moving is None:
+            return None
+        return Motion(moving.mover, moving.rotator, moving.door)
+
+    def reconfigure(self, game_object: GameObject, motion: Motion) -> None:
+        """Give `game_object` new settings from now on; it carries on without a jump.
+
+        Only the tables it has change (a table cannot be added or removed here). A mover keeps
+        its route's origin and goes on from where it is, on the same leg where the new route has
+        it (`MoverRoute.resumed`); a rotator turns on from its heading now at the new rate
+        (its heading at time 0, which a save writes, stays); a door follows the schedule of its
+        new numbers, as if it had always had them.
+        """
+        moving = self._by_object.get(game_object)
+        if moving is None:
+            return
+        now = 0.0 if self.world is None else self.world.time_s
+        if moving.mover is not None and motion.mover is not None and moving.route is not None:
+            route = MoverRoute.of((moving.origin[0], moving.origin[1]), motion.mover)
+            moving.route_start_s = now - route.resumed(moving.route, now - moving.route_start_s)
+            moving.route, moving.mover = route, motion.mover
+        if moving.rotator is not None and motion.rotator is not None:
+            moving.turn_h = _heading(moving, moving.rotator, now)
+            moving.turn_s, moving.rotator = now, motion.rotator
+        if moving.door is not None and motion.door is not None:
+            moving.door = motion.door
+        if game_object.alive:
+            self._pose(moving, now, dragged=game_object is self._dragged())
+
     def start(self) -> None:
         """Pose everything for the first frame, before the GridManager first reads the obstacles."""
         self._pose_all()
@@ -149,9 +197,15 @@ class SceneMotion(Component):
             node.set_y(y)
             moving.written = (float(node.get_x()), float(node.get_y()))
         if moving.rotator is not None:
-            node.set_h(heading_at(moving.heading, moving.rotator.deg_per_s, now))
+            node.set_h(_heading(moving, moving.rotator, now))
         if moving.door is not None:
             node.set_z(_door_z(moving.door, moving.origin[2], moving.height, now))
+
+
+def _heading(moving: _Moving, rotator: RotatorConfig, now: float) -> float:
+    """A rotator's heading at `now`: from its heading at time 0, or at its last new rate."""
+    start = moving.heading if moving.turn_h is None else moving.turn_h
+    return heading_at(start, rotator.deg_per_s, now - moving.turn_s)
 
 
 def _door_z(door: DoorConfig, base: float, height: float, now: float) -> float:

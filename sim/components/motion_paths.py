@@ -90,6 +90,62 @@ class MoverRoute:
         share = along / duration
         return (start[0] + (end[0] - start[0]) * share, start[1] + (end[1] - start[1]) * share)
 
+    def resumed(self, old: MoverRoute, t: float) -> float:
+        """When on this route a mover that was `t` seconds into `old` carries on from.
+
+        For a new speed, wait or mode mid-run: the same place, on the same leg at the same share
+        of it (or as far into the wait at its end, at most the new wait) where this route has
+        that leg, else on the nearest leg of this route. `t` at or before the start stays.
+
+        >>> old = MoverRoute.of((0.0, 0.0), MoverConfig(((4.0, 0.0),), speed=2.0))
+        >>> new = MoverRoute.of((0.0, 0.0), MoverConfig(((4.0, 0.0),), speed=1.0))
+        >>> new.resumed(old, 1.0), new.position_at(new.resumed(old, 1.0))
+        (2.0, (2.0, 0.0))
+        """
+        if t <= 0.0 or old.cycle_s <= 0.0 or self.cycle_s <= 0.0:
+            return min(t, 0.0)
+        into = math.fmod(t, old.cycle_s)
+        leg = max(bisect.bisect_right(old.starts, into) - 1, 0)
+        along, duration = into - old.starts[leg], old.durations[leg]
+        start, end = old.points[leg], old.points[leg + 1]
+        if along >= duration:  # waiting at the leg's end
+            share, waited = 1.0, along - duration
+        else:
+            share, waited = along / duration, None
+        here = (start[0] + (end[0] - start[0]) * share, start[1] + (end[1] - start[1]) * share)
+        legs = range(len(self.durations))
+        same = [i for i in legs if (self.points[i], self.points[i + 1]) == (start, end)]
+        if same:
+            new_leg = min(same, key=lambda i: abs(i - leg))
+        else:
+            new_leg = min(legs, key=lambda i: (_distance_to_leg(self, i, here), abs(i - leg)))
+            share = _share_along(self.points[new_leg], self.points[new_leg + 1], here)
+        begins, takes = self.starts[new_leg], self.durations[new_leg]
+        if waited is not None and share >= 1.0:
+            return begins + takes + min(waited, self._wait_after(new_leg))
+        return begins + share * takes
+
+    def _wait_after(self, leg: int) -> float:
+        ends = self.starts[leg + 1] if leg + 1 < len(self.starts) else self.cycle_s
+        return max(ends - self.starts[leg] - self.durations[leg], 0.0)
+
+
+def _share_along(a: Point, b: Point, point: Point) -> float:
+    """The share of segment a-b at the foot of `point`'s perpendicular, within [0, 1]."""
+    dx, dy = b[0] - a[0], b[1] - a[1]
+    length2 = dx * dx + dy * dy
+    if length2 == 0.0:
+        return 0.0
+    share = ((point[0] - a[0]) * dx + (point[1] - a[1]) * dy) / length2
+    return min(max(share, 0.0), 1.0)
+
+
+def _distance_to_leg(route: MoverRoute, leg: int, point: Point) -> float:
+    a, b = route.points[leg], route.points[leg + 1]
+    share = _share_along(a, b, point)
+    foot = (a[0] + (b[0] - a[0]) * share, a[1] + (b[1] - a[1]) * share)
+    return math.dist(foot, point)
+
 
 def heading_at(heading_deg: float, deg_per_s: float, t: float) -> float:
     """A rotator's heading `t` seconds in, from `heading_deg` at time 0, in [0, 360).

@@ -30,7 +30,7 @@ from sim.config import Tag
 from sim.editor.drag import DRAGGABLE_TAGS, DragController, unique_name
 from sim.editor.edits import Add, Move, Point, Recost, Remove, Replace, Snapshot
 from sim.editor.history import Edit, EditHistory
-from sim.editor.inspector import live_settings
+from sim.editor.inspector_fields import live_settings
 from sim.editor.selection import ClickTracker
 from sim.engine import FrameLoop, GameObject, World
 from sim.engine.game_object import PYTHON_TAG
@@ -389,7 +389,7 @@ class SceneEditor:
         mid-route. Objects a script moves or turns (`sim.scripting`) keep the place, scale and
         heading the file gave them: their place is the script's. Each carries the component
         settings it has now (`live_settings`): a terrain cost set with U or the inspector, an
-        agent's speed, radius and mode.
+        agent's speed, radius and mode, a mover's, rotator's or door's numbers.
         """
         states = []
         for obj in self._objects:
@@ -406,7 +406,7 @@ class SceneEditor:
                         pos=authored.pos,
                         scale=authored.scale,
                         heading=authored.heading,
-                        settings=live_settings(obj),
+                        settings=live_settings(obj, self._motion),
                     )
                 )
                 continue
@@ -422,7 +422,7 @@ class SceneEditor:
                     pos=pos,
                     scale=(node.get_sx(), node.get_sy(), node.get_sz()),
                     heading=heading,
-                    settings=live_settings(obj),
+                    settings=live_settings(obj, self._motion),
                 )
             )
         return states

@@ -1,21 +1,23 @@
 """The inspector: the selected object's values, edited in place, rotated with Q / E.
 
 A click selects an object (`sim.editor.selection`); the panel (`InspectorPanel`) then lists what
-the scene file allows for it: position, scale and heading for the cubes the editor moves
-(Start, End, obstacles, terrain patches), a patch's terrain cost, an agent's speed, radius and
-mode. Tab focuses a field; while one has the keyboard it takes every key (`captured`, offered
-each key of the controls table first; `bind_typing` takes the others), so the scene's one-letter
-keys do not fire: what is typed shows in the field, Enter applies it, Tab / Up / Down move to
-another field, Esc lets go of the keyboard. A typed value is read as in a scene file (numbers,
-words, and lists of them with commas or spaces between) and checked by the scene file's own
-readers (`sim.scene.values`): a bad one shows the reader's one-line message and changes nothing.
-With no field focused the arrow keys nudge the selection by one cell and Q / E turn it by
-`TURN_DEG`; the grid takes an obstacle's turned footprint at once.
+the scene file allows for it (`sim.editor.inspector_fields`): position, scale and heading for the
+cubes the editor moves (Start, End, obstacles, terrain patches), a patch's terrain cost, an
+agent's speed, radius and mode, the settings of a mover, rotator or door (from `SceneMotion`,
+which carries the motion on from where it is with the new numbers). Tab focuses a field; while
+one has the keyboard it takes every key (`captured`, offered each key of the controls table
+first; `bind_typing` takes the others), so the scene's one-letter keys do not fire: what is
+typed shows in the field, Enter applies it, Tab / Up / Down move to another field, Esc lets go
+of the keyboard. A typed value is read as in a scene file (numbers, words, and lists of them
+with commas or spaces between) and checked by the scene file's own readers (`sim.scene.values`,
+`sim.scene.motion`): a bad one shows the reader's one-line message and changes nothing. With no
+field focused the arrow keys nudge the selection by one cell and Q / E turn it by `TURN_DEG`;
+the grid takes an obstacle's turned footprint at once.
 
 Every change is one `Change` in the editor's history, so Ctrl+Z takes it back; objects are named,
 not held, as an undone removal brings back a new object under the old name. Ctrl+S saves what
 the editor's `object_states` reads: the cubes' position, scale and heading as they stand, and
-every object's settings (`live_settings`).
+every object's settings (`inspector_fields.live_settings`).
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ import math
 import re
 import tomllib
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Final
 
 from direct.showbase.DirectObject import DirectObject
@@ -32,23 +34,29 @@ from panda3d.core import NodePath
 
 from sim.components.agent_controller import AgentController
 from sim.components.terrain import TerrainPatch
-from sim.config import AgentMode
-from sim.editor.drag import DRAGGABLE_TAGS
+from sim.editor.inspector_fields import (
+    HEADING,
+    POS,
+    SCALE,
+    TERRAIN_COST,
+    Field,
+    fields_of,
+    is_motion_key,
+    motion_value,
+    with_motion_value,
+)
 from sim.editor.inspector_panel import InspectorPanel, Row, panel_text
 from sim.editor.selection import OUTLINE_COLOR, OUTLINE_KEY, OUTLINE_THICKNESS, outline_segments
 from sim.engine import Component, GameObject
 from sim.engine.gizmos import Gizmos
 from sim.errors import SimError
-from sim.navigation.grid import MAX_COST, MIN_COST
-from sim.scene import values
-from sim.scene.agents import MAX_SPEED
-from sim.scene.merge import Setting, Settings
 from sim.scene.spec import SceneSpec
-from sim.scene.values import Read, Reader
+from sim.scene.values import Reader
 
 if TYPE_CHECKING:
     from sim.app.composition import SimApp
     from sim.components.grid_manager import GridManager
+    from sim.components.motion import SceneMotion
     from sim.editor.editor import SceneEditor
 
 TURN_DEG: Final = 15.0
@@ -58,55 +66,6 @@ TYPED_CHARS: Final = {
     "space": " ",
 }
 """The keys that type into a field, by Panda3D event name, and the character each types."""
-
-
-@dataclass(frozen=True, slots=True)
-class Field:
-    """One value the inspector edits: its scene-file key and the scene file's reader for it."""
-
-    key: str
-    read: Read[Any]
-
-
-POS = Field("pos", values.triple)
-SCALE = Field("scale", values.scale)
-HEADING = Field("heading", values.angle)
-TERRAIN_COST = Field("terrain.cost", values.within(MIN_COST, MAX_COST))
-AGENT_FIELDS: Final = (
-    Field("agent.speed", values.within(values.MIN_SIZE, MAX_SPEED)),
-    Field("agent.radius", values.length),
-    Field("agent.mode", values.choice(AgentMode)),
-)
-
-
-def fields_of(obj: GameObject) -> tuple[Field, ...]:
-    """What the inspector edits on `obj`: what its scene file entry allows (none: nothing)."""
-    if obj.tag in DRAGGABLE_TAGS:
-        cost = (TERRAIN_COST,) if obj.get_component(TerrainPatch) is not None else ()
-        return (POS, SCALE, HEADING, *cost)
-    if obj.get_component(AgentController) is not None:
-        return AGENT_FIELDS
-    return ()
-
-
-def live_settings(obj: GameObject) -> Settings:
-    """The settings of `obj` the inspector edits, as they are now, by key (for saving).
-
-    An agent's mode is its configured one: M switches every agent for a while, no edit.
-    """
-    found: list[tuple[str, Setting]] = []
-    patch = obj.get_component(TerrainPatch)
-    if patch is not None:
-        found.append((TERRAIN_COST.key, patch.cost))
-    agent = obj.get_component(AgentController)
-    if agent is not None:
-        config = agent.config
-        found += [
-            ("agent.speed", config.speed),
-            ("agent.radius", config.radius),
-            ("agent.mode", str(config.mode)),
-        ]
-    return tuple(found)
 
 
 def parse_typed(text: str) -> object:
@@ -192,8 +151,10 @@ class Inspector(Component):
         busy: Callable[[], bool] = lambda: False,
         turns_itself: Callable[[str], bool] = lambda _name: False,
         agent_changed: Callable[[AgentController], None] = lambda _agent: None,
+        motion: SceneMotion | None = None,
     ) -> None:
         super().__init__()
+        self._motion = motion  # moves (and holds the settings of) what moves by itself
         # Told each agent whose settings changed: a crowd keeps its own copy of them.
         self._agent_changed = agent_changed
         # Whether the object called so has a rotator, which sets its heading every frame.
@@ -220,6 +181,7 @@ class Inspector(Component):
                 busy=lambda: app.generator_menu.opened,
                 turns_itself=lambda name: _has_rotator(app.options.scene, name),
                 agent_changed=app.crowd_sim.refresh_settings,
+                motion=app.motion,
             )
         )
         inspector.bind_typing(set(TYPED_CHARS) - set(table_keys))
@@ -240,7 +202,7 @@ class Inspector(Component):
     def fields(self) -> tuple[Field, ...]:
         """The selection's fields, in panel order (none without a selection)."""
         obj = self.selected
-        return () if obj is None else fields_of(obj)
+        return () if obj is None else fields_of(obj, self._motion)
 
     # --- keys ------------------------------------------------------------------------------
 
@@ -324,7 +286,7 @@ class Inspector(Component):
         with a rotator (refused with a message).
         """
         obj = self.selected
-        if obj is None or HEADING not in fields_of(obj):
+        if obj is None or HEADING not in fields_of(obj, self._motion):
             return
         heading = math.fmod(obj.node.get_h() + degrees, 360.0) + 0.0
         self.set_value(HEADING.key, round(heading, 4))
@@ -335,7 +297,7 @@ class Inspector(Component):
         A nudge that would put its centre off the grid is refused with a message.
         """
         obj = self.selected
-        if obj is None or POS not in fields_of(obj):
+        if obj is None or POS not in fields_of(obj, self._motion):
             return
         grid = self._grid
         x, y, z = obj.node.get_pos()
@@ -365,6 +327,9 @@ class Inspector(Component):
         if key == TERRAIN_COST.key:
             patch = obj.get_component(TerrainPatch)
             return None if patch is None else patch.cost
+        if is_motion_key(key):
+            configs = None if self._motion is None else self._motion.configs(obj)
+            return None if configs is None else motion_value(configs, key)
         agent = obj.get_component(AgentController)
         setting = key.removeprefix("agent.")
         if agent is None:
@@ -390,6 +355,10 @@ class Inspector(Component):
             patch = obj.get_component(TerrainPatch)
             if patch is not None:
                 patch.cost = value
+        elif is_motion_key(key):
+            configs = None if self._motion is None else self._motion.configs(obj)
+            if self._motion is not None and configs is not None:
+                self._motion.reconfigure(obj, with_motion_value(configs, key, value))
         else:
             agent = obj.get_component(AgentController)
             if agent is not None:
@@ -418,7 +387,7 @@ class Inspector(Component):
                 shown(self.value_of(obj, field.key)),
                 self.typed if index == self.focused else None,
             )
-            for index, field in enumerate(fields_of(obj))
+            for index, field in enumerate(fields_of(obj, self._motion))
         ]
         title = f"{obj.name} ({obj.tag})"
         self._panel.show(panel_text(title, rows, focused=self.focused), self.error)

@@ -38,8 +38,8 @@ class ObjectState:
     """An object as it stands in the running scene (units and frames as in `ObjectSpec`).
 
     `settings` are the component settings the inspector edits, by their dotted scene-file key
-    (``("terrain.cost", 3.0)``, ``("agent.mode", "patrol")``; see `spec_settings`). A key not
-    given is one the app does not know, never an edit.
+    (``("terrain.cost", 3.0)``, ``("agent.mode", "patrol")``, ``("door.period_s", 6.0)``; see
+    `spec_settings`). A key not given is one the app does not know, never an edit.
     """
 
     name: str
@@ -65,7 +65,10 @@ class ObjectState:
 
 
 def spec_settings(spec: ObjectSpec) -> Settings:
-    """The settings of `spec` the inspector edits, by dotted key (mode by its name)."""
+    """The settings of `spec` the inspector edits, by dotted key (modes by their names).
+
+    A mover's waypoints are not among them: the inspector shows no lists of points.
+    """
     found: list[tuple[str, Setting]] = []
     if spec.terrain_cost is not None:
         found.append(("terrain.cost", spec.terrain_cost))
@@ -74,6 +77,22 @@ def spec_settings(spec: ObjectSpec) -> Settings:
             ("agent.speed", spec.agent.speed),
             ("agent.radius", spec.agent.radius),
             ("agent.mode", str(spec.agent.mode)),
+        ]
+    if spec.mover is not None:
+        mover = spec.mover
+        found += [
+            ("mover.speed", mover.speed),
+            ("mover.wait_s", mover.wait_s),
+            ("mover.mode", str(mover.mode)),
+        ]
+    if spec.rotator is not None:
+        found.append(("rotator.deg_per_s", spec.rotator.deg_per_s))
+    if spec.door is not None:
+        door = spec.door
+        found += [
+            ("door.period_s", door.period_s),
+            ("door.open_fraction", door.open_fraction),
+            ("door.phase_s", door.phase_s),
         ]
     return tuple(found)
 

@@ -12,7 +12,7 @@ from typing import Final
 
 from sim.config import DoorConfig, MoverConfig, MoverMode, RotatorConfig, Tag
 from sim.scene import values
-from sim.scene.values import Reader, Table
+from sim.scene.values import Read, Reader, Table
 
 MOVER_KEYS: Final = ("waypoints", "speed", "mode", "wait_s")
 ROTATOR_KEYS: Final = ("deg_per_s",)
@@ -138,3 +138,19 @@ def _phase(at: Reader, value: object) -> float:
     if abs(result) > MAX_DURATION_S:
         raise at.error(f"must lie within +-{MAX_DURATION_S:.0f}, got {values.short(value)}")
     return result
+
+
+SETTING_READERS: Final[dict[str, Read[object]]] = {
+    "mover.speed": _speed,
+    "mover.wait_s": _wait,
+    "mover.mode": _mode,
+    "rotator.deg_per_s": _turn_rate,
+    "door.period_s": _period,
+    "door.open_fraction": _fraction,
+    "door.phase_s": _phase,
+}
+"""The reader of each single-value motion setting, by its dotted key (``"mover.speed"``).
+
+For editors that change one setting at a time (the inspector): a bad value gets the message
+the scene file would. The waypoints are a list, read only from the file.
+"""
