@@ -353,8 +353,10 @@ class SceneEditor:
         node = obj.node.copy_to(NodePath())
         # The copy shares the python tag (the back-link to the old object) until cleared.
         node.clear_python_tag(PYTHON_TAG)
-        placement = None if self._motion is None else self._motion.placement(obj)
-        return Snapshot(obj.name, obj.tag, node, index, placement)
+        if self._motion is None:
+            return Snapshot(obj.name, obj.tag, node, index)
+        motion = self._motion
+        return Snapshot(obj.name, obj.tag, node, index, motion.placement(obj), motion.configs(obj))
 
     def restore(self, snapshots: Iterable[Snapshot]) -> None:
         """Put back what `take` removed, in its place in the list, pickable and draggable.
@@ -370,10 +372,10 @@ class SceneEditor:
                 node.set_h(heading)
             obj = self._world.add(GameObject(node, tag=snapshot.tag))
             make_pickable(obj)
-            authored = self._authored.get(snapshot.name)
-            if self._motion is not None and authored is not None:
+            configs = snapshot.motion  # with the inspector's changes, if any
+            if self._motion is not None and configs is not None:
                 self._motion.add(
-                    obj, mover=authored.mover, rotator=authored.rotator, door=authored.door
+                    obj, mover=configs.mover, rotator=configs.rotator, door=configs.door
                 )
             placed.append((snapshot.index, obj))
         self._objects[:] = _merged(self._objects, placed)

@@ -14,9 +14,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from panda3d.core import NodePath
+
+if TYPE_CHECKING:
+    from sim.components.motion import Motion
 
 Vec3 = tuple[float, float, float]
 Point = tuple[float, float]
@@ -34,6 +37,8 @@ class Snapshot:
         index: Where it stood in the scene's object list, so the report lists it in its place.
         placement: Where its own motion is anchored (a mover's route origin, a rotator's
             heading at time 0), or None for an object that does not move by itself.
+        motion: Its motion settings as they were (the inspector may have changed the file's),
+            or None for an object that does not move by itself.
     """
 
     name: str
@@ -41,6 +46,7 @@ class Snapshot:
     node: NodePath
     index: int
     placement: tuple[Vec3, float] | None = None
+    motion: Motion | None = None
 
 
 class SceneOps(Protocol):

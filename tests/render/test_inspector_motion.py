@@ -213,3 +213,21 @@ def test_saved_motion_settings_come_back_on_reload_and_the_rest_is_byte_identica
         ("speed = 2.0", "speed = 4.0"),
         ("wait_s = 0.5", "wait_s = 1.25"),
     ]
+
+
+def test_a_removed_mover_comes_back_with_the_speed_the_inspector_gave_it(traffic):
+    app, mouse = traffic
+    mouse.key("space")
+    slider = select(app, mouse, SLIDER)
+    focus(app, mouse, "mover.speed")
+    type_into(mouse, "4")
+    mouse.key("escape")
+    mouse.move(app.screen_of(slider))
+    mouse.key("x")
+    assert not slider.alive
+    mouse.key("z", holding=CONTROL)
+    back = app.world.find(SLIDER)
+    assert back is not None
+    assert app.motion.configs(back).mover.speed == 4.0
+    mouse.key("z", holding=CONTROL)
+    assert app.motion.configs(back).mover.speed == 2.0, "and its speed edit is undone on it"
