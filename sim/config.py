@@ -13,6 +13,10 @@ DEFAULT_SCENE = SCENES_DIR / "default.toml"
 
 # Headless runs step a non-real-time clock at this rate, so dt is exactly 1/60 s.
 DEFAULT_FIXED_FPS = 60
+LOOKS = ("auto", "full", "plain")
+"""What `sim run --look` takes: auto (the full look, dropped to plain while the frame rate stays
+low), full (shadows and anti-aliasing whatever the frame rate) or plain (neither)."""
+LOOK_FALLBACK_FPS = 30.0  # below this, an auto look gives up shadows and anti-aliasing
 
 
 class Tag(StrEnum):

@@ -43,7 +43,7 @@ from sim.editor.inspector import Inspector
 from sim.engine import FrameLoop, GameObject, Gizmos, World
 from sim.engine.camera import CameraPose, OrbitCamera, OrbitCameraInput
 from sim.engine.labels import BillboardLabels
-from sim.engine.lighting import apply_look
+from sim.engine.lighting import LookFallback, apply_look, drop_look
 from sim.engine.loop import Phase
 from sim.engine.projection import world_to_pixel
 from sim.engine.showbase import DisplaySettings, open_showbase
@@ -142,7 +142,10 @@ class SimApp:
         )
         self.objects = build_scene(self.world, self.base.loader, scene)
         ground = self.base.render.find("ground")
-        self.look = apply_look(self.base.win, self.base.render, cover=ground)
+        look = options.display.look
+        self.look = apply_look(self.base.win, self.base.render, cover=ground, look=look)
+        wants_fallback = look == "auto" and (self.look.shadows or self.look.multisamples > 0)
+        self.look_fallback = LookFallback() if wants_fallback else None
         for spec, game_object in zip(scene.objects, self.objects, strict=True):
             self.motion.add(game_object, mover=spec.mover, rotator=spec.rotator, door=spec.door)
         self.scripts.attach(scripts, self.objects)
@@ -300,6 +303,14 @@ class SimApp:
         self.search_view.show_numbers = not self.search_view.show_numbers
 
     def _tick_search_view(self, task: Task) -> int:
+        if self.look_fallback is not None:
+            slow = self.look_fallback.tick(self.clock.get_real_time())
+            if slow is not None:
+                self.look = drop_look(self.base.render)
+                self.notify(
+                    f"look: plain at {slow:.0f} fps (shadows and anti-aliasing off);"
+                    " sim run --look full keeps them"
+                )
         self.search_view.tick(self.clock.get_dt())
         self.search_panel.refresh()
         # While the view is open it draws the search's own path: the planner's would give it away.

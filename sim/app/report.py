@@ -39,12 +39,15 @@ class WindowEntry(TypedDict):
     """`window`: the window's (or offscreen buffer's) size in pixels, `[width, height]`.
 
     `shadows`: the sun casts shadows (a window whose driver runs shaders; never offscreen);
-    `multisamples`: samples per pixel of its anti-aliasing, 0 for none.
+    `multisamples`: samples per pixel of its anti-aliasing, 0 for none; both as they are now
+    (an auto look drops them while the frame rate stays low). `look`: what was asked, "auto",
+    "full" or "plain" (`sim run --look`).
     """
 
     size: list[int]
     shadows: bool
     multisamples: int
+    look: str
 
 
 class CameraEntry(TypedDict):

@@ -56,6 +56,7 @@ def build_report(app: SimApp) -> Report:
             "size": list(window_size),
             "shadows": app.look.shadows,
             "multisamples": app.look.multisamples,
+            "look": app.options.display.look,
         },
         "camera": camera_entry(app.camera.pose),
         "grid": grid_entry(app.grid),

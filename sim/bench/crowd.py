@@ -282,7 +282,8 @@ class CrowdReport:
                 )
             )
         agents, fps = RENDER_TARGET
-        lines.append(self._fps_line(agents, fps, "render_fps", "fps rendered in an 800x600 window"))
+        rendered = "fps rendered in an 800x600 window (default look, settled)"
+        lines.append(self._fps_line(agents, fps, "render_fps", rendered))
         worst = max((row["overlap_max"] for row in self.results), default=None)
         target = f"- overlap_max <= {OVERLAP_TARGET:g} of the radii's sum at every size"
         if worst is None:

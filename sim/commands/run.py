@@ -17,7 +17,7 @@ from sim.commands.args import (
     positive_int,
     window_size,
 )
-from sim.config import DEFAULT_FIXED_FPS, DEFAULT_SCENE
+from sim.config import DEFAULT_FIXED_FPS, DEFAULT_SCENE, LOOK_FALLBACK_FPS, LOOKS
 from sim.errors import SimError
 from sim.scene.file import load_scene
 
@@ -78,6 +78,14 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
         "--headless",
         action="store_true",
         help="render offscreen (p3tinydisplay) with a fixed time step; no display needed",
+    )
+    parser.add_argument(
+        "--look",
+        choices=LOOKS,
+        default="auto",
+        help="a window's look: shadows and anti-aliasing where the driver runs shaders (full), "
+        "neither (plain), or full until the frame rate stays under "
+        f"{LOOK_FALLBACK_FPS:.0f} fps, then plain (auto, the default)",
     )
     parser.add_argument(
         "--frames",
@@ -228,7 +236,9 @@ def run(args: argparse.Namespace) -> int:
     if frames is None and args.headless:
         frames = HEADLESS_DEFAULT_FRAMES
     title = f"gridpath-sim: {scene.name}"
-    display = DisplaySettings(headless=args.headless, size=size, title=title, fixed_fps=args.fps)
+    display = DisplaySettings(
+        headless=args.headless, size=size, title=title, fixed_fps=args.fps, look=args.look
+    )
     options = RunOptions(
         scene=scene,
         display=display,

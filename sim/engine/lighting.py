@@ -23,6 +23,10 @@ from panda3d.core import (
     RenderState,
 )
 
+from sim.config import LOOK_FALLBACK_FPS
+
+FALLBACK_WINDOW_S = 2.0  # real seconds a frame-rate sample spans
+FALLBACK_WINDOWS = 2  # slow samples in a row that drop the look; the first sample never counts
 SHADOW_MAP_SIZE = 1024  # texels a side; llvmpipe draws a 2048 map in twice the time
 SHADOW_MARGIN = 2.0  # world units the shadow camera sees past the scene's bounds
 SHADOW_PASS_OVERRIDE = 100  # beats any node's own face culling in the shadow pass
@@ -42,14 +46,16 @@ class Look:
     multisamples: int
 
 
-def look_prc(*, headless: bool) -> list[str]:
-    """PRC lines that ask a window for a multisampled framebuffer (none offscreen)."""
-    if headless:
+def look_prc(*, headless: bool, look: str = "auto") -> list[str]:
+    """PRC lines that ask a window for a multisampled framebuffer (none offscreen or plain)."""
+    if headless or look == "plain":
         return []
     return ["framebuffer-multisample 1", f"multisamples {MULTISAMPLES}"]
 
 
-def apply_look(win: GraphicsOutput, scene: NodePath, *, cover: NodePath | None = None) -> Look:
+def apply_look(
+    win: GraphicsOutput, scene: NodePath, *, cover: NodePath | None = None, look: str = "auto"
+) -> Look:
     """Turn on shadows and anti-aliasing under `scene` where `win`'s GSG supports them.
 
     Call once the scene's lights and geometry are in place: the shadow camera is fitted to the
@@ -61,11 +67,14 @@ def apply_look(win: GraphicsOutput, scene: NodePath, *, cover: NodePath | None =
         cover: Where shadows can fall (the ground under the grid): the shadow map spans it,
             from the ground to the scene's top, and nothing outside it (a backdrop twice as
             wide would halve the map's detail). None or empty: the whole scene.
+        look: One of `sim.config.LOOKS`; "plain" turns nothing on.
 
     Returns:
         What was turned on; a GSG without shaders or depth textures gets neither shadows nor
         the shader generator.
     """
+    if look == "plain":
+        return Look(shadows=False, multisamples=0)
     gsg = win.get_gsg()
     multisamples = win.get_fb_properties().get_multisamples()
     if multisamples > 0:
@@ -112,3 +121,63 @@ def _fit_shadow_camera(sun: NodePath, scene: NodePath, cover: NodePath | None) -
     # cells), facing the sun, cast nothing. The override beats the overlays' own two-sidedness,
     # which would otherwise stripe the ground with the shadow of a quad 0.02 units above it.
     light.set_initial_state(RenderState.make(CullFaceAttrib.make_reverse(), SHADOW_PASS_OVERRIDE))
+
+
+def drop_look(scene: NodePath) -> Look:
+    """Turn `apply_look`'s shadows and anti-aliasing off again: the plain look, at once."""
+    scene.clear_shader()
+    scene.set_antialias(AntialiasAttrib.M_none)
+    sun = scene.find("**/+DirectionalLight")
+    if not sun.is_empty():
+        light = sun.node()
+        assert isinstance(light, DirectionalLight)
+        light.set_shadow_caster(False)
+    return Look(shadows=False, multisamples=0)
+
+
+class LookFallback:
+    """Tells when an "auto" look should drop to plain: the frame rate stayed under a floor.
+
+    On a software renderer (Mesa's llvmpipe) per-pixel lighting, the shadow map and
+    multisampling cost most of a frame: the default scene runs about 25 fps with them and 78
+    without, 1,000 agents 15 against 45. A user who did not ask for the look keeps a scene
+    that moves instead. Fed the real time once a frame (`tick`), it samples the frame rate over
+    `window_s`; the first sample (models loading, fields being built) never counts, and
+    `windows` slow samples in a row give the verdict, once.
+    """
+
+    def __init__(
+        self,
+        *,
+        floor_fps: float = LOOK_FALLBACK_FPS,
+        window_s: float = FALLBACK_WINDOW_S,
+        windows: int = FALLBACK_WINDOWS,
+    ) -> None:
+        self._floor, self._window_s, self._windows = floor_fps, window_s, windows
+        self._began: float | None = None
+        self._frames = 0
+        self._samples = 0
+        self._slow = 0
+        self.done = False
+
+    def tick(self, now_s: float) -> float | None:
+        """Count one frame at real time `now_s`; the slow frame rate once the look should go."""
+        if self.done:
+            return None
+        if self._began is None:
+            self._began = now_s
+            return None
+        self._frames += 1
+        elapsed = now_s - self._began
+        if elapsed < self._window_s:
+            return None
+        fps = self._frames / elapsed
+        self._began, self._frames = now_s, 0
+        self._samples += 1
+        if self._samples == 1:
+            return None
+        self._slow = self._slow + 1 if fps < self._floor else 0
+        if self._slow < self._windows:
+            return None
+        self.done = True
+        return fps

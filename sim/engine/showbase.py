@@ -38,6 +38,7 @@ class DisplaySettings:
         title: Window title (what `xdotool search --name` finds).
         fixed_fps: Headless frames per simulated second; dt is exactly 1 / fixed_fps.
         max_fps: Frame-rate cap for windows, so the app does not burn a core on a 2-core machine.
+        look: The window's look (`sim.config.LOOKS`): auto, full or plain.
     """
 
     headless: bool = False
@@ -45,6 +46,7 @@ class DisplaySettings:
     title: str = "gridpath-sim"
     fixed_fps: int = DEFAULT_FIXED_FPS
     max_fps: int = 60
+    look: str = "auto"
 
 
 class SimShowBase(ShowBase):
@@ -90,7 +92,7 @@ def prc_for(settings: DisplaySettings) -> str:
             f"load-display {WINDOW_PIPE}",
             "clock-mode limited",
             f"clock-frame-rate {settings.max_fps}",
-            *look_prc(headless=False),
+            *look_prc(headless=False, look=settings.look),
         ]
     return "\n".join(lines) + "\n"
 

@@ -89,7 +89,7 @@ def test_the_sun_casts_shadows_in_the_window(tmp_path: Path):
     scene.write_text(SCENE)
     shot = artifact("window-shadows.png")
     with xvfb() as display:
-        app = RunningApp(display, scene, tmp_path, "--screenshot", str(shot))
+        app = RunningApp(display, scene, tmp_path, "--look", "full", "--screenshot", str(shot))
         try:
             app.wait_for_window()
             wait_until(lambda: app.report()["frames"] > 10, 30)

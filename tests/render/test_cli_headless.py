@@ -49,3 +49,20 @@ def test_headless_run_writes_screenshot_and_report(tmp_path):
     for entry in (e for e in data["objects"] if e["name"] in spec_pos):
         assert entry["pos"] == pytest.approx(spec_pos[entry["name"]], abs=1e-4)
     assert [a["name"] for a in data["agents"]] == [o.name for o in spec.objects_with_tag("Agent")]
+
+
+def test_the_look_asked_is_in_the_report_and_a_wrong_one_is_one_line(tmp_path):
+    report = tmp_path / "r.json"
+    command = [sys.executable, "-m", "sim", "run", str(DEFAULT_SCENE), "--headless"]
+    command += ["--frames", "2", "--report", str(report), "--size", "160x120"]
+    done = subprocess.run(
+        [*command, "--look", "plain"], capture_output=True, text=True, timeout=120, cwd=tmp_path
+    )
+    assert done.returncode == 0, done.stderr
+    window = read_report(report)["window"]
+    assert window == {"size": [160, 120], "shadows": False, "multisamples": 0, "look": "plain"}
+    wrong = subprocess.run(
+        [*command, "--look", "shiny"], capture_output=True, text=True, timeout=120, cwd=tmp_path
+    )
+    assert wrong.returncode == 2
+    assert "invalid choice: 'shiny'" in wrong.stderr.strip().splitlines()[-1]

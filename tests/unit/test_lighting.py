@@ -18,7 +18,15 @@ from panda3d.core import (
     ShaderAttrib,
 )
 
-from sim.engine.lighting import MULTISAMPLES, SHADOW_MAP_SIZE, Look, apply_look, look_prc
+from sim.engine.lighting import (
+    MULTISAMPLES,
+    SHADOW_MAP_SIZE,
+    Look,
+    LookFallback,
+    apply_look,
+    drop_look,
+    look_prc,
+)
 
 
 @dataclass
@@ -135,3 +143,56 @@ def test_the_shadow_camera_spans_only_what_it_is_told_to_cover():
     whole_light = whole_scene.find("**/+DirectionalLight").node()
     assert isinstance(whole_light, DirectionalLight)
     assert side.x < 0.7 * whole_light.get_lens().get_film_size().x
+
+
+def test_a_plain_look_turns_nothing_on_and_asks_for_no_samples():
+    root, sun = _scene()
+    look = apply_look(fake_window(FakeGsg(shaders=True), multisamples=4), root, look="plain")
+    assert look == Look(shadows=False, multisamples=0)
+    light = sun.node()
+    assert isinstance(light, DirectionalLight)
+    assert not light.is_shadow_caster()
+    assert root.get_attrib(ShaderAttrib) is None
+    assert look_prc(headless=False, look="plain") == []
+
+
+def test_dropping_the_look_undoes_shadows_and_antialiasing():
+    root, sun = _scene()
+    apply_look(fake_window(FakeGsg(shaders=True), multisamples=4), root)
+    assert drop_look(root) == Look(shadows=False, multisamples=0)
+    light = sun.node()
+    assert isinstance(light, DirectionalLight)
+    assert not light.is_shadow_caster()
+    attrib = root.get_attrib(ShaderAttrib)
+    assert attrib is None or (isinstance(attrib, ShaderAttrib) and not attrib.auto_shader())
+    assert not root.get_antialias() & AntialiasAttrib.M_multisample
+
+
+def frames(fallback: LookFallback, fps: float, seconds: float, start: float) -> list[float]:
+    """Tick `fallback` at `fps` for `seconds` from real time `start`; the verdicts given."""
+    verdicts = []
+    count = round(fps * seconds)
+    for frame in range(count):
+        verdict = fallback.tick(start + frame / fps)
+        if verdict is not None:
+            verdicts.append(verdict)
+    return verdicts
+
+
+def test_a_frame_rate_that_stays_low_drops_the_look_once():
+    fallback = LookFallback(floor_fps=20.0, window_s=2.0, windows=2)
+    # The first sample (loading) never counts; two slow samples after it give the verdict.
+    verdicts = frames(fallback, 12.0, 7.0, 0.0)
+    assert len(verdicts) == 1
+    assert verdicts[0] == pytest.approx(12.0, rel=0.1)
+    assert fallback.done
+    assert frames(fallback, 5.0, 10.0, 7.0) == []
+
+
+def test_a_fast_frame_rate_or_one_slow_sample_keeps_the_look():
+    fallback = LookFallback(floor_fps=20.0, window_s=2.0, windows=2)
+    assert frames(fallback, 5.0, 2.5, 0.0) == []  # the first sample: startup
+    assert frames(fallback, 40.0, 20.0, 2.5) == []
+    assert frames(fallback, 12.0, 2.1, 22.5) == []  # one slow sample alone
+    assert frames(fallback, 40.0, 4.0, 24.6) == []
+    assert not fallback.done

@@ -42,7 +42,7 @@ REPORT: dict[str, Any] = {
     "scene": "scenes/default.toml",
     "frames": 60,
     "sim_time_s": 1.0,
-    "window": {"size": [320, 240], "shadows": False, "multisamples": 0},
+    "window": {"size": [320, 240], "shadows": False, "multisamples": 0, "look": "auto"},
     "camera": {"target": [0.0, 0.0, 0.0], "distance": 24.0, "heading_deg": 0.0, "pitch_deg": -55.0},
     "grid": {
         "rows": 20,
@@ -299,13 +299,6 @@ def test_the_view_s_search_cost_and_meeting_cell_are_checked(key, value):
     assert problems[0].startswith(f"report.search_view.{key}")
 
 
-def test_the_view_s_explanation_has_the_path_s_shape():
-    data = report(search_view={**REPLAY_VIEW, "path": [], "cost": None, "explanation": EXPLANATION})
-    assert validate_report(data) == []
-    del data["grid"]["diagonal"]
-    assert validate_report(data) == ["report.grid.diagonal: missing"]
-
-
 RACE = [
     {
         "search": "jps",
@@ -348,6 +341,13 @@ def test_a_race_lane_without_its_place_is_reported():
     lane = {key: value for key, value in RACE[0].items() if key != "place"}
     problems = validate_report(report(search_view={**REPLAY_VIEW, "race": [lane]}))
     assert problems == ["report.search_view.race[0].place: missing"]
+
+
+def test_the_view_s_explanation_has_the_path_s_shape():
+    data = report(search_view={**REPLAY_VIEW, "path": [], "cost": None, "explanation": EXPLANATION})
+    assert validate_report(data) == []
+    del data["grid"]["diagonal"]
+    assert validate_report(data) == ["report.grid.diagonal: missing"]
 
 
 def test_every_flaw_is_reported_not_only_the_first():
