@@ -20,6 +20,7 @@ import errno
 import os
 import signal
 import sys
+import threading
 from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
 if TYPE_CHECKING:
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
 EXIT_OUTPUT_FAILED = 1
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report a command Ctrl+C stopped
 EXIT_TERMINATED = 143  # 128 + SIGTERM
+RESEND_S = 0.01  # how soon a signal dropped inside a callback is sent again
 _SIGNAL_OF_STATUS = {EXIT_INTERRUPTED: signal.SIGINT, EXIT_TERMINATED: signal.SIGTERM}
 
 
@@ -84,6 +86,7 @@ class _Signals:
     def __init__(self) -> None:
         self.received: int | None = None
         self._previous: dict[int, Any] = {}
+        self._unraisable = sys.unraisablehook
 
     def install(self) -> None:
         """Take SIGINT and SIGTERM, unless the parent ignores them (nohup, a background job)."""
@@ -91,6 +94,7 @@ class _Signals:
         for number, default in defaults.items():
             if signal.getsignal(number) is default:
                 self._previous[number] = signal.signal(number, self._first)
+        sys.unraisablehook = self._struck_in_a_callback
 
     def status(self) -> int:
         """The exit status for the signal received (Ctrl+C's when it came before `install`)."""
@@ -100,12 +104,31 @@ class _Signals:
         """Put the handlers back, or, for the process's own command, ignore both from now on."""
         for number, previous in self._previous.items():
             signal.signal(number, signal.SIG_IGN if owner else previous)
+        sys.unraisablehook = self._unraisable
 
     def _first(self, number: int, _frame: FrameType | None) -> None:
         self.received = number
         for taken in self._previous:
             signal.signal(taken, self._again)
         raise KeyboardInterrupt
+
+    def _struck_in_a_callback(self, unraisable: Any) -> None:
+        """Deliver our KeyboardInterrupt again when it struck where Python cannot raise it.
+
+        A signal that lands while the interpreter runs a callback (an import lock's weakref,
+        mid-import) has its KeyboardInterrupt printed as "Exception ignored" and dropped, and
+        the command would run on. Sent again a moment later (from a timer thread: sent now, it
+        would strike inside this hook), it reaches the command's own code.
+        """
+        number = self.received
+        if not isinstance(unraisable.exc_value, KeyboardInterrupt) or number is None:
+            self._unraisable(unraisable)
+            return
+        for taken in self._previous:
+            signal.signal(taken, self._first)
+        resend = threading.Timer(RESEND_S, os.kill, (os.getpid(), number))
+        resend.daemon = True
+        resend.start()
 
     def _again(self, number: int, _frame: FrameType | None) -> None:
         # Asked twice: the user does not want to wait for the outputs.
