@@ -33,6 +33,8 @@ def command(_argv):
     return 0
 
 dispatch.run_command = command
+# As from a terminal: a background job (CI's) starts with SIGINT ignored, which the guard keeps.
+signal.signal(signal.SIGINT, signal.default_int_handler)
 sys.exit(run_guarded(["plan"]))
 """
 
