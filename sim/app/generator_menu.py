@@ -26,7 +26,7 @@ from panda3d.core import NodePath, TextNode
 
 from sim.config import Tag
 from sim.engine import Component
-from sim.navigation.generators import LAYOUT_KINDS, distant_pair, generate_layout
+from sim.navigation.maps.generators import LAYOUT_KINDS, distant_pair, generate_layout
 from sim.scene.layout import grid_cell, layout_boxes
 
 if TYPE_CHECKING:

@@ -9,9 +9,9 @@ from sim.components.agent_controller import AgentController, AgentState, ReplanC
 from sim.components.grid_manager import GridManager, PlanOutcome
 from sim.navigation.catalogue import PLANNER, SearchKind, connectivity_label
 from sim.navigation.diagonal import DiagonalRule
-from sim.navigation.explain import NoPathExplanation
 from sim.navigation.heuristics import Heuristic
 from sim.navigation.query import Algorithm, resolve_auto
+from sim.navigation.regions.explain import NoPathExplanation
 
 if TYPE_CHECKING:
     from sim.app.composition import SimApp
@@ -74,7 +74,7 @@ def no_path_lines(why: NoPathExplanation) -> list[str]:
     The colours are those of `sim.components.no_path`, which shades them on the ground.
 
     >>> import numpy as np
-    >>> from sim.navigation.explain import explain_no_path
+    >>> from sim.navigation.regions.explain import explain_no_path
     >>> walkable = np.array([[1, 0, 0, 1, 1]], dtype=bool)
     >>> for line in no_path_lines(explain_no_path(walkable, (0, 0), (0, 4))):
     ...     print(line)

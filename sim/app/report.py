@@ -82,7 +82,7 @@ class GridEntry(TypedDict):
 
 
 class ExplanationEntry(TypedDict):
-    """`path.explanation`: why Start cannot reach End (`sim.navigation.explain`).
+    """`path.explanation`: why Start cannot reach End (`sim.navigation.regions.explain`).
 
     The cell counts of Start's and End's regions, and the fewest blocked cells whose removal
     would join them, `[row, col]` from Start's side to End's.

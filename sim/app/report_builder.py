@@ -36,8 +36,8 @@ if TYPE_CHECKING:
     from sim.editor.editor import SceneEditor
     from sim.engine import GameObject
     from sim.engine.camera import CameraPose
-    from sim.navigation.compare import ComparisonRow
-    from sim.navigation.explain import NoPathExplanation
+    from sim.navigation.regions.explain import NoPathExplanation
+    from sim.navigation.replay.compare import ComparisonRow
     from sim.search_view.panel import SearchPanel
     from sim.search_view.view import SearchView
 

@@ -39,9 +39,9 @@ from sim.components.crowd import CrowdField
 from sim.components.crowd_sim import CrowdSim
 from sim.components.grid_manager import GridManager
 from sim.config import SCENES_DIR, AgentConfig, Tag
+from sim.crowd.avoidance import find_neighbours
 from sim.engine import GameObject, World
 from sim.navigation import GridMap
-from sim.navigation.avoidance import find_neighbours
 from sim.scene.file import load_scene
 from sim.scene.spec import SceneSpec
 

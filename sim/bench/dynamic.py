@@ -44,11 +44,11 @@ from sim.navigation import (
     PathResult,
     Scenario,
     find_path,
-    kernel,
     read_map,
     read_scenarios,
 )
-from sim.navigation.movingai import sample_scenarios
+from sim.navigation.maps.movingai import sample_scenarios
+from sim.navigation.searches import kernel
 
 CHANGED_CELLS = 10
 """K: cells toggled per round."""
@@ -125,7 +125,7 @@ def choose_implementation(implementation: str) -> tuple[str, list[str]]:
         return implementation, []
     missing = []
     if not kernel.KERNEL_AVAILABLE:
-        missing.append("sim.navigation._kernel (A*)")
+        missing.append("sim.navigation.searches._kernel (A*)")
     try:
         IncrementalSearch(implementation="c")
     except ValueError:

@@ -312,7 +312,7 @@ def _all_answered_at_once(run: MapRun) -> bool:
     """Whether both medians are 0 expansions: no path, known from the regions without a search.
 
     Both planners answer an unreachable round from the connected regions
-    (`sim.navigation.region_cache`), so a map whose median round is unreachable has nothing
+    (`sim.navigation.regions.cache`), so a map whose median round is unreachable has nothing
     to compare.
     """
     _, _, astar_expanded, incremental_expanded = run.medians()

@@ -85,7 +85,8 @@ class MapReport:
     rows: list[Row]
     unreachable: UnreachableRow | None = None
     landmarks_build_ms: float | None = None
-    """What building ours (auto)'s landmark fields took (`sim.navigation.landmarks`), in the
+    """What building ours (auto)'s landmark fields took (`sim.navigation.searches.landmarks`), in
+    the
     query that decided it; None when no query built them."""
 
     def median_ms(self, row: Row, over: Sequence[int] | None = None) -> float:

@@ -33,17 +33,9 @@ from sim.bench.unreachable import UNREACHABLE_QUERIES, time_unreachable, unreach
 from sim.commands.args import load_file
 from sim.config import REPO_ROOT
 from sim.errors import SimError
-from sim.navigation import (
-    PathResult,
-    Query,
-    Scenario,
-    find_path,
-    kernel,
-    landmarks,
-    read_map,
-    read_scenarios,
-)
-from sim.navigation.movingai import sample_scenarios
+from sim.navigation import PathResult, Query, Scenario, find_path, read_map, read_scenarios
+from sim.navigation.maps.movingai import sample_scenarios
+from sim.navigation.searches import kernel, landmarks
 
 SLOW_PEER_MAX_CELLS = 256 * 256
 """Pure-Python peers run only on maps up to 256x256 cells (and only --peer-limit queries)."""
@@ -245,7 +237,7 @@ def contestants_for(peer_names: Sequence[str]) -> tuple[list[Contestant], list[s
     auto = f"ours (auto: {algorithm})"
     if not kernel.KERNEL_AVAILABLE:
         auto = f"ours (auto: {algorithm}, Python: kernel not built)"
-        notes.append("note: sim.navigation._kernel is not built: ours (auto) runs Python")
+        notes.append("note: sim.navigation.searches._kernel is not built: ours (auto) runs Python")
     entries = [
         Contestant(auto, RULE_MOVINGAI, _ours(), ours=True, key=OURS_AUTO),
         Contestant("ours A*", RULE_MOVINGAI, _ours(algorithm="astar"), ours=True, key=OURS_ASTAR),

@@ -21,7 +21,7 @@ from sim.commands.args import load_file
 from sim.config import REPO_ROOT
 from sim.errors import SimError
 from sim.navigation import read_map, read_scenarios
-from sim.navigation.movingai import sample_scenarios
+from sim.navigation.maps.movingai import sample_scenarios
 
 STARTUP_RUNS = 3
 """Fresh interpreters the first-path figure is measured in; the median one is reported."""

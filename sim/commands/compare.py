@@ -24,7 +24,7 @@ from sim.commands.args import Output, OutputKind, check_outputs, positive_int
 from sim.commands.compare_export import require_matplotlib, write_chart, write_csv
 from sim.config import Tag
 from sim.errors import SimError
-from sim.navigation.compare import compare_searches, format_table
+from sim.navigation.replay.compare import compare_searches, format_table
 from sim.scene.file import load_scene
 from sim.scene.grid import scene_endpoints, scene_grid
 

@@ -18,7 +18,7 @@ from typing import Final
 
 from sim.errors import SimError
 from sim.lab.store import write_atomic
-from sim.navigation.compare import ComparisonRow
+from sim.navigation.replay.compare import ComparisonRow
 
 CSV_COLUMNS: Final = ("algorithm", "heuristic", "expanded", "ms", "cost", "gap", "mark", "note")
 """The table's columns (`format_table`), in its order; cost and gap in the scene's units."""
@@ -31,7 +31,7 @@ def csv_text(rows: Sequence[ComparisonRow]) -> str:
     """The rows as CSV text: a header of `CSV_COLUMNS`, then one line per row.
 
     >>> import numpy as np
-    >>> from sim.navigation.compare import compare_searches
+    >>> from sim.navigation.replay.compare import compare_searches
     >>> rows = compare_searches(np.ones((2, 2), dtype=bool), (0, 0), (1, 1), repeat=1)
     >>> csv_text(rows).splitlines()[0]
     'algorithm,heuristic,expanded,ms,cost,gap,mark,note'

@@ -23,8 +23,8 @@ from sim.app.report import write_bytes_atomic
 from sim.commands.args import Output, OutputKind, check_outputs, scenario_count
 from sim.errors import SimError
 from sim.navigation import LAYOUT_KINDS, LAYOUT_PARAMETERS, generate_layout, random_scenarios
-from sim.navigation.generators import blocked_rectangles
-from sim.navigation.movingai_files import format_map, format_scenarios
+from sim.navigation.maps.generators import blocked_rectangles
+from sim.navigation.maps.movingai_files import format_map, format_scenarios
 
 EXIT_NOT_WRITTEN = 1
 SCEN_SUFFIX = ".scen"

@@ -46,7 +46,7 @@ from sim.navigation import (
     read_map,
     read_scenarios,
 )
-from sim.navigation.movingai import (
+from sim.navigation.maps.movingai import (
     REL_TOLERANCE,
     ScenarioMismatchError,
     check_scenarios,
@@ -54,7 +54,8 @@ from sim.navigation.movingai import (
 )
 
 IMPLEMENTATIONS = ("auto", "c", "python")
-"""`find_path`'s implementations (`sim.navigation.kernel.IMPLEMENTATIONS`, not imported here:
+"""`find_path`'s implementations (`sim.navigation.searches.kernel.IMPLEMENTATIONS`, not imported
+here:
 importing the kernel early would slow every `sim` command and warn where it is not built)."""
 TOLERANCE_RULE = (
     "|ours - published| <= the larger of 1e-5 x published and, where the file prints a fixed "

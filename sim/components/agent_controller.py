@@ -26,7 +26,7 @@ from sim.components.steering import (
 from sim.config import AgentConfig, AgentMode, Tag
 from sim.engine import Component, GameObject, Gizmos, ReplanGate
 from sim.engine.replan_gate import CHANGED
-from sim.navigation.incremental import IncrementalSearch
+from sim.navigation.searches.incremental import IncrementalSearch
 
 if TYPE_CHECKING:
     from sim.components.crowd_sim import CrowdSim

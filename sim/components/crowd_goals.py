@@ -4,7 +4,7 @@
 Start-tagged one (where patrolling agents turn back), then each `target = "NAME"` in order of
 first use. `TargetGroup` is the state of one target's driven agents: the distance field they
 follow (`CrowdField.goal_field`, shared with every agent chasing the same cell), the aim of each
-cell for each radius (`sim.navigation.field_aim`), the goal point they gather at, and when the
+cell for each radius (`sim.crowd.field_aim`), the goal point they gather at, and when the
 field was last taken, so the group takes a new one only when its agents need it (see
 `CrowdSim`): the target went to another cell, the grid changed under their aims, an agent
 asked, or an interval passed on a grid that changed.
@@ -20,9 +20,9 @@ from numpy.typing import NDArray
 from sim.components.crowd import CrowdField, GoalField
 from sim.components.grid_manager import GridManager, Point
 from sim.config import Tag
+from sim.crowd.field_aim import AimTable
 from sim.engine import GameObject, World
 from sim.navigation.clearance import clearance
-from sim.navigation.field_aim import AimTable
 
 Cell = tuple[int, int]
 

@@ -17,7 +17,7 @@ from sim.components.agent_state import AgentState
 from sim.components.crowd_goals import START_KEY
 from sim.components.crowd_rows import AgentRows
 from sim.components.crowd_settings import StepSettings
-from sim.navigation.avoidance import avoid
+from sim.crowd.avoidance import avoid
 
 Point = tuple[float, float]
 

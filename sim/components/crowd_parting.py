@@ -16,8 +16,8 @@ from numpy.typing import NDArray
 from sim.components.crowd_rows import AgentRows
 from sim.components.crowd_settings import StepSettings
 from sim.components.grid_manager import GridManager
-from sim.navigation.avoidance import find_neighbours
-from sim.navigation.disc_walls import Walls
+from sim.crowd.avoidance import find_neighbours
+from sim.crowd.disc_walls import Walls
 
 WALLED_GIVE = 0.1  # how far an agent against a wall gives way when parted, against 1
 PAIR_NEIGHBOURS = 8  # parting watches at most this many nearest of each disc

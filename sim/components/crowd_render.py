@@ -10,7 +10,7 @@ marker: hidden by the model up close, showing round it once the model is smaller
 
 `show_gizmos` (the controls table's key) adds each agent's velocity, a line from its centre to
 where it would be in `VELOCITY_LINE_S`, and a line to each neighbour it avoids (the neighbours
-`sim.navigation.avoidance.find_neighbours` finds with the avoidance's settings, or the frame's
+`sim.crowd.avoidance.find_neighbours` finds with the avoidance's settings, or the frame's
 own), both drawn as batched gizmo lines.
 """
 
@@ -24,9 +24,9 @@ import numpy as np
 from numpy.typing import NDArray
 from panda3d.core import Camera, GraphicsOutput, NodePath
 
+from sim.crowd.avoidance import find_neighbours
 from sim.engine import Component, Gizmos
 from sim.engine.markers import MARKER_Z, MarkerBatch, min_world_size
-from sim.navigation.avoidance import find_neighbours
 
 MIN_MARKER_PX = 6.0  # a marker is never fewer pixels across than this, however far the camera
 VELOCITY_LINE_S = 0.25  # a velocity line shows where the agent would be this much later

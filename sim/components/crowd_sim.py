@@ -10,7 +10,7 @@ read the same attributes whoever moves the agent. Two kinds of rows:
   the crowd moves them all each frame with array operations (`sim.components.crowd_step`):
   preferred velocity toward their cell's aim down the target's distance field, reciprocal
   avoidance (`sim.navigation.avoid`, ORCA), walls (discs slide along blocked cells and the
-  grid's edge, `sim.navigation.disc_walls`), heading, arrival. Their nodes are written only
+  grid's edge, `sim.crowd.disc_walls`), heading, arrival. Their nodes are written only
   when something reads them (`sync_nodes`), every `node_sync_every` frames, or every frame
   for an agent others chase.
 - **Self-steered** rows: everyone else (lone agents, small groups). Their controllers steer

@@ -14,7 +14,7 @@
    would circle the cluster); self-steered rows and agents with avoidance off are obstacles
    moving at their own velocity.
 5. Walls: each disc moves by its velocity where it stays clear, else slides along x or y,
-   else stays (`sim.navigation.disc_walls`); the velocity kept is the move made.
+   else stays (`sim.crowd.disc_walls`); the velocity kept is the move made.
 6. Heading turns toward the velocity by `1 - exp(-turn_rate * dt)` of the angle (as the lone
    agents' slerp), distance and frames on a blocked cell are counted.
 7. Parting: discs pressed into each other are pushed apart (`crowd_parting`).
@@ -38,8 +38,8 @@ from sim.components.crowd_parting import WALL_CONTACT, part_discs
 from sim.components.crowd_rows import AgentRows
 from sim.components.crowd_settings import StepSettings
 from sim.components.grid_manager import GridManager
-from sim.navigation.avoidance import avoid, find_neighbours
-from sim.navigation.disc_walls import Walls
+from sim.crowd.avoidance import avoid, find_neighbours
+from sim.crowd.disc_walls import Walls
 
 MOVING = tuple(AgentState).index(AgentState.MOVING)
 ARRIVED = tuple(AgentState).index(AgentState.ARRIVED)

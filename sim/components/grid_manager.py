@@ -31,8 +31,8 @@ from sim.navigation import (
 )
 from sim.navigation.catalogue import PLANNER, PLANNER_ALGORITHM, PLANNER_HEURISTICS
 from sim.navigation.diagonal import DiagonalRule, parse_diagonal
-from sim.navigation.incremental import IncrementalSearch
 from sim.navigation.line_of_sight import segment_is_clear, smooth_path
+from sim.navigation.searches.incremental import IncrementalSearch
 
 GRID_LINE_Z = 0.02  # lines sit just above the ground: polygon offsets do not apply to lines
 BLOCK_Z = 0.01

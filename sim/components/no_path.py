@@ -2,7 +2,7 @@
 
 When Start and End lie in different regions, Start's region is shaded blue and End's purple,
 and the fewest blocked cells whose removal would join them are filled yellow and outlined,
-drawn over the obstacles that cover them (`sim.navigation.explain`), under the grid's
+drawn over the obstacles that cover them (`sim.navigation.regions.explain`), under the grid's
 diagonal rule: switching it (J) changes the grid's `version`, so the explanation is redone.
 """
 
@@ -15,7 +15,7 @@ from numpy.typing import NDArray
 
 from sim.components.grid_manager import GridManager, PlanOutcome, Point
 from sim.engine import Gizmos
-from sim.navigation.explain import NoPathExplanation, explain_no_path
+from sim.navigation.regions.explain import NoPathExplanation, explain_no_path
 
 Rgba = tuple[float, float, float, float]
 

@@ -8,7 +8,7 @@ from sim.components.grid_manager import GridManager, PlanOutcome
 from sim.components.no_path import NoPathShading
 from sim.config import Tag
 from sim.engine import Component, GameObject, Gizmos, ReplanGate
-from sim.navigation.explain import NoPathExplanation
+from sim.navigation.regions.explain import NoPathExplanation
 
 PATH_COLOR = (0.1, 0.95, 0.2, 1.0)
 PATH_Z = 0.05  # above the grid lines and block shading, below the cubes' tops

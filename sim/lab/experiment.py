@@ -42,7 +42,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from sim.navigation import LAYOUT_KINDS, LAYOUT_PARAMETERS, Cell, find_path, generate_layout
-from sim.navigation.input_file import read_input_file
+from sim.navigation.maps.input_file import read_input_file
 from sim.navigation.query import PathResult
 from sim.scene import values
 from sim.scene.spec import SceneError

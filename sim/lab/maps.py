@@ -32,8 +32,8 @@ from sim.navigation import (
     write_map,
     write_scenarios,
 )
-from sim.navigation.movingai import check_scenarios, spread_scenarios
-from sim.navigation.movingai_files import format_map
+from sim.navigation.maps.movingai import check_scenarios, spread_scenarios
+from sim.navigation.maps.movingai_files import format_map
 
 PUBLISHED: Final = "published"
 DIJKSTRA: Final = "dijkstra"

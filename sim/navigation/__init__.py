@@ -17,8 +17,6 @@ default where it applies (``algorithm="auto"``). `BidirectionalSearch` (A* from 
 ``algorithm="bidirectional"``) and `ThetaStar` (any-angle paths, ``algorithm="theta"``) can be
 stepped like `Search`.
 `IncrementalSearch` keeps one agent's search and repairs it when cells change (D* Lite).
-`avoid` gives a crowd's new velocities with reciprocal avoidance (ORCA) between disc agents,
-and `find_neighbours` the neighbours each one considers.
 `label_regions` numbers the connected regions of a mask and `RegionMap` keeps them current as
 it changes (`find_path` uses them to answer a goal out of reach at once, `region_cache`).
 
@@ -27,18 +25,9 @@ it changes (`find_path` uses them to answer a goal out of reach at once, `region
 ((0, 0), (1, 1), (2, 2))
 """
 
-from sim.navigation.avoidance import avoid, find_neighbours
-from sim.navigation.bidirectional import BidirectionalSearch
 from sim.navigation.catalogue import SearchKind
 from sim.navigation.clearance import clearance, disc_segment_is_clear, usable_mask
-from sim.navigation.compare import ComparisonRow, compare_searches, format_table
 from sim.navigation.diagonal import DiagonalRule
-from sim.navigation.generators import (
-    LAYOUT_KINDS,
-    LAYOUT_PARAMETERS,
-    generate_layout,
-    random_scenarios,
-)
 from sim.navigation.grid import MAX_COST, MIN_COST, Cell, Endpoints, GridMap, heuristic_scale
 from sim.navigation.heuristics import (
     Heuristic,
@@ -49,16 +38,19 @@ from sim.navigation.heuristics import (
     octile,
     zero,
 )
-from sim.navigation.incremental import IncrementalSearch
-from sim.navigation.jps import JumpPointSearch
 from sim.navigation.line_of_sight import (
     cells_on_segment,
     path_length,
     segment_is_clear,
     smooth_path,
 )
-from sim.navigation.moves import MoveGraph
-from sim.navigation.movingai import (
+from sim.navigation.maps.generators import (
+    LAYOUT_KINDS,
+    LAYOUT_PARAMETERS,
+    generate_layout,
+    random_scenarios,
+)
+from sim.navigation.maps.movingai import (
     MapFormatError,
     MovingAIMap,
     Scenario,
@@ -67,7 +59,8 @@ from sim.navigation.movingai import (
     read_map,
     read_scenarios,
 )
-from sim.navigation.movingai_files import write_map, write_scenarios
+from sim.navigation.maps.movingai_files import write_map, write_scenarios
+from sim.navigation.moves import MoveGraph
 from sim.navigation.pathfinder import find_path
 from sim.navigation.query import Algorithm, PathResult, Query, Reason
 from sim.navigation.raster import (
@@ -78,9 +71,14 @@ from sim.navigation.raster import (
     rasterize_boxes,
     transform_box,
 )
-from sim.navigation.regions import RegionMap, label_regions
-from sim.navigation.search import Search, start_search
-from sim.navigation.search_log import CellStatus, ExpansionLog, ReplayState, SearchReplay
+from sim.navigation.regions.labels import RegionMap, label_regions
+from sim.navigation.replay.compare import ComparisonRow, compare_searches, format_table
+from sim.navigation.replay.log import CellStatus, ExpansionLog, ReplayState, SearchReplay
+from sim.navigation.searches.best_first import Search, start_search
+from sim.navigation.searches.bidirectional import BidirectionalSearch
+from sim.navigation.searches.incremental import IncrementalSearch
+from sim.navigation.searches.jps import JumpPointSearch
+from sim.navigation.searches.theta import ThetaStar
 from sim.navigation.terrain import (
     TerrainLayer,
     TerrainSummary,
@@ -88,7 +86,6 @@ from sim.navigation.terrain import (
     rasterize_terrain,
     terrain_summary,
 )
-from sim.navigation.theta import ThetaStar
 
 __all__ = [
     "LAYOUT_KINDS",
@@ -124,7 +121,6 @@ __all__ = [
     "TerrainLayer",
     "TerrainSummary",
     "ThetaStar",
-    "avoid",
     "box_footprint",
     "cells_on_segment",
     "chebyshev",
@@ -133,7 +129,6 @@ __all__ = [
     "compare_searches",
     "disc_segment_is_clear",
     "euclidean",
-    "find_neighbours",
     "find_path",
     "format_table",
     "generate_layout",

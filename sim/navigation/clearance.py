@@ -54,7 +54,8 @@ def clearance(walkable: NDArray[np.bool_], *, implementation: str = "auto") -> N
 
     Args:
         walkable: 2-D bool ``[row, col]`` mask, True where an agent may go.
-        implementation: "c" runs the compiled kernel (`sim.navigation.kernel.clearance_flat`,
+        implementation: "c" runs the compiled kernel
+        (`sim.navigation.searches.kernel.clearance_flat`,
             about 50 times faster), "python" the numpy reference, "auto" the kernel when it
             is built; both give the same integers, so identical maps.
 
@@ -68,7 +69,7 @@ def clearance(walkable: NDArray[np.bool_], *, implementation: str = "auto") -> N
     [[0.0, 0.5, 0.5, 0.5, 0.5], [0.5, 0.7071, 1.5, 1.5, 0.5], [0.5, 0.5, 0.5, 0.5, 0.5]]
     """
     # Imported here: importing kernel warns once when the extension is not built.
-    from sim.navigation import kernel
+    from sim.navigation.searches import kernel
 
     check_walkable(walkable)
     height, width = walkable.shape

@@ -54,7 +54,7 @@ def distance_field(
         diagonal: True, False or a diagonal rule name, as for `find_path`
             (`sim.navigation.diagonal`).
         costs: optional per-cell multiplier, finite, 0.25 to 100 on walkable cells.
-        implementation: "c" runs the compiled kernel (`sim.navigation.kernel.field_flat`),
+        implementation: "c" runs the compiled kernel (`sim.navigation.searches.kernel.field_flat`),
             "python" the loop of `_reverse_dijkstra`, "auto" the kernel when it is built; both
             give identical fields (``==`` on every cell).
 
@@ -88,7 +88,7 @@ def field_on_graph(graph: MoveGraph, goal: int, *, implementation: str = "auto")
 
 def _check_implementation(implementation: str) -> None:
     # Imported here: importing kernel warns once when the extension is not built.
-    from sim.navigation import kernel
+    from sim.navigation.searches import kernel
 
     kernel.choose(implementation)  # a ValueError for a bad `implementation`; the answer later
 
@@ -100,7 +100,7 @@ def _reverse_dijkstra(graph: MoveGraph, goal: int, *, implementation: str = "aut
     `kernel.choose` says so, else the reference loop `_reverse_dijkstra_python`.
     Both return the same flat list of costs, bit for bit.
     """
-    from sim.navigation import kernel
+    from sim.navigation.searches import kernel
 
     if kernel.choose(implementation):
         costs = (

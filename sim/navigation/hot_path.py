@@ -11,7 +11,8 @@ ends in an error or an early "no path" reason, it leaves to the general path by 
 None.
 
 One difference, on large arrays only: an array of at least 256 x 256 cells queried again and
-again may be searched with landmark distance fields (`sim.navigation.landmarks.search`, where
+again may be searched with landmark distance fields (`sim.navigation.searches.landmarks.search`,
+where
 its first queries show they pay). The cost is the general path's; the cells may be another
 path of that cost, and `expanded` is what this search expanded, fewer.
 
@@ -26,8 +27,9 @@ from typing import Any
 
 import numpy as np
 
-from sim.navigation import kernel, landmarks, region_cache
 from sim.navigation.query import PathResult, Query, Reason
+from sim.navigation.regions import cache as region_cache
+from sim.navigation.searches import kernel, landmarks
 
 _UNREACHABLE = PathResult.none(Reason.UNREACHABLE)
 """One frozen answer for every proven-unreachable query: building one costs a microsecond."""

@@ -227,7 +227,7 @@ def centres_in_sight(walkable: NDArray[np.bool_], a: Cell, b: Cell) -> bool:
     """Tell whether the centres of cells `a` and `b` see each other, for search loops.
 
     The same rule and the same walk as ``segment_is_clear(walkable, centre(a), centre(b))``,
-    without checking the arguments: Theta* (`sim.navigation.theta`) asks once per move it
+    without checking the arguments: Theta* (`sim.navigation.searches.theta`) asks once per move it
     considers, and the checks would cost it twice the walk. `walkable` must be a 2-D bool
     array and the cells pairs of ints (cells off the grid are simply not clear).
 

@@ -1,7 +1,8 @@
 """`find_path`: the entry point of the pathfinding core.
 
 It checks a query once (`Query.check`), then runs it on the compiled kernel
-(`sim.navigation.kernel`) or on the Python reference loop (`sim.navigation.search`); both give
+(`sim.navigation.searches.kernel`) or on the Python reference loop
+(`sim.navigation.searches.best_first`); both give
 identical results, and neither checks the arguments again in its own words.
 """
 
@@ -13,10 +14,11 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from sim.navigation import region_cache, search
 from sim.navigation.grid import Cell
 from sim.navigation.query import AUTO, PathResult, Query, Reason
-from sim.navigation.region_cache import proven_apart
+from sim.navigation.regions import cache as region_cache
+from sim.navigation.regions.cache import proven_apart
+from sim.navigation.searches import best_first as search
 
 _UNREACHABLE = PathResult.none(Reason.UNREACHABLE)
 """One frozen answer for every proven-unreachable query: building one costs a microsecond."""
@@ -59,25 +61,26 @@ def find_path(
             old meanings. astar, dijkstra, bfs, greedy, dfs and bidirectional run every rule,
             in C and in Python alike; jps and theta know "no-corner-cutting" (and theta
             "never") only, and "auto" runs A* under the others. Regions
-            (`sim.navigation.region_cache`) serve "never" and "no-corner-cutting" only: under
+            (`sim.navigation.regions.cache`) serve "never" and "no-corner-cutting" only: under
             the others an unreachable goal is found by searching.
         heuristic: manhattan, octile, euclidean, chebyshev or zero (see `heuristics` for
             which are admissible); used by astar, greedy, jps and bidirectional.
         algorithm: auto (the default), astar, dijkstra, bfs, greedy, dfs, jps, bidirectional
             or theta. "auto" runs the fastest exact search for the query
             (`sim.navigation.query.resolve_auto`):
-            jump point search (`sim.navigation.jps`) when every walkable cell costs 1, moves
+            jump point search (`sim.navigation.searches.jps`) when every walkable cell costs 1,
+            moves
             are 8-connected, the weight is 1 and the heuristic octile, else A*; both find a
             shortest path of the same cost, not always the same cells. "jps" forces jump
             point search and refuses what it cannot run (`sim.navigation.query.check_jps`):
             costs other than 1, 4-connected moves, manhattan, a weight above 1. With every
             option at its default, on an array of 256 x 256 cells or more queried again and
             again, jump point search may raise octile by landmark distance fields where the
-            first queries show it pays (`sim.navigation.landmarks`): the same cost, fewer
+            first queries show it pays (`sim.navigation.searches.landmarks`): the same cost, fewer
             expansions.
-            "bidirectional" runs A* from both ends (`sim.navigation.bidirectional`): A*'s cost
-            under any moves and costs; weight 1 only. "theta" runs Theta*
-            (`sim.navigation.theta`): an any-angle path whose ``cells`` are its *vertices*
+            "bidirectional" runs A* from both ends (`sim.navigation.searches.bidirectional`):
+            A*'s cost under any moves and costs; weight 1 only. "theta" runs Theta*
+            (`sim.navigation.searches.theta`): an any-angle path whose ``cells`` are its *vertices*
             (start, turning cells, goal; consecutive ones see each other under the
             no-corner-cutting rule, `sim.navigation.line_of_sight.segment_is_clear`) and whose
             ``cost`` is the Euclidean length of its segments, never above A*'s; it takes no
@@ -90,14 +93,15 @@ def find_path(
             is used as it is.
         weight: heuristic weight for astar, >= 1 (1 is plain A*); the cost stays within
             ``weight`` x optimal for an admissible heuristic.
-        implementation: "c" runs the compiled kernel (`sim.navigation.kernel`), "python" the
+        implementation: "c" runs the compiled kernel (`sim.navigation.searches.kernel`), "python"
+        the
             loop of `Search` (of `JumpPointSearch` for jps), "auto" the kernel when it is
             built; both give identical results. The kernel does not run dfs, bidirectional or
             theta: "auto" runs them in Python, "c" refuses them.
 
     Returns:
         A PathResult; no path is ``found=False`` with a reason, never an exception. A goal
-        known to lie in another region than the start (`sim.navigation.region_cache`: from
+        known to lie in another region than the start (`sim.navigation.regions.cache`: from
         the second query with the same array, or after a search found it unreachable) is
         ``unreachable`` at once, with ``expanded == 0``.
 
@@ -143,7 +147,7 @@ def find_path(
             return common
     # Imported here: importing kernel warns once when the extension is not built, and a
     # caller that never searches should not see that.
-    from sim.navigation import kernel
+    from sim.navigation.searches import kernel
 
     query = Query.check(
         walkable,

@@ -1,8 +1,9 @@
 """A path query and its answer: what both search implementations take, check and return.
 
 `Query.check` turns the arguments of `find_path` into a checked `Query`, or raises ValueError
-naming the bad value; the Python reference (`sim.navigation.search`) and the compiled kernel
-(`sim.navigation.kernel`) both read a query through these checks, so both reject the same
+naming the bad value; the Python reference (`sim.navigation.searches.best_first`) and the compiled
+kernel
+(`sim.navigation.searches.kernel`) both read a query through these checks, so both reject the same
 input with the same words. It also settles ``algorithm="auto"`` (`resolve_auto`): jump point
 search where it finds the same paths faster, A* everywhere else. `reason_before_search` gives
 the "no path" a query has before any expansion (a goal outside the grid, a blocked start or
@@ -33,10 +34,13 @@ from sim.navigation.heuristics import Heuristic, parse_heuristic
 class Algorithm(StrEnum):
     """The search variants `find_path` runs (weighted A* is astar with weight > 1).
 
-    JPS is jump point search (`sim.navigation.jps`): A*'s optimal paths on 8-connected grids
+    JPS is jump point search (`sim.navigation.searches.jps`): A*'s optimal paths on 8-connected
+    grids
     without cell costs, found expanding far fewer cells. BIDIRECTIONAL is A* from both ends
-    (`sim.navigation.bidirectional`): A*'s optimal cost, any moves and costs. THETA is Theta*
-    (`sim.navigation.theta`): any-angle paths without cell costs, whose cells are the path's
+    (`sim.navigation.searches.bidirectional`): A*'s optimal cost, any moves and costs. THETA is
+    Theta*
+    (`sim.navigation.searches.theta`): any-angle paths without cell costs, whose cells are the
+    path's
     vertices (consecutive ones see each other, not neighbours) and whose cost is the length
     of its straight segments.
     """
@@ -466,7 +470,7 @@ class PriorityTerms:
 def priority_terms(
     algorithm: Algorithm, heuristic: Heuristic, weight: float, scale: float = 1.0
 ) -> PriorityTerms:
-    """The data that makes `algorithm` one loop with the others (`sim.navigation.search`).
+    """The data that makes `algorithm` one loop with the others (`searches.best_first`).
 
     `scale` is the heuristic scale of the grid (`sim.navigation.grid.heuristic_scale`).
     jps orders its frontier as astar does (with weight and scale 1, all it runs with).

@@ -24,7 +24,7 @@ from sim.config import AGENT_MODEL_RADIUS, MODELS_DIR, SCENES_DIR, AgentConfig, 
 from sim.navigation.clearance import clearance
 from sim.navigation.diagonal import DIAGONAL_CHOICES, DiagonalRule
 from sim.navigation.grid import MAX_COST, MIN_COST
-from sim.navigation.input_file import read_input_file
+from sim.navigation.maps.input_file import read_input_file
 from sim.scene import values
 from sim.scene.agents import AgentReader, check_targets, object_path
 from sim.scene.grid import scene_grid

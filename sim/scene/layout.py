@@ -19,8 +19,8 @@ from typing import Final
 import numpy as np
 from numpy.typing import NDArray
 
-from sim.navigation.generators import blocked_rectangles, distant_pair
 from sim.navigation.grid import Cell, check_walkable
+from sim.navigation.maps.generators import blocked_rectangles, distant_pair
 
 CAMERA_PITCH_DEG: Final = -75.0
 """Steep enough to see down every corridor of a maze, not straight down (an orbit's pole)."""

@@ -27,7 +27,7 @@ from tomlkit.exceptions import TOMLKitError
 from tomlkit.items import AoT, Array, Comment, Item, Table, Whitespace
 
 from sim.errors import SimError
-from sim.navigation.input_file import read_input_file
+from sim.navigation.maps.input_file import read_input_file
 from sim.scene.file import MAX_SCENE_BYTES, parse_scene
 from sim.scene.merge import (
     DECIMALS,

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from sim.navigation.search_log import CellStatus, SearchReplay
-from sim.navigation.search_tape import TapeReplay
+from sim.navigation.replay.log import CellStatus, SearchReplay
+from sim.navigation.replay.tape import TapeReplay
 
 # Cells sit just above the blocked-cell shading (0.01) and below the grid lines (0.02), so the
 # lines still frame every cell; arrows float above both.

@@ -3,7 +3,7 @@
 When the view's search has run to its end and found End unreachable, the view shows why as
 the live scene does (`sim.components.no_path`): Start's region blue, End's purple, the fewest
 blocked cells whose removal would join them yellow and outlined, worked out on the grid the
-search ran on and under its diagonal rule (`sim.navigation.explain`). The regions lie over
+search ran on and under its diagonal rule (`sim.navigation.regions.explain`). The regions lie over
 the search's own cells (its expanded cells fill Start's region).
 """
 
@@ -18,10 +18,10 @@ from sim.components.grid_manager import GridManager
 from sim.components.no_path import GOAL_REGION_COLOR, START_REGION_COLOR, NoPathShading
 from sim.engine import Gizmos
 from sim.navigation.diagonal import DiagonalRule
-from sim.navigation.explain import NoPathExplanation, explain_no_path
 from sim.navigation.query import Reason
-from sim.navigation.search_log import SearchReplay
-from sim.navigation.search_tape import TapeReplay
+from sim.navigation.regions.explain import NoPathExplanation, explain_no_path
+from sim.navigation.replay.log import SearchReplay
+from sim.navigation.replay.tape import TapeReplay
 from sim.search_view.geometry import CELL_Z
 
 KEYS = (

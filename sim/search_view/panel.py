@@ -23,7 +23,7 @@ from panda3d.core import NodePath, TextNode, TextProperties, TextPropertiesManag
 
 from sim.engine import ReplanGate
 from sim.navigation.catalogue import SearchKind, connectivity_label
-from sim.navigation.compare import ComparisonRow, compare_searches
+from sim.navigation.replay.compare import ComparisonRow, compare_searches
 from sim.search_view.settings import HEURISTICS, WEIGHT_STEP, moves_label
 from sim.search_view.view import SearchView
 

@@ -34,8 +34,8 @@ from numpy.typing import NDArray
 
 from sim.navigation.catalogue import SearchKind
 from sim.navigation.diagonal import DiagonalRule, parse_diagonal
-from sim.navigation.search_log import CellStatus, ExpansionLog, SearchReplay
-from sim.navigation.search_tape import TAPE_ALGORITHMS, SearchTape, TapeReplay
+from sim.navigation.replay.log import CellStatus, ExpansionLog, SearchReplay
+from sim.navigation.replay.tape import TAPE_ALGORITHMS, SearchTape, TapeReplay
 
 MIN_LANES = 2
 MAX_LANES = 4

@@ -25,7 +25,7 @@ from sim.config import Tag
 from sim.engine import Component, Gizmos
 from sim.navigation.catalogue import SearchKind
 from sim.navigation.diagonal import DiagonalRule
-from sim.navigation.search_tape import TapeReplay
+from sim.navigation.replay.tape import TapeReplay
 from sim.search_view.geometry import (
     CELL_INSET,
     CELL_Z,

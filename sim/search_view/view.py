@@ -34,9 +34,9 @@ from sim.engine.labels import BillboardLabels
 from sim.navigation import Endpoints
 from sim.navigation.catalogue import SearchKind
 from sim.navigation.diagonal import DiagonalRule, parse_diagonal
-from sim.navigation.explain import NoPathExplanation
-from sim.navigation.search_log import CellStatus, ExpansionLog, SearchReplay
-from sim.navigation.search_tape import TAPE_ALGORITHMS, SearchTape, TapeReplay
+from sim.navigation.regions.explain import NoPathExplanation
+from sim.navigation.replay.log import CellStatus, ExpansionLog, SearchReplay
+from sim.navigation.replay.tape import TAPE_ALGORITHMS, SearchTape, TapeReplay
 from sim.search_view.geometry import (
     CELL_INSET,
     CELL_Z,

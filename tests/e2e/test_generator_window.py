@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from sim.config import Tag
-from sim.navigation.generators import generate_layout
+from sim.navigation.maps.generators import generate_layout
 from tests.helpers.paths import artifact
 from tests.helpers.window import needs_x, screenshot, wait_until
 

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from sim.components.agent_controller import AgentState
-from sim.navigation.disc_walls import Walls
+from sim.crowd.disc_walls import Walls
 from sim.scene.file import list_scenes
 
 pytestmark = [pytest.mark.render, pytest.mark.timeout(300)]

@@ -9,7 +9,7 @@ import pytest
 from panda3d.core import KeyboardButton
 
 from sim.config import Tag
-from sim.navigation.generators import generate_layout
+from sim.navigation.maps.generators import generate_layout
 from sim.scene.file import load_scene
 from sim.scene.grid import scene_grid
 from tests.helpers.paths import DEFAULT_SCENE

@@ -24,7 +24,7 @@ from sim.components.no_path import (
     REGION_Z,
     START_REGION_COLOR,
 )
-from sim.navigation.explain import explain_no_path
+from sim.navigation.regions.explain import explain_no_path
 from tests.helpers.paths import SCENES_DIR, artifact
 from tests.helpers.pixels import screenshot_rgb
 

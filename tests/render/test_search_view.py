@@ -10,7 +10,7 @@ from panda3d.core import MouseButton, Point3
 
 from sim.navigation import find_path
 from sim.navigation.catalogue import SearchKind as Choice
-from sim.navigation.search_log import CellStatus
+from sim.navigation.replay.log import CellStatus
 from sim.search_view.panel import BUTTON_COLOR, CHOSEN_COLOR
 from sim.search_view.view import CLOSED_COLOR, CURRENT_COLOR, OPEN_COLOR, PATH_COLOR
 from tests.helpers.paths import ODD_SCENES, artifact

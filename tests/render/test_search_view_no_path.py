@@ -17,8 +17,8 @@ from sim.components.no_path import FIX_COLOR, FIX_Z
 from sim.navigation import find_path
 from sim.navigation.catalogue import SearchKind
 from sim.navigation.diagonal import DiagonalRule
-from sim.navigation.explain import explain_no_path
-from sim.navigation.search_log import CellStatus
+from sim.navigation.regions.explain import explain_no_path
+from sim.navigation.replay.log import CellStatus
 from sim.search_view.no_path_view import GOAL_COLOR, KEYS, REGION_Z, START_COLOR
 from tests.helpers.paths import SCENES_DIR, artifact
 from tests.helpers.pixels import screenshot_rgb

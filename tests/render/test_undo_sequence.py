@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from sim.config import Tag
-from sim.navigation.generators import LAYOUT_KINDS
+from sim.navigation.maps.generators import LAYOUT_KINDS
 from tests.helpers.paths import DEFAULT_SCENE, SCENES_DIR
 
 pytestmark = pytest.mark.render

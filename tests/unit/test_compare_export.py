@@ -13,7 +13,7 @@ import pytest
 
 from sim.commands.cli import main
 from sim.commands.compare_export import CSV_COLUMNS, INSTALL_HINT, csv_text
-from sim.navigation.compare import compare_searches, format_table
+from sim.navigation.replay.compare import compare_searches, format_table
 from tests.helpers.paths import DEFAULT_SCENE
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"

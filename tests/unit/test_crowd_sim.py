@@ -13,8 +13,8 @@ from sim.components.crowd import CROWD_THRESHOLD, CrowdField
 from sim.components.crowd_sim import CrowdSim
 from sim.components.grid_manager import GridManager
 from sim.config import AgentConfig, AgentMode
+from sim.crowd.disc_walls import Walls
 from sim.engine import GameObject, World
-from sim.navigation.disc_walls import Walls
 
 DT = 1 / 60
 RADIUS = 0.4

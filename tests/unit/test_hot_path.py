@@ -7,7 +7,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sim.navigation import Reason, find_path, kernel, region_cache
+from sim.navigation import Reason, find_path
+from sim.navigation.regions import cache as region_cache
+from sim.navigation.searches import kernel
 
 pytestmark = pytest.mark.skipif(not kernel.JPS_AVAILABLE, reason="needs the _jps extension")
 

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from sim.navigation.input_file import InputFileError, read_input_file
-from sim.navigation.movingai import MAX_FILE_BYTES
+from sim.navigation.maps.input_file import InputFileError, read_input_file
+from sim.navigation.maps.movingai import MAX_FILE_BYTES
 from sim.scene.file import MAX_SCENE_BYTES
 from tests.helpers.paths import REPO_ROOT
 

@@ -1,6 +1,6 @@
 """Jump point search: A*'s costs, legal paths, and the compiled search equal to the reference.
 
-The reference is `sim.navigation.jps.JumpPointSearch` (``implementation="python"``), the
+The reference is `sim.navigation.searches.jps.JumpPointSearch` (``implementation="python"``), the
 compiled one `_jps.c` (``implementation="c"``); "identical" means ``==`` on the cells, the cost
 (to the last bit) and the expansion count. A* here is ``algorithm="astar"``.
 """
@@ -19,15 +19,15 @@ from hypothesis import strategies as st
 from numpy.typing import NDArray
 
 from sim.navigation import JumpPointSearch, MovingAIMap, find_path, read_map, read_scenarios
-from sim.navigation.kernel import JPS_AVAILABLE, jps_flat
-from sim.navigation.movingai import sample_scenarios
+from sim.navigation.maps.movingai import sample_scenarios
 from sim.navigation.query import JPS_HEURISTICS, Algorithm, PathResult, Query, Reason
+from sim.navigation.searches.kernel import JPS_AVAILABLE, jps_flat
 from tests.helpers.grids import ascii_grid, grid
 from tests.helpers.oracles import assert_legal_path, oracle_cost, steps_cost
 from tests.helpers.paths import movingai_dir
 from tests.helpers.problems import PROPERTY_SETTINGS, Problem, problems
 
-needs_jps = pytest.mark.skipif(not JPS_AVAILABLE, reason="sim.navigation._jps not built")
+needs_jps = pytest.mark.skipif(not JPS_AVAILABLE, reason="sim.navigation.searches._jps not built")
 
 MAP_PATHS = sorted(movingai_dir().glob("*.map"))
 SCENARIOS_PER_MAP = 12
@@ -134,7 +134,7 @@ ROOM = grid(
 @pytest.mark.parametrize("implementation", ["python", "c"])
 def test_ends(start: Any, goal: Any, reason: Reason, implementation: str) -> None:
     if implementation == "c" and not JPS_AVAILABLE:
-        pytest.skip("sim.navigation._jps not built")
+        pytest.skip("sim.navigation.searches._jps not built")
     result = jps(ROOM, start, goal, implementation)
     assert result.reason == reason
     if reason is Reason.FOUND:
@@ -148,7 +148,7 @@ def test_ends(start: Any, goal: Any, reason: Reason, implementation: str) -> Non
 @pytest.mark.parametrize("implementation", ["python", "c"])
 def test_unreachable_goal_searches_the_whole_region(implementation: str) -> None:
     if implementation == "c" and not JPS_AVAILABLE:
-        pytest.skip("sim.navigation._jps not built")
+        pytest.skip("sim.navigation.searches._jps not built")
     walkable = grid(
         """
         ...#...
@@ -222,7 +222,9 @@ def test_published_optimum_on_every_shared_map(map_path: Path | None) -> None:
     implementations: tuple[str, ...] = ("c", "python") if small else ("c",)
     if not JPS_AVAILABLE:
         if not small:
-            pytest.skip("sim.navigation._jps not built; the Python reference is too slow here")
+            pytest.skip(
+                "sim.navigation.searches._jps not built; the Python reference is too slow here"
+            )
         implementations = ("python",)
     for scenario in sample_scenarios(scenarios, SCENARIOS_PER_MAP, seed=17):
         context = f"{map_path.stem} line {scenario.line}"
@@ -291,7 +293,7 @@ def test_auto_ignores_costs_on_blocked_cells() -> None:
 @pytest.mark.parametrize("implementation", ["python", "c"])
 def test_default_is_jump_point_search(implementation: str) -> None:
     if implementation == "c" and not JPS_AVAILABLE:
-        pytest.skip("sim.navigation._jps not built")
+        pytest.skip("sim.navigation.searches._jps not built")
     walkable = np.ones((20, 30), dtype=bool)
     walkable[3:17, 15] = False
     default = find_path(walkable, (10, 1), (10, 28), implementation=implementation)
@@ -364,7 +366,7 @@ def test_compiled_boundary_checks_its_input(
 @needs_jps
 def test_compiled_search_reads_only_bools() -> None:
     # Its word scans need every byte 0 or 1, which only a bool buffer promises.
-    from sim.navigation import _jps
+    from sim.navigation.searches import _jps
 
     with pytest.raises(ValueError, match="walkable must be 9 contiguous bools"):
         _jps.search(np.ones((3, 3), dtype=np.uint8), 3, 3, 0, 8, 1, 1.0)

@@ -24,7 +24,7 @@ import matplotlib.image
 import pytest
 
 from sim.navigation import find_path, read_map, read_scenarios
-from sim.navigation.movingai import check_scenarios
+from sim.navigation.maps.movingai import check_scenarios
 from tests.helpers.paths import REPO_ROOT, movingai_dir
 
 pytestmark = [pytest.mark.lab, pytest.mark.timeout(240)]

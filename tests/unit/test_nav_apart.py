@@ -18,7 +18,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from numpy.typing import NDArray
 
-from sim.navigation import Reason, find_path, region_cache
+from sim.navigation import Reason, find_path
+from sim.navigation.regions import cache as region_cache
 
 pytestmark = pytest.mark.skipif(
     not region_cache.APART_AVAILABLE, reason="needs the _apart extension"

@@ -17,10 +17,10 @@ import numpy as np
 import pytest
 from numpy.typing import NDArray
 
-from sim.navigation.avoidance import AVOIDANCE_KERNEL_AVAILABLE, avoid, find_neighbours
+from sim.crowd.avoidance import AVOIDANCE_KERNEL_AVAILABLE, avoid, find_neighbours
 
 needs_kernel = pytest.mark.skipif(
-    not AVOIDANCE_KERNEL_AVAILABLE, reason="sim.navigation._avoidance not built"
+    not AVOIDANCE_KERNEL_AVAILABLE, reason="sim.crowd._avoidance not built"
 )
 IMPLEMENTATIONS = ("c", "python") if AVOIDANCE_KERNEL_AVAILABLE else ("python",)
 
@@ -433,7 +433,7 @@ def test_bad_input_is_a_clear_value_error(change: dict[str, Any], message: str) 
 
 @needs_kernel
 def test_kernel_checks_its_buffers() -> None:
-    from sim.navigation import _avoidance
+    from sim.crowd import _avoidance
 
     pos, out, ones = np.zeros((2, 2)), np.empty((2, 2)), np.ones(2)
 

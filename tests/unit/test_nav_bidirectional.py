@@ -14,8 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sim.navigation import Heuristic, find_path, is_admissible
-from sim.navigation.bidirectional import BidirectionalSearch, Side
 from sim.navigation.query import PathResult, Reason
+from sim.navigation.searches.bidirectional import BidirectionalSearch, Side
 from tests.helpers.oracles import assert_legal_path, oracle_cost, steps_cost
 from tests.helpers.problems import PROPERTY_SETTINGS, Problem, problems
 

@@ -21,7 +21,7 @@ from numpy.typing import NDArray
 
 from sim.navigation import find_path, segment_is_clear, smooth_path
 from sim.navigation.clearance import clearance, disc_segment_is_clear, usable_mask
-from sim.navigation.kernel import KERNEL_AVAILABLE, clearance_flat
+from sim.navigation.searches.kernel import KERNEL_AVAILABLE, clearance_flat
 from tests.helpers.grids import ascii_grid, grid
 
 CLEARANCE_SETTINGS = settings(
@@ -31,7 +31,9 @@ CLEARANCE_SETTINGS = settings(
     max_examples=200,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
-needs_kernel = pytest.mark.skipif(not KERNEL_AVAILABLE, reason="sim.navigation._kernel not built")
+needs_kernel = pytest.mark.skipif(
+    not KERNEL_AVAILABLE, reason="sim.navigation.searches._kernel not built"
+)
 IMPLEMENTATIONS = ("c", "python") if KERNEL_AVAILABLE else ("python",)
 
 

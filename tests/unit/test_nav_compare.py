@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from sim.navigation import Algorithm, ComparisonRow, Heuristic, compare_searches, format_table
-from sim.navigation.compare import FOOTNOTE
+from sim.navigation.replay.compare import FOOTNOTE
 from tests.helpers.grids import grid
 from tests.helpers.oracles import oracle_cost
 from tests.helpers.problems import PROPERTY_SETTINGS, Problem, problems

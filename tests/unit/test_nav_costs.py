@@ -31,13 +31,15 @@ from sim.navigation import (
 from sim.navigation.field import distance_field
 from sim.navigation.grid import MAX_COST, MIN_COST, GridMap, check_costs, heuristic_scale
 from sim.navigation.heuristics import HEURISTICS
-from sim.navigation.kernel import COMPILED_ALGORITHMS, KERNEL_AVAILABLE, search_flat
 from sim.navigation.query import Algorithm
+from sim.navigation.searches.kernel import COMPILED_ALGORITHMS, KERNEL_AVAILABLE, search_flat
 from tests.helpers.grids import ascii_grid
 from tests.helpers.oracles import assert_legal_path, oracle_cost, steps_cost
 from tests.helpers.problems import PROPERTY_SETTINGS
 
-needs_kernel = pytest.mark.skipif(not KERNEL_AVAILABLE, reason="sim.navigation._kernel not built")
+needs_kernel = pytest.mark.skipif(
+    not KERNEL_AVAILABLE, reason="sim.navigation.searches._kernel not built"
+)
 
 ALL_HEURISTICS = tuple(h.value for h in Heuristic)
 COMPILED = tuple(algorithm.value for algorithm in COMPILED_ALGORITHMS)

@@ -17,15 +17,17 @@ from sim.navigation import MoveGraph, find_path
 from sim.navigation.diagonal import DIAGONAL_CHOICES, DiagonalRule, parse_diagonal
 from sim.navigation.field import distance_field
 from sim.navigation.grid import Cell
-from sim.navigation.kernel import KERNEL_AVAILABLE
 from sim.navigation.moves import DIRECTIONS
+from sim.navigation.searches.kernel import KERNEL_AVAILABLE
 from tests.helpers.grids import ascii_grid
 
 SQRT2 = math.sqrt(2.0)
 RULES = tuple(DiagonalRule)
 SEEDS = range(40)
 
-needs_kernel = pytest.mark.skipif(not KERNEL_AVAILABLE, reason="sim.navigation._kernel not built")
+needs_kernel = pytest.mark.skipif(
+    not KERNEL_AVAILABLE, reason="sim.navigation.searches._kernel not built"
+)
 
 
 def random_grid(seed: int) -> tuple[np.ndarray, np.ndarray | None]:

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from numpy.typing import NDArray
 
-from sim.navigation.explain import NoPathExplanation, explain_no_path
+from sim.navigation.regions.explain import NoPathExplanation, explain_no_path
 
 Cell = tuple[int, int]
 ORTHOGONAL = ((-1, 0), (1, 0), (0, -1), (0, 1))

@@ -15,7 +15,7 @@ import pytest
 from numpy.typing import NDArray
 
 from sim.navigation.diagonal import DiagonalRule
-from sim.navigation.explain import explain_no_path
+from sim.navigation.regions.explain import explain_no_path
 
 Cell = tuple[int, int]
 ORTHOGONAL = ((-1, 0), (1, 0), (0, -1), (0, 1))

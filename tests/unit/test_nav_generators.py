@@ -24,8 +24,8 @@ from sim.navigation import (
     write_map,
     write_scenarios,
 )
-from sim.navigation.generators import MAX_SIDE, blocked_rectangles, distant_pair
-from sim.navigation.movingai_files import check_map_name, format_map
+from sim.navigation.maps.generators import MAX_SIDE, blocked_rectangles, distant_pair
+from sim.navigation.maps.movingai_files import check_map_name, format_map
 
 SIZES = [(3, 3), (5, 7), (17, 12), (40, 64), (64, 64), (101, 77)]
 

@@ -29,7 +29,7 @@ from hypothesis.extra import numpy as hnp
 from numpy.typing import NDArray
 
 from sim.navigation import IncrementalSearch, PathResult, find_path, read_map, read_scenarios
-from sim.navigation.incremental import INCREMENTAL_AVAILABLE
+from sim.navigation.searches.incremental import INCREMENTAL_AVAILABLE
 from tests.helpers.grids import ascii_grid, grid
 from tests.helpers.oracles import SQRT2, assert_legal_path, steps_cost
 from tests.helpers.paths import movingai_dir
@@ -38,7 +38,7 @@ from tests.helpers.problems import PROPERTY_SETTINGS
 # Fewer examples where each is slow (the Python reference, large grids): this file stays fast.
 FEW_EXAMPLES = settings(PROPERTY_SETTINGS, max_examples=150)
 needs_c = pytest.mark.skipif(
-    not INCREMENTAL_AVAILABLE, reason="sim.navigation._incremental not built"
+    not INCREMENTAL_AVAILABLE, reason="sim.navigation.searches._incremental not built"
 )
 
 CONSISTENT = (

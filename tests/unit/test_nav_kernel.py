@@ -18,15 +18,23 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from numpy.typing import NDArray
 
-from sim.navigation import Heuristic, find_path, kernel, read_map, read_scenarios
+from sim.navigation import Heuristic, find_path, read_map, read_scenarios
 from sim.navigation.field import distance_field, field_on_graph
-from sim.navigation.kernel import COMPILED_ALGORITHMS, KERNEL_AVAILABLE, field_flat, search_flat
 from sim.navigation.moves import MoveGraph
 from sim.navigation.query import Algorithm
+from sim.navigation.searches import kernel
+from sim.navigation.searches.kernel import (
+    COMPILED_ALGORITHMS,
+    KERNEL_AVAILABLE,
+    field_flat,
+    search_flat,
+)
 from tests.helpers.grids import ascii_grid
 from tests.helpers.paths import movingai_dir
 
-needs_kernel = pytest.mark.skipif(not KERNEL_AVAILABLE, reason="sim.navigation._kernel not built")
+needs_kernel = pytest.mark.skipif(
+    not KERNEL_AVAILABLE, reason="sim.navigation.searches._kernel not built"
+)
 
 ALL_HEURISTICS = tuple(h.value for h in Heuristic)
 # Only what the kernel runs: the Python reference has more (dfs), which the kernel refuses.
@@ -187,7 +195,7 @@ def test_search_flat_rejects_bad_input(options: dict[str, Any], message: str) ->
     ids=lambda value: "" if isinstance(value, str) else None,
 )
 def test_c_function_checks_sizes_and_indices(args: tuple[Any, ...], message: str) -> None:
-    from sim.navigation import _kernel
+    from sim.navigation.searches import _kernel
 
     walkable, costs, height, width, start, goal = args
     with pytest.raises(ValueError, match=message):
@@ -196,7 +204,7 @@ def test_c_function_checks_sizes_and_indices(args: tuple[Any, ...], message: str
 
 @needs_kernel
 def test_c_function_rejects_non_contiguous_buffers() -> None:
-    from sim.navigation import _kernel
+    from sim.navigation.searches import _kernel
 
     strided = np.ones(18, dtype=bool)[::2]
     with pytest.raises(ValueError, match="contiguous"):
@@ -243,14 +251,16 @@ def test_implementation_must_be_known() -> None:
 
 def test_compiled_kernel_is_in_use() -> None:
     if not KERNEL_AVAILABLE and not os.environ.get("CI"):
-        pytest.skip("sim.navigation._kernel not built (outside CI the fallback is allowed)")
+        pytest.skip(
+            "sim.navigation.searches._kernel not built (outside CI the fallback is allowed)"
+        )
     assert KERNEL_AVAILABLE, "CI must run the compiled kernel: did the C extension fail to build?"
 
 
 def test_without_the_extension_python_runs_with_one_warning() -> None:
     code = (
         "import sys, warnings\n"
-        "sys.modules['sim.navigation._kernel'] = None  # as if the compile had failed\n"
+        "sys.modules['sim.navigation.searches._kernel'] = None  # as if the compile had failed\n"
         "warnings.simplefilter('error')\n"
         "import numpy as np\n"
         "from sim.navigation import find_path\n"
@@ -265,7 +275,7 @@ def test_without_the_extension_python_runs_with_one_warning() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
     )
     lines = done.stdout.splitlines()
-    assert lines[0].startswith("warned: sim.navigation._kernel is not built")
+    assert lines[0].startswith("warned: sim.navigation.searches._kernel is not built")
     assert lines[1] == "((0, 0), (1, 1))"
 
 
@@ -406,7 +416,7 @@ def test_field_flat_blocked_goal_is_inf_everywhere() -> None:
     ids=lambda value: "" if isinstance(value, str) else None,
 )
 def test_c_field_checks_sizes_and_indices(args: tuple[Any, ...], message: str) -> None:
-    from sim.navigation import _kernel
+    from sim.navigation.searches import _kernel
 
     walkable, costs, height, width, goal, out = args
     with pytest.raises((ValueError, TypeError, BufferError), match=message):
@@ -415,7 +425,7 @@ def test_c_field_checks_sizes_and_indices(args: tuple[Any, ...], message: str) -
 
 @needs_kernel
 def test_c_field_rejects_out_sharing_memory_with_its_inputs() -> None:
-    from sim.navigation import _kernel
+    from sim.navigation.searches import _kernel
 
     costs = np.ones(9)
     with pytest.raises(ValueError, match="out must not share memory"):

@@ -1,4 +1,5 @@
-"""Landmarks (`sim.navigation.landmarks`): A*'s costs, C equal to Python, never a stale answer.
+"""Landmarks (`sim.navigation.searches.landmarks`): A*'s costs, C equal to Python, never a stale
+answer.
 
 "Identical" means ``==`` on the cells, the cost (to the last bit) and the expansion count
 between the compiled search with landmarks and the Python reference with the same fields;
@@ -18,23 +19,16 @@ from hypothesis import given
 from hypothesis import strategies as st
 from numpy.typing import NDArray
 
-from sim.navigation import (
-    JumpPointSearch,
-    PathResult,
-    Reason,
-    find_path,
-    landmarks,
-    read_map,
-    read_scenarios,
-)
-from sim.navigation.kernel import JPS_AVAILABLE, jps_landmarks, jps_search
-from sim.navigation.movingai import sample_scenarios
+from sim.navigation import JumpPointSearch, PathResult, Reason, find_path, read_map, read_scenarios
+from sim.navigation.maps.movingai import sample_scenarios
+from sim.navigation.searches import landmarks
+from sim.navigation.searches.kernel import JPS_AVAILABLE, jps_landmarks, jps_search
 from tests.helpers.grids import ascii_grid
 from tests.helpers.oracles import assert_legal_path, oracle_cost, steps_cost
 from tests.helpers.paths import movingai_dir
 from tests.helpers.problems import PROPERTY_SETTINGS, Problem, problems
 
-pytestmark = pytest.mark.skipif(not JPS_AVAILABLE, reason="sim.navigation._jps not built")
+pytestmark = pytest.mark.skipif(not JPS_AVAILABLE, reason="sim.navigation.searches._jps not built")
 
 MAP_PATHS = sorted(movingai_dir().glob("*.map"))
 SCENARIOS_PER_MAP = 10
@@ -272,7 +266,7 @@ def test_build_checks_its_arguments(count: int, seed: int, message: str) -> None
 
 
 def test_compiled_search_checks_the_fields_and_snapshot() -> None:
-    from sim.navigation import _jps
+    from sim.navigation.searches import _jps
 
     walkable = np.ones((4, 4), dtype=bool)
     marks = landmarks.build(walkable, 0, 2)

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from sim.navigation import MapFormatError, parse_map, parse_scenarios, read_map, read_scenarios
-from sim.navigation.movingai import REL_TOLERANCE
+from sim.navigation.maps.movingai import REL_TOLERANCE
 from tests.helpers.paths import movingai_dir
 
 GOOD_MAP = "type octile\nheight 3\nwidth 4\nmap\n.GS@\nOTW.\n....\n"

@@ -22,10 +22,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from numpy.typing import NDArray
 
-from sim.navigation import IncrementalSearch, PathResult, Reason, find_path, region_cache
-from sim.navigation.incremental import INCREMENTAL_AVAILABLE
-from sim.navigation.kernel import COMPILED_ALGORITHMS, KERNEL_AVAILABLE
+from sim.navigation import IncrementalSearch, PathResult, Reason, find_path
 from sim.navigation.query import Algorithm
+from sim.navigation.regions import cache as region_cache
+from sim.navigation.searches.incremental import INCREMENTAL_AVAILABLE
+from sim.navigation.searches.kernel import COMPILED_ALGORITHMS, KERNEL_AVAILABLE
 from tests.helpers.grids import ascii_grid, grid
 from tests.helpers.problems import PROPERTY_SETTINGS
 
@@ -290,7 +291,7 @@ def test_incremental_search_answers_sealed_rounds_at_once_with_the_same_paths(
 def test_without_the_extension_the_python_regions_answer() -> None:
     script = (
         "import sys\n"
-        "sys.modules['sim.navigation._regions'] = None  # as if the compile had failed\n"
+        "sys.modules['sim.navigation.regions._regions'] = None  # as if the compile had failed\n"
         "import numpy as np\n"
         "from sim.navigation import find_path, regions\n"
         "assert not regions.REGIONS_AVAILABLE\n"

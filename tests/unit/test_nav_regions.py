@@ -20,14 +20,16 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from numpy.typing import NDArray
 
-from sim.navigation.regions import REGIONS_AVAILABLE, RegionMap, label_regions
+from sim.navigation.regions.labels import REGIONS_AVAILABLE, RegionMap, label_regions
 from tests.helpers.grids import ascii_grid, grid
 from tests.helpers.problems import PROPERTY_SETTINGS
 
 IMPLEMENTATIONS = (
     pytest.param(
         "c",
-        marks=pytest.mark.skipif(not REGIONS_AVAILABLE, reason="sim.navigation._regions not built"),
+        marks=pytest.mark.skipif(
+            not REGIONS_AVAILABLE, reason="sim.navigation.regions._regions not built"
+        ),
     ),
     "python",
 )

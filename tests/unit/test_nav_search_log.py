@@ -23,7 +23,7 @@ from sim.navigation import (
     start_search,
 )
 from sim.navigation.heuristics import HEURISTICS
-from sim.navigation.search import STEPPED_ALGORITHMS
+from sim.navigation.searches.best_first import STEPPED_ALGORITHMS
 from tests.helpers.grids import ascii_grid, grid
 from tests.helpers.problems import COST_LEVELS, PROPERTY_SETTINGS
 

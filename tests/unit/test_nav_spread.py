@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from sim.navigation import Scenario, parse_scenarios, read_scenarios
-from sim.navigation.movingai import spread_scenarios
+from sim.navigation.maps.movingai import spread_scenarios
 from tests.helpers.paths import movingai_dir
 
 

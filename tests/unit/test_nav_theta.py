@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from sim.navigation import find_path
 from sim.navigation.line_of_sight import centres_in_sight, segment_is_clear
 from sim.navigation.query import PathResult, Reason
-from sim.navigation.theta import ThetaStar
+from sim.navigation.searches.theta import ThetaStar
 from tests.helpers.grids import ascii_grid
 from tests.helpers.problems import PROPERTY_SETTINGS, Problem, problems
 

@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 from sim.navigation import find_path
-from sim.navigation.kernel import KERNEL_AVAILABLE
+from sim.navigation.searches.kernel import KERNEL_AVAILABLE
 from tests.helpers.grids import ascii_grid
 from tests.helpers.oracles import steps_cost
 from tests.helpers.paths import REPO_ROOT
@@ -70,7 +70,9 @@ def cases() -> list[Any]:
     ]
 
 
-NEEDS_KERNEL = pytest.mark.skipif(not KERNEL_AVAILABLE, reason="sim.navigation._kernel not built")
+NEEDS_KERNEL = pytest.mark.skipif(
+    not KERNEL_AVAILABLE, reason="sim.navigation.searches._kernel not built"
+)
 SEARCHES = [
     *(pytest.param(name, "python", id=f"{name}-python") for name in ("auto", "astar", "dijkstra")),
     pytest.param("bidirectional", "python", id="bidirectional-python"),  # Python only

@@ -10,8 +10,9 @@ import pytest
 
 from sim.commands import plan as plan_command
 from sim.commands.cli import main
-from sim.navigation import find_path, kernel
-from sim.navigation.kernel import KERNEL_AVAILABLE
+from sim.navigation import find_path
+from sim.navigation.searches import kernel
+from sim.navigation.searches.kernel import KERNEL_AVAILABLE
 from tests.helpers.paths import movingai_dir
 
 SMALL_MAP = "type octile\nheight 4\nwidth 5\nmap\n.....\n.@@@.\n.@..T\n.....\n"
@@ -334,7 +335,9 @@ def test_limit_must_be_a_positive_integer(
     assert line == f"sim plan: argument --limit: expected a positive integer, got '{value}'"
 
 
-needs_kernel = pytest.mark.skipif(not KERNEL_AVAILABLE, reason="sim.navigation._kernel not built")
+needs_kernel = pytest.mark.skipif(
+    not KERNEL_AVAILABLE, reason="sim.navigation.searches._kernel not built"
+)
 
 
 def shared(name: str) -> Path:
@@ -397,7 +400,7 @@ def test_plans_with_find_path(
         return find_path(*args, **kwargs)
 
     if implementation == "c" and not KERNEL_AVAILABLE:
-        pytest.skip("sim.navigation._kernel not built")
+        pytest.skip("sim.navigation.searches._kernel not built")
     monkeypatch.setattr(plan_command, "find_path", spy)
     argv = ["plan", str(small), "--scen", scen_of(small), "--implementation", implementation]
     assert main(argv) == 0

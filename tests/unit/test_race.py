@@ -8,7 +8,7 @@ import pytest
 from sim.app.race_args import parse_race
 from sim.navigation import find_path
 from sim.navigation.catalogue import SearchKind
-from sim.navigation.search_log import CellStatus
+from sim.navigation.replay.log import CellStatus
 from sim.search_view.race import Entrant, Race, record
 
 LINEUP = (SearchKind.ASTAR, SearchKind.JPS, SearchKind.BIDIRECTIONAL, SearchKind.DIJKSTRA)

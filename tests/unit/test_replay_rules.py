@@ -14,8 +14,8 @@ from numpy.typing import NDArray
 
 from sim.navigation import find_path
 from sim.navigation.diagonal import DiagonalRule
-from sim.navigation.search_log import ExpansionLog, SearchReplay
-from sim.navigation.search_tape import SearchTape, TapeReplay
+from sim.navigation.replay.log import ExpansionLog, SearchReplay
+from sim.navigation.replay.tape import SearchTape, TapeReplay
 
 Cell = tuple[int, int]
 RULES = tuple(DiagonalRule)

@@ -6,8 +6,8 @@ A name is a true value in Python: read as a bool, "never" would have meant 8-con
 import numpy as np
 import pytest
 
-from sim.navigation.compare import compare_searches
-from sim.navigation.search_tape import SearchTape
+from sim.navigation.replay.compare import compare_searches
+from sim.navigation.replay.tape import SearchTape
 
 
 def open_grid() -> np.ndarray:

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from sim.navigation import find_path
-from sim.navigation.search_log import CellStatus
-from sim.navigation.search_tape import SearchTape, TapeReplay
+from sim.navigation.replay.log import CellStatus
+from sim.navigation.replay.tape import SearchTape, TapeReplay
 
 ALGORITHMS = ("jps", "bidirectional", "theta")
 

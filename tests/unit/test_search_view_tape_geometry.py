@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from sim.navigation.search_tape import SearchTape, TapeReplay
+from sim.navigation.replay.tape import SearchTape, TapeReplay
 from sim.search_view.geometry import layer_cells, segment_ribbons, tape_layers
 
 

@@ -1,4 +1,4 @@
-/* D* Lite in C: sim/navigation/dstar_lite.py (the Python reference) step for step.
+/* D* Lite in C: sim/navigation/searches/dstar_lite.py (the Python reference) step for step.
  *
  * A `Planner` keeps one agent's search between calls: the snapshot of the previous call's grid,
  * g and rhs of every cell (cost to the goal, and its one-step lookahead), and the queue of
@@ -720,7 +720,7 @@ static PyObject *planner_new(PyTypeObject *type, PyObject *args, PyObject *kwarg
 PyDoc_STRVAR(plan_doc,
              "plan(walkable, costs, start, goal, h_factor, *, fresh) -> "
              "(found, cells, cost, expanded, changed, repaired)\n\n"
-             "DStarLite.plan of sim/navigation/dstar_lite.py, in C.");
+             "DStarLite.plan of sim/navigation/searches/dstar_lite.py, in C.");
 
 static PyObject *planner_plan(Planner *self, PyObject *args, PyObject *kwargs) {
     static char *keywords[] = {"", "", "", "", "", "fresh", NULL};
@@ -802,12 +802,12 @@ static PyMethodDef planner_methods[] = {
 };
 
 static PyTypeObject PlannerType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "sim.navigation._incremental.Planner",
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "sim.navigation.searches._incremental.Planner",
     .tp_basicsize = sizeof(Planner),
     .tp_dealloc = (destructor)planner_dealloc,
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_doc = PyDoc_STR("Planner(height, width, diagonal, heuristic): one agent's D* Lite state "
-                        "(see sim/navigation/incremental.py)."),
+                        "(see sim/navigation/searches/incremental.py)."),
     .tp_methods = planner_methods,
     .tp_new = planner_new,
 };

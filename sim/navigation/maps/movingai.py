@@ -28,7 +28,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from sim.navigation.grid import Cell
-from sim.navigation.input_file import read_input_file
+from sim.navigation.maps.input_file import read_input_file
 
 PASSABLE = frozenset(".GS")
 BLOCKED = frozenset("@OTW")
@@ -177,7 +177,7 @@ def parse_map(text: str, *, source: str = "<map>") -> MovingAIMap:
     >>> parse_map("type octile\nheight 1\nwidth 2\nmap\n.x\n", source="m.map")
     Traceback (most recent call last):
     ...
-    sim.navigation.movingai.MapFormatError: m.map:5: unknown map character 'x' at column 1
+    sim.navigation.maps.movingai.MapFormatError: m.map:5: unknown map character 'x' at column 1
     """
     lines = _lines(text)
     header: dict[str, tuple[str, int]] = {}
@@ -279,11 +279,11 @@ def check_scenarios(
     >>> check_scenarios(grid, parse_scenarios(scen), scen_source="m.map.scen")
     Traceback (most recent call last):
     ...
-    sim.navigation.movingai.ScenarioMismatchError: m.map.scen:3: goal 1,0 is on a blocked ...
+    sim.navigation.maps.movingai.ScenarioMismatchError: m.map.scen:3: goal 1,0 is on a blocked ...
     >>> check_scenarios(grid, parse_scenarios("version 1\n0 n.map 3 1 0 0 2 0 2\n"))
     Traceback (most recent call last):
     ...
-    sim.navigation.movingai.ScenarioMismatchError: scen <scen> is for map n.map (3x1), not ...
+    sim.navigation.maps.movingai.ScenarioMismatchError: scen <scen> is for map n.map (3x1), not ...
     """
     map_stem = _stem(grid.source)
     for scenario in scenarios:

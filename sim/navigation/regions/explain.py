@@ -9,7 +9,7 @@ orthogonal. Under "no-corner-cutting" a diagonal step from ``a`` to ``b`` needs 
 corners (the orthogonal cells it passes) walkable, and under "one-obstacle" at least one: in
 both, a walkable corner ``o`` gives ``a -> o -> b``, two orthogonal steps. So on any mask two
 cells are joined under these three rules exactly when they are by orthogonal steps, and the
-regions are the 4-connected ones (`sim.navigation.regions`). Opening a set ``S`` of blocked
+regions are the 4-connected ones (`sim.navigation.regions.labels`). Opening a set ``S`` of blocked
 cells gives another mask, so ``S`` joins Start and End under one of these rules exactly when it
 does under the others: the sets that fix the grid are the same, and so is the smallest.
 "always" is different: a diagonal step needs only its two end cells walkable, so it joins
@@ -42,7 +42,7 @@ from numpy.typing import NDArray
 from sim.navigation.diagonal import DiagonalRule, parse_diagonal
 from sim.navigation.grid import Cell, check_walkable
 from sim.navigation.query import check_cell
-from sim.navigation.regions import label_regions
+from sim.navigation.regions.labels import label_regions
 
 # The four orthogonal steps, in the order a tie between them is broken.
 _STEPS: tuple[Cell, ...] = ((-1, 0), (0, 1), (1, 0), (0, -1))

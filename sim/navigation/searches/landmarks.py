@@ -36,7 +36,7 @@ probing starts again; after each change, or each decision against a build, the p
 twice as many queries (up to `MAX_PROBES`), so an array edited between queries seldom pays for
 a build it cannot use.
 
-The Python reference (`sim.navigation.jps.JumpPointSearch`, ``landmarks=``) reads the same
+The Python reference (`sim.navigation.searches.jps.JumpPointSearch`, ``landmarks=``) reads the same
 fields with the same operations, so C and Python expand the same jump points.
 
 >>> walkable = np.ones((3, 5), dtype=bool)
@@ -58,8 +58,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import NDArray
 
-from sim.navigation import kernel
 from sim.navigation.heuristics import octile
+from sim.navigation.searches import kernel
 
 LANDMARKS = 8
 """How many landmarks `search` builds per array (each a float64 per cell)."""

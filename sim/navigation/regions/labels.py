@@ -9,7 +9,7 @@ moves (no corner cutting: a diagonal step needs both orthogonal cells it passes 
 diagonal step from ``a`` to ``b`` passes an orthogonal neighbour ``o`` of both, walkable, so
 ``a -> o -> b`` joins them by orthogonal steps: 8-connected regions are 4-connected regions.
 Other diagonal rules (cutting corners) would join more; a cache keyed by connectivity
-(`sim.navigation.region_cache`) leaves room for them.
+(`sim.navigation.regions.cache`) leaves room for them.
 
 The proof that two cells are apart. Take the smaller of their regions, ``R``, and its
 boundary: every cell 4-adjacent to ``R`` and not in it (blocked when ``R`` was labelled).
@@ -21,7 +21,7 @@ a boundary cell) or a boundary cell itself. So a cell of ``R`` cannot reach a ce
 opened) the map catches up with the mask (`RegionMap.update`) and decides exactly.
 
 The work is done by the C extension `_regions` (built with ``optional=True``), or by the
-identical-contract pure-Python reference `sim.navigation.region_flood` when it is not built.
+identical-contract pure-Python reference `sim.navigation.regions.flood` when it is not built.
 
 >>> walkable = np.array([[1, 1, 0, 1],
 ...                      [1, 0, 0, 1]], dtype=bool)
@@ -42,16 +42,16 @@ from types import ModuleType
 import numpy as np
 from numpy.typing import NDArray
 
-from sim.navigation import region_flood
 from sim.navigation.grid import Cell, check_walkable
+from sim.navigation.regions import flood as region_flood
 
 REGIONS_AVAILABLE: bool
 """Whether the compiled extension imported; "auto" labels in C when it is True.
 
-No warning when it did not: `sim.navigation.kernel` already announces a failed build once.
+No warning when it did not: `sim.navigation.searches.kernel` already announces a failed build once.
 """
 try:
-    from sim.navigation import _regions
+    from sim.navigation.regions import _regions
 
     REGIONS_AVAILABLE = True
 except ImportError:  # pragma: no cover - depends on the build
@@ -75,7 +75,7 @@ def backend(implementation: str = "auto") -> ModuleType:
     if implementation not in IMPLEMENTATIONS:
         raise ValueError(f"implementation must be auto, c or python, got {implementation!r}")
     if implementation == "c" and not REGIONS_AVAILABLE:
-        raise ValueError("implementation='c' but sim.navigation._regions is not built")
+        raise ValueError("implementation='c' but sim.navigation.regions._regions is not built")
     if implementation != "python" and REGIONS_AVAILABLE:
         return _regions
     return region_flood

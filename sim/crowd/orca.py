@@ -1,6 +1,6 @@
 """The maths of one agent's ORCA step: its half-planes and the linear programs over them.
 
-The Python reference of `_avoidance.c` (see `sim.navigation.avoidance` for the contract): the
+The Python reference of `_avoidance.c` (see `sim.crowd.avoidance` for the contract): the
 same operations in the same order, on plain floats, so the two agree to the last bit. After
 van den Berg, Guy, Lin and Manocha, "Reciprocal n-body collision avoidance" (2011), and the
 algorithm of their RVO2 library, written anew.

@@ -1,4 +1,4 @@
-/* Connected regions of a walkable mask, in C: what sim/navigation/region_flood.py does, faster.
+/* Connected regions of a walkable mask, in C: what sim/navigation/regions/flood.py does, faster.
  *
  * A region is a set of walkable cells joined by 4-connected steps. Under the no-corner-cutting
  * rule a diagonal step needs both orthogonal cells walkable, so it never joins cells that an

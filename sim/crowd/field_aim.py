@@ -14,7 +14,7 @@ distance to the walls changes no faster than a point moves, so a point's clearan
 least its cell's (`sim.navigation.clearance`) less its offset from the cell's centre; lines
 whose every sample keeps the radius plus half the spacing that way are clear. That bound
 refuses most lines near walls, so those get the exact test of a disc of the radius plus half
-the spacing at every sample (`sim.navigation.disc_walls.Walls`, exact up to half a cell: for
+the spacing at every sample (`sim.crowd.disc_walls.Walls`, exact up to half a cell: for
 radii above `SPACING` less than that a line may graze a wall by a little between samples,
 which the agents' own wall test then stops). On terrain only lines over cells costing 1 are
 taken (as `smooth_path` skips only those), so a crowd does not cut across the mud its field
@@ -42,7 +42,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from sim.navigation.disc_walls import Walls
+from sim.crowd.disc_walls import Walls
 
 REACHES = (2, 4, 8, 16, 32)
 """Steps down the field an aim may lie, tried from the farthest to the nearest; 1 is implied."""

@@ -30,9 +30,10 @@ now blocked has no moves at all, so its ``g`` and ``rhs`` are set to ``inf`` at 
 
 Determinism: the queue orders entries by ``(floor(k1 * TIE_SCALE), k2, flat cell)``, a strict
 total order (a cell is queued at most once), so this heap of lazily deleted entries and the C
-kernel's indexed heap (`sim.navigation._incremental`) pop the same sequence; every float is
+kernel's indexed heap (`sim.navigation.searches._incremental`) pop the same sequence; every float is
 computed by the same operations in the same order in both, so they agree bit for bit. ``k1`` is
-floored like A*'s priorities (`sim.navigation.search.TIE_SCALE`) so that equal real keys that
+floored like A*'s priorities (`sim.navigation.searches.best_first.TIE_SCALE`) so that equal real
+keys that
 were summed in different orders still tie and fall to ``k2``, the order the algorithm's
 correctness rests on (a cell whose ``rhs`` came from a stale neighbour always has a larger
 ``k2`` than that neighbour). The loop also runs on through keys one tie bucket above the
@@ -58,7 +59,7 @@ from numpy.typing import NDArray
 from sim.navigation.grid import Cell
 from sim.navigation.heuristics import HEURISTICS, Heuristic
 from sim.navigation.moves import DIRECTIONS, SQRT2
-from sim.navigation.search import TIE_SCALE
+from sim.navigation.searches.best_first import TIE_SCALE
 
 INF = math.inf
 
@@ -93,7 +94,8 @@ class DStarLite:
 
     `plan` takes the grid as it is now, diffs it against its own snapshot of the previous
     call's grid, repairs the search for the cells that changed and returns the path. The
-    caller (`sim.navigation.incremental.IncrementalSearch`) checks the arguments and decides
+    caller (`sim.navigation.searches.incremental.IncrementalSearch`) checks the arguments and
+    decides
     when the state must start over (a new goal, a new heuristic scale).
 
     >>> planner = DStarLite(3, 3, diagonal=True, heuristic=Heuristic.OCTILE)

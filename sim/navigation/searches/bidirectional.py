@@ -21,7 +21,7 @@ through that cell make a whole one; the cheapest so far costs ``mu`` and the cel
 least ``mu``: a cheaper path would have to leave the forward half's closed cells through an
 open cell and enter the backward half's through another, and the sum of their priorities is a
 lower bound on its cost. So the path through the meeting cell is optimal. Priorities are
-compared floored, as A* compares them (`sim.navigation.search`: ``floor(priority *
+compared floored, as A* compares them (`sim.navigation.searches.best_first`: ``floor(priority *
 TIE_SCALE)``, then the smaller heuristic term, then the smaller flat cell index; closed cells
 are never reopened), so "optimal" carries A*'s fine print: two costs closer than about 1e-9
 count as equal. With an inadmissible heuristic (manhattan on an 8-connected grid) the path is
@@ -63,14 +63,15 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from sim.navigation import search_readout as readout
 from sim.navigation.grid import Cell
 from sim.navigation.heuristics import HEURISTICS, HeuristicFn, parse_heuristic
 from sim.navigation.moves import SQRT2, MoveGraph
 from sim.navigation.query import PathResult, Query, Reason, check_ends, reason_before_search
+from sim.navigation.searches import readout
 
 TIE_SCALE = 2.0**30
-"""Priorities are floored to multiples of 1 / TIE_SCALE, as `sim.navigation.search` does."""
+"""Priorities are floored to multiples of 1 / TIE_SCALE, as `sim.navigation.searches.best_first`
+does."""
 
 
 class Side(StrEnum):
@@ -126,7 +127,8 @@ class HalfSearch:
         self._closed = bytearray(size)
         # p is computed once per touched cell; inf marks "not yet" (p itself may be < 0).
         self._potential = [math.inf] * size
-        # A binary heap of (floored priority, p, cell), as `sim.navigation.search` keeps h.
+        # A binary heap of (floored priority, p, cell), as `sim.navigation.searches.best_first`
+        # keeps h.
         self._frontier: list[tuple[float, float, int]] = []
         self.expanded = 0
         """How many cells this half has expanded."""

@@ -1,4 +1,4 @@
-/* Jump point search in C: sim/navigation/jps.py (`JumpPointSearch`), step for step.
+/* Jump point search in C: sim/navigation/searches/jps.py (`JumpPointSearch`), step for step.
  *
  * Both return the same cells, the same cost to the last bit and the same expansion count
  * (tests/unit/test_jps.py checks it). See jps.py for the search itself: the pruning rules of
@@ -476,7 +476,7 @@ static int32_t *lay_out_path(const Jps *j, const CellState *state, Py_ssize_t *l
 PyDoc_STRVAR(search_doc,
              "search(walkable, height, width, start, goal, heuristic, h_weight)\n"
              "    -> (found, cells, cost, expanded)\n\n"
-             "One jump point search; see sim/navigation/kernel.py (jps_flat) for the contract.");
+             "One jump point search; see sim/navigation/searches/kernel.py (jps_flat) for the contract.");
 
 /* One search on `walkable_obj` (checked here), with the landmark distances `fields` (count
  * a cell, NULL for none) when given; `snapshot` (NULL for none) must then hold the bytes the
@@ -607,7 +607,7 @@ PyDoc_STRVAR(search_landmarks_doc,
              "search_landmarks(walkable, height, width, start, goal, fields, snapshot)\n"
              "    -> (found, cells, cost, expanded) or None\n\n"
              "search() with the octile heuristic raised by landmark distances; None when\n"
-             "walkable's bytes differ from snapshot's. See sim/navigation/landmarks.py.");
+             "walkable's bytes differ from snapshot's. See sim/navigation/searches/landmarks.py.");
 
 static PyObject *jps_search_landmarks(PyObject *module, PyObject *args) {
     (void)module;

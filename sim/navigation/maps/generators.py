@@ -37,9 +37,9 @@ from numpy.typing import NDArray
 
 from sim.navigation.field import field_on_graph
 from sim.navigation.grid import Cell, check_walkable
+from sim.navigation.maps.movingai import Scenario
+from sim.navigation.maps.movingai_files import check_map_name
 from sim.navigation.moves import MoveGraph
-from sim.navigation.movingai import Scenario
-from sim.navigation.movingai_files import check_map_name
 
 LAYOUT_KINDS: Final[tuple[str, ...]] = ("maze", "rooms", "random")
 """The kinds `generate_layout` draws."""
@@ -388,7 +388,7 @@ def _field(graph: MoveGraph, mask: NDArray[np.bool_], start: int) -> NDArray[np.
     """The flat cost between `start` and every cell (moves are symmetric with unit costs)."""
     # Imported here, as find_path does: importing kernel warns when it is not built, and
     # importing sim.navigation must not.
-    from sim.navigation import kernel
+    from sim.navigation.searches import kernel
 
     if kernel.choose("auto"):
         return kernel.field_flat(mask, None, start, diagonal=True)

@@ -14,7 +14,7 @@ Arrays are held weakly (the cache never keeps one alive) in a small LRU of `MAX_
 labelled maps use at most `MAX_LABELLED_CELLS` cells between them. Clearance variants (an
 agent's usable cells) are other arrays, with their own entries. Maps are keyed by the
 connectivity rule too (`rule_of`): one labelling serves the "never" and "no-corner-cutting"
-diagonal rules alike (`sim.navigation.regions`). The rules that pass blocked corners
+diagonal rules alike (`sim.navigation.regions.labels`). The rules that pass blocked corners
 ("one-obstacle", "always") join cells those regions keep apart, and the cache does not label
 them: their queries always search (`rule_of` is None for them).
 
@@ -50,12 +50,12 @@ from numpy.typing import NDArray
 from sim.navigation.diagonal import DiagonalRule, parse_diagonal
 from sim.navigation.grid import Cell
 from sim.navigation.query import PathResult, Query, Reason
-from sim.navigation.regions import RegionMap
+from sim.navigation.regions.labels import RegionMap
 
 APART_AVAILABLE: bool
 """Whether the compiled unreachable answer (`_apart.c`, see `proven_apart`) imported."""
 try:
-    from sim.navigation import _apart
+    from sim.navigation.regions import _apart
 
     APART_AVAILABLE = True
 except ImportError:  # pragma: no cover - depends on the build
@@ -87,7 +87,7 @@ def rule_of(diagonal: bool | str) -> str | None:
     """The connectivity rule whose regions a query with `diagonal` moves needs, if cached.
 
     "never" and "no-corner-cutting" (False and True) share one: with no corner cutting,
-    8-connected regions are 4-connected regions (`sim.navigation.regions`). None for
+    8-connected regions are 4-connected regions (`sim.navigation.regions.labels`). None for
     "one-obstacle" and "always", whose regions the cache does not keep.
 
     >>> rule_of(True), rule_of("always")

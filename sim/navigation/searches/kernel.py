@@ -16,7 +16,7 @@ ValueError here, and runs only in Python.
 
 Jump point search has its own extension (`_jps.c`, `JPS_AVAILABLE`, warned about once when it
 is not built): `solve` runs a jps query there through `jps_flat`, the same kind of boundary,
-and returns what `sim.navigation.jps` returns, bit for bit.
+and returns what `sim.navigation.searches.jps` returns, bit for bit.
 """
 
 from __future__ import annotations
@@ -43,18 +43,18 @@ from sim.navigation.query import (
 )
 
 if TYPE_CHECKING:
-    from sim.navigation.landmarks import Landmarks
+    from sim.navigation.searches.landmarks import Landmarks
 
 KERNEL_AVAILABLE: bool
 """Whether the compiled extension imported; `find_path` runs in C when it is True."""
 try:
-    from sim.navigation import _kernel
+    from sim.navigation.searches import _kernel
 
     KERNEL_AVAILABLE = True
 except ImportError as error:  # pragma: no cover - depends on the build
     KERNEL_AVAILABLE = False
     warnings.warn(
-        f"sim.navigation._kernel is not built ({error}); searching in pure Python",
+        f"sim.navigation.searches._kernel is not built ({error}); searching in pure Python",
         RuntimeWarning,
         stacklevel=2,
     )
@@ -62,13 +62,14 @@ except ImportError as error:  # pragma: no cover - depends on the build
 JPS_AVAILABLE: bool
 """Whether the compiled jump point search (`_jps.c`) imported."""
 try:
-    from sim.navigation import _jps
+    from sim.navigation.searches import _jps
 
     JPS_AVAILABLE = True
 except ImportError as error:  # pragma: no cover - depends on the build
     JPS_AVAILABLE = False
     warnings.warn(
-        f"sim.navigation._jps is not built ({error}); jump point search runs in pure Python",
+        f"sim.navigation.searches._jps is not built ({error}); "
+        "jump point search runs in pure Python",
         RuntimeWarning,
         stacklevel=2,
     )
@@ -259,7 +260,9 @@ def jps_flat(
     the buffer's type again).
     """
     if not JPS_AVAILABLE:
-        raise ValueError("the compiled jump point search sim.navigation._jps is not available")
+        raise ValueError(
+            "the compiled jump point search sim.navigation.searches._jps is not available"
+        )
     size = _check_buffers(walkable, None)
     for name, cell in (("start", start), ("goal", goal)):
         if isinstance(cell, bool) or not isinstance(cell, int | np.integer):
@@ -299,7 +302,7 @@ def jps_landmarks(
     goal: int,
     landmarks: Landmarks,
 ) -> tuple[bool, tuple[Cell, ...], float, int] | None:
-    """`jps_search` with the heuristic raised by `landmarks` (`sim.navigation.landmarks`).
+    """`jps_search` with the heuristic raised by `landmarks` (`sim.navigation.searches.landmarks`).
 
     None, without a search, when `walkable` no longer holds the bytes the landmarks were
     built from (C compares them first). The caller has made `jps_search`'s checks; C checks
@@ -363,7 +366,7 @@ def clearance_flat(walkable: NDArray[np.bool_]) -> NDArray[np.int64]:
 def _check_kernel() -> None:
     """Raise ValueError when `_kernel` is not built (`jps_flat` needs only `_jps`)."""
     if not KERNEL_AVAILABLE:
-        raise ValueError("the compiled kernel sim.navigation._kernel is not available")
+        raise ValueError("the compiled kernel sim.navigation.searches._kernel is not available")
 
 
 def _check_buffers(walkable: object, costs: object) -> int:

@@ -1,6 +1,7 @@
 """Record jps, bidirectional and theta searches step by step, and replay them both ways.
 
-`ExpansionLog` records the searches of `sim.navigation.search` by their relaxation events; the
+`ExpansionLog` records the searches of `sim.navigation.searches.best_first` by their relaxation
+events; the
 searches of issue 19 keep other state (jump points queued from afar, two halves, parents out of
 sight of the grid's moves), so `SearchTape` records them more plainly: after each expansion it
 reads the search's whole state (a cell's status, g, f, parent and, for bidirectional, the half
@@ -39,14 +40,14 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from sim.navigation.bidirectional import BidirectionalSearch
 from sim.navigation.diagonal import DiagonalRule, parse_diagonal
 from sim.navigation.grid import Cell
 from sim.navigation.heuristics import HEURISTICS, parse_heuristic
-from sim.navigation.jps import JumpPointSearch
 from sim.navigation.query import PathResult
-from sim.navigation.search_log import CellStatus
-from sim.navigation.theta import ThetaStar
+from sim.navigation.replay.log import CellStatus
+from sim.navigation.searches.bidirectional import BidirectionalSearch
+from sim.navigation.searches.jps import JumpPointSearch
+from sim.navigation.searches.theta import ThetaStar
 
 TAPE_ALGORITHMS = ("jps", "bidirectional", "theta")
 """The `find_path` names a `SearchTape` records."""

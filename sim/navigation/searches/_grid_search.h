@@ -3,7 +3,7 @@
  * its own copy (everything here is static; functions a file does not use are inline, so
  * unused ones raise no warning), with its own spare workspace.
  *
- * The heuristics and the frontier's order are those of sim/navigation/search.py: priorities are
+ * The heuristics and the frontier's order are those of sim/navigation/searches/best_first.py: priorities are
  * floor((g_weight * g + h) * TIE_SCALE), ties go to the smaller h, then to the smaller flat cell
  * index. Bit-identical sums need the compiler not to fuse a * b + c into one FMA instruction
  * (which rounds once instead of twice); the pragmas below forbid that on GCC and Clang, in

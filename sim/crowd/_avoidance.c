@@ -1,4 +1,4 @@
-/* Reciprocal collision avoidance (ORCA) in C: the Python reference (sim/navigation/avoidance.py
+/* Reciprocal collision avoidance (ORCA) in C: the Python reference (sim/crowd/avoidance.py
  * and orca.py) operation for operation, so both return bit-identical velocities
  * (tests/unit/test_nav_avoidance.py checks it).
  *
@@ -539,7 +539,7 @@ PyDoc_STRVAR(avoid_doc,
              "avoid(positions, velocities, preferred, radii, max_speeds, priority, active,\n"
              "      sidestep, dt, time_horizon, neighbour_dist, max_neighbours, out) -> None\n\n"
              "Write every agent's new velocity into `out` (n x 2 float64); see\n"
-             "sim/navigation/avoidance.py for the contract.");
+             "sim/crowd/avoidance.py for the contract.");
 
 static PyObject *avoidance_avoid(PyObject *module, PyObject *args) {
     (void)module;

@@ -1,9 +1,9 @@
 """Connected regions in pure Python: the readable reference of the C extension `_regions`.
 
-Same functions, same arguments, same contract as `sim/navigation/_regions.c`, so `regions`
+Same functions, same arguments, same contract as `sim/navigation/regions/_regions.c`, so `regions`
 runs either; this one is used when the extension is not built. Every array is flat
 (``row * width + col``) and C-contiguous: masks bool, labels int32 (-1 on a blocked cell),
-sizes and cell lists int64. Regions are 4-connected (`sim.navigation.regions` says why that
+sizes and cell lists int64. Regions are 4-connected (`sim.navigation.regions.labels` says why that
 serves 8-connected moves too).
 
 The two may number regions differently after an `update` (C keeps the largest piece of a

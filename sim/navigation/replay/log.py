@@ -13,7 +13,8 @@ when a path exists; otherwise it is the last cell the frontier held. A stale fro
 (a cell pushed again and closed since) is skipped without a step, so the number of steps is
 `PathResult.expanded`, and the state after the last step is the one `Search` ends in.
 
-Order. Every run expands cells in the same order (`sim.navigation.search` explains why):
+Order. Every run expands cells in the same order (`sim.navigation.searches.best_first` explains
+why):
 
 - best-first variants (astar, weighted astar, greedy, dijkstra) pop the lowest priority
   ``g_weight * g + h``, floored to a multiple of ``1 / TIE_SCALE`` (about 1e-9) so that
@@ -60,7 +61,7 @@ from numpy.typing import NDArray
 from sim.navigation.grid import Cell
 from sim.navigation.heuristics import SQRT2_MINUS_1, Heuristic
 from sim.navigation.query import PathResult
-from sim.navigation.search import start_search
+from sim.navigation.searches.best_first import start_search
 
 
 class CellStatus(IntEnum):

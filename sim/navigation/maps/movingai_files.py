@@ -1,6 +1,6 @@
 """Writers for the Moving AI Lab grid benchmark files: ``.map`` grids and ``.scen`` lists.
 
-The formats are the ones `sim.navigation.movingai` reads (see there): a map is ``type octile``,
+The formats are the ones `sim.navigation.maps.movingai` reads (see there): a map is ``type octile``,
 ``height H``, ``width W``, ``map`` and H rows of W characters, ``.`` walkable and ``@``
 blocked; a scenario file is ``version 1`` and one tab-separated line per scenario, with the
 bare map name and the optimal length to 8 decimals, as the newer files write them. What these
@@ -22,7 +22,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from sim.navigation.grid import check_walkable
-from sim.navigation.movingai import Scenario
+from sim.navigation.maps.movingai import Scenario
 
 LENGTH_DECIMALS = 8
 """Decimals of each optimal length written, as in the newer Moving AI files (``%.8f``)."""

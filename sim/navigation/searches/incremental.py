@@ -1,7 +1,9 @@
 """`IncrementalSearch`: one agent's planner that repairs its last search instead of starting over.
 
-It runs D* Lite (Koenig & Likhachev 2002): the Python reference in `sim.navigation.dstar_lite`
-or the C kernel `sim.navigation._incremental`, which give identical results (cells, cost and
+It runs D* Lite (Koenig & Likhachev 2002): the Python reference in
+`sim.navigation.searches.dstar_lite`
+or the C kernel `sim.navigation.searches._incremental`, which give identical results (cells, cost
+and
 expansion count, bit for bit). Each `IncrementalSearch.plan` compares the grid it is given with
 its own snapshot of the previous call's grid; the cells that differ (walkability toggled, or
 the cost of a walkable cell changed) are the changes it repairs, and the start may move freely.
@@ -32,21 +34,21 @@ from typing import Any, Protocol
 import numpy as np
 from numpy.typing import NDArray
 
-from sim.navigation import region_cache
 from sim.navigation.diagonal import DiagonalRule, parse_diagonal
-from sim.navigation.dstar_lite import DStarLite, PlanOutcome
 from sim.navigation.grid import Cell
 from sim.navigation.heuristics import Heuristic, is_admissible, parse_heuristic
 from sim.navigation.query import PathResult, Query, Reason, reason_before_search
+from sim.navigation.regions import cache as region_cache
+from sim.navigation.searches.dstar_lite import DStarLite, PlanOutcome
 
 INCREMENTAL_AVAILABLE: bool
 """Whether the compiled extension imported; "auto" plans in C when it is True.
 
 No warning when it did not: this module is imported with the package, and a failed build of
-the optional extensions is already announced once by `sim.navigation.kernel`.
+the optional extensions is already announced once by `sim.navigation.searches.kernel`.
 """
 try:
-    from sim.navigation import _incremental
+    from sim.navigation.searches import _incremental
 
     INCREMENTAL_AVAILABLE = True
 except ImportError:  # pragma: no cover - depends on the build
@@ -62,7 +64,7 @@ HEURISTIC_CODES = {
     Heuristic.CHEBYSHEV: 3,
     Heuristic.ZERO: 4,
 }
-"""The heuristic numbers of the C kernel (those of `sim.navigation._kernel` too)."""
+"""The heuristic numbers of the C kernel (those of `sim.navigation.searches._kernel` too)."""
 
 MAX_C_CELLS = 2**31 - 1
 """The most cells the C kernel takes (it names cells with 32-bit ints)."""
@@ -181,7 +183,7 @@ search needs octile, euclidean, chebyshev or zero there
         equals a fresh A*'s, summed forward along the path as A* sums it; no path is
         ``found=False`` with the same reason (goal outside the grid, start blocked, goal
         blocked, unreachable). ``expanded`` counts the cells expanded by this call only; a
-        goal in another region than the start, sealed off (`sim.navigation.region_cache`, the
+        goal in another region than the start, sealed off (`sim.navigation.regions.cache`, the
         labels `find_path` keeps for the same array), is unreachable at once, expanding none.
 
         Raises:

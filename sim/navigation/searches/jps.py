@@ -1,6 +1,7 @@
 """Jump point search: A* that jumps along straight and diagonal runs of a uniform-cost grid.
 
-The readable Python reference of the compiled `_jps.c` (`sim.navigation.kernel` runs it): both
+The readable Python reference of the compiled `_jps.c` (`sim.navigation.searches.kernel` runs it):
+both
 return the same cells, the same cost to the last bit and the same expansion count.
 
 Jump point search (Harabor & Grastien, "Online Graph Pruning for Pathfinding on Grid Maps",
@@ -29,7 +30,7 @@ Point Search", ICAPS 2014):
   then lies diagonally and then straight from its parent, and the path runs that way. The start
   expands in all 8 directions.
 
-The frontier is ordered exactly like A*'s (`sim.navigation.search`): the priority
+The frontier is ordered exactly like A*'s (`sim.navigation.searches.best_first`): the priority
 ``floor((g + h) * TIE_SCALE)``, then the smaller ``h``, then the smaller flat cell index, with
 ``h = h_factor * heuristic(dx, dy)`` from `sim.navigation.heuristics`. A jump of ``k`` cells
 costs ``k * 1.0`` or ``k * SQRT2``; closed cells are never reopened (the heuristics allowed are
@@ -71,10 +72,11 @@ from sim.navigation.query import (
 )
 
 if TYPE_CHECKING:
-    from sim.navigation.landmarks import Landmarks
+    from sim.navigation.searches.landmarks import Landmarks
 
 TIE_SCALE = 2.0**30
-"""Priorities are floored to multiples of 1 / TIE_SCALE, as `sim.navigation.search` does."""
+"""Priorities are floored to multiples of 1 / TIE_SCALE, as `sim.navigation.searches.best_first`
+does."""
 
 
 def solve(query: Query) -> PathResult:
@@ -103,7 +105,8 @@ class JumpPointSearch:
         heuristic: octile (the default), euclidean, chebyshev or zero
             (`sim.navigation.query.JPS_HEURISTICS`).
         landmarks: distance fields built from this very array
-            (`sim.navigation.landmarks.build`): with octile, the heuristic is raised by them
+            (`sim.navigation.searches.landmarks.build`): with octile, the heuristic is raised by
+            them
             as the compiled ``search_landmarks`` raises it; None (the default) for the plain one.
 
     Raises:

@@ -15,7 +15,7 @@ Which neighbours count: every other agent closer than `neighbour_dist` (centre t
 strictly), the nearest `max_neighbours` of them, ordered by squared distance and then index,
 so results never depend on the order agents are stored in a hash cell. The C kernel finds
 them with a uniform spatial hash; the Python reference compares every pair and solves each
-agent with `sim.navigation.orca`. Both compute the same sums in the same order and are
+agent with `sim.crowd.orca`. Both compute the same sums in the same order and are
 bit-identical (tests/unit/test_nav_avoidance.py checks it).
 
 Agents that do not avoid (``active`` False: avoidance switched off, or parked by the caller)
@@ -61,18 +61,18 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from sim.navigation.orca import Line, orca_line, parting, solve_velocity
+from sim.crowd.orca import Line, orca_line, parting, solve_velocity
 
 AVOIDANCE_KERNEL_AVAILABLE: bool
 """Whether `_avoidance.c` imported; "auto" runs the C kernel when it is True."""
 try:
-    from sim.navigation import _avoidance
+    from sim.crowd import _avoidance
 
     AVOIDANCE_KERNEL_AVAILABLE = True
 except ImportError as error:  # pragma: no cover - depends on the build
     AVOIDANCE_KERNEL_AVAILABLE = False
     warnings.warn(
-        f"sim.navigation._avoidance is not built ({error}); avoiding in pure Python",
+        f"sim.crowd._avoidance is not built ({error}); avoiding in pure Python",
         RuntimeWarning,
         stacklevel=2,
     )
@@ -209,7 +209,7 @@ def _use_c(implementation: str) -> bool:
     if implementation not in ("auto", "c", "python"):
         raise ValueError(f"implementation must be auto, c or python, got {implementation!r}")
     if implementation == "c" and not AVOIDANCE_KERNEL_AVAILABLE:
-        raise ValueError("implementation='c' but sim.navigation._avoidance is not built")
+        raise ValueError("implementation='c' but sim.crowd._avoidance is not built")
     return implementation != "python" and AVOIDANCE_KERNEL_AVAILABLE
 
 

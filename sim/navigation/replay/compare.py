@@ -32,7 +32,7 @@ from sim.navigation.grid import Cell
 from sim.navigation.heuristics import Heuristic, is_admissible
 from sim.navigation.moves import MoveGraph
 from sim.navigation.query import Algorithm, PathResult, Query, Reason
-from sim.navigation.search import Search, solve
+from sim.navigation.searches.best_first import Search, solve
 
 TABLE_ORDER = (
     SearchKind.ASTAR,

@@ -24,7 +24,8 @@ Theta* refuses costs other than 1.
 Theta* is not optimal among all any-angle paths, but its path never costs more than A*'s over
 the same moves (each relaxation is no dearer than A*'s, by the triangle inequality) and never
 less than the straight line from start to goal. The frontier is ordered as A*'s
-(`sim.navigation.search`): priority ``floor((g + h) * TIE_SCALE)``, then the smaller ``h``, then
+(`sim.navigation.searches.best_first`): priority ``floor((g + h) * TIE_SCALE)``, then the smaller
+``h``, then
 the smaller flat cell index; closed cells are never reopened, and `expanded` counts the cells
 closed.
 
@@ -48,7 +49,6 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from sim.navigation import search_readout as readout
 from sim.navigation.grid import Cell, check_costs
 from sim.navigation.line_of_sight import centres_in_sight
 from sim.navigation.moves import MoveGraph
@@ -60,9 +60,11 @@ from sim.navigation.query import (
     check_theta,
     reason_before_search,
 )
+from sim.navigation.searches import readout
 
 TIE_SCALE = 2.0**30
-"""Priorities are floored to multiples of 1 / TIE_SCALE, as `sim.navigation.search` does."""
+"""Priorities are floored to multiples of 1 / TIE_SCALE, as `sim.navigation.searches.best_first`
+does."""
 
 
 def solve(query: Query) -> PathResult:
@@ -128,7 +130,7 @@ class ThetaStar:
         self._came_from = [-1] * size
         self._closed = bytearray(size)
         self._h_cache = [-1.0] * size
-        # A binary heap of (floored priority, h, cell), as in `sim.navigation.search`.
+        # A binary heap of (floored priority, h, cell), as in `sim.navigation.searches.best_first`.
         self._frontier: list[tuple[float, float, int]] = []
         self._expanded = 0
         self._current = -1

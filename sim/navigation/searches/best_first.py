@@ -46,7 +46,7 @@ kernel does not run it: `find_path` keeps dfs in Python. Jump point search (jps,
 
 The search state lives in flat lists indexed by the cell ``row * width + col``
 (``cost_so_far``, ``came_from``, a ``closed`` bytearray, a cache of ``h``), the shape the
-compiled kernel (`sim.navigation.kernel`) takes over. The same loop runs a whole search
+compiled kernel (`sim.navigation.searches.kernel`) takes over. The same loop runs a whole search
 (`Search.run`) or a budget of expansions at a time (`Search.advance`, `Search.steps`) for a
 visualizer. This module is the Python reference only: `find_path`
 (`sim.navigation.pathfinder`) checks a `Query` once and runs it here (`solve`) or in C.
@@ -63,8 +63,6 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from sim.navigation import bidirectional, jps, theta
-from sim.navigation import search_readout as readout
 from sim.navigation.grid import Cell
 from sim.navigation.heuristics import HEURISTICS, Heuristic
 from sim.navigation.moves import SQRT2, MoveGraph
@@ -80,15 +78,16 @@ from sim.navigation.query import (
     priority_terms,
     reason_before_search,
 )
+from sim.navigation.searches import bidirectional, jps, readout, theta
 
 TIE_SCALE = 2.0**30
 """Priorities are floored to multiples of 1 / TIE_SCALE (about 1e-9) before comparing."""
 
 OWN_LOOPS: dict[Algorithm, str] = {
-    Algorithm.JPS: "jump point search runs in sim.navigation.jps.JumpPointSearch",
+    Algorithm.JPS: "jump point search runs in sim.navigation.searches.jps.JumpPointSearch",
     Algorithm.BIDIRECTIONAL: "bidirectional A* runs in "
-    "sim.navigation.bidirectional.BidirectionalSearch",
-    Algorithm.THETA: "Theta* runs in sim.navigation.theta.ThetaStar",
+    "sim.navigation.searches.bidirectional.BidirectionalSearch",
+    Algorithm.THETA: "Theta* runs in sim.navigation.searches.theta.ThetaStar",
 }
 """The algorithms with a loop of their own, not `Search`'s, and where it is."""
 
@@ -151,7 +150,7 @@ class Search:
 
     Between expansions it exposes the search tree for drawing: `frontier_mask`, `closed_mask`,
     `g_costs`, `f_costs`, `came_from` (all ``[row, col]`` arrays, fresh copies), and
-    `cell_state` reads one cell without copying anything (`sim.navigation.search_log` records
+    `cell_state` reads one cell without copying anything (`sim.navigation.replay.log` records
     a whole search that way).
 
     >>> graph = MoveGraph.build(np.ones((3, 3), dtype=bool))

@@ -1,4 +1,4 @@
-/* The hot loop of sim/navigation/search.py in C: one best-first search on a walkable mask.
+/* The hot loop of sim/navigation/searches/best_first.py in C: one best-first search on a walkable mask.
  *
  * It mirrors `Search.advance` step for step, so that both return identical paths, costs and
  * expansion counts (tests/unit/test_nav_kernel.py checks it):
@@ -193,7 +193,7 @@ static int run_search(const Problem *p, Frontier *f, Py_ssize_t *expanded_out) {
 PyDoc_STRVAR(search_doc,
              "search(walkable, costs, height, width, start, goal, diagonal, heuristic, h_weight,\n"
              "       g_weight, unit) -> (found, cells, cost, expanded)\n\n"
-             "One best-first search; see sim/navigation/kernel.py for the contract.");
+             "One best-first search; see sim/navigation/searches/kernel.py for the contract.");
 
 static PyObject *kernel_search(PyObject *module, PyObject *args) {
     (void)module;
@@ -442,7 +442,7 @@ static int run_field(const FieldProblem *p, Workspace *ws) {
 PyDoc_STRVAR(field_doc,
              "field(walkable, costs, height, width, goal, diagonal, out) -> None\n\n"
              "Fill `out` (height * width float64) with every cell's cost to flat `goal`;\n"
-             "see sim/navigation/kernel.py (field_flat) for the contract.");
+             "see sim/navigation/searches/kernel.py (field_flat) for the contract.");
 
 static PyObject *kernel_field(PyObject *module, PyObject *args) {
     (void)module;
@@ -634,7 +634,7 @@ static int run_clearance(const uint8_t *walkable, Py_ssize_t height, Py_ssize_t 
 PyDoc_STRVAR(clearance_doc,
              "clearance(walkable, height, width, out) -> None\n\n"
              "Fill `out` (height * width int64) with every cell centre's squared distance to\n"
-             "the nearest wall, in half cells; see sim/navigation/kernel.py (clearance_flat).");
+             "the nearest wall, in half cells; see sim/navigation/searches/kernel.py (clearance_flat).");
 
 static PyObject *kernel_clearance(PyObject *module, PyObject *args) {
     (void)module;

@@ -1,0 +1,1 @@
+"""Maps from outside and made here: Moving AI files read and written, generated layouts."""

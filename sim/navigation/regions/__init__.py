@@ -1,0 +1,1 @@
+"""Connected regions: labels kept current, the unreachable answer, and why there is no path."""
