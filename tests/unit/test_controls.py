@@ -1,4 +1,4 @@
-"""The controls table against README.md, the help texts, and what it binds (no window)."""
+"""The controls table against docs/controls.md, the help texts, and what it binds (no window)."""
 
 from __future__ import annotations
 
@@ -24,9 +24,9 @@ from sim.engine import FrameLoop, World
 from sim.engine.camera import CameraPose, OrbitCamera, OrbitCameraInput
 from tests.helpers.paths import REPO_ROOT
 
-README = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+CONTROLS_PAGE = (REPO_ROOT / "docs" / "controls.md").read_text(encoding="utf-8")
 
-# How the README names keys: backticked, as on the keycap; everything else is lower case.
+# How the controls page names keys: backticked, as on the keycap; everything else is lower case.
 KEYCAPS = {
     "Esc": "escape",
     "Delete": "delete",
@@ -56,8 +56,8 @@ Input = tuple[str, str | None]  # Panda3D event name, modifier held
 
 
 @dataclass(frozen=True)
-class ReadmeRow:
-    """One row of a README controls table: the inputs it names and all of its words."""
+class PageRow:
+    """One row of a controls page table: the inputs it names and all of its words."""
 
     inputs: frozenset[Input]
     text: str
@@ -66,7 +66,7 @@ class ReadmeRow:
 
 def table_rows(heading: str, header: str) -> list[list[str]]:
     """The cells of the first table under `heading` whose header line is `header`."""
-    section = README.split(f"\n{heading}\n", 1)[1]
+    section = CONTROLS_PAGE.split(f"\n{heading}\n", 1)[1]
     lines = section.split(f"\n{header}\n", 1)[1].splitlines()[1:]  # past the --- line
     rows = []
     for line in lines:
@@ -92,13 +92,13 @@ def inputs_of(cell: str) -> frozenset[Input]:
     return frozenset(found)
 
 
-def readme_rows(mode: Mode) -> list[ReadmeRow]:
+def page_rows(mode: Mode) -> list[PageRow]:
     if mode is Mode.ALWAYS:
-        cells = table_rows("## Controls", "| input | does |")
-        return [ReadmeRow(inputs_of(key), does, "hold to repeat" in key) for key, does in cells]
-    cells = table_rows("## Watching the search", "| button | key | does |")
+        cells = table_rows("## The scene", "| input | does |")
+        return [PageRow(inputs_of(key), does, "hold to repeat" in key) for key, does in cells]
+    cells = table_rows("## The search view", "| button | key | does |")
     return [
-        ReadmeRow(inputs_of(key), f"{button} {does}", "hold to repeat" in key)
+        PageRow(inputs_of(key), f"{button} {does}", "hold to repeat" in key)
         for button, key, does in cells
         if key
     ]
@@ -108,8 +108,8 @@ def named(control: Control) -> Input:
     return (control.key, control.modifier)
 
 
-def row_of(control: Control) -> ReadmeRow:
-    [row] = [row for row in readme_rows(control.mode) if named(control) in row.inputs]
+def row_of(control: Control) -> PageRow:
+    [row] = [row for row in page_rows(control.mode) if named(control) in row.inputs]
     return row
 
 
@@ -118,17 +118,17 @@ def words(text: str) -> set[str]:
 
 
 @pytest.mark.parametrize("mode", list(Mode), ids=[mode.value for mode in Mode])
-def test_the_readme_lists_every_control_and_no_other(mode: Mode) -> None:
-    in_readme = {found for row in readme_rows(mode) for found in row.inputs}
-    assert in_readme == {named(control) for control in controls(mode)}
+def test_the_controls_page_lists_every_control_and_no_other(mode: Mode) -> None:
+    on_page = {found for row in page_rows(mode) for found in row.inputs}
+    assert on_page == {named(control) for control in controls(mode)}
 
 
 @pytest.mark.parametrize(
     "control", CONTROLS, ids=[f"{c.mode}-{c.modifier or ''}{c.key}" for c in CONTROLS]
 )
-def test_each_control_does_what_its_readme_row_says(control: Control) -> None:
+def test_each_control_does_what_its_controls_page_row_says(control: Control) -> None:
     row = row_of(control)
-    # The README says it in a sentence, the table in an action's name: one word must be shared,
+    # The page says it in a sentence, the table in an action's name: one word must be shared,
     # by its first five letters ("blocks" / "blocked", "connectivity" / "4-connected").
     stems = {word[:5] for word in words(row.text)}
     meant = {word for word in control.action.split("_") if word not in HOW_WORDS}
@@ -138,7 +138,7 @@ def test_each_control_does_what_its_readme_row_says(control: Control) -> None:
 @pytest.mark.parametrize(
     "control", CONTROLS, ids=[f"{c.mode}-{c.modifier or ''}{c.key}" for c in CONTROLS]
 )
-def test_a_control_repeats_when_held_exactly_where_the_readme_says(control: Control) -> None:
+def test_a_control_repeats_when_held_exactly_where_the_controls_page_says(control: Control) -> None:
     assert control.repeats == row_of(control).repeats
 
 
