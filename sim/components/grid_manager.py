@@ -137,8 +137,7 @@ class GridManager(Component):
         num_of_rows: int,
         num_of_columns: int,
         grid_cell_size: float,
-        connectivity: int = 8,
-        diagonal: str | None = None,
+        rule: DiagonalRule = DiagonalRule.NO_CORNER_CUTTING,
         show_grid: bool = True,
         show_obstacle_blocks: bool = True,
     ) -> None:
@@ -149,7 +148,7 @@ class GridManager(Component):
         self.grid_cell_size = grid_cell_size
         self.show_grid = show_grid
         self.show_obstacle_blocks = show_obstacle_blocks
-        self._rule = parse_diagonal(connectivity == 8 if diagonal is None else diagonal)
+        self._rule = rule
         self._heuristic = HEURISTICS[0]
         self._cover = np.zeros((num_of_rows, num_of_columns), dtype=np.int32)
         # When each cell was blocked, for `blocked_since_mask`; from `start` on (nothing plans
