@@ -225,7 +225,7 @@ class SimApp:
             num_of_rows=grid.rows,
             num_of_columns=grid.columns,
             grid_cell_size=grid.cell_size,
-            diagonal=grid.rule,
+            rule=grid.rule,
         )
         return self.world.spawn("grid-manager").add_component(manager)
 

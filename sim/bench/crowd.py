@@ -195,7 +195,7 @@ def _grid_manager(scene: SceneSpec) -> GridManager:
         num_of_rows=spec.rows,
         num_of_columns=spec.columns,
         grid_cell_size=spec.cell_size,
-        connectivity=spec.connectivity,
+        rule=spec.rule,
         show_grid=False,
         show_obstacle_blocks=False,
     )

@@ -33,7 +33,15 @@ from sim.bench.unreachable import UNREACHABLE_QUERIES, time_unreachable, unreach
 from sim.commands.args import load_file
 from sim.config import REPO_ROOT
 from sim.errors import SimError
-from sim.navigation import PathResult, Query, Scenario, find_path, read_map, read_scenarios
+from sim.navigation import (
+    PathResult,
+    Query,
+    Scenario,
+    SearchSettings,
+    find_path,
+    read_map,
+    read_scenarios,
+)
 from sim.navigation.maps.movingai import sample_scenarios
 from sim.navigation.searches import kernel, landmarks
 
@@ -222,7 +230,8 @@ def default_algorithm() -> str:
     uniform-cost and 8-connected, so one open grid shows what it picks for all of them.
     """
     default = inspect.signature(find_path).parameters["algorithm"].default
-    query = Query.check(np.ones((2, 2), dtype=bool), (0, 0), (1, 1), algorithm=default)
+    settings = SearchSettings.parse(algorithm=default)
+    query = Query.check(np.ones((2, 2), dtype=bool), (0, 0), (1, 1), settings)
     return str(query.algorithm)
 
 

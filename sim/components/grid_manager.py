@@ -25,13 +25,16 @@ from sim.navigation import (
     GridMap,
     PathResult,
     Reason,
+    SearchSettings,
     box_footprint,
-    find_path,
+    find_path_with,
     transform_box,
 )
 from sim.navigation.catalogue import PLANNER, PLANNER_ALGORITHM, PLANNER_HEURISTICS
 from sim.navigation.diagonal import DiagonalRule, parse_diagonal
+from sim.navigation.heuristics import Heuristic
 from sim.navigation.line_of_sight import segment_is_clear, smooth_path
+from sim.navigation.query import AUTO, parse_algorithm
 from sim.navigation.searches.incremental import IncrementalSearch
 
 GRID_LINE_Z = 0.02  # lines sit just above the ground: polygon offsets do not apply to lines
@@ -137,8 +140,7 @@ class GridManager(Component):
         num_of_rows: int,
         num_of_columns: int,
         grid_cell_size: float,
-        connectivity: int = 8,
-        diagonal: str | None = None,
+        rule: DiagonalRule = DiagonalRule.NO_CORNER_CUTTING,
         show_grid: bool = True,
         show_obstacle_blocks: bool = True,
     ) -> None:
@@ -149,7 +151,7 @@ class GridManager(Component):
         self.grid_cell_size = grid_cell_size
         self.show_grid = show_grid
         self.show_obstacle_blocks = show_obstacle_blocks
-        self._rule = parse_diagonal(connectivity == 8 if diagonal is None else diagonal)
+        self._rule = rule
         self._heuristic = HEURISTICS[0]
         self._cover = np.zeros((num_of_rows, num_of_columns), dtype=np.int32)
         # When each cell was blocked, for `blocked_since_mask`; from `start` on (nothing plans
@@ -424,7 +426,7 @@ class GridManager(Component):
         if (len(self._searches) + 1) * self._walkable.size > INCREMENTAL_CELLS:
             return None
         try:
-            search = IncrementalSearch(diagonal=self._rule.value, heuristic=self._heuristic)
+            search = IncrementalSearch(diagonal=self._rule, heuristic=self._heuristic)
         except ValueError:
             return None
         self._searches.add(search)
@@ -497,15 +499,14 @@ class GridManager(Component):
         self, grid: GridMap, start: Cell, goal: Cell, algorithm: str = PLANNER_ALGORITHM
     ) -> PathResult:
         # The HUD compares a repair with A* from scratch, so `compare` asks for astar itself.
-        return find_path(
-            grid.walkable,
-            start,
-            goal,
-            diagonal=self._rule.value,
-            heuristic=self._heuristic,
-            algorithm=algorithm,
+        # Settings as values: the planner's default ones take find_path's short way.
+        settings = SearchSettings(
+            rule=self._rule,
+            heuristic=Heuristic(self._heuristic),
+            algorithm=None if algorithm == AUTO else parse_algorithm(algorithm),
             costs=self.costs,
         )
+        return find_path_with(grid.walkable, start, goal, settings)
 
     def _waypoints(
         self, cells: Sequence[Cell], goal: Point, *, smoothing: bool, radius: float = 0.0

@@ -10,7 +10,8 @@ radius may use, and `segment_is_clear` / `smooth_path` take that radius for its 
 `generate_layout` draws mazes, rooms and random maps, `random_scenarios` connected pairs on
 them. `ExpansionLog` and `SearchReplay` record a search and step through it both ways;
 `compare_searches` runs every variant on one grid.
-`DiagonalRule` names the four diagonal rules `find_path` takes.
+`DiagonalRule` names the four diagonal rules `find_path` takes; `SearchSettings` holds its
+options as one value, for `find_path_with`.
 `SearchKind` lists the searches on offer, each once, with its label and promise.
 `JumpPointSearch` is the Python reference of jump point search, which `find_path` runs by
 default where it applies (``algorithm="auto"``). `BidirectionalSearch` (A* from both ends,
@@ -61,8 +62,15 @@ from sim.navigation.maps.movingai import (
 )
 from sim.navigation.maps.movingai_files import write_map, write_scenarios
 from sim.navigation.moves import MoveGraph
-from sim.navigation.pathfinder import find_path
-from sim.navigation.query import Algorithm, PathResult, Query, Reason
+from sim.navigation.pathfinder import find_path, find_path_with
+from sim.navigation.query import (
+    Algorithm,
+    Implementation,
+    PathResult,
+    Query,
+    Reason,
+    SearchSettings,
+)
 from sim.navigation.raster import (
     Box,
     Footprint,
@@ -104,6 +112,7 @@ __all__ = [
     "Footprint",
     "GridMap",
     "Heuristic",
+    "Implementation",
     "IncrementalSearch",
     "JumpPointSearch",
     "MapFormatError",
@@ -118,6 +127,7 @@ __all__ = [
     "Search",
     "SearchKind",
     "SearchReplay",
+    "SearchSettings",
     "TerrainLayer",
     "TerrainSummary",
     "ThetaStar",
@@ -130,6 +140,7 @@ __all__ = [
     "disc_segment_is_clear",
     "euclidean",
     "find_path",
+    "find_path_with",
     "format_table",
     "generate_layout",
     "heuristic_scale",

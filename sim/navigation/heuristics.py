@@ -18,13 +18,23 @@ less than the estimate, so the searches multiply every heuristic by the smallest
 when it is below 1 (`sim.navigation.grid.heuristic_scale`), which keeps each "yes" a "yes".
 Manhattan on an 8-connected grid overestimates (a diagonal step costs sqrt(2) < 2), so A* with
 it is fast but may return a longer path.
+
+`CATALOGUE` is the one table of them: each heuristic's function, its number in the C kernels
+and the diagonal rules it is admissible under (`Heuristic.admissible`); `HEURISTICS` is its
+name -> function view.
+
+>>> Heuristic.OCTILE.estimate(3, 4) == octile(3, 4), Heuristic.OCTILE.code
+(True, 1)
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import dataclass
 from enum import StrEnum
+
+from sim.navigation.diagonal import DiagonalRule
 
 SQRT2_MINUS_1 = math.sqrt(2.0) - 1.0
 
@@ -39,6 +49,26 @@ class Heuristic(StrEnum):
     EUCLIDEAN = "euclidean"
     CHEBYSHEV = "chebyshev"
     ZERO = "zero"
+
+    @property
+    def estimate(self) -> HeuristicFn:
+        """The function of ``(dx, dy)`` it names."""
+        return CATALOGUE[self].estimate
+
+    @property
+    def code(self) -> int:
+        """Its number in the C kernels (``_grid_search.h``, ``_incremental.c``)."""
+        return CATALOGUE[self].code
+
+    def admissible(self, rule: DiagonalRule) -> bool:
+        """Whether it never overestimates under `rule` (see the module's table).
+
+        >>> Heuristic.MANHATTAN.admissible(DiagonalRule.NEVER)
+        True
+        >>> Heuristic.MANHATTAN.admissible(DiagonalRule.ALWAYS)
+        False
+        """
+        return rule in CATALOGUE[self].admissible_under
 
 
 def manhattan(dx: int, dy: int) -> float:
@@ -88,13 +118,37 @@ def zero(dx: int, dy: int) -> float:
     return 0.0
 
 
-HEURISTICS: dict[Heuristic, HeuristicFn] = {
-    Heuristic.MANHATTAN: manhattan,
-    Heuristic.OCTILE: octile,
-    Heuristic.EUCLIDEAN: euclidean,
-    Heuristic.CHEBYSHEV: chebyshev,
-    Heuristic.ZERO: zero,
+@dataclass(frozen=True, slots=True)
+class HeuristicFacts:
+    """One heuristic's entry in `CATALOGUE`.
+
+    Attributes:
+        estimate: the function of the cell differences ``(dx, dy)``.
+        code: its number in the C kernels (``_grid_search.h``).
+        admissible_under: the diagonal rules under which it never overestimates.
+    """
+
+    estimate: HeuristicFn
+    code: int
+    admissible_under: frozenset[DiagonalRule]
+
+
+_EVERY_RULE = frozenset(DiagonalRule)
+
+CATALOGUE: dict[Heuristic, HeuristicFacts] = {
+    # A diagonal step costs sqrt(2) < 2 under every rule that has one.
+    Heuristic.MANHATTAN: HeuristicFacts(manhattan, 0, frozenset({DiagonalRule.NEVER})),
+    Heuristic.OCTILE: HeuristicFacts(octile, 1, _EVERY_RULE),
+    Heuristic.EUCLIDEAN: HeuristicFacts(euclidean, 2, _EVERY_RULE),
+    Heuristic.CHEBYSHEV: HeuristicFacts(chebyshev, 3, _EVERY_RULE),
+    Heuristic.ZERO: HeuristicFacts(zero, 4, _EVERY_RULE),
 }
+"""Every heuristic: its function, its C number and where it is admissible."""
+
+HEURISTICS: dict[Heuristic, HeuristicFn] = {
+    heuristic: facts.estimate for heuristic, facts in CATALOGUE.items()
+}
+"""Each heuristic's function, by name (`CATALOGUE` without the rest)."""
 
 
 def parse_heuristic(name: str) -> Heuristic:
@@ -123,4 +177,5 @@ def is_admissible(heuristic: str, *, diagonal: bool) -> bool:
     >>> is_admissible("manhattan", diagonal=True), is_admissible("manhattan", diagonal=False)
     (False, True)
     """
-    return not (diagonal and parse_heuristic(heuristic) is Heuristic.MANHATTAN)
+    rule = DiagonalRule.NO_CORNER_CUTTING if diagonal else DiagonalRule.NEVER
+    return parse_heuristic(heuristic).admissible(rule)

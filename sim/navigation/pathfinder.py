@@ -1,6 +1,8 @@
 """`find_path`: the entry point of the pathfinding core.
 
-It checks a query once (`Query.check`), then runs it on the compiled kernel
+`find_path` takes its options as bools and names and turns them into `SearchSettings` once;
+`find_path_with` takes such settings, for callers that hold them as values (the app). It
+checks a query once (`Query.check`), then runs it on the compiled kernel
 (`sim.navigation.searches.kernel`) or on the Python reference loop
 (`sim.navigation.searches.best_first`); both give
 identical results, and neither checks the arguments again in its own words.
@@ -14,8 +16,16 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from sim.navigation.diagonal import DiagonalRule
 from sim.navigation.grid import Cell
-from sim.navigation.query import AUTO, PathResult, Query, Reason
+from sim.navigation.query import (
+    AUTO,
+    DEFAULT_SETTINGS,
+    PathResult,
+    Query,
+    Reason,
+    SearchSettings,
+)
 from sim.navigation.regions import cache as region_cache
 from sim.navigation.regions.cache import proven_apart
 from sim.navigation.searches import best_first as search
@@ -133,11 +143,47 @@ def find_path(
         costs is None
         and algorithm == AUTO
         and heuristic == "octile"
-        and diagonal is True
+        and (diagonal is True or (isinstance(diagonal, str) and diagonal == _MOVING_AI_RULE))
         and type(weight) in (float, int)
         and weight == 1
         and implementation == "auto"
     ):
+        # The common call, recognised without building settings: those take microseconds.
+        settings = DEFAULT_SETTINGS
+    else:
+        settings = SearchSettings.parse(
+            diagonal=diagonal,
+            heuristic=heuristic,
+            algorithm=algorithm,
+            costs=costs,
+            weight=weight,
+            implementation=implementation,
+        )
+    return find_path_with(walkable, start, goal, settings)
+
+
+_MOVING_AI_RULE = DiagonalRule.NO_CORNER_CUTTING.value
+
+
+def find_path_with(
+    walkable: NDArray[np.bool_],
+    start: Cell,
+    goal: Cell,
+    settings: SearchSettings = DEFAULT_SETTINGS,
+) -> PathResult:
+    """`find_path` with its options as one value: the same result, the same errors.
+
+    With every option at its default (`SearchSettings.common`: no costs, the
+    no-corner-cutting rule, octile, "auto", weight 1, "auto" implementation) a plain mask and
+    two cells take the short way (`sim.navigation.hot_path`), whatever form the caller gave
+    the options in.
+
+    >>> from sim.navigation.diagonal import DiagonalRule
+    >>> four = SearchSettings(rule=DiagonalRule.NEVER)
+    >>> find_path_with(np.ones((2, 2), dtype=bool), (0, 0), (1, 1), four).cost
+    2.0
+    """
+    if settings.common:
         # The common call: the same answer in a fraction of the general path's checks, and
         # an unreachable one proven again from the last proof without any Python (`_apart`).
         if proven_apart(walkable, start, goal):
@@ -149,17 +195,8 @@ def find_path(
     # caller that never searches should not see that.
     from sim.navigation.searches import kernel
 
-    query = Query.check(
-        walkable,
-        start,
-        goal,
-        diagonal=diagonal,
-        heuristic=heuristic,
-        algorithm=algorithm,
-        costs=costs,
-        weight=weight,
-    )
-    in_c = kernel.choose(implementation, query.algorithm)
+    query = Query.check(walkable, start, goal, settings)
+    in_c = kernel.choose(settings.implementation, query.algorithm)
     # A goal proven out of reach (`region_cache`) needs no search, in C or in Python alike.
     if region_cache.known_unreachable(query):
         return PathResult.none(Reason.UNREACHABLE)

@@ -1,8 +1,10 @@
 """A path query and its answer: what both search implementations take, check and return.
 
-`Query.check` turns the arguments of `find_path` into a checked `Query`, or raises ValueError
-naming the bad value; the Python reference (`sim.navigation.searches.best_first`) and the compiled
-kernel
+`SearchSettings` holds how to search (the diagonal rule, heuristic, algorithm, weight, costs and
+implementation), each as a value: `find_path` makes one from its arguments, once
+(`SearchSettings.parse`). `Query.check` turns a mask, two cells and settings into a checked
+`Query`, or raises ValueError naming the bad value; the Python reference
+(`sim.navigation.searches.best_first`) and the compiled kernel
 (`sim.navigation.searches.kernel`) both read a query through these checks, so both reject the same
 input with the same words. It also settles ``algorithm="auto"`` (`resolve_auto`): jump point
 search where it finds the same paths faster, A* everywhere else. `reason_before_search` gives
@@ -10,7 +12,8 @@ the "no path" a query has before any expansion (a goal outside the grid, a block
 goal), and `priority_terms` the one table that makes astar, greedy, dijkstra and bfs one loop.
 Both answer with a `PathResult`.
 
->>> query = Query.check(np.ones((2, 2), dtype=bool), (0, 0), (1, 1), algorithm="greedy")
+>>> greedy = SearchSettings(algorithm=Algorithm.GREEDY)
+>>> query = Query.check(np.ones((2, 2), dtype=bool), (0, 0), (1, 1), greedy)
 >>> query.algorithm, query.heuristic, query.goal
 (<Algorithm.GREEDY: 'greedy'>, <Heuristic.OCTILE: 'octile'>, (1, 1))
 """
@@ -19,7 +22,7 @@ from __future__ import annotations
 
 import math
 import operator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
@@ -57,6 +60,99 @@ class Algorithm(StrEnum):
 
 AUTO = "auto"
 """The `find_path` algorithm that picks the fastest exact search for the query (`resolve_auto`)."""
+
+
+class Implementation(StrEnum):
+    """Where a search runs: the compiled kernel when it is built (AUTO), C only, Python only."""
+
+    AUTO = "auto"
+    C = "c"
+    PYTHON = "python"
+
+
+def parse_implementation(name: object) -> Implementation:
+    """Return the Implementation called `name`, or raise ValueError naming it.
+
+    >>> parse_implementation("fortran")
+    Traceback (most recent call last):
+    ...
+    ValueError: implementation must be auto, c or python, got 'fortran'
+    """
+    if isinstance(name, str):
+        try:
+            return Implementation(name)
+        except ValueError:
+            pass
+    raise ValueError(f"implementation must be auto, c or python, got {name!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class SearchSettings:
+    """How to search, apart from the mask and the cells: `find_path`'s options as values.
+
+    Attributes:
+        rule: the diagonal rule (`sim.navigation.diagonal.DiagonalRule`).
+        heuristic: the heuristic (astar, greedy, jps and bidirectional use it).
+        algorithm: the variant to run, or None for "auto": `resolve_auto` picks per query.
+        weight: the heuristic weight, >= 1 (checked by `Query.check`).
+        costs: per-cell cost multipliers as given (`Query.check` checks them against the
+            mask), or None for 1 everywhere. Left out of ``==`` and the hash: an array has
+            no single truth value.
+        implementation: where the search runs (`sim.navigation.searches.kernel.choose`).
+
+    >>> SearchSettings().common, SearchSettings(rule=DiagonalRule.NEVER).common
+    (True, False)
+    """
+
+    rule: DiagonalRule = DiagonalRule.NO_CORNER_CUTTING
+    heuristic: Heuristic = Heuristic.OCTILE
+    algorithm: Algorithm | None = None
+    weight: float = 1.0
+    costs: NDArray[Any] | None = field(default=None, compare=False, repr=False)
+    implementation: Implementation = Implementation.AUTO
+
+    @classmethod
+    def parse(
+        cls,
+        *,
+        diagonal: object = True,
+        heuristic: str = "octile",
+        algorithm: str = AUTO,
+        costs: NDArray[Any] | None = None,
+        weight: float = 1.0,
+        implementation: str = "auto",
+    ) -> SearchSettings:
+        """`find_path`'s options as it takes them (bools and names) made values, once.
+
+        Raises:
+            ValueError: naming the value, in this order: the diagonal rule
+                (`sim.navigation.diagonal.parse_diagonal`), the algorithm, the heuristic, the
+                weight, the implementation.
+
+        >>> SearchSettings.parse(diagonal=False, algorithm="bfs")
+        SearchSettings(rule=<DiagonalRule.NEVER: 'never'>, heuristic=<Heuristic.OCTILE: \
+'octile'>, algorithm=<Algorithm.BFS: 'bfs'>, weight=1.0, implementation=<Implementation.AUTO: \
+'auto'>)
+        """
+        rule = parse_diagonal(diagonal)
+        chosen = None if algorithm == AUTO else parse_algorithm(algorithm)
+        return cls(
+            rule,
+            parse_heuristic(heuristic),
+            chosen,
+            check_weight(weight),
+            costs,
+            parse_implementation(implementation),
+        )
+
+    @property
+    def common(self) -> bool:
+        """Whether every option is at its default: the call `sim.navigation.hot_path` answers."""
+        return self.costs is None and self == DEFAULT_SETTINGS
+
+
+DEFAULT_SETTINGS = SearchSettings()
+"""Every option at its default: what `find_path` searches with when given none."""
 
 
 class Reason(StrEnum):
@@ -139,27 +235,20 @@ class Query:
         walkable: NDArray[np.bool_],
         start: Cell,
         goal: Cell,
-        *,
-        diagonal: bool | str = True,
-        heuristic: str = "octile",
-        algorithm: str = AUTO,
-        costs: NDArray[Any] | None = None,
-        weight: float = 1.0,
+        settings: SearchSettings = DEFAULT_SETTINGS,
     ) -> Query:
-        """Check the arguments of `find_path` (see there) and return them as a Query.
+        """Check a mask, two cells and `settings` (see `find_path`) and return them as a Query.
 
-        ``algorithm="auto"`` becomes the search `resolve_auto` picks. A query for jps or
-        theta carries no costs (`check_jps`, `check_theta` let only costs of 1 through).
+        An algorithm of None ("auto") becomes the search `resolve_auto` picks. A query for jps
+        or theta carries no costs (`check_jps`, `check_theta` let only costs of 1 through).
 
         Raises:
-            ValueError: naming the value, in this order: the mask, the costs, the diagonal
-                rule (`sim.navigation.diagonal.parse_diagonal`), the algorithm, the
-                heuristic, the weight, what jps cannot run (`check_jps`), costs or a rule
-                other than never / no-corner-cutting for theta (`check_theta`), a weight
-                above 1 for bidirectional or theta, the start and goal cells, a start outside
-                the grid.
+            ValueError: naming the value, in this order: the mask, the costs, the weight,
+                what jps cannot run (`check_jps`), costs or a rule other than never /
+                no-corner-cutting for theta (`check_theta`), a weight above 1 for
+                bidirectional or theta, the start and goal cells, a start outside the grid.
 
-        >>> Query.check(np.ones((2, 2), dtype=bool), (0, 0), (1, 1), weight=0.5)
+        >>> Query.check(np.ones((2, 2), dtype=bool), (0, 0), (1, 1), SearchSettings(weight=0.5))
         Traceback (most recent call last):
         ...
         ValueError: weight must be a finite number >= 1, got 0.5
@@ -167,10 +256,11 @@ class Query:
         <Algorithm.JPS: 'jps'>
         """
         walkable = check_walkable(walkable)
-        checked_costs = check_costs(costs, walkable)
-        rule = parse_diagonal(diagonal)
-        if algorithm == AUTO:
-            chosen_heuristic, checked_weight = parse_heuristic(heuristic), check_weight(weight)
+        checked_costs = check_costs(settings.costs, walkable)
+        rule, chosen_heuristic = settings.rule, settings.heuristic
+        weight = settings.weight
+        checked_weight = check_weight(weight)
+        if settings.algorithm is None:
             chosen_algorithm = resolve_auto(
                 walkable,
                 checked_costs,
@@ -179,9 +269,7 @@ class Query:
                 weight=checked_weight,
             )
         else:
-            chosen_algorithm, chosen_heuristic, checked_weight = check_options(
-                algorithm, heuristic, weight
-            )
+            chosen_algorithm = settings.algorithm
         if chosen_algorithm is Algorithm.JPS:
             check_jps(
                 walkable,
@@ -248,26 +336,28 @@ def resolve_auto(
     walkable: NDArray[np.bool_],
     costs: NDArray[np.float64] | None,
     *,
-    diagonal: bool | DiagonalRule,
+    diagonal: DiagonalRule,
     heuristic: Heuristic,
     weight: float,
 ) -> Algorithm:
     """The search ``algorithm="auto"`` runs: JPS where it finds A*'s paths, else A*.
 
     Jump point search when every walkable cell costs 1 (no `costs`, or all 1.0 there), moves
-    are 8-connected without corner cutting (`diagonal` True or "no-corner-cutting": jps knows
-    no other diagonal rule), the weight is 1 and the heuristic octile (the default: what A* would
+    are 8-connected without corner cutting (`diagonal` no-corner-cutting: jps knows no other
+    diagonal rule), the weight is 1 and the heuristic octile (the default: what A* would
     run); A* for anything else (terrain costs, 4-connected moves, weighted A*, another
     heuristic, another diagonal rule). Both find a shortest path, of the same cost.
 
     >>> grid = np.ones((3, 3), dtype=bool)
-    >>> resolve_auto(grid, None, diagonal=True, heuristic=Heuristic.OCTILE, weight=1.0)
+    >>> rule = DiagonalRule.NO_CORNER_CUTTING
+    >>> resolve_auto(grid, None, diagonal=rule, heuristic=Heuristic.OCTILE, weight=1.0)
     <Algorithm.JPS: 'jps'>
-    >>> resolve_auto(grid, None, diagonal=False, heuristic=Heuristic.OCTILE, weight=1.0)
+    >>> rule = DiagonalRule.NEVER
+    >>> resolve_auto(grid, None, diagonal=rule, heuristic=Heuristic.OCTILE, weight=1.0)
     <Algorithm.ASTAR: 'astar'>
     """
     if (
-        parse_diagonal(diagonal) is DiagonalRule.NO_CORNER_CUTTING
+        diagonal is DiagonalRule.NO_CORNER_CUTTING
         and weight == 1.0
         and heuristic is Heuristic.OCTILE
         and (costs is None or unit_costs(walkable, costs))
@@ -330,18 +420,19 @@ def check_jps(
     walkable: NDArray[np.bool_],
     costs: NDArray[np.float64] | None,
     *,
-    diagonal: bool | DiagonalRule,
+    diagonal: DiagonalRule,
     heuristic: Heuristic,
     weight: float,
 ) -> None:
     """Raise ValueError, in words, unless jump point search can run these settings.
 
     It needs every walkable cell to cost 1, 8-connected moves without corner cutting
-    (`diagonal` True or "no-corner-cutting"), weight 1 and one of
+    (`diagonal` no-corner-cutting), weight 1 and one of
     `JPS_HEURISTICS`; `resolve_auto` picks it only with octile.
 
-    >>> check_jps(np.ones((1, 2), dtype=bool), np.array([[1.0, 2.0]]), diagonal=True,
-    ...           heuristic=Heuristic.OCTILE, weight=1.0)  # doctest: +ELLIPSIS
+    >>> check_jps(np.ones((1, 2), dtype=bool), np.array([[1.0, 2.0]]),
+    ...           diagonal=DiagonalRule.NO_CORNER_CUTTING, heuristic=Heuristic.OCTILE,
+    ...           weight=1.0)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
     ValueError: jps needs a grid without costs (every walkable cell costing 1), ...
@@ -352,7 +443,7 @@ def check_jps(
             "jps needs a grid without costs (every walkable cell costing 1), got "
             f"costs[{row}, {col}] = {costs[row, col]:g}; use algorithm='astar' or 'auto'"
         )
-    rule = parse_diagonal(diagonal)
+    rule = diagonal
     if rule is DiagonalRule.NEVER:
         raise ValueError(
             "jps needs 8-connected moves (diagonal=True); use algorithm='astar' or 'auto' "

@@ -233,14 +233,14 @@ def _connectivity(at: Reader, value: object) -> int:
     return number
 
 
-def _diagonal(at: Reader, value: object) -> str:
+def _diagonal(at: Reader, value: object) -> DiagonalRule:
     if not isinstance(value, str) or value not in DIAGONAL_CHOICES:
         raise at.error(f"must be one of {', '.join(DIAGONAL_CHOICES)}, got {values.short(value)}")
-    return value
+    return DiagonalRule(value)
 
 
 # What each `connectivity` is shorthand for.
-_CONNECTIVITY_RULES: Final = {4: DiagonalRule.NEVER.value, 8: DiagonalRule.NO_CORNER_CUTTING.value}
+_CONNECTIVITY_RULES: Final = {4: DiagonalRule.NEVER, 8: DiagonalRule.NO_CORNER_CUTTING}
 
 
 def _grid(at: Reader, value: object) -> GridSpec:
@@ -253,11 +253,12 @@ def _grid(at: Reader, value: object) -> GridSpec:
     diagonal = table.get("diagonal", _diagonal, None)
     connectivity = DEFAULT_CONNECTIVITY if given_connectivity is None else given_connectivity
     shorthand = None if given_connectivity is None else _CONNECTIVITY_RULES[given_connectivity]
-    if diagonal is not None and shorthand is not None and shorthand != diagonal:
+    if diagonal is not None and shorthand is not None and shorthand is not diagonal:
         raise at.error(
             f'connectivity = {given_connectivity} is shorthand for diagonal = "{shorthand}", '
             f'but diagonal = "{diagonal}"; keep one of the two'
         )
+    rule = _CONNECTIVITY_RULES[connectivity] if diagonal is None else diagonal
     cells = rows * columns
     size = f"{values.thousands(rows)} rows x {values.thousands(columns)} columns"
     if cells > MAX_GRID_CELLS:
@@ -279,10 +280,7 @@ def _grid(at: Reader, value: object) -> GridSpec:
             f"at most {MAX_GRID_EXTENT:,.0f} (the world is "
             f"+-{values.MAX_COORDINATE:,.0f})"
         )
-    if diagonal is None:
-        spec = GridSpec(origin, rows, columns, cell_size, connectivity)
-    else:
-        spec = GridSpec.with_rule(origin, rows, columns, cell_size, diagonal)
+    spec = GridSpec(origin, rows, columns, cell_size, rule)
     _check_cells_resolve(at, spec)
     return spec
 

@@ -40,41 +40,25 @@ class GridSpec:
     """The navigation grid: `rows` cells along world y, `columns` along world x.
 
     `origin` is the world (x, y) of the grid's min corner; cells are `cell_size` units square.
-    `rule` is the diagonal rule planners use (`sim.navigation.diagonal`): `diagonal` when
-    given, else what `connectivity` is shorthand for (4: "never", 8: "no-corner-cutting"). A
-    scene file may give either (``[grid] diagonal`` or ``connectivity``); `with_rule` builds
-    a spec with the two in step (`connectivity` 4 under "never", else 8).
+    `rule` is the diagonal rule planners use (`sim.navigation.diagonal`). A scene file gives it
+    as ``[grid] diagonal`` or as its shorthand ``connectivity`` (4: "never", 8:
+    "no-corner-cutting"); `sim.scene.file` settles the two into this one value.
     """
 
     origin: tuple[float, float]
     rows: int
     columns: int
     cell_size: float
-    connectivity: int = 8
-    diagonal: str | None = None
-
-    @classmethod
-    def with_rule(
-        cls,
-        origin: tuple[float, float],
-        rows: int,
-        columns: int,
-        cell_size: float,
-        diagonal: str,
-    ) -> GridSpec:
-        """A grid planned under the rule `diagonal` (a `DiagonalRule` name), its count set."""
-        rule = DiagonalRule(diagonal)
-        connectivity = 4 if rule is DiagonalRule.NEVER else 8
-        return cls(origin, rows, columns, cell_size, connectivity, rule.value)
+    rule: DiagonalRule = DiagonalRule.NO_CORNER_CUTTING
 
     @property
-    def rule(self) -> str:
-        """The diagonal rule's name: `diagonal`, else the one `connectivity` stands for."""
-        if self.diagonal is not None:
-            return self.diagonal
-        if self.connectivity == 4:
-            return DiagonalRule.NEVER.value
-        return DiagonalRule.NO_CORNER_CUTTING.value
+    def connectivity(self) -> int:
+        """4 when the rule is "never" (no diagonal moves), else 8.
+
+        >>> GridSpec((0.0, 0.0), 2, 2, 1.0, DiagonalRule.ALWAYS).connectivity
+        8
+        """
+        return 4 if self.rule is DiagonalRule.NEVER else 8
 
     @property
     def width(self) -> float:

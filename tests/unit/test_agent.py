@@ -389,7 +389,7 @@ def default_scene_with_speed(speed: float) -> tuple[World, GridManager, AgentCon
             num_of_rows=spec.grid.rows,
             num_of_columns=spec.grid.columns,
             grid_cell_size=spec.grid.cell_size,
-            connectivity=spec.grid.connectivity,
+            rule=spec.grid.rule,
         )
     )
     agents = []

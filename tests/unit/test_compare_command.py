@@ -56,7 +56,7 @@ def live_walkable(scene: SceneSpec) -> np.ndarray:
             num_of_rows=spec.rows,
             num_of_columns=spec.columns,
             grid_cell_size=spec.cell_size,
-            connectivity=spec.connectivity,
+            rule=spec.rule,
             show_grid=False,
             show_obstacle_blocks=False,
         )

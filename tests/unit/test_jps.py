@@ -20,7 +20,14 @@ from numpy.typing import NDArray
 
 from sim.navigation import JumpPointSearch, MovingAIMap, find_path, read_map, read_scenarios
 from sim.navigation.maps.movingai import sample_scenarios
-from sim.navigation.query import JPS_HEURISTICS, Algorithm, PathResult, Query, Reason
+from sim.navigation.query import (
+    JPS_HEURISTICS,
+    Algorithm,
+    PathResult,
+    Query,
+    Reason,
+    SearchSettings,
+)
 from sim.navigation.searches.kernel import JPS_AVAILABLE, jps_flat
 from tests.helpers.grids import ascii_grid, grid
 from tests.helpers.oracles import assert_legal_path, oracle_cost, steps_cost
@@ -277,8 +284,10 @@ OPEN = np.ones((6, 6), dtype=bool)
 def test_auto_picks_jps_only_where_it_finds_astars_paths(
     options: dict[str, Any], expected: Algorithm
 ) -> None:
-    assert Query.check(OPEN, (0, 0), (5, 5), **options).algorithm is expected
-    assert Query.check(OPEN, (0, 0), (5, 5), algorithm="auto", **options).algorithm is expected
+    settings = SearchSettings.parse(**options)
+    assert Query.check(OPEN, (0, 0), (5, 5), settings).algorithm is expected
+    settings = SearchSettings.parse(algorithm="auto", **options)
+    assert Query.check(OPEN, (0, 0), (5, 5), settings).algorithm is expected
 
 
 def test_auto_ignores_costs_on_blocked_cells() -> None:
@@ -286,7 +295,7 @@ def test_auto_ignores_costs_on_blocked_cells() -> None:
     walkable[2, 2] = False
     costs = np.ones((6, 6))
     costs[2, 2] = np.inf
-    query = Query.check(walkable, (0, 0), (5, 5), costs=costs)
+    query = Query.check(walkable, (0, 0), (5, 5), SearchSettings(costs=costs))
     assert (query.algorithm, query.costs) == (Algorithm.JPS, None)
 
 

@@ -28,6 +28,7 @@ from sim.navigation import (
     is_admissible,
     start_search,
 )
+from sim.navigation.diagonal import DiagonalRule
 from sim.navigation.field import distance_field
 from sim.navigation.grid import MAX_COST, MIN_COST, GridMap, check_costs, heuristic_scale
 from sim.navigation.heuristics import HEURISTICS
@@ -186,7 +187,7 @@ def test_search_flat_scales_the_heuristic_by_the_lowest_walkable_cost() -> None:
     costs = np.ones((3, 10))
     costs[2, :] = 0.25
     options: dict[str, Any] = {
-        "diagonal": True,
+        "rule": DiagonalRule.NO_CORNER_CUTTING,
         "heuristic": Heuristic.OCTILE,
         "algorithm": Algorithm.ASTAR,
         "weight": 1.0,
@@ -209,7 +210,7 @@ def test_search_flat_rejects_a_bad_heuristic_scale(scale: object) -> None:
             None,
             0,
             3,
-            diagonal=True,
+            rule=DiagonalRule.NO_CORNER_CUTTING,
             heuristic=Heuristic.OCTILE,
             algorithm=Algorithm.ASTAR,
             weight=1.0,

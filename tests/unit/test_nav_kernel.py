@@ -19,9 +19,10 @@ from hypothesis.extra import numpy as hnp
 from numpy.typing import NDArray
 
 from sim.navigation import Heuristic, find_path, read_map, read_scenarios
+from sim.navigation.diagonal import DiagonalRule
 from sim.navigation.field import distance_field, field_on_graph
 from sim.navigation.moves import MoveGraph
-from sim.navigation.query import Algorithm
+from sim.navigation.query import Algorithm, SearchSettings
 from sim.navigation.searches import kernel
 from sim.navigation.searches.kernel import (
     COMPILED_ALGORITHMS,
@@ -168,7 +169,7 @@ def test_search_flat_rejects_bad_input(options: dict[str, Any], message: str) ->
         "costs": None,
         "start": 0,
         "goal": 8,
-        "diagonal": True,
+        "rule": DiagonalRule.NO_CORNER_CUTTING,
         "heuristic": Heuristic.OCTILE,
         "algorithm": Algorithm.ASTAR,
         "weight": 1.0,
@@ -224,7 +225,9 @@ def test_kernel_find_path_refuses_dfs() -> None:
     # Before search.Algorithm had DFS, "dfs" was an unknown algorithm; either way, no search.
     refused = r"unknown algorithm 'dfs'|the compiled kernel does not run dfs; use implementation="
     with pytest.raises(ValueError, match=refused):
-        kernel.find_path(np.ones((3, 3), dtype=bool), (0, 0), (2, 2), algorithm="dfs")
+        kernel.find_path(
+            np.ones((3, 3), dtype=bool), (0, 0), (2, 2), SearchSettings(algorithm=Algorithm.DFS)
+        )
 
 
 @needs_kernel
@@ -237,7 +240,7 @@ def test_search_flat_refuses_dfs() -> None:
             None,
             0,
             8,
-            diagonal=True,
+            rule=DiagonalRule.NO_CORNER_CUTTING,
             heuristic=Heuristic.OCTILE,
             algorithm=dfs,
             weight=1.0,

@@ -95,14 +95,9 @@ def test_saving_keeps_the_files_rule(tmp_path: Path) -> None:
     assert load_scene(path).grid.rule == "always"
 
 
-def manager(*, connectivity: int = 8, diagonal: str | None = None) -> GridManager:
+def manager(rule: DiagonalRule = DiagonalRule.NO_CORNER_CUTTING) -> GridManager:
     return GridManager(
-        origin=(0.0, 0.0),
-        num_of_rows=2,
-        num_of_columns=2,
-        grid_cell_size=1.0,
-        connectivity=connectivity,
-        diagonal=diagonal,
+        origin=(0.0, 0.0), num_of_rows=2, num_of_columns=2, grid_cell_size=1.0, rule=rule
     )
 
 
@@ -110,7 +105,7 @@ def test_the_grid_manager_plans_with_the_scenes_rule() -> None:
     squeeze = np.array([[True, False], [False, True]])
     planned = {}
     for rule in DIAGONAL_CHOICES:
-        grid = manager(diagonal=rule)
+        grid = manager(DiagonalRule(rule))
         grid.walkable[...] = squeeze
         planned[rule] = grid.plan(grid.cell_to_world((0, 0)), grid.cell_to_world((1, 1))).found
         assert grid.rule == rule
@@ -124,8 +119,7 @@ def test_the_grid_manager_plans_with_the_scenes_rule() -> None:
     }
 
 
-def test_connectivity_alone_still_sets_the_grid_manager() -> None:
-    assert manager(connectivity=4).rule is DiagonalRule.NEVER
+def test_a_grid_manager_given_no_rule_cuts_no_corners() -> None:
     assert manager().rule is DiagonalRule.NO_CORNER_CUTTING
 
 
@@ -145,7 +139,7 @@ def test_set_planning_switches_the_rule_and_the_key_cycles_all_four() -> None:
 
 
 def test_hud_names_the_rules_that_pass_blocked_corners() -> None:
-    grid = manager(diagonal="always")
+    grid = manager(DiagonalRule.ALWAYS)
     assert "8-connected (always)" in planner_line(grid)
     grid.set_planning(diagonal="no-corner-cutting")
     assert "8-connected," in planner_line(grid)
@@ -155,7 +149,7 @@ def test_hud_names_the_rules_that_pass_blocked_corners() -> None:
 def test_hud_names_the_search_the_planner_runs() -> None:
     # The planner asks find_path for "auto": jump point search under the Moving AI rule with
     # octile and no costs, A* under any other rule or heuristic.
-    grid = manager(diagonal="no-corner-cutting")
+    grid = manager()
     assert planner_line(grid).startswith("JPS octile, 8-connected")
     grid.set_planning(diagonal="always")
     assert planner_line(grid).startswith("A* octile, 8-connected (always)")

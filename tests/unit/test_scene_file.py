@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sim.config import SCENES_DIR, AgentConfig, AgentMode, Tag
+from sim.navigation.diagonal import DiagonalRule
 from sim.scene.file import MAX_GRID_CELLS, list_scenes, load_scene, parse_scene
 from sim.scene.spec import (
     DEFAULT_COLORS,
@@ -192,7 +193,7 @@ def test_minimal_scene_gets_every_default(write):
     spec = load_scene(write(scene(OBSTACLE, AGENT), name="tiny.toml"))
     assert spec.name == "tiny"
     assert spec.path == Path("tiny.toml")
-    assert spec.grid == GridSpec((0.0, 0.0), 10, 10, 1.0, 8)
+    assert spec.grid == GridSpec((0.0, 0.0), 10, 10, 1.0, DiagonalRule.NO_CORNER_CUTTING)
     assert spec.camera.target == (5.0, 5.0, 0.0)
     assert spec.camera.heading == 20.0
     assert spec.camera.pitch == -55.0
@@ -223,7 +224,7 @@ def test_partial_tables_keep_the_other_defaults(write):
 
 
 def test_grid_spec_geometry():
-    grid = GridSpec((-10.0, -4.0), rows=4, columns=10, cell_size=0.5, connectivity=4)
+    grid = GridSpec((-10.0, -4.0), rows=4, columns=10, cell_size=0.5, rule=DiagonalRule.NEVER)
     assert (grid.width, grid.height) == (5.0, 2.0)
     assert grid.center == (-7.5, -3.0)
 

@@ -31,7 +31,7 @@ from sim.navigation.diagonal import DiagonalRule, parse_diagonal
 from sim.navigation.grid import Cell
 from sim.navigation.heuristics import Heuristic, is_admissible
 from sim.navigation.moves import MoveGraph
-from sim.navigation.query import Algorithm, PathResult, Query, Reason
+from sim.navigation.query import Algorithm, PathResult, Query, Reason, SearchSettings
 from sim.navigation.searches.best_first import Search, solve
 
 TABLE_ORDER = (
@@ -289,15 +289,10 @@ def _more_runs(
     for kind in MORE_ORDER:
         used = heuristic if kind.takes_heuristic else None
         try:
-            query = Query.check(
-                walkable,
-                start,
-                goal,
-                diagonal=rule.value,
-                heuristic=(used or Heuristic.ZERO).value,
-                algorithm=kind.algorithm.value,
-                costs=costs,
+            settings = SearchSettings(
+                rule=rule, heuristic=used or Heuristic.ZERO, algorithm=kind.algorithm, costs=costs
             )
+            query = Query.check(walkable, start, goal, settings)
         except ValueError:  # this search cannot run this query: no row, as no button works
             continue
         best, result = math.inf, None

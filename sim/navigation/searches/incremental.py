@@ -36,8 +36,16 @@ from numpy.typing import NDArray
 
 from sim.navigation.diagonal import DiagonalRule, parse_diagonal
 from sim.navigation.grid import Cell
-from sim.navigation.heuristics import Heuristic, is_admissible, parse_heuristic
-from sim.navigation.query import PathResult, Query, Reason, reason_before_search
+from sim.navigation.heuristics import parse_heuristic
+from sim.navigation.query import (
+    Implementation,
+    PathResult,
+    Query,
+    Reason,
+    SearchSettings,
+    parse_implementation,
+    reason_before_search,
+)
 from sim.navigation.regions import cache as region_cache
 from sim.navigation.searches.dstar_lite import DStarLite, PlanOutcome
 
@@ -53,18 +61,6 @@ try:
     INCREMENTAL_AVAILABLE = True
 except ImportError:  # pragma: no cover - depends on the build
     INCREMENTAL_AVAILABLE = False
-
-IMPLEMENTATIONS = ("auto", "c", "python")
-"""The values of ``implementation``: the C kernel when built, C only, Python only."""
-
-HEURISTIC_CODES = {
-    Heuristic.MANHATTAN: 0,
-    Heuristic.OCTILE: 1,
-    Heuristic.EUCLIDEAN: 2,
-    Heuristic.CHEBYSHEV: 3,
-    Heuristic.ZERO: 4,
-}
-"""The heuristic numbers of the C kernel (those of `sim.navigation.searches._kernel` too)."""
 
 MAX_C_CELLS = 2**31 - 1
 """The most cells the C kernel takes (it names cells with 32-bit ints)."""
@@ -122,15 +118,15 @@ search needs octile, euclidean, chebyshev or zero there
                 "incremental search knows the never and no-corner-cutting rules only, "
                 f"got {rule.value!r}"
             )
+        self._rule = rule
         self._diagonal = rule is DiagonalRule.NO_CORNER_CUTTING
-        if not is_admissible(chosen, diagonal=self._diagonal):
+        if not chosen.admissible(rule):
             raise ValueError(
                 f"heuristic {heuristic!r} is not consistent on an 8-connected grid; incremental "
                 "search needs octile, euclidean, chebyshev or zero there"
             )
-        if implementation not in IMPLEMENTATIONS:
-            raise ValueError(f"implementation must be auto, c or python, got {implementation!r}")
-        if implementation == "c" and not INCREMENTAL_AVAILABLE:
+        implementation = parse_implementation(implementation)
+        if implementation is Implementation.C and not INCREMENTAL_AVAILABLE:
             raise ValueError("implementation='c' but the compiled incremental kernel is not built")
         self._heuristic = chosen
         self._implementation = implementation
@@ -189,14 +185,8 @@ search needs octile, euclidean, chebyshev or zero there
         Raises:
             ValueError: for the arguments `find_path` refuses, in its words.
         """
-        query = Query.check(
-            walkable,
-            start,
-            goal,
-            diagonal=self._diagonal,
-            heuristic=self._heuristic,
-            costs=costs,
-        )
+        settings = SearchSettings(rule=self._rule, heuristic=self._heuristic, costs=costs)
+        query = Query.check(walkable, start, goal, settings)
         self._last_repaired = False
         self._last_changed_cells = 0
         early = reason_before_search(query.walkable, query.start, query.goal)
@@ -232,14 +222,14 @@ search needs octile, euclidean, chebyshev or zero there
         return PathResult(True, cells, cost, expanded, Reason.FOUND)
 
     def _uses_c(self) -> bool:
-        return self._implementation == "c" or (
-            self._implementation == "auto" and INCREMENTAL_AVAILABLE
+        return self._implementation is Implementation.C or (
+            self._implementation is Implementation.AUTO and INCREMENTAL_AVAILABLE
         )
 
     def _new_engine(self, height: int, width: int) -> _Engine:
         if self._uses_c() and height * width <= MAX_C_CELLS:
             planner: _Engine = _incremental.Planner(
-                height, width, self._diagonal, HEURISTIC_CODES[self._heuristic]
+                height, width, self._diagonal, self._heuristic.code
             )
             return planner
         return DStarLite(height, width, diagonal=self._diagonal, heuristic=self._heuristic)

@@ -59,6 +59,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import NDArray
 
+from sim.navigation.diagonal import DiagonalRule
 from sim.navigation.grid import Cell, check_walkable
 from sim.navigation.heuristics import HEURISTICS, Heuristic, parse_heuristic
 from sim.navigation.moves import DIRECTIONS, SQRT2
@@ -85,7 +86,9 @@ def solve(query: Query) -> PathResult:
     The query's costs, weight and connectivity are not read: `Query.check` lets jps through
     only without costs (or with every walkable cost 1), 8-connected and with weight 1.
 
-    >>> solve(Query.check(np.ones((1, 3), dtype=bool), (0, 0), (0, 2), algorithm="jps")).cells
+    >>> from sim.navigation.query import Algorithm, SearchSettings
+    >>> jps = SearchSettings(algorithm=Algorithm.JPS)
+    >>> solve(Query.check(np.ones((1, 3), dtype=bool), (0, 0), (0, 2), jps)).cells
     ((0, 0), (0, 1), (0, 2))
     """
     return JumpPointSearch(query.walkable, query.start, query.goal, heuristic=query.heuristic).run()
@@ -137,7 +140,13 @@ class JumpPointSearch:
                 raise ValueError(f"landmarks raise the octile heuristic only, got {heuristic!r}")
             if not landmarks.matches(walkable):
                 raise ValueError("landmarks were built from other cells than walkable's")
-        check_jps(walkable, None, diagonal=True, heuristic=self._heuristic_name, weight=1.0)
+        check_jps(
+            walkable,
+            None,
+            diagonal=DiagonalRule.NO_CORNER_CUTTING,
+            heuristic=self._heuristic_name,
+            weight=1.0,
+        )
         height, width = (int(side) for side in walkable.shape)
         start, goal = check_ends(start, goal, (height, width))
         self._height, self._width = height, width

@@ -22,22 +22,26 @@ and returns what `sim.navigation.searches.jps` returns, bit for bit.
 from __future__ import annotations
 
 import warnings
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import NDArray
 
-from sim.navigation.diagonal import parse_diagonal
+from sim.navigation.diagonal import DiagonalRule, parse_diagonal
 from sim.navigation.grid import Cell
 from sim.navigation.grid import heuristic_scale as grid_heuristic_scale
 from sim.navigation.heuristics import Heuristic
 from sim.navigation.query import (
+    DEFAULT_SETTINGS,
     JPS_HEURISTICS,
     Algorithm,
+    Implementation,
     PathResult,
     Query,
     Reason,
+    SearchSettings,
     check_weight,
+    parse_implementation,
     priority_terms,
     reason_before_search,
 )
@@ -74,13 +78,6 @@ except ImportError as error:  # pragma: no cover - depends on the build
         stacklevel=2,
     )
 
-_HEURISTIC_CODES = {
-    Heuristic.MANHATTAN: 0,
-    Heuristic.OCTILE: 1,
-    Heuristic.EUCLIDEAN: 2,
-    Heuristic.CHEBYSHEV: 3,
-    Heuristic.ZERO: 4,
-}
 _MAX_CELLS = 2**31 - 1
 
 COMPILED_ALGORITHMS: tuple[Algorithm, ...] = (
@@ -92,34 +89,30 @@ COMPILED_ALGORITHMS: tuple[Algorithm, ...] = (
 """The algorithms the compiled kernel runs: those whose priority is g_weight * g + h_weight * h."""
 
 
-IMPLEMENTATIONS = ("auto", "c", "python")
-"""The values of `find_path`'s ``implementation``: the kernel when built, C only, Python only."""
-
-
-def choose(implementation: str, algorithm: Algorithm | None = None) -> bool:
+def choose(implementation: Implementation | str, algorithm: Algorithm | None = None) -> bool:
     """Return whether C runs a query with `algorithm` (None: the distance field) as asked.
 
     "c" is C or a ValueError (an algorithm it does not run, or its extension not built);
     "python" is never C; "auto" is C when the extension that runs the algorithm is built
-    (`_kernel`, or `_jps` for jump point search).
+    (`_kernel`, or `_jps` for jump point search). A name that is no `Implementation` is a
+    ValueError (`sim.navigation.query.parse_implementation`).
 
-    >>> choose("python"), choose("auto", Algorithm.DFS)
+    >>> choose(Implementation.PYTHON), choose("auto", Algorithm.DFS)
     (False, False)
     """
-    if implementation not in IMPLEMENTATIONS:
-        raise ValueError(f"implementation must be auto, c or python, got {implementation!r}")
+    implementation = parse_implementation(implementation)
     if algorithm is Algorithm.JPS:
-        if implementation == "c" and not JPS_AVAILABLE:
+        if implementation is Implementation.C and not JPS_AVAILABLE:
             raise ValueError("implementation='c' but the compiled jump point search is not built")
-        return implementation != "python" and JPS_AVAILABLE
-    if implementation == "c":
+        return implementation is not Implementation.PYTHON and JPS_AVAILABLE
+    if implementation is Implementation.C:
         if algorithm is not None:
             _check_compiled(algorithm)
         if not KERNEL_AVAILABLE:
             raise ValueError("implementation='c' but the compiled kernel is not built")
         return True
     runs = algorithm is None or algorithm in COMPILED_ALGORITHMS
-    return implementation == "auto" and KERNEL_AVAILABLE and runs
+    return implementation is Implementation.AUTO and KERNEL_AVAILABLE and runs
 
 
 def solve(query: Query) -> PathResult:
@@ -151,7 +144,7 @@ def solve(query: Query) -> PathResult:
         None if query.costs is None else np.ascontiguousarray(query.costs),
         start_row * width + start_col,
         goal_row * width + goal_col,
-        diagonal=query.rule,
+        rule=query.rule,
         heuristic=query.heuristic,
         algorithm=query.algorithm,
         weight=query.weight,
@@ -164,30 +157,16 @@ def find_path(
     walkable: NDArray[np.bool_],
     start: Cell,
     goal: Cell,
-    *,
-    diagonal: bool | str = True,
-    heuristic: str = "octile",
-    algorithm: str = "auto",
-    costs: NDArray[Any] | None = None,
-    weight: float = 1.0,
+    settings: SearchSettings = DEFAULT_SETTINGS,
 ) -> PathResult:
-    """`sim.navigation.find_path` in C only, never falling back: same arguments and result.
+    """`sim.navigation.find_path` in C only, never falling back: the same result.
+
+    `settings.implementation` is not read: this is C.
 
     Raises:
-        ValueError: as `find_path` does, and as `solve` does.
+        ValueError: as `Query.check` does, and as `solve` does.
     """
-    return solve(
-        Query.check(
-            walkable,
-            start,
-            goal,
-            diagonal=diagonal,
-            heuristic=heuristic,
-            algorithm=algorithm,
-            costs=costs,
-            weight=weight,
-        )
-    )
+    return solve(Query.check(walkable, start, goal, settings))
 
 
 def search_flat(
@@ -196,7 +175,7 @@ def search_flat(
     start: int,
     goal: int,
     *,
-    diagonal: bool | str,
+    rule: DiagonalRule,
     heuristic: Heuristic,
     algorithm: Algorithm,
     weight: float,
@@ -206,8 +185,8 @@ def search_flat(
 
     The boundary of the C code: `walkable` must be a C-contiguous 2-D bool array, `costs`
     None or a C-contiguous float64 array of its shape (finite, 0.25 to 100 on walkable cells,
-    not checked here), `start` and `goal` walkable flat cells, `diagonal` True, False or a
-    rule name (`sim.navigation.diagonal.parse_diagonal`), `heuristic_scale` None (then
+    not checked here), `start` and `goal` walkable flat cells, `rule` a `DiagonalRule`,
+    `heuristic_scale` None (then
     computed from the arrays: `sim.navigation.grid.heuristic_scale`) or that value, in
     (0, 1]. Anything else is a ValueError before C reads a byte (and the C function checks
     sizes and indices again). C multiplies the heuristic by ``weight * heuristic_scale``
@@ -222,6 +201,8 @@ def search_flat(
             raise ValueError(f"{name} {cell} lies outside the {size} cells of the grid")
         if not walkable.flat[cell]:
             raise ValueError(f"{name} {cell} is not a walkable cell")
+    if not isinstance(rule, DiagonalRule):
+        raise ValueError(f"rule must be a DiagonalRule, got {rule!r}")
     if heuristic_scale is None:
         heuristic_scale = grid_heuristic_scale(walkable, costs)
     if not (isinstance(heuristic_scale, float) and 0.0 < heuristic_scale <= 1.0):
@@ -236,8 +217,8 @@ def search_flat(
         width,
         int(start),
         int(goal),
-        parse_diagonal(diagonal).code,
-        _HEURISTIC_CODES[terms.heuristic],
+        rule.code,
+        terms.heuristic.code,
         terms.h_factor,
         terms.g_weight,
         terms.unit_steps,
@@ -275,9 +256,7 @@ def jps_flat(
         raise ValueError(f"jps does not take the heuristic {heuristic!r}")
     height, width = walkable.shape
     # Weight 1 and no costs (heuristic scale 1): A*'s h_factor is 1.0 (PriorityTerms.h_factor).
-    return _jps.search(
-        walkable, height, width, int(start), int(goal), _HEURISTIC_CODES[heuristic], 1.0
-    )
+    return _jps.search(walkable, height, width, int(start), int(goal), heuristic.code, 1.0)
 
 
 def jps_search(
@@ -289,9 +268,7 @@ def jps_search(
     array of `height` x `width`, walkable flat cells inside it); the C function still checks
     sizes, indices and the buffer's type, so a slip is a ValueError, never a bad read.
     """
-    return _jps.search(
-        walkable, height, width, start, goal, _HEURISTIC_CODES[Heuristic.OCTILE], 1.0
-    )
+    return _jps.search(walkable, height, width, start, goal, Heuristic.OCTILE.code, 1.0)
 
 
 def jps_landmarks(
