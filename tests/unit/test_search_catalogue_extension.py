@@ -135,9 +135,10 @@ def test_a_search_is_declared_once(again: SearchKind) -> None:
 
 
 def test_unregistered_it_is_gone() -> None:
+    before = list(SearchKind)
     with registered(AGAIN):
-        pass
-    assert len(SearchKind) == 9
+        assert len(SearchKind) == len(before) + 1
+    assert list(SearchKind) == before
     with pytest.raises(AttributeError, match="AGAIN"):
         _ = SearchKind.AGAIN
 
@@ -149,6 +150,11 @@ def test_the_comparison_runs_it_with_its_own_judges(again: SearchKind) -> None:
     assert row.cost == pytest.approx(dijkstra().cost)
     assert (row.optimal, row.guaranteed, row.note) == (True, True, "the test's own")
     assert any("Dijkstra again" in line for line in format_table(rows))
+
+
+def test_the_comparison_leaves_it_out_where_its_check_refuses(again: SearchKind) -> None:
+    rows = compare_searches(WALKABLE, START, GOAL, repeat=1, more=True, costs=np.ones((5, 6)))
+    assert "Dijkstra again" not in [row.label for row in rows]
 
 
 def test_the_comparison_leaves_it_out_without_more(again: SearchKind) -> None:

@@ -34,7 +34,7 @@ from sim.navigation.heuristics import Heuristic
 from sim.navigation.moves import MoveGraph
 from sim.navigation.query import Algorithm, PathResult, Query, Reason
 from sim.navigation.searches.best_first import Search
-from sim.navigation.searches.declaration import RowCase
+from sim.navigation.searches.declaration import RowCase, SearchProblem
 
 FOOTNOTE = "not a shortest path: gap = cost - Dijkstra's cost (the optimum), and in % of it"
 """What the ``*`` of `format_table` means (its last line when a row is marked)."""
@@ -308,6 +308,8 @@ def _more_runs(
                 algorithm=kind.algorithm.value,
                 costs=costs,
             )
+            used_name = (used or Heuristic.ZERO).value
+            kind.check(SearchProblem(walkable, start, goal, rule, used_name, 1.0, costs))
         except ValueError:  # this search cannot run this query: no row, as no button works
             continue
         best, result = math.inf, None
