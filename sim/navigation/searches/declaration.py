@@ -9,6 +9,12 @@ starting with ``_`` whose source assigns ``SEARCHES = ...`` at the top level), s
 search is adding its module; `register` adds one at run time
 (a test's, say) and `unregister` takes it away again.
 
+To add a search: write its module here with its solver (a checked `Query` in, a `PathResult`
+out) and its stepper, and end it with ``SEARCHES = (SearchKind(...),)``; a `Tape` recording
+needs a function that starts the stepper for a `SearchProblem` and one that reads its state as
+a `TapeFrame`. Its tests go beside the others. A search that runs a new `Algorithm` also needs
+that algorithm in `sim.navigation.query` (its name and what a query of it refuses).
+
 `SearchKind` reads like the enum it was: iterate it for every search in button order, index it
 by name (``SearchKind["ASTAR"]``) or read a member as an attribute (``SearchKind.ASTAR``).
 
