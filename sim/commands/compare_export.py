@@ -18,7 +18,7 @@ from typing import Final
 
 from sim.errors import SimError
 from sim.lab.store import write_atomic
-from sim.navigation.replay.compare import ComparisonRow
+from sim.navigation.replay.compare import ComparisonRow, more_order, table_order
 
 CSV_COLUMNS: Final = ("algorithm", "heuristic", "expanded", "ms", "cost", "gap", "mark", "note")
 """The table's columns (`format_table`), in its order; cost and gap in the scene's units."""
@@ -112,6 +112,9 @@ def write_chart(rows: Sequence[ComparisonRow], path: Path, title: str) -> None:
 
 
 def _family(row: ComparisonRow) -> int:
-    """A colour index per search (label), so the four heuristics of one search share it."""
-    order = ("A*", "weighted", "greedy", "Dijkstra", "BFS", "DFS", "JPS", "bidirectional")
-    return next((index for index, head in enumerate(order) if row.label.startswith(head)), 8)
+    """A colour index per search, in row order, so the four heuristics of one search share it."""
+    kinds = [*table_order(), *more_order()]
+    return next(
+        (index for index, kind in enumerate(kinds) if row.label == kind.titled(row.weight)),
+        len(kinds),
+    )

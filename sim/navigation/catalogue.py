@@ -2,8 +2,10 @@
 
 The search view's buttons and status line, the comparison table's rows, the HUD's planner line
 and the JSON report all read `SearchKind`, so a search is named, labelled and described in one
-place. A member's name (``ASTAR``) is what code and the report's button keys (``algo:ASTAR``)
-use; its `SearchKind.label` (``A*``) is what people read, and the report's ``algorithm``.
+place: its own module of `sim.navigation.searches`, whose ``SEARCHES`` declare it (see
+`sim.navigation.searches.declaration`); this catalogue collects them. A member's name
+(``ASTAR``) is what code and the report's button keys (``algo:ASTAR``) use; its
+`SearchKind.label` (``A*``) is what people read, and the report's ``algorithm``.
 
 >>> [str(kind) for kind in SearchKind]
 ['A*', 'Dijkstra', 'BFS', 'greedy', 'weighted A*', 'DFS', 'JPS', 'bidirectional', 'Theta*']
@@ -13,108 +15,42 @@ use; its `SearchKind.label` (``A*``) is what people read, and the report's ``alg
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from enum import Enum
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from sim.navigation.heuristics import Heuristic
-from sim.navigation.query import Algorithm
+from sim.navigation.searches.declaration import SearchKind, register, unregister
+
+__all__ = [
+    "DISTANCE_HEURISTICS",
+    "PLANNER",
+    "PLANNER_ALGORITHM",
+    "PLANNER_HEURISTICS",
+    "SearchKind",
+    "connectivity_label",
+    "register",
+    "registered",
+    "unregister",
+]
 
 
-@dataclass(frozen=True, slots=True)
-class SearchFacts:
-    """What one search is; see `SearchKind`, which reads these through its properties."""
+@contextmanager
+def registered(kind: SearchKind) -> Iterator[SearchKind]:
+    """Declare `kind` for the span of a ``with`` block (a test's search), then forget it.
 
-    label: str
-    algorithm: Algorithm
-    promise: str
-    shortest: bool = False
-    heuristic: bool = False
-    weighted: bool = False
-
-
-class SearchKind(Enum):
-    """The searches on offer, in the order the search view's buttons show them.
-
-    Weighted A* is its own search for people (its own button, rows and promise) and the astar
-    algorithm with a weight above 1 for `find_path`.
+    >>> from dataclasses import replace
+    >>> again = replace(SearchKind.DIJKSTRA, name="AGAIN", label="Dijkstra again", order=99)
+    >>> with registered(again):
+    ...     SearchKind.AGAIN is again, list(SearchKind)[-1] is again
+    (True, True)
+    >>> again in list(SearchKind)
+    False
     """
-
-    _value_: SearchFacts
-
-    ASTAR = SearchFacts(
-        "A*",
-        Algorithm.ASTAR,
-        "shortest path with an admissible heuristic",
-        shortest=True,
-        heuristic=True,
-    )
-    DIJKSTRA = SearchFacts("Dijkstra", Algorithm.DIJKSTRA, "shortest path", shortest=True)
-    BFS = SearchFacts("BFS", Algorithm.BFS, "fewest moves, not least cost")
-    GREEDY = SearchFacts("greedy", Algorithm.GREEDY, "not shortest", heuristic=True)
-    WEIGHTED = SearchFacts(
-        "weighted A*",
-        Algorithm.ASTAR,
-        "within the weight of shortest",
-        heuristic=True,
-        weighted=True,
-    )
-    DFS = SearchFacts("DFS", Algorithm.DFS, "baseline: not shortest")
-    JPS = SearchFacts(
-        "JPS",
-        Algorithm.JPS,
-        "A*'s shortest path, expanding jump points",
-        shortest=True,
-        heuristic=True,
-    )
-    BIDIRECTIONAL = SearchFacts(
-        "bidirectional",
-        Algorithm.BIDIRECTIONAL,
-        "shortest path, A* from both ends",
-        shortest=True,
-        heuristic=True,
-    )
-    # Theta*'s heuristic is always the straight line: no choice to offer.
-    THETA = SearchFacts("Theta*", Algorithm.THETA, "any-angle: never longer than A*'s")
-
-    @property
-    def label(self) -> str:
-        """The name people read: "A*", "Dijkstra", "BFS", "greedy", "weighted A*", "DFS"."""
-        return self.value.label
-
-    @property
-    def algorithm(self) -> Algorithm:
-        """The `find_path` algorithm it runs."""
-        return self.value.algorithm
-
-    @property
-    def promise(self) -> str:
-        """What it promises about its path, in a few words."""
-        return self.value.promise
-
-    @property
-    def shortest(self) -> bool:
-        """Whether it promises a shortest path (A*: when its heuristic is admissible)."""
-        return self.value.shortest
-
-    @property
-    def takes_heuristic(self) -> bool:
-        """Whether a heuristic steers it (the others search with zero)."""
-        return self.value.heuristic
-
-    @property
-    def takes_weight(self) -> bool:
-        """Whether it weighs its heuristic by a weight above 1 (the others use 1)."""
-        return self.value.weighted
-
-    def titled(self, weight: float) -> str:
-        """The label, with the weight for weighted A*: "weighted A* x1.5", else "A*" etc."""
-        return f"{self.label} x{weight:g}" if self.takes_weight else self.label
-
-    def __str__(self) -> str:
-        return self.label
-
-    def __repr__(self) -> str:
-        return f"<{type(self).__name__}.{self.name}>"
+    register(kind)
+    try:
+        yield kind
+    finally:
+        unregister(kind)
 
 
 DISTANCE_HEURISTICS: tuple[Heuristic, ...] = (

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from sim.navigation.replay.log import CellStatus, SearchReplay
-from sim.navigation.replay.tape import TapeReplay
+from sim.navigation.replay.log import CellStatus
+from sim.navigation.replay.recorder import Replay
 
 # Cells sit just above the blocked-cell shading (0.01) and below the grid lines (0.02), so the
 # lines still frame every cell; arrows float above both.
@@ -32,7 +32,7 @@ LAYERS = ("search-open", "search-closed", "search-path", "search-current")
 """The coloured cell layers, in drawing order (`layer_cells` fills them)."""
 
 
-def layer_cells(replay: SearchReplay | TapeReplay) -> dict[str, NDArray[np.intp]]:
+def layer_cells(replay: Replay) -> dict[str, NDArray[np.intp]]:
     """The flat cells of each of `LAYERS` at the replay's step.
 
     Start and End are left out: their cubes show them, and paint there would only hide under
@@ -65,9 +65,7 @@ def layer_cells(replay: SearchReplay | TapeReplay) -> dict[str, NDArray[np.intp]
     }
 
 
-def tape_layers(
-    replay: TapeReplay, layers: dict[str, NDArray[np.intp]]
-) -> dict[str, NDArray[np.intp]]:
+def tape_layers(replay: Replay, layers: dict[str, NDArray[np.intp]]) -> dict[str, NDArray[np.intp]]:
     """Bidirectional's layers: the backward half's cells out of `layers`, and the meeting cell.
 
     Returns replacements for "search-open" and "search-closed" without the backward half's

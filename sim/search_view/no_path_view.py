@@ -20,8 +20,7 @@ from sim.engine import Gizmos
 from sim.navigation.diagonal import DiagonalRule
 from sim.navigation.query import Reason
 from sim.navigation.regions.explain import NoPathExplanation, explain_no_path
-from sim.navigation.replay.log import SearchReplay
-from sim.navigation.replay.tape import TapeReplay
+from sim.navigation.replay.recorder import Replay
 from sim.search_view.geometry import CELL_Z
 
 KEYS = (
@@ -55,7 +54,7 @@ class SearchNoPath:
 
     def update(
         self,
-        replay: SearchReplay | TapeReplay | None,
+        replay: Replay | None,
         walkable: NDArray[np.bool_] | None,
         rule: DiagonalRule,
         key: Hashable,

@@ -8,8 +8,9 @@ so the finish order is the order of the expansions each search needs; lanes that
 many share a place (1, 1, 3), listed in lane order. A lane whose search refuses the grid (JPS
 on 4-connected moves) shows why and takes no part.
 
-The lanes are the search view's replays (`SearchReplay`, `TapeReplay`), recorded lazily as
-far as the clock has gone, so stepping back is exact and a long race costs only what it shows.
+The lanes are the search view's replays (`sim.navigation.replay.recorder.Replay`), recorded
+lazily as far as the clock has gone, so stepping back is exact and a long race costs only what
+it shows.
 This module is pure (no Panda3D): `sim.search_view.race_view` draws it.
 
 >>> import numpy as np
@@ -33,14 +34,27 @@ import numpy as np
 from numpy.typing import NDArray
 
 from sim.navigation.catalogue import SearchKind
-from sim.navigation.diagonal import DiagonalRule, parse_diagonal
-from sim.navigation.replay.log import CellStatus, ExpansionLog, SearchReplay
-from sim.navigation.replay.tape import TAPE_ALGORITHMS, SearchTape, TapeReplay
+from sim.navigation.diagonal import parse_diagonal
+from sim.navigation.replay.log import CellStatus
+from sim.navigation.replay.recorder import Replay
+from sim.navigation.replay.recorder import record as record_replay
+
+__all__ = [
+    "DEFAULT_LINEUP",
+    "MAX_LANES",
+    "MIN_LANES",
+    "Entrant",
+    "Race",
+    "RaceLane",
+    "Replay",
+    "Standing",
+    "check_lane_count",
+    "describe_finish",
+    "record",
+]
 
 MIN_LANES = 2
 MAX_LANES = 4
-
-Replay = SearchReplay | TapeReplay
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,36 +138,16 @@ def record(
         weight: Weighted A*'s weight (the others use 1).
         costs: The cells' cost multipliers, or None.
     """
-    algorithm = kind.algorithm.value
-    search_heuristic = heuristic if kind.takes_heuristic else "zero"
-    rule = parse_diagonal(diagonal)
-    # The recorders take a rule's name where they are annotated bool; False stays "never".
-    moves: Any = False if rule is DiagonalRule.NEVER else rule.value
-    if algorithm == "jps" and rule not in (DiagonalRule.NEVER, DiagonalRule.NO_CORNER_CUTTING):
-        # SearchTape would jump without corner cutting whatever rule it is handed.
-        raise ValueError(f"jps moves by the no-corner-cutting rule only, not {rule.value}")
-    if algorithm in TAPE_ALGORITHMS:
-        tape = SearchTape(
-            walkable,
-            start,
-            goal,
-            algorithm=algorithm,
-            diagonal=moves,
-            heuristic=search_heuristic,
-            costs=costs,
-        )
-        return TapeReplay(tape)
-    log = ExpansionLog(
+    return record_replay(
+        kind,
         walkable,
         start,
         goal,
-        diagonal=moves,
-        heuristic=search_heuristic,
-        algorithm=algorithm,
-        weight=weight if kind.takes_weight else 1.0,
+        rule=parse_diagonal(diagonal),
+        heuristic=heuristic,
+        weight=weight,
         costs=costs,
     )
-    return SearchReplay(log)
 
 
 class Race:

@@ -25,7 +25,6 @@ from sim.config import Tag
 from sim.engine import Component, Gizmos
 from sim.navigation.catalogue import SearchKind
 from sim.navigation.diagonal import DiagonalRule
-from sim.navigation.replay.tape import TapeReplay
 from sim.search_view.geometry import (
     CELL_INSET,
     CELL_Z,
@@ -69,7 +68,6 @@ LANE_COLORS: tuple[tuple[Rgba, Rgba], ...] = (  # (frontier, expanded) per lane
 """Each lane's own colours, so a screenshot tells the lanes apart even out of their regions;
 the path (green), the last expanded cell (blue) and bidirectional's backward half (violet) keep
 the search view's colours."""
-ARROW_SEARCHES = ("jps", "theta")  # their arrows are their jumps and any-angle parents
 DEFAULT_RACE_SPEED = 50  # ticks per second: a race on a 64 x 64 grid takes some seconds
 
 
@@ -321,7 +319,8 @@ class RaceView(Component):
                 self._drawn[index] = None
                 gizmos.flush()
                 continue
-            arrows = self.show_parents or replay.log.algorithm in ARROW_SEARCHES
+            # JPS's arrows are its jumps, Theta*'s its any-angle parents: drawn even when hidden.
+            arrows = self.show_parents or replay.kind.hints.arrows
             revision = (self.restarts, replay.step, replay.at_end, arrows)
             if self._drawn[index] == revision:
                 continue  # Gizmos keeps what was flushed last until the next flush
@@ -347,14 +346,14 @@ class RaceView(Component):
             "search-meeting": MEETING_COLOR,
         }
         layers = layer_cells(replay)
-        if isinstance(replay, TapeReplay):
+        if replay.kind.hints.two_frontiers:
             layers |= tape_layers(replay, layers)
         quads = [
             (key, self._grid.cell_quads(cells, CELL_Z, inset=CELL_INSET), colors[key])
             for key, cells in layers.items()
             if len(cells)
         ]
-        if isinstance(replay, TapeReplay) and replay.log.algorithm == "theta" and replay.path:
+        if replay.kind.hints.straight_path and replay.path:
             # Theta*'s path is straight segments between its vertices, as in the search view.
             width, size = replay.log.width, self._grid.grid_cell_size
             vertices = np.array([row * width + col for row, col in replay.path], dtype=np.intp)

@@ -3,9 +3,10 @@
 A step-by-step search in the live scene: open-set cells orange, expanded cells (they have a
 parent) yellow, the final path green, the cell expanded by the last step blue; optional arrows
 from each cell to its parent and g / f numbers on each touched cell when the camera is close
-enough to read them. The search is recorded once into an `ExpansionLog` (lazily, as far as the
-view has gone) and a `SearchReplay` moves over it both ways, so stepping back is exact and
-scrubbing never re-runs the search.
+enough to read them. The search is recorded once (`sim.navigation.replay.recorder.record`:
+lazily, as far as the view has gone) and its `Replay` moves over the recording both ways, so
+stepping back is exact and scrubbing never re-runs the search. What each search draws beyond
+the cells (two frontiers, a path of straight segments) its declaration's view hints say.
 
 The view searches a snapshot of the grid and its terrain costs with its own settings (algorithm,
 heuristic, weight, connectivity), which start as the planner's. A touched cell whose cost is not
@@ -35,8 +36,8 @@ from sim.navigation import Endpoints
 from sim.navigation.catalogue import SearchKind
 from sim.navigation.diagonal import DiagonalRule, parse_diagonal
 from sim.navigation.regions.explain import NoPathExplanation
-from sim.navigation.replay.log import CellStatus, ExpansionLog, SearchReplay
-from sim.navigation.replay.tape import TAPE_ALGORITHMS, SearchTape, TapeReplay
+from sim.navigation.replay.log import CellStatus
+from sim.navigation.replay.recorder import Replay, record
 from sim.search_view.geometry import (
     CELL_INSET,
     CELL_Z,
@@ -82,7 +83,7 @@ TAPE_LAYER_COLORS = {
 # The rest of the search is recorded a little each frame, so the panel can tell the total soon
 # without one long frame on a large grid (the Python search runs some 100,000 expansions/s).
 RECORD_AHEAD_PER_FRAME = 500
-# jps, bidirectional and theta are recorded by reading their whole state each step (O(cells)).
+# Searches recorded by tape read their whole state each step (O(cells)): fewer steps a frame.
 TAPE_AHEAD_PER_FRAME = 10
 
 
@@ -120,7 +121,7 @@ class SearchView(Component):
         self.show_numbers = True
         self.restarts = 0
         self.message = ""
-        self.replay: SearchReplay | TapeReplay | None = None
+        self.replay: Replay | None = None
         self._refusal = ""
         self._problem: ViewProblem | None = None
         self._walkable: NDArray[np.bool_] | None = None
@@ -251,9 +252,8 @@ class SearchView(Component):
             if replay.at_end:
                 self.playing = False
         if replay is not None and not replay.log.finished:
-            ahead = (
-                TAPE_AHEAD_PER_FRAME if isinstance(replay, TapeReplay) else RECORD_AHEAD_PER_FRAME
-            )
+            whole_state = replay.kind.recording.reads_whole_state
+            ahead = TAPE_AHEAD_PER_FRAME if whole_state else RECORD_AHEAD_PER_FRAME
             replay.log.record_until(replay.log.recorded + ahead)
         self._no_path.update(replay, self._walkable, self.settings.rule, self.restarts)
         self._place_numbers()
@@ -295,38 +295,20 @@ class SearchView(Component):
         self._problem = problem
         self.restarts += 1
 
-    def _record(self, problem: ViewProblem) -> SearchReplay | TapeReplay:
+    def _record(self, problem: ViewProblem) -> Replay:
         """A fresh replay of `problem` on the grid snapshot (ValueError when the search refuses)."""
         assert self._walkable is not None  # _refresh took the snapshot first
         settings = problem.settings
-        algorithm = settings.choice.algorithm.value
-        if algorithm in TAPE_ALGORITHMS:
-            if algorithm == "jps" and settings.rule is not DiagonalRule.NO_CORNER_CUTTING:
-                # SearchTape would jump without corner cutting whatever rule it is handed.
-                raise ValueError(
-                    f"jps moves by the no-corner-cutting rule only, not {settings.rule}"
-                )
-            tape = SearchTape(
-                self._walkable,
-                problem.start,
-                problem.goal,
-                algorithm=algorithm,
-                diagonal=settings.rule.value,
-                heuristic=settings.search_heuristic,
-                costs=self._costs,
-            )
-            return TapeReplay(tape)
-        log = ExpansionLog(
+        return record(
+            settings.choice,
             self._walkable,
             problem.start,
             problem.goal,
-            diagonal=settings.rule.value,
+            rule=settings.rule,
             heuristic=settings.search_heuristic,
-            algorithm=algorithm,
             weight=settings.search_weight,
             costs=self._costs,
         )
-        return SearchReplay(log)
 
     def _current_problem(self) -> ViewProblem | None:
         world = self.world
@@ -389,7 +371,7 @@ class SearchView(Component):
             f"step {replay.step} of {total}, {self.speed} steps/s{playing}",
             f"frontier {_cells(frontier)}, expanded {expanded}",
         ]
-        if isinstance(replay, TapeReplay) and replay.meeting_cell is not None:
+        if replay.meeting_cell is not None:
             lines[-1] += f"; the halves meet at {replay.meeting_cell}"
         if replay.at_end:
             result = log.result()
@@ -398,11 +380,7 @@ class SearchView(Component):
                 lines[-1] += f"; {why}"
             elif result.found:
                 cost = result.cost * self._grid.grid_cell_size
-                noun = (
-                    "vertices"
-                    if isinstance(replay, TapeReplay) and log.algorithm == "theta"
-                    else "cells"
-                )
+                noun = "vertices" if replay.kind.hints.straight_path else "cells"
                 lines[-1] += f"; path cost {cost:.2f}, {len(result.cells)} {noun}"
             else:
                 lines[-1] += f"; no path: {result.reason}"
@@ -422,7 +400,7 @@ class SearchView(Component):
 
     def meeting_cell(self) -> tuple[int, int] | None:
         """Where bidirectional's halves meet at the shown step (None for other searches)."""
-        return self.replay.meeting_cell if isinstance(self.replay, TapeReplay) else None
+        return None if self.replay is None else self.replay.meeting_cell
 
     def counts(self) -> tuple[int, int]:
         """Cells on the frontier and cells expanded, now."""
@@ -456,13 +434,13 @@ class SearchView(Component):
         if self._geometry is not None and self._geometry[0] == revision:
             return self._geometry[1]
         layers = layer_cells(replay)
-        if isinstance(replay, TapeReplay):
+        if replay.kind.hints.two_frontiers:
             layers |= tape_layers(replay, layers)
         geometry = {
             key: self._grid.cell_quads(cells, CELL_Z, inset=CELL_INSET)
             for key, cells in layers.items()
         }
-        if isinstance(replay, TapeReplay) and replay.log.algorithm == "theta" and replay.path:
+        if replay.kind.hints.straight_path and replay.path:
             # Theta*'s path is straight segments between its vertices, not a chain of cells.
             width = replay.log.width
             vertices = np.array([row * width + col for row, col in replay.path], dtype=np.intp)

@@ -7,12 +7,13 @@ then Dijkstra, breadth-first and depth-first search. Every one runs the Python r
 once: the compiled kernel does not run dfs, and one loop for all keeps the times comparable
 with each other (not with the kernel, which is many times faster).
 Dijkstra's cost is the optimum every other row is measured against. With ``more=True`` the
-searches with loops of their own follow (`MORE_ORDER`: jump point search, bidirectional A*,
+searches with loops of their own follow (`more_order`: jump point search, bidirectional A*,
 Theta*), each once with the tightest admissible heuristic, where the query allows them; they
 run their own setup each time, so their times include it. Theta*'s any-angle path may be
 shorter than Dijkstra's: its gap is then negative, and it is not marked. `format_table` lays the
-rows out as plain text for a terminal. The searches and their labels come from
-`sim.navigation.catalogue`; `TABLE_ORDER` puts them in rows.
+rows out as plain text for a terminal. The searches, their labels, their rows' order and how
+each row is judged come from their declarations (`sim.navigation.catalogue`, each search's
+``table``); `table_order` puts them in rows.
 """
 
 from __future__ import annotations
@@ -29,25 +30,11 @@ from numpy.typing import NDArray
 from sim.navigation.catalogue import DISTANCE_HEURISTICS, SearchKind
 from sim.navigation.diagonal import DiagonalRule, parse_diagonal
 from sim.navigation.grid import Cell
-from sim.navigation.heuristics import Heuristic, is_admissible
+from sim.navigation.heuristics import Heuristic
 from sim.navigation.moves import MoveGraph
 from sim.navigation.query import Algorithm, PathResult, Query, Reason, SearchSettings
-from sim.navigation.searches.best_first import Search, solve
-
-TABLE_ORDER = (
-    SearchKind.ASTAR,
-    SearchKind.WEIGHTED,
-    SearchKind.GREEDY,
-    SearchKind.DIJKSTRA,
-    SearchKind.BFS,
-    SearchKind.DFS,
-)
-"""The searches in table order; each that takes a heuristic is run with every one of
-`DISTANCE_HEURISTICS`, in that order."""
-
-MORE_ORDER = (SearchKind.JPS, SearchKind.BIDIRECTIONAL, SearchKind.THETA)
-"""The rows ``more=True`` adds after `TABLE_ORDER`'s, one each, where the query allows them:
-JPS only 8-connected (no corner cutting) and without costs, Theta* without costs."""
+from sim.navigation.searches.best_first import Search
+from sim.navigation.searches.declaration import RowCase, SearchProblem
 
 FOOTNOTE = "not a shortest path: gap = cost - Dijkstra's cost (the optimum), and in % of it"
 """What the ``*`` of `format_table` means (its last line when a row is marked)."""
@@ -70,7 +57,7 @@ class ComparisonRow:
         found: whether a path was found (all rows agree: every variant is complete).
         expanded: cells expanded.
         ms: fastest wall-clock time of the repeats in milliseconds: the Python reference
-            loop, without building the MoveGraph (shared by all rows); `MORE_ORDER`'s rows
+            loop, without building the MoveGraph (shared by all rows); `more_order`'s rows
             include their own setup.
         cost: path cost times the comparison's `cost_scale`; inf when not found.
         gap: ``cost - optimal`` (same units), 0.0 for an optimal row, None when no path;
@@ -159,7 +146,7 @@ def compare_searches(
         costs: optional per-cell cost multiplier, as for `find_path`.
         repeat: runs per row, >= 1; the fastest counts.
         cost_scale: multiplies every cost and gap, e.g. a scene's cell size for world units.
-        more: also run `MORE_ORDER`'s searches (a row each where the query allows it).
+        more: also run `more_order`'s searches (a row each where the query allows it).
 
     Returns:
         15 rows (up to 18 with `more`); no path makes rows with ``found=False``, never an
@@ -192,7 +179,7 @@ def compare_searches(
         runs.append((variant, result, ms))
     if more:
         runs += _more_runs(walkable, start, goal, rule=rule, costs=costs, repeat=repeat)
-    optimum = next(r for v, r, _ in runs if v.algorithm is Algorithm.DIJKSTRA).cost
+    optimum = next(r for v, r, _ in runs if v.kind.table.optimum).cost
     uniform = _uniform_costs(walkable, costs)
     return [
         _row(
@@ -262,10 +249,33 @@ def format_table(rows: Sequence[ComparisonRow], *, cost_unit: str = "") -> list[
     return lines
 
 
+def table_order() -> list[SearchKind]:
+    """The searches run on the shared loop, in table order.
+
+    Each that takes a heuristic is run with every one of `DISTANCE_HEURISTICS`, in that order.
+
+    >>> [kind.label for kind in table_order()]
+    ['A*', 'weighted A*', 'greedy', 'Dijkstra', 'BFS', 'DFS']
+    """
+    return sorted((k for k in SearchKind if not k.table.own_loop), key=lambda k: k.table.order)
+
+
+def more_order() -> list[SearchKind]:
+    """The searches with loops of their own, in the order of their rows.
+
+    ``more=True`` adds a row for each after `table_order`'s, where the query allows it (JPS
+    only 8-connected without corner cutting and without costs, Theta* without costs).
+
+    >>> [kind.label for kind in more_order()]
+    ['JPS', 'bidirectional', 'Theta*']
+    """
+    return sorted((k for k in SearchKind if k.table.own_loop), key=lambda k: k.table.order)
+
+
 def _variants(weight: float) -> list[_Variant]:
-    """One variant per row, in `TABLE_ORDER`, with every heuristic for those taking one."""
+    """One variant per row, in `table_order`, with every heuristic for those taking one."""
     variants = []
-    for kind in TABLE_ORDER:
+    for kind in table_order():
         # A weight that is not a number fails in Search; its label must not fail first.
         label = kind.titled(weight) if isinstance(weight, int | float) else kind.label
         heuristics = DISTANCE_HEURISTICS if kind.takes_heuristic else (None,)
@@ -283,22 +293,24 @@ def _more_runs(
     costs: NDArray[Any] | None,
     repeat: int,
 ) -> list[tuple[_Variant, PathResult, float]]:
-    """Run `MORE_ORDER`'s searches the query allows; skip those it refuses (JPS on 4 moves...)."""
+    """Run `more_order`'s searches the query allows; skip those it refuses (JPS on 4 moves...)."""
     heuristic = Heuristic.MANHATTAN if rule is DiagonalRule.NEVER else Heuristic.OCTILE
     runs = []
-    for kind in MORE_ORDER:
+    for kind in more_order():
         used = heuristic if kind.takes_heuristic else None
         try:
             settings = SearchSettings(
                 rule=rule, heuristic=used or Heuristic.ZERO, algorithm=kind.algorithm, costs=costs
             )
             query = Query.check(walkable, start, goal, settings)
+            used_name = (used or Heuristic.ZERO).value
+            kind.check(SearchProblem(walkable, start, goal, rule, used_name, 1.0, costs))
         except ValueError:  # this search cannot run this query: no row, as no button works
             continue
         best, result = math.inf, None
         for _ in range(repeat):
             began = time.perf_counter()
-            result = solve(query)
+            result = kind.solver(query)
             best = min(best, (time.perf_counter() - began) * 1000.0)
         if result is not None:
             runs.append((_Variant(kind, used, 1.0, kind.label), result, best))
@@ -337,7 +349,8 @@ def _row(
     uniform: bool,
     cost_scale: float,
 ) -> ComparisonRow:
-    guaranteed = _guaranteed(variant, diagonal=diagonal, uniform=uniform)
+    case = RowCase(variant.heuristic, variant.weight, diagonal, uniform)
+    guaranteed = variant.kind.table.guaranteed(case)
     optimal = result.found and math.isclose(
         result.cost, optimum, rel_tol=OPTIMAL_REL_TOLERANCE, abs_tol=0.0
     )
@@ -345,7 +358,7 @@ def _row(
         gap, note = None, f"no path ({result.reason})"
     else:
         gap = 0.0 if optimal else (result.cost - optimum) * cost_scale
-        note = _note(variant, diagonal=diagonal, uniform=uniform, guaranteed=guaranteed)
+        note = variant.kind.table.note(case, guaranteed)
     return ComparisonRow(
         variant.algorithm,
         variant.heuristic,
@@ -362,46 +375,6 @@ def _row(
         path=result.cells,
         reason=result.reason,
     )
-
-
-def _guaranteed(variant: _Variant, *, diagonal: bool, uniform: bool) -> bool:
-    """Whether this variant always returns a shortest path on a grid like this one."""
-    if variant.algorithm is Algorithm.DIJKSTRA:
-        return True
-    if (
-        variant.algorithm in (Algorithm.JPS, Algorithm.BIDIRECTIONAL)
-        and variant.heuristic is not None
-    ):
-        return is_admissible(variant.heuristic, diagonal=diagonal)
-    if variant.algorithm is Algorithm.ASTAR and variant.heuristic is not None:
-        return variant.weight == 1.0 and is_admissible(variant.heuristic, diagonal=diagonal)
-    if variant.algorithm is Algorithm.BFS:
-        # Fewest moves is cheapest only when every move costs the same.
-        return not diagonal and uniform
-    return False
-
-
-def _note(variant: _Variant, *, diagonal: bool, uniform: bool, guaranteed: bool) -> str:
-    algorithm, heuristic = variant.algorithm, variant.heuristic
-    if algorithm is Algorithm.DIJKSTRA:
-        return "the optimum"
-    if algorithm is Algorithm.THETA:
-        return "any-angle: straight segments, not grid moves"
-    if algorithm in (Algorithm.JPS, Algorithm.BIDIRECTIONAL):
-        return "own loop: time includes its setup"
-    if algorithm is Algorithm.DFS:
-        return "baseline, not shortest"
-    if algorithm is Algorithm.GREEDY:
-        return "ignores the cost so far"
-    if algorithm is Algorithm.BFS:
-        if guaranteed:
-            return "fewest moves = cheapest here"
-        return "fewest moves, not least cost" if diagonal else "fewest moves; ignores cell costs"
-    if heuristic is not None and not is_admissible(heuristic, diagonal=diagonal):
-        return "manhattan overestimates on 8-connected"
-    if variant.weight != 1.0:
-        return f"within x{variant.weight:g} of the optimum"
-    return ""
 
 
 def _uniform_costs(walkable: NDArray[np.bool_], costs: NDArray[Any] | None) -> bool:

@@ -52,7 +52,6 @@ from __future__ import annotations
 import math
 from array import array
 from dataclasses import dataclass
-from enum import IntEnum
 from typing import Any, cast
 
 import numpy as np
@@ -60,16 +59,11 @@ from numpy.typing import NDArray
 
 from sim.navigation.grid import Cell
 from sim.navigation.heuristics import SQRT2_MINUS_1, Heuristic
-from sim.navigation.query import PathResult
+from sim.navigation.query import Algorithm, PathResult
 from sim.navigation.searches.best_first import start_search
+from sim.navigation.searches.declaration import CellStatus, Expansions, SearchKind
 
-
-class CellStatus(IntEnum):
-    """Where a cell stands in the search: never reached, waiting on the frontier, or expanded."""
-
-    UNSEEN = 0
-    OPEN = 1
-    CLOSED = 2
+__all__ = ["CellStatus", "ExpansionLog", "ReplayState", "SearchReplay"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,6 +119,8 @@ class ExpansionLog:
         h: ``[row, col]`` the h each cell's priority uses ((weight x heuristic_scale) x
             heuristic; 0 for dijkstra, bfs and dfs), for every cell whether reached or not.
         g_weight: 1.0, or 0.0 for greedy: a frontier cell's f is ``g_weight * g + h``.
+        kind: the search recorded (by default the one of `algorithm`: weighted A* for astar
+            with a weight above 1).
 
     >>> log = ExpansionLog(np.ones((3, 3), dtype=bool), (0, 0), (2, 2), algorithm="bfs")
     >>> log.recorded, log.finished
@@ -144,6 +140,7 @@ class ExpansionLog:
         algorithm: str = "astar",
         costs: NDArray[Any] | None = None,
         weight: float = 1.0,
+        kind: SearchKind | None = None,
     ) -> None:
         """Set the search up (ValueError naming a bad value, as `start_search`); record nothing."""
         search = start_search(
@@ -171,6 +168,7 @@ class ExpansionLog:
         self.diagonal = graph.diagonal  # a rule name (`sim.navigation.diagonal`) made bool
         self.h = _h_grid(self.heuristic, terms.h_factor, self.height, self.width, self.goal)
         self.h.flags.writeable = False
+        self.kind = kind or _kind_of(self.algorithm, self.weight)
 
         size = self.height * self.width
         start_flat = self.start[0] * self.width + self.start[1]
@@ -333,6 +331,12 @@ class SearchReplay:
         )
         self._step = 0
         self._f: tuple[int, NDArray[np.float64]] | None = None
+        self._side = _read_only(np.zeros((log.height, log.width), dtype=np.uint8))
+
+    @property
+    def kind(self) -> SearchKind:
+        """The search replayed."""
+        return self.log.kind
 
     @property
     def step(self) -> int:
@@ -374,6 +378,16 @@ class SearchReplay:
             f[seen] = self.log.g_weight * self._g[seen] + self.log.h.ravel()[seen]
             self._f = (self._step, _read_only(f.reshape(self.log.height, self.log.width)))
         return self._f[1]
+
+    @property
+    def side(self) -> NDArray[np.uint8]:
+        """``[row, col]`` zeros: one search from the start, no halves (see `TapeReplay.side`)."""
+        return self._side
+
+    @property
+    def meeting_cell(self) -> Cell | None:
+        """None: a search from one end has no halves to meet."""
+        return None
 
     @property
     def current(self) -> Cell | None:
@@ -460,6 +474,18 @@ class SearchReplay:
             self._g[unique] = span.old_g[first]
             self._parent[unique] = span.old_parent[first]
             self._status[unique[span.was_unseen[first]]] = CellStatus.UNSEEN
+
+
+def _kind_of(algorithm: Algorithm, weight: float) -> SearchKind:
+    """The search recorded by expansions that runs `algorithm` (weighted A* above weight 1)."""
+    for kind in SearchKind:
+        if (
+            isinstance(kind.recording, Expansions)
+            and kind.algorithm is algorithm
+            and kind.takes_weight == (weight > 1.0)
+        ):
+            return kind
+    raise ValueError(f"no search recorded by expansions runs {algorithm}")
 
 
 def _check_count(count: int) -> None:

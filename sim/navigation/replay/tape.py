@@ -1,27 +1,22 @@
-"""Record jps, bidirectional and theta searches step by step, and replay them both ways.
+"""Record searches with loops of their own step by step, and replay them both ways.
 
 `ExpansionLog` records the searches of `sim.navigation.searches.best_first` by their relaxation
-events; the
-searches of issue 19 keep other state (jump points queued from afar, two halves, parents out of
-sight of the grid's moves), so `SearchTape` records them more plainly: after each expansion it
-reads the search's whole state (a cell's status, g, f, parent and, for bidirectional, the half
-that reached it) and stores only the cells that changed, their old and new values. `TapeReplay`
-applies those changes forward and restores the old values backward, one step at a time, so
-``k`` steps forward and ``k`` back give the state before bit for bit.
+events; searches with loops of their own keep other state (jump points queued from afar, two
+halves, parents out of sight of the grid's moves), so `SearchTape` records them more plainly:
+after each expansion it reads the search's whole state (a cell's status, g, f, parent and, for
+bidirectional, the half that reached it) and stores only the cells that changed, their old and
+new values. `TapeReplay` applies those changes forward and restores the old values backward,
+one step at a time, so ``k`` steps forward and ``k`` back give the state before bit for bit.
 
-It speaks `SearchReplay`'s language (`step`, `status`, `g`, `f`, `parent`, `current`, `path`,
-`forward`, `back`, `seek`, `snapshot`, and a `log` with `recorded`, `finished`, `result`), so the
-search view draws either. Reading the whole state costs O(cells) a step: fine for the scenes the
-view shows, not for a 512x512 map (record those with `find_path`).
+Which searches it records, how it starts them and how it reads their state, each search
+declares itself (`sim.navigation.searches.declaration.Tape`, in the search's ``SEARCHES``): jps
+shows the jump points queued so far and their parent jump points, bidirectional both halves
+(`side`, and `meeting_cell` where their best path meets), theta its any-angle parents, the path's
+cells being its vertices.
 
-Per search:
-
-- jps: the cells are the jump points queued so far; closed ones were expanded (a step is one
-  jump point taken off the frontier), and each parent is the jump point it was reached from.
-- bidirectional: `side` is 1 where the forward half holds the cell (closed, or failing that on
-  its frontier), 2 where only the backward half does; g, f and parent are that half's, the
-  parent pointing towards that half's end. `meeting_cell` is where the halves' best path meets.
-- theta: parents are any-angle (they see their child), and the path's cells are its vertices.
+Both replays speak `sim.navigation.replay.recorder.Replay`, so the views draw either. Reading
+the whole state costs O(cells) a step: fine for the scenes the view shows, not for a 512x512
+map (record those with `find_path`).
 
 >>> walkable = np.ones((3, 5), dtype=bool)
 >>> tape = SearchTape(walkable, (0, 0), (0, 4), algorithm="bidirectional")
@@ -42,15 +37,8 @@ from numpy.typing import NDArray
 
 from sim.navigation.diagonal import DiagonalRule, parse_diagonal
 from sim.navigation.grid import Cell
-from sim.navigation.heuristics import HEURISTICS, parse_heuristic
 from sim.navigation.query import PathResult
-from sim.navigation.replay.log import CellStatus
-from sim.navigation.searches.bidirectional import BidirectionalSearch
-from sim.navigation.searches.jps import JumpPointSearch
-from sim.navigation.searches.theta import ThetaStar
-
-TAPE_ALGORITHMS = ("jps", "bidirectional", "theta")
-"""The `find_path` names a `SearchTape` records."""
+from sim.navigation.searches.declaration import SearchKind, SearchProblem, Tape, TapeFrame
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,20 +61,21 @@ class _Change:
 
 
 class SearchTape:
-    """Every step of one jps, bidirectional or theta search, recorded once, lazily.
+    """Every step of one search recorded by tape (jps, bidirectional, theta), once, lazily.
 
     Args:
         walkable: ``[row, col]`` bool mask.
         start: first cell ``(row, col)``.
         goal: last cell ``(row, col)``.
-        algorithm: "jps", "bidirectional" or "theta".
+        algorithm: the search: a `SearchKind` recorded by tape, or the `find_path` name of
+            one ("jps", "bidirectional" or "theta").
         diagonal: True, False or a diagonal rule's name (jps needs no-corner-cutting).
         heuristic: for jps and bidirectional (theta always uses the straight line).
         costs: cell costs (bidirectional only; jps and theta refuse costs other than 1).
 
     Raises:
-        ValueError: naming the value, as the search itself does (jps on 4-connected moves,
-            theta with costs, an unknown algorithm, ...).
+        ValueError: naming the value, as the search's declared check and the search itself
+            do (jps on 4-connected moves, theta with costs, an unknown algorithm, ...).
 
     >>> tape = SearchTape(np.ones((3, 3), dtype=bool), (0, 0), (2, 2), algorithm="jps")
     >>> tape.total_steps(), tape.result().cells
@@ -99,40 +88,30 @@ class SearchTape:
         start: Cell,
         goal: Cell,
         *,
-        algorithm: str,
+        algorithm: str | SearchKind,
         diagonal: bool | str = True,
         heuristic: str = "octile",
         costs: NDArray[Any] | None = None,
     ) -> None:
-        self.algorithm = algorithm
+        kind = algorithm if isinstance(algorithm, SearchKind) else _tape_kind(algorithm)
+        if not isinstance(kind.recording, Tape):
+            raise ValueError(f"{kind.label} is not recorded by tape")
+        self.kind = kind
+        self.algorithm = kind.algorithm.value
         rule = parse_diagonal(diagonal)
-        self._search: JumpPointSearch | BidirectionalSearch | ThetaStar
-        if algorithm == "jps":
-            if rule is not DiagonalRule.NO_CORNER_CUTTING:
-                raise ValueError(
-                    "jps needs 8-connected moves without corner cutting"
-                    f" (diagonal=True), not {rule.value!r}"
-                )
-            if costs is not None and bool(np.any(np.asarray(costs)[walkable] != 1.0)):
-                raise ValueError("jps takes no cell costs other than 1")
-            self._search = JumpPointSearch(walkable, start, goal, heuristic=heuristic)
-            self._h = HEURISTICS[parse_heuristic(heuristic)]
-        elif algorithm == "bidirectional":
-            self._search = BidirectionalSearch(
-                walkable, start, goal, diagonal=rule.value, heuristic=heuristic, costs=costs
-            )
-        elif algorithm == "theta":
-            self._search = ThetaStar(walkable, start, goal, diagonal=rule.value, costs=costs)
-        else:
-            raise ValueError(f"unknown algorithm {algorithm!r}; expected one of {TAPE_ALGORITHMS}")
+        self._problem = SearchProblem(walkable, start, goal, rule, heuristic, 1.0, costs)
+        kind.check(self._problem)
+        self._search = kind.recording.start(self._problem)
+        self._read = kind.recording.read
         self.height, self.width = (int(side) for side in walkable.shape)
         self.start: Cell = (int(start[0]), int(start[1]))
         self.goal: Cell = (int(goal[0]), int(goal[1]))
         self.rule = rule
         self.diagonal = rule is not DiagonalRule.NEVER  # whether the 4 diagonal moves exist
-        self.initial = self._read_state()
+        frame = self._frame()
+        self.initial = _arrays(frame)
         self._last = self.initial
-        self.initial_meeting = self._meeting()
+        self.initial_meeting = frame.meeting
         self._changes: list[tuple[_Change, ...]] = []
         self._current: list[Cell] = []
         self._meetings: list[Cell | None] = []
@@ -158,13 +137,14 @@ class SearchTape:
             before = search.expanded
             search.advance(1)
             if search.expanded > before:
-                state = self._read_state()
+                frame = self._frame()
+                state = _arrays(frame)
                 self._changes.append(
                     tuple(_diff(old, new) for old, new in zip(self._last, state, strict=True))
                 )
                 self._last = state
                 self._current.append(search.current)  # type: ignore[arg-type]
-                self._meetings.append(self._meeting())
+                self._meetings.append(frame.meeting)
             self._finished = search.done
         return len(self._changes)
 
@@ -193,53 +173,24 @@ class SearchTape:
         """What step `step` (1 to `recorded`) changed, one entry per array of `TapeState`."""
         return self._changes[step - 1]
 
-    def _meeting(self) -> Cell | None:
-        search = self._search
-        return search.meeting_cell if isinstance(search, BidirectionalSearch) else None
+    def _frame(self) -> TapeFrame:
+        """The search's whole state now, as its module reads it."""
+        return self._read(self._search, self._problem)
 
-    def _read_state(self) -> tuple[NDArray[Any], ...]:
-        """Status, g, f, parent and side of every cell now, flat."""
-        size = self.height * self.width
-        status = np.zeros(size, dtype=np.uint8)
-        g = np.full(size, np.inf)
-        f = np.full(size, np.inf)
-        parent = np.full(size, -1, dtype=np.intp)
-        side = np.zeros(size, dtype=np.uint8)
-        search = self._search
-        if isinstance(search, JumpPointSearch):
-            queued = set(search.frontier)
-            for (row, col), (came_from, cost) in search.jump_points.items():
-                cell = row * self.width + col
-                status[cell] = CellStatus.OPEN if (row, col) in queued else CellStatus.CLOSED
-                g[cell] = cost
-                f[cell] = cost + self._h(abs(col - self.goal[1]), abs(row - self.goal[0]))
-                if came_from is not None:
-                    parent[cell] = came_from[0] * self.width + came_from[1]
-        elif isinstance(search, ThetaStar):
-            status[search.frontier_mask().ravel()] = CellStatus.OPEN
-            status[search.closed_mask().ravel()] = CellStatus.CLOSED
-            g, f = search.g_costs().ravel(), search.f_costs().ravel()
-            parent = search.came_from().ravel().astype(np.intp)
-        else:
-            # Backward first, so the forward half wins where both hold a cell the same way;
-            # each half's arrays are read once (each read copies a list of every cell).
-            halves = [
-                (number, half.frontier_mask().ravel(), half.closed_mask().ravel(), half)
-                for number, half in ((2, search.backward), (1, search.forward))
-                if half is not None
-            ]
-            values = {
-                number: (h.g_costs(), h.f_costs(), h.came_from()) for number, _, _, h in halves
-            }
-            for mark, which in ((CellStatus.OPEN, 1), (CellStatus.CLOSED, 2)):
-                for number, waiting, closed, _ in halves:
-                    mask = waiting if which == 1 else closed
-                    half_g, half_f, half_parent = values[number]
-                    status[mask], side[mask] = mark, number
-                    g[mask] = half_g.ravel()[mask]
-                    f[mask] = half_f.ravel()[mask]
-                    parent[mask] = half_parent.ravel()[mask]
-        return status, g, f, parent, side
+
+def _arrays(frame: TapeFrame) -> tuple[NDArray[Any], ...]:
+    """Status, g, f, parent and side: the arrays a tape stores the changes of, in this order."""
+    return frame.status, frame.g, frame.f, frame.parent, frame.side
+
+
+def _tape_kind(algorithm: str) -> SearchKind:
+    """The search recorded by tape that `find_path` calls `algorithm`."""
+    kinds = [kind for kind in SearchKind if isinstance(kind.recording, Tape)]
+    for kind in kinds:
+        if kind.algorithm.value == algorithm:
+            return kind
+    names = tuple(dict.fromkeys(kind.algorithm.value for kind in kinds))
+    raise ValueError(f"unknown algorithm {algorithm!r}; expected one of {names}")
 
 
 class TapeReplay:
@@ -255,6 +206,11 @@ class TapeReplay:
         shape = (tape.height, tape.width)
         self._views = tuple(_read_only(array.reshape(shape)) for array in self._arrays)
         self._step = 0
+
+    @property
+    def kind(self) -> SearchKind:
+        """The search replayed."""
+        return self.log.kind
 
     @property
     def step(self) -> int:

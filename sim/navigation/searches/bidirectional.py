@@ -64,10 +64,27 @@ import numpy as np
 from numpy.typing import NDArray
 
 from sim.navigation.grid import Cell
-from sim.navigation.heuristics import HEURISTICS, HeuristicFn, parse_heuristic
+from sim.navigation.heuristics import HEURISTICS, HeuristicFn, is_admissible, parse_heuristic
 from sim.navigation.moves import SQRT2, MoveGraph
-from sim.navigation.query import PathResult, Query, Reason, check_ends, reason_before_search
+from sim.navigation.query import (
+    Algorithm,
+    PathResult,
+    Query,
+    Reason,
+    check_ends,
+    reason_before_search,
+)
 from sim.navigation.searches import readout
+from sim.navigation.searches.declaration import (
+    CellStatus,
+    RowCase,
+    SearchKind,
+    SearchProblem,
+    TableFacts,
+    Tape,
+    TapeFrame,
+    ViewHints,
+)
 
 TIE_SCALE = 2.0**30
 """Priorities are floored to multiples of 1 / TIE_SCALE, as `sim.navigation.searches.best_first`
@@ -398,3 +415,70 @@ class BidirectionalSearch:
             diagonal = (here % width != there % width) and (here // width != there // width)
             total += (SQRT2 if diagonal else 1.0) * cell_cost[there]
         return total
+
+
+def start_recording(problem: SearchProblem) -> BidirectionalSearch:
+    """A search of `problem` to record step by step (a step is one cell of either half)."""
+    return BidirectionalSearch(
+        problem.walkable,
+        problem.start,
+        problem.goal,
+        diagonal=problem.rule.value,
+        heuristic=problem.heuristic,
+        costs=problem.costs,
+    )
+
+
+def read_state(search: BidirectionalSearch, problem: SearchProblem) -> TapeFrame:
+    """Both halves' frontiers, closed cells and trees, and where their best path meets.
+
+    `TapeFrame.side` is 1 where the forward half holds the cell (closed, or failing that on
+    its frontier), 2 where only the backward half does; g, f and parent are that half's, the
+    parent pointing towards that half's end.
+    """
+    frame = TapeFrame.empty(problem.walkable.size)
+    # Backward first, so the forward half wins where both hold a cell the same way; each
+    # half's arrays are read once (each read copies a list of every cell).
+    halves = [
+        (number, half.frontier_mask().ravel(), half.closed_mask().ravel(), half)
+        for number, half in ((2, search.backward), (1, search.forward))
+        if half is not None
+    ]
+    values = {number: (h.g_costs(), h.f_costs(), h.came_from()) for number, _, _, h in halves}
+    for mark, which in ((CellStatus.OPEN, 1), (CellStatus.CLOSED, 2)):
+        for number, waiting, closed, _ in halves:
+            mask = waiting if which == 1 else closed
+            half_g, half_f, half_parent = values[number]
+            frame.status[mask], frame.side[mask] = mark, number
+            frame.g[mask] = half_g.ravel()[mask]
+            frame.f[mask] = half_f.ravel()[mask]
+            frame.parent[mask] = half_parent.ravel()[mask]
+    return TapeFrame(frame.status, frame.g, frame.f, frame.parent, frame.side, search.meeting_cell)
+
+
+def _guaranteed(case: RowCase) -> bool:
+    return case.heuristic is not None and is_admissible(case.heuristic, diagonal=case.diagonal)
+
+
+SEARCHES = (
+    SearchKind(
+        "BIDIRECTIONAL",
+        "bidirectional",
+        Algorithm.BIDIRECTIONAL,
+        "shortest path, A* from both ends",
+        order=80,
+        solver=solve,
+        stepper=BidirectionalSearch,
+        recording=Tape(start_recording, read_state),
+        table=TableFacts(
+            80,
+            own_loop=True,
+            note=lambda case, guaranteed: "own loop: time includes its setup",
+            guaranteed=_guaranteed,
+        ),
+        shortest=True,
+        takes_heuristic=True,
+        hints=ViewHints(two_frontiers=True),
+    ),
+)
+"""Bidirectional A*, declared for the catalogue (`sim.navigation.catalogue`)."""

@@ -61,15 +61,26 @@ from numpy.typing import NDArray
 
 from sim.navigation.diagonal import DiagonalRule
 from sim.navigation.grid import Cell, check_walkable
-from sim.navigation.heuristics import HEURISTICS, Heuristic, parse_heuristic
+from sim.navigation.heuristics import HEURISTICS, Heuristic, is_admissible, parse_heuristic
 from sim.navigation.moves import DIRECTIONS, SQRT2
 from sim.navigation.query import (
+    Algorithm,
     PathResult,
     Query,
     Reason,
     check_ends,
     check_jps,
     reason_before_search,
+)
+from sim.navigation.searches.declaration import (
+    CellStatus,
+    RowCase,
+    SearchKind,
+    SearchProblem,
+    TableFacts,
+    Tape,
+    TapeFrame,
+    ViewHints,
 )
 
 if TYPE_CHECKING:
@@ -396,3 +407,79 @@ def _arrival(parent: Cell, cell: Cell) -> tuple[int, int]:
     if abs(d_col) > abs(d_row):
         return 0, (d_col > 0) - (d_col < 0)
     return (d_row > 0) - (d_row < 0), (d_col > 0) - (d_col < 0)
+
+
+def check_recording(problem: SearchProblem) -> None:
+    """Raise ValueError unless a replay of jump point search can run `problem`.
+
+    It jumps by the no-corner-cutting rule whatever rule it is handed, so it refuses the
+    others here, in words, rather than show jumps the grid's moves do not allow.
+
+    >>> check_recording(SearchProblem(np.ones((2, 2), dtype=bool), (0, 0), (1, 1),
+    ...                 DiagonalRule.ALWAYS))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: jps moves by the no-corner-cutting rule only (8-connected, ...), not 'always'
+    """
+    if problem.rule is not DiagonalRule.NO_CORNER_CUTTING:
+        raise ValueError(
+            "jps moves by the no-corner-cutting rule only (8-connected, diagonal=True), "
+            f"not {problem.rule.value!r}"
+        )
+    costs = problem.costs
+    if costs is not None and bool(np.any(np.asarray(costs)[problem.walkable] != 1.0)):
+        raise ValueError("jps takes no cell costs other than 1")
+
+
+def start_recording(problem: SearchProblem) -> JumpPointSearch:
+    """A search of `problem` to record step by step (a step is one jump point expanded)."""
+    return JumpPointSearch(
+        problem.walkable, problem.start, problem.goal, heuristic=problem.heuristic
+    )
+
+
+def read_state(search: JumpPointSearch, problem: SearchProblem) -> TapeFrame:
+    """The jump points queued so far: closed ones were expanded, parents are jump points."""
+    height, width = problem.walkable.shape
+    frame = TapeFrame.empty(height * width)
+    h = HEURISTICS[parse_heuristic(problem.heuristic)]
+    goal_row, goal_col = int(problem.goal[0]), int(problem.goal[1])
+    queued = set(search.frontier)
+    for (row, col), (came_from, cost) in search.jump_points.items():
+        cell = row * width + col
+        frame.status[cell] = CellStatus.OPEN if (row, col) in queued else CellStatus.CLOSED
+        frame.g[cell] = cost
+        frame.f[cell] = cost + h(abs(col - goal_col), abs(row - goal_row))
+        if came_from is not None:
+            frame.parent[cell] = came_from[0] * width + came_from[1]
+    return frame
+
+
+def _guaranteed(case: RowCase) -> bool:
+    return case.heuristic is not None and is_admissible(case.heuristic, diagonal=case.diagonal)
+
+
+SEARCHES = (
+    SearchKind(
+        "JPS",
+        "JPS",
+        Algorithm.JPS,
+        "A*'s shortest path, expanding jump points",
+        order=70,
+        solver=solve,
+        stepper=JumpPointSearch,
+        recording=Tape(start_recording, read_state),
+        table=TableFacts(
+            70,
+            own_loop=True,
+            note=lambda case, guaranteed: "own loop: time includes its setup",
+            guaranteed=_guaranteed,
+        ),
+        shortest=True,
+        takes_heuristic=True,
+        kernel=True,  # its own extension, _jps
+        check=check_recording,
+        hints=ViewHints(arrows=True),  # its arrows are its jumps
+    ),
+)
+"""Jump point search, declared for the catalogue (`sim.navigation.catalogue`)."""

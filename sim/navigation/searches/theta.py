@@ -53,6 +53,7 @@ from sim.navigation.grid import Cell, check_costs
 from sim.navigation.line_of_sight import centres_in_sight
 from sim.navigation.moves import MoveGraph
 from sim.navigation.query import (
+    Algorithm,
     PathResult,
     Query,
     Reason,
@@ -61,6 +62,15 @@ from sim.navigation.query import (
     reason_before_search,
 )
 from sim.navigation.searches import readout
+from sim.navigation.searches.declaration import (
+    CellStatus,
+    SearchKind,
+    SearchProblem,
+    TableFacts,
+    Tape,
+    TapeFrame,
+    ViewHints,
+)
 
 TIE_SCALE = 2.0**30
 """Priorities are floored to multiples of 1 / TIE_SCALE, as `sim.navigation.searches.best_first`
@@ -285,3 +295,50 @@ class ThetaStar:
 
     def _shape(self) -> tuple[int, int]:
         return self._graph.height, self._graph.width
+
+
+def start_recording(problem: SearchProblem) -> ThetaStar:
+    """A search of `problem` to record step by step (its heuristic is always the line)."""
+    return ThetaStar(
+        problem.walkable,
+        problem.start,
+        problem.goal,
+        diagonal=problem.rule.value,
+        costs=problem.costs,
+    )
+
+
+def read_state(search: ThetaStar, problem: SearchProblem) -> TapeFrame:
+    """Its frontier, closed cells and tree; parents are any-angle (they see their child)."""
+    status = np.zeros(problem.walkable.size, dtype=np.uint8)
+    status[search.frontier_mask().ravel()] = CellStatus.OPEN
+    status[search.closed_mask().ravel()] = CellStatus.CLOSED
+    return TapeFrame(
+        status,
+        search.g_costs().ravel(),
+        search.f_costs().ravel(),
+        search.came_from().ravel().astype(np.intp),
+        np.zeros(problem.walkable.size, dtype=np.uint8),
+    )
+
+
+SEARCHES = (
+    # Theta*'s heuristic is always the straight line: no choice to offer.
+    SearchKind(
+        "THETA",
+        "Theta*",
+        Algorithm.THETA,
+        "any-angle: never longer than A*'s",
+        order=90,
+        solver=solve,
+        stepper=ThetaStar,
+        recording=Tape(start_recording, read_state),
+        table=TableFacts(
+            90,
+            own_loop=True,
+            note=lambda case, guaranteed: "any-angle: straight segments, not grid moves",
+        ),
+        hints=ViewHints(arrows=True, straight_path=True),  # any-angle parents, vertices
+    ),
+)
+"""Theta*, declared for the catalogue (`sim.navigation.catalogue`)."""
