@@ -123,7 +123,7 @@ class AgentController(Component):
         self._host = crowd_sim
         self._alone = crowd_sim is None
         self._agents = Crowd(grid)  # its own until it joins the scene's, at awake
-        self._index = self._agents.add_agent(config, owner=self, values={"waypoints": []})
+        self._index = self._agents.add_agent(config, owner=self)
         self._grid = grid
         self._crowd = crowd
         self.draw_route = draw_route

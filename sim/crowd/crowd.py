@@ -152,6 +152,7 @@ class Crowd:
         elif values is not None and values.get("driven"):
             given["rotations"] = heading_quat(float(given["headings"]))
         given.setdefault("patrol", config.mode is AgentMode.PATROL)
+        given.setdefault("waypoints", [])
         index = self._next_index
         self._next_index += 1
         given.update(
