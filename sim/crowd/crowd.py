@@ -112,8 +112,6 @@ class Crowd:
         *,
         settings: StepSettings | None = None,
     ) -> None:
-        self._grid = grid
-        self._fields = fields
         self.settings = settings or StepSettings()
         self._rows = AgentRows()
         self._keys = TargetKeys()
@@ -211,7 +209,7 @@ class Crowd:
         rows.configs[row] = new
         for name, column in _COLUMNS_OF_SETTINGS.items():
             getattr(rows, column)[row] = getattr(new, name)
-        if "mode" in settings:
+        if "mode" in settings or new.mode is not old.mode:
             rows.patrol[row] = new.mode is AgentMode.PATROL
         if new.target != old.target:
             rows.key[row] = self._keys.key_for(new.target)
