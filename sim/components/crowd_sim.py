@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from typing import Protocol
+from typing import Protocol, cast
 
 import numpy as np
 from numpy.typing import NDArray
@@ -230,5 +230,4 @@ class CrowdSim(Component):
     @staticmethod
     def _steered(owner: object) -> Steered:
         """An owner of this crowd's rows: every one is an agent joined through it."""
-        agent: Steered = owner  # type: ignore[assignment]
-        return agent
+        return cast("Steered", owner)
