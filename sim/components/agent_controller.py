@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from panda3d.core import Quat
 
-from sim.components.agent_route import RouteCells, nearest_clear_point
-from sim.components.agent_state import CAUSES, AgentState, ReplanCause
 from sim.components.crowd import CrowdField
 from sim.components.grid_manager import GridManager, PlanOutcome, Point
-from sim.components.row_fields import RowField
-from sim.components.steering import (
+from sim.config import AgentConfig, AgentMode, Tag
+from sim.crowd.crowd import Crowd
+from sim.crowd.handle import CrowdHost, Kept
+from sim.crowd.route import RouteCells, nearest_clear_point
+from sim.crowd.state import CAUSES, AgentState, ReplanCause
+from sim.crowd.steering import (
     angle_between_deg,
     distance_to_circle,
     heading_quat,
@@ -23,15 +25,11 @@ from sim.components.steering import (
     step_length,
     turn_fraction,
 )
-from sim.config import AgentConfig, AgentMode, Tag
 from sim.engine import Component, GameObject, Gizmos, ReplanGate
 from sim.engine.replan_gate import CHANGED
 from sim.navigation.searches.incremental import IncrementalSearch
 
-if TYPE_CHECKING:
-    from sim.components.crowd_sim import CrowdSim
-
-__all__ = ["CAUSES", "ROUTES_DRAWN", "ROW_FIELDS", "AgentController", "AgentState", "ReplanCause"]
+__all__ = ["CAUSES", "ROUTES_DRAWN", "AgentController", "AgentState", "CrowdHost", "ReplanCause"]
 
 ALIGNED_DEG = 2.0  # facing within this of the waypoint counts as aligned
 CENTRE_EPSILON = 0.02  # world units: close enough to a cell centre to call it reached
@@ -91,25 +89,24 @@ class AgentController(Component):
 
     `draw_route` False leaves its route undrawn whatever `show_path` says (see `ROUTES_DRAWN`).
 
-    Given a `crowd_sim`, it keeps its state in a row of the crowd's arrays (`RowField`s). While
-    the crowd drives it (`driven`) its update does nothing; otherwise it steers itself and,
-    with `config.avoidance`, moves at `CrowdSim.avoid`'s velocity when another agent is in
-    the way (at rest too), and arrives by the crowd's rule (`CrowdSim.joins_cluster`).
+    It is a handle on its row of a `Crowd` (`sim.crowd.crowd`), which owns its settings and
+    state (`update_settings`): with a `crowd_sim` the scene's, joined at awake, else its own.
+    Driven, its update does nothing; else it steers from its row's pose, commits the new one,
+    and unless alone avoids others (`Crowd.avoid`) and arrives by `Crowd.joins_cluster`.
     """
 
-    state = RowField[AgentState]()
-    replans = RowField[int]()
-    replans_by_cause = RowField[dict[ReplanCause, int]]()
-    last_cause = RowField[ReplanCause | None]()
-    arrivals = RowField[int]()
-    pushes = RowField[int]()
-    expanded_total = RowField[int]()
-    distance_travelled = RowField[float]()
-    blocked_cell_frames = RowField[int]()
-    outcome = RowField[PlanOutcome | None]()
-    waypoints = RowField[list[Point]]()
-    mode = RowField[AgentMode]()
-    _patrol_to_start = RowField[bool]()
+    state = Kept[AgentState]()
+    replans = Kept[int]()
+    replans_by_cause = Kept[dict[ReplanCause, int]]()
+    last_cause = Kept[ReplanCause | None]()
+    arrivals = Kept[int]()
+    pushes = Kept[int]()
+    expanded_total = Kept[int]()
+    distance_travelled = Kept[float]()
+    blocked_cell_frames = Kept[int]()
+    waypoints = Kept[list[Point]]()
+    mode = Kept[AgentMode]()
+    _patrol_to_start = Kept[bool]()
 
     def __init__(
         self,
@@ -120,30 +117,17 @@ class AgentController(Component):
         dragging: Callable[[], bool] | None = None,
         draw_route: bool = True,
         compare_fresh: bool = False,
-        crowd_sim: CrowdSim | None = None,
+        crowd_sim: CrowdHost[PlanOutcome] | None = None,
     ) -> None:
         super().__init__()
-        self._sim = crowd_sim
-        self._rows: CrowdSim | None = None  # the sim once the agent has a row in it
-        self._row = -1
-        self.driven = False
+        self._host = crowd_sim
+        self._alone = crowd_sim is None
+        self._agents = Crowd(grid)  # its own until it joins the scene's, at awake
+        self._index = self._agents.add_agent(config, owner=self)
         self._grid = grid
         self._crowd = crowd
         self.draw_route = draw_route
         self.compare_fresh = compare_fresh
-        self.config = config
-        self.mode = config.mode
-        self.state = AgentState.IDLE
-        self.replans = 0
-        self.replans_by_cause = dict.fromkeys(ReplanCause, 0)
-        self.last_cause = None
-        self.arrivals = 0
-        self.pushes = 0
-        self.expanded_total = 0
-        self.distance_travelled = 0.0
-        self.blocked_cell_frames = 0
-        self.outcome = None
-        self.waypoints = []
         self.show_path = True
         self._gate = ReplanGate(interval_s=config.replan_interval_s, dragging=dragging)
         self._search: IncrementalSearch | None = None
@@ -151,31 +135,57 @@ class AgentController(Component):
         self._planned_goal: tuple[int, int] | None = None
         self._route: RouteCells | None = None
         self._route_checked = -1  # the mask_version the route was last checked against
-        self._patrol_to_start = False
+        # Its pose while it steers itself: from its row as its update begins, back at the end.
         self._x = self._y = 0.0
         self._rotation = heading_quat(0.0)
         self._home: tuple[float, float, float] = (0.0, 0.0, 0.0)
 
+    @property
+    def config(self) -> AgentConfig:
+        """The agent's settings, as its crowd keeps them."""
+        return self._agents.settings_of(self._index)
+
+    @property
+    def driven(self) -> bool:
+        """Whether the crowd moves the agent (its update then does nothing)."""
+        return self._agents.is_driven(self._index)
+
+    def update_settings(self, **settings: Any) -> None:
+        """Change the named settings (`AgentConfig`'s fields); the next step uses them."""
+        self._agents.update_agent(self._index, **settings)
+
     def replan_now(self, cause: ReplanCause = ReplanCause.INTERVAL) -> None:
         """Plan on the next update whatever changed, counted under `cause`."""
-        if self.driven and self._rows is not None:
-            self._rows.request_replan(self._row, cause)
+        if self.driven:
+            self._agents.request_replan(self._index, cause)
         else:
             self._gate.request(cause)
 
     @property
     def position(self) -> Point:
         """World `(x, y)` of the agent."""
-        if self.driven and self._rows is not None:
-            return self._rows.position_of(self._row)
+        if self.driven:
+            return self._agents.position(self._index)
         return (self._x, self._y)
 
     @property
     def heading_deg(self) -> float:
         """Facing in degrees, Panda3D's heading (0 faces +Y), in [0, 360)."""
-        if self.driven and self._rows is not None:
-            return self._rows.heading_of(self._row)
+        if self.driven:
+            return self._agents.heading_deg(self._index)
         return quat_heading(self._rotation) % 360.0
+
+    @property
+    def outcome(self) -> PlanOutcome | None:
+        """The last plan: its own search's, or while driven the way down the crowd's field."""
+        if self.driven and self._host is not None:
+            return self._host.outcome_of(self._index)
+        kept: PlanOutcome | None = self._agents.get(self._index, "outcome")
+        return kept
+
+    @outcome.setter
+    def outcome(self, outcome: PlanOutcome | None) -> None:
+        self._agents.set(self._index, "outcome", outcome)
 
     @property
     def reached_goal(self) -> bool:
@@ -183,16 +193,22 @@ class AgentController(Component):
         return self.state is AgentState.ARRIVED
 
     def awake(self) -> None:
-        """Take the scene's position and heading as the starting state."""
-        self._x, self._y = self.game_object.xy
-        heading = self.game_object.heading
-        self._rotation = heading_quat(heading)
-        self._home = (self._x, self._y, heading)
-        if self._sim is not None:
-            own: dict[str, Any] = {field.name: field.own_value(self) for field in ROW_FIELDS}
-            own.update(position=(self._x, self._y), heading_deg=self.heading_deg)
-            self._row = self._sim.register(self, own)
-            self._rows = self._sim
+        """Take the scene's position and heading as the starting state; join the scene's crowd.
+
+        It carries its row over (what was set on it so far); its colour is its node's.
+        """
+        position, heading = self.game_object.xy, self.game_object.heading
+        self._home = (position[0], position[1], heading)
+        if self._host is None:
+            self._agents.place(self._index, position, heading)
+        else:
+            node = self.game_object.node
+            r, g, b, a = (float(c) for c in node.get_color()) if node.has_color() else (1.0,) * 4
+            placed = {"position": position, "heading_deg": heading, "color": (r, g, b, a)}
+            joined = self._host.crowd
+            self._index = self._agents.move_agent(self._index, joined, **placed)
+            self._agents = joined
+        self._load_pose()
 
     def start(self) -> None:
         """Tell the crowd which goal this agent chases, before anyone plans."""
@@ -203,32 +219,24 @@ class AgentController(Component):
             self._crowd.track(self, cell)
 
     def on_destroy(self) -> None:
-        """Leave the crowd, and the crowd's arrays with every value the row held."""
+        """Leave the fields, and the scene's crowd for one of its own, carrying its row."""
         if self._crowd is not None:
             self._crowd.leave(self)
-        rows = self._rows
-        if rows is not None:
-            kept = {field: field.__get__(self) for field in ROW_FIELDS}
-            (self._x, self._y), heading = self.position, self.heading_deg
-            rows.leave(self)
-            self._rows, self.driven = None, False
-            self._rotation = heading_quat(heading)
-            for field, value in kept.items():
-                field.__set__(self, value)
-
-    def move_row(self, row: int) -> None:
-        """The crowd moved this agent's row to `row` (an agent before it left)."""
-        self._row = row
+        if self._host is not None and self._agents is self._host.crowd:
+            own = Crowd(self._grid)
+            self._index, self._agents = self._agents.move_agent(self._index, own), own
+            self._load_pose()
 
     def take_back(self) -> None:
         """Steer itself again from where the crowd left it (too few chase its target now)."""
-        if self._rows is None:
-            return
-        self._x, self._y = self._rows.position_of(self._row)
-        self._rotation = heading_quat(self._rows.heading_of(self._row))
-        self._route = None
-        self.waypoints = []
+        self._load_pose()
+        self._route, self.waypoints = None, []
         self.replan_now()
+
+    def _load_pose(self) -> None:
+        """Take where it stands and faces from its row (it steers itself from there)."""
+        self._x, self._y = self._agents.position(self._index)
+        self._rotation = self._agents.rotation(self._index)
 
     def reset_to_start(self) -> None:
         """Put the agent back on Start (where it spawned: none, or in a crowd) and replan."""
@@ -242,8 +250,9 @@ class AgentController(Component):
         self.replan_now()
         self.state = AgentState.IDLE
         self._route = None
-        if self.driven and self._rows is not None:
-            self._rows.place(self._row, self._x, self._y, self._home[2])
+        self._agents.place(self._index, (self._x, self._y), self._home[2])
+        if self.driven and self._host is not None:
+            self._host.write_node(self._index)
         else:
             self._write_node()
 
@@ -254,12 +263,10 @@ class AgentController(Component):
         self.replan_now()
 
     def update(self, dt: float) -> None:
-        """Step out of a wall, replan when due, then turn and drive toward the next waypoint.
-
-        Nothing while the crowd drives the agent.
-        """
+        """Step out of a wall, replan when due, then turn and drive; nothing while driven."""
         if self.driven:
             return
+        self._load_pose()
         before = (self._x, self._y)
         self._leave_blocked_cell()
         self._check_route()
@@ -292,10 +299,9 @@ class AgentController(Component):
         if self._grid.is_blocked_at(self._x, self._y):
             self.blocked_cell_frames += 1
         self._write_node()
-        if self._rows is not None:
-            step = (self._x - before[0], self._y - before[1])
-            moved = (step[0] / dt, step[1] / dt) if dt > 0.0 else (0.0, 0.0)
-            self._rows.write_pose(self._row, self._x, self._y, self.heading_deg, moved)
+        step = (self._x - before[0], self._y - before[1])
+        moved = (step[0] / dt, step[1] / dt) if dt > 0.0 else (0.0, 0.0)
+        self._agents.commit_pose(self._index, (self._x, self._y), self._rotation, moved)
 
     def _cause(self, goal_cell: tuple[int, int] | None) -> ReplanCause:
         """Why the gate fired, in the agent's words: its own request, or a key change."""
@@ -318,15 +324,12 @@ class AgentController(Component):
         if route.is_cut(self._grid, len(self.waypoints)):
             self._gate.request(ReplanCause.PATH_CUT, held=True)
 
-    # The object `config.target` names: looked up by name once, and again only once destroyed.
-    _chased: GameObject | None = None
+    # `config.target` and the object it names: looked up again once destroyed or renamed.
+    _chased: tuple[str, GameObject | None] | None = None
 
     @property
     def lost_target(self) -> str | None:
-        """`config.target` while no object has that name (removed at runtime), else None.
-
-        The agent then stands IDLE, and the HUD says why.
-        """
+        """`config.target` while no object has that name (it stands IDLE; the HUD says why)."""
         name = self.config.target
         if name is None or self.state is not AgentState.IDLE or self.world is None:
             return None
@@ -340,11 +343,13 @@ class AgentController(Component):
         return self._find(Tag.END) if name is None else self._chased_object(name)
 
     def _chased_object(self, name: str) -> GameObject | None:
-        chased = self._chased
+        kept = self._chased
+        chased = None if kept is None or kept[0] != name else kept[1]
         if chased is None or not chased.alive:
             world = self.world
             found = None if world is None else world.find(name)
-            chased = self._chased = found if found is not None and found.alive else None
+            chased = found if found is not None and found.alive else None
+            self._chased = (name, chased)
         return chased
 
     def _find(self, tag: str) -> GameObject | None:
@@ -512,11 +517,11 @@ class AgentController(Component):
         None without a crowd, with avoidance off, or when ORCA keeps the velocity that leads
         to `new` (no agent in the way): the agent then moves exactly as it would alone.
         """
-        if self._rows is None or not self.config.avoidance or dt <= 0.0:
+        if self._alone or not self.config.avoidance or dt <= 0.0:
             return None
         wanted = ((new[0] - self._x) / dt, (new[1] - self._y) / dt)
         goal = self.waypoints[-1] if self.waypoints else None
-        velocity = self._rows.avoid(self._row, wanted, dt, resting=resting, goal=goal)
+        velocity = self._agents.avoid(self._index, wanted, dt, resting=resting, goal=goal)
         if velocity == wanted:
             return None
         return (self._x + velocity[0] * dt, self._y + velocity[1] * dt)
@@ -524,9 +529,9 @@ class AgentController(Component):
     def _joins_cluster(self, goal: Point) -> bool:
         """Whether it stands still against those already arrived at `goal` (a crowd's rule)."""
         return (
-            self._rows is not None
+            not self._alone
             and self.mode is AgentMode.CHASE
-            and self._rows.joins_cluster(self._row, goal)
+            and self._agents.joins_cluster(self._index, goal)
         )
 
     def _make_room(self, dt: float) -> None:
@@ -591,7 +596,3 @@ class AgentController(Component):
             key = f"agent-path:{self.game_object.name}"
             points = [(self._x, self._y, PATH_Z)] + [(x, y, PATH_Z) for x, y in self.waypoints]
             gizmos.polyline(key, points, AGENT_PATH_COLOR, thickness=2.0)
-
-
-ROW_FIELDS = tuple(value for value in vars(AgentController).values() if isinstance(value, RowField))
-"""The attributes an agent keeps in its crowd row once it has one."""

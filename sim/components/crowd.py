@@ -9,7 +9,7 @@ agents behave as before, for one search per goal instead of one per agent.
 
 Ten thousand agents on a 2000 x 2000 grid (the scene format's limits) must not stall a frame,
 so the work is bounded three ways. A field's next cells, steps and lengths are tables shared by
-every agent (`sim.components.field_routes`), so a plan walks no path cell by cell. Smoothing
+every agent (`sim.crowd.field_routes`), so a plan walks no path cell by cell. Smoothing
 looks at most `SMOOTHING_LOOKAHEAD` cells ahead of an anchor; where it could see farther it
 stops on the path's next cell whose steps to the goal are a multiple of the lookahead, so the
 anchors of agents on the same path fall on the same cells and are computed once. And at most
@@ -26,7 +26,6 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import NDArray
 
-from sim.components.field_routes import NO_CELL, DescentTables, FieldRoute
 from sim.components.grid_manager import (
     NO_WALKABLE_TEXT,
     GridManager,
@@ -34,6 +33,7 @@ from sim.components.grid_manager import (
     Point,
     endpoint_notes,
 )
+from sim.crowd.field_routes import NO_CELL, DescentTables, FieldRoute
 from sim.engine import Component
 from sim.navigation.clearance import clearance
 from sim.navigation.field import field_on_graph

@@ -13,10 +13,10 @@ import numpy as np
 from numpy.typing import NDArray
 from panda3d.core import TransformState
 
-from sim.components.agent_route import BlockStamps
 from sim.components.room import Room
 from sim.components.terrain import TerrainTracker
 from sim.config import Tag
+from sim.crowd.route import BlockStamps
 from sim.engine import Component, GameObject, Gizmos
 from sim.navigation import (
     Box,

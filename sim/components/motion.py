@@ -3,7 +3,7 @@
 One component drives every object that moves by itself. It runs first in the frame (the app
 spawns it before the GridManager), so in one frame the world moves, the grid re-rasterizes the
 footprints that changed, and the agents react to the new grid. Where each object goes is a pure
-function of the World's simulated time (`sim.components.motion_paths`): frame rate and pauses
+function of the World's simulated time (`sim.scene.motion_paths`): frame rate and pauses
 never change a path.
 
 A dragged object is left to the drag: a mover's route then starts again from where it was
@@ -19,9 +19,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from sim.components.motion_paths import MoverRoute, door_height, heading_at
 from sim.config import DoorConfig, MoverConfig, RotatorConfig
 from sim.engine import Component, GameObject
+from sim.scene.motion_paths import MoverRoute, door_height, heading_at
 
 Vec3 = tuple[float, float, float]
 

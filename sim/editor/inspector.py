@@ -26,7 +26,6 @@ import math
 import re
 import tomllib
 from collections.abc import Callable, Iterable
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Final
 
 from direct.showbase.DirectObject import DirectObject
@@ -150,13 +149,10 @@ class Inspector(Component):
         notify: Callable[[str], None],
         busy: Callable[[], bool] = lambda: False,
         turns_itself: Callable[[str], bool] = lambda _name: False,
-        agent_changed: Callable[[AgentController], None] = lambda _agent: None,
         motion: SceneMotion | None = None,
     ) -> None:
         super().__init__()
         self._motion = motion  # moves (and holds the settings of) what moves by itself
-        # Told each agent whose settings changed: a crowd keeps its own copy of them.
-        self._agent_changed = agent_changed
         # Whether the object called so has a rotator, which sets its heading every frame.
         self._turns_itself = turns_itself
         self._editor, self._grid, self._panel, self._notify = editor, grid, panel, notify
@@ -180,7 +176,6 @@ class Inspector(Component):
                 notify=app.notify,
                 busy=lambda: app.generator_menu.opened,
                 turns_itself=lambda name: _has_rotator(app.options.scene, name),
-                agent_changed=app.crowd_sim.refresh_settings,
                 motion=app.motion,
             )
         )
@@ -362,11 +357,7 @@ class Inspector(Component):
         else:
             agent = obj.get_component(AgentController)
             if agent is not None:
-                setting = key.removeprefix("agent.")
-                agent.config = replace(agent.config, **{setting: value})
-                if setting == "mode":
-                    agent.mode = value
-                self._agent_changed(agent)
+                agent.update_settings(**{key.removeprefix("agent."): value})
         self._editor.settle()
 
     # --- drawing ---------------------------------------------------------------------------

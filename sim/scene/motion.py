@@ -2,7 +2,7 @@
 
 Part of the scene schema (`sim.scene.file` calls `read_motion` for each object); every bad value
 ends in the usual one-line `SceneError`, e.g. ``scenes/x.toml: objects[4].mover.speed: must be >
-0, got 0``. What the values mean over time is `sim.components.motion_paths`'s.
+0, got 0``. What the values mean over time is `sim.scene.motion_paths`'s.
 """
 
 from __future__ import annotations

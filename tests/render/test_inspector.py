@@ -270,14 +270,14 @@ def test_an_object_with_a_rotator_is_not_turned_by_q_or_e(open_app):
 
 
 def test_a_crowd_agents_new_speed_and_radius_reach_the_crowds_step(open_app):
-    # A crowd's agents move through the crowd's arrays, which copied their settings on joining.
+    # A crowd's agents move through the crowd's arrays: an edit goes to the crowd, which owns them.
     app = open_app(SCENES_DIR / "crowd.toml")
     app.step()
     agent = app.agents[7]
     app.inspector.apply(agent.game_object.name, "agent.speed", 4.25)
     app.inspector.apply(agent.game_object.name, "agent.radius", 0.2)
-    rows = app.crowd_sim._rows  # the arrays the crowd's step reads
-    row = rows.controllers.index(agent)
-    assert rows.speeds[row] == 4.25
-    assert rows.radii[row] == 0.2
-    assert rows.speeds[0] == app.agents[0].config.speed != 4.25
+    crowd = app.crowd_sim.crowd
+    row = crowd.owners.index(agent)
+    assert crowd.settings_of(crowd.indices[row]).speed == 4.25
+    assert crowd.radii[row] == 0.2  # the arrays the crowd's step reads
+    assert crowd.settings_of(crowd.indices[0]).speed == app.agents[0].config.speed != 4.25

@@ -14,12 +14,12 @@ import pytest
 from panda3d.core import Point3
 
 from sim.app.composition import RunOptions, SimApp
-from sim.components.motion_paths import MoverRoute, door_is_open, heading_at
 from sim.config import DoorConfig, MoverConfig, MoverMode, RotatorConfig
 from sim.engine import GameObject
 from sim.engine.showbase import DisplaySettings
 from sim.navigation import box_footprint, transform_box
 from sim.scene.file import load_scene
+from sim.scene.motion_paths import MoverRoute, door_is_open, heading_at
 from tests.helpers.fixtures import OpenApp
 from tests.helpers.paths import SCENES_DIR
 from tests.helpers.virtual_mouse import Mouse

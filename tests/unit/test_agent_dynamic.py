@@ -16,9 +16,9 @@ from panda3d.core import NodePath
 from sim.app.report import AgentEntry
 from sim.app.report_builder import agent_entry
 from sim.components.agent_controller import AgentController, AgentState, ReplanCause
-from sim.components.agent_route import RouteCells, nearest_clear_point, swept_cells
 from sim.components.grid_manager import GridManager
 from sim.config import AgentConfig
+from sim.crowd.route import RouteCells, nearest_clear_point, swept_cells
 from sim.engine import GameObject, World
 from sim.navigation import find_path
 

@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from sim.components.field_routes import NO_CELL, DescentTables, FieldRoute, descent_table
+from sim.crowd.field_routes import NO_CELL, DescentTables, FieldRoute, descent_table
 from sim.navigation.field import descend_on_graph, field_on_graph, path_on_graph
 from sim.navigation.moves import MoveGraph
 

@@ -306,3 +306,40 @@ def test_imports_without_panda3d(module: str) -> None:
     modules = modules_after_import(f"import {module}")
     assert module in modules
     assert [name for name in modules if name.startswith(PANDA3D_ROOTS)] == []
+
+
+def all_imports_of(module: str) -> set[str]:
+    """Every module or package of ours (or third-party top name) `module` imports, typing-only
+    imports under `if TYPE_CHECKING:` included."""
+    path = sources()[module]
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module != "__future__":
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, base] if base else anchor)
+            found.add(base)
+            found.update(f"{base}.{alias.name}" for alias in node.names)
+    return found
+
+
+def test_the_crowd_needs_no_panda3d_engine_components_or_app_and_components_form_no_cycle() -> None:
+    # The crowd owns every agent's state without the scene: not even a typing-only import.
+    banned = (*PANDA3D_ROOTS, "sim.engine", "sim.components", "sim.app")
+    crowd = {
+        f"{module}: {target}"
+        for module in modules_in("sim.crowd")
+        for target in all_imports_of(module)
+        if any(in_package(target, name) for name in banned)
+    }
+    assert sorted(crowd) == []
+    components = modules_in("sim.components")
+    graph = {
+        module: {target for target in all_imports_of(module) if target in components}
+        for module in components
+    }
+    assert cycles(graph) == []

@@ -11,11 +11,11 @@ import pytest
 from panda3d.core import NodePath
 
 from sim.components.motion import Motion, SceneMotion
-from sim.components.motion_paths import MoverRoute, door_is_open
 from sim.config import DoorConfig, MoverConfig, MoverMode, RotatorConfig, Tag
 from sim.engine import GameObject, World
 from sim.scene.file import load_scene
 from sim.scene.merge import MergeBase, ObjectState, Setting, merge_objects, spec_settings
+from sim.scene.motion_paths import MoverRoute, door_is_open
 from sim.scene.spec import SceneSpec
 from sim.scene.writer import SceneSaveError, save_scene
 from tests.helpers.paths import SCENES_DIR

@@ -13,7 +13,11 @@ from panda3d.core import NodePath
 
 from sim.app.trace import TraceWriter
 from sim.components.grid_manager import GridManager
-from sim.components.motion_paths import (
+from sim.config import DoorConfig, MoverConfig, MoverMode, RotatorConfig, Tag
+from sim.engine import GameObject, World
+from sim.navigation import Box, box_footprint
+from sim.scene.file import load_scene
+from sim.scene.motion_paths import (
     DOOR_OPEN,
     DOOR_RAMP_S,
     DOOR_SLIT,
@@ -23,10 +27,6 @@ from sim.components.motion_paths import (
     door_ramp_s,
     heading_at,
 )
-from sim.config import DoorConfig, MoverConfig, MoverMode, RotatorConfig, Tag
-from sim.engine import GameObject, World
-from sim.navigation import Box, box_footprint
-from sim.scene.file import load_scene
 from sim.scene.spec import SceneError, SceneSpec
 from tests.helpers.paths import SCENES_DIR
 

@@ -33,7 +33,7 @@ class StepSettings:
         stuck_frames: Frames held back by walls after which a group on a changed grid takes
             its new field at once.
         part_beyond: Discs overlapping deeper than this fraction of their radii's sum are
-            pushed apart (`crowd_parting.part_discs`).
+            pushed apart (`sim.crowd.parting.part_discs`).
         part_passes: How many times a frame the overlapping pairs are pushed apart.
         settle_passes: How many more times the pairs still overlapping deeper than
             `settle_beyond` of their radii's sum are (a crowd pressing from every side

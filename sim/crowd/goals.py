@@ -3,44 +3,70 @@
 `TargetKeys` names what each agent chases as a small integer: 0 the End-tagged object, 1 the
 Start-tagged one (where patrolling agents turn back), then each `target = "NAME"` in order of
 first use. `TargetGroup` is the state of one target's driven agents: the distance field they
-follow (`CrowdField.goal_field`, shared with every agent chasing the same cell), the aim of each
+follow (`SharedFields.goal_field`, shared with every agent chasing the same cell), the aim of each
 cell for each radius (`sim.crowd.field_aim`), the goal point they gather at, and when the
 field was last taken, so the group takes a new one only when its agents need it (see
-`CrowdSim`): the target went to another cell, the grid changed under their aims, an agent
-asked, or an interval passed on a grid that changed.
+`sim.crowd.crowd`): the target went to another cell, the grid changed under their aims, an
+agent asked, or an interval passed on a grid that changed.
 """
 
 from __future__ import annotations
 
 import math
+from typing import Protocol
 
 import numpy as np
 from numpy.typing import NDArray
 
-from sim.components.crowd import CrowdField, GoalField
-from sim.components.grid_manager import GridManager, Point
-from sim.config import Tag
 from sim.crowd.field_aim import AimTable
-from sim.engine import GameObject, World
+from sim.crowd.field_routes import DescentTables
+from sim.crowd.grid import Cell, CrowdGrid, Point
 from sim.navigation.clearance import clearance
-
-Cell = tuple[int, int]
 
 END_KEY = 0
 START_KEY = 1
 
 
-class TargetKeys:
-    """Small integers for what agents chase, and the live object each stands for now.
+class SharedField(Protocol):
+    """One goal cell's distance field, as the crowd reads it (read-only).
 
-    Objects are looked up by tag or name once and again only after the one found was
-    destroyed (as `AgentController` does), so a frame costs a lookup per key, not per agent.
+    Attributes:
+        version: The grid's `version` it was computed on.
+        goal: The goal's flat cell.
+        costs: The field, flat, inf where the goal cannot be reached.
+        tables: Its descent tables.
     """
+
+    version: int
+    goal: int
+    costs: list[float]
+    tables: DescentTables
+
+
+class SharedFields(Protocol):
+    """The scene's distance fields, one per goal cell, shared by every agent chasing it.
+
+    Attributes:
+        threshold: Agents sharing a target from which the crowd drives them.
+        replan_interval_s: How often a group on a changed grid takes its field again.
+    """
+
+    threshold: int
+    replan_interval_s: float
+
+    def goal_field(self, goal_cell: Cell) -> SharedField:
+        """The field toward `goal_cell`, computed again only on a changed grid."""
+
+    def track(self, member: object, goal: Cell | None) -> None:
+        """Record that `member` now chases the goal cell `goal` (None: nothing)."""
+
+
+class TargetKeys:
+    """Small integers for what agents chase; whoever places the targets looks them up by key."""
 
     def __init__(self) -> None:
         self._names: list[str | None] = [None, None]  # End and Start go by their tags
         self._index: dict[str, int] = {}
-        self._found: dict[int, GameObject] = {}
 
     def key_for(self, name: str | None) -> int:
         """The key of the object named `name` (None: the End-tagged object)."""
@@ -52,23 +78,9 @@ class TargetKeys:
             self._names.append(name)
         return key
 
-    def target(self, world: World | None, key: int) -> GameObject | None:
-        """The live object `key` stands for, or None (none in the scene now)."""
-        found = self._found.get(key)
-        if found is not None and found.alive:
-            return found
-        if world is None:
-            return None
-        name = self._names[key]
-        if name is not None:
-            found = world.find(name)
-        else:
-            found = world.find_with_tag(Tag.END if key == END_KEY else Tag.START)
-        if found is None or not found.alive:
-            self._found.pop(key, None)
-            return None
-        self._found[key] = found
-        return found
+    def name(self, key: int) -> str | None:
+        """The name `key` stands for; None for `END_KEY` and `START_KEY` (found by tag)."""
+        return self._names[key]
 
 
 class TargetGroup:
@@ -89,7 +101,7 @@ class TargetGroup:
 
     def __init__(self) -> None:
         self.cell: Cell | None = None
-        self.field: GoalField | None = None
+        self.field: SharedField | None = None
         self.planning_key: tuple[str, str] | None = None
         self.taken_s = -math.inf
         self.mask_checked = -1
@@ -99,7 +111,7 @@ class TargetGroup:
         self.costs: NDArray[np.float64] | None = None
         self._aims: dict[float, AimTable] = {}
 
-    def take(self, crowd: CrowdField, grid: GridManager, cell: Cell, time_s: float) -> bool:
+    def take(self, crowd: SharedFields, grid: CrowdGrid, cell: Cell, time_s: float) -> bool:
         """Take the field toward the target's cell `cell`; return whether it is a new one.
 
         The field's goal is the walkable cell nearest `cell`; with no walkable cell at all
@@ -123,7 +135,7 @@ class TargetGroup:
         self._aims.clear()
         return True
 
-    def aim_table(self, grid: GridManager, radius: float, rooms: Rooms) -> AimTable:
+    def aim_table(self, grid: CrowdGrid, radius: float, rooms: Rooms) -> AimTable:
         """The aims for discs of `radius` world units on this group's field (made when asked)."""
         table = self._aims.get(radius)
         if table is None:
@@ -141,7 +153,7 @@ class TargetGroup:
             self._aims[radius] = table
         return table
 
-    def place_goal(self, grid: GridManager, target: Point, radius: float) -> None:
+    def place_goal(self, grid: CrowdGrid, target: Point, radius: float) -> None:
         """Put `goal` on the target, or on the field's goal cell's centre if it does not fit.
 
         `radius` is the largest disc of the group's agents.
@@ -162,7 +174,7 @@ class Rooms:
     def __init__(self) -> None:
         self._cached: tuple[int, NDArray[np.float64]] | None = None
 
-    def room(self, grid: GridManager) -> NDArray[np.float64]:
+    def room(self, grid: CrowdGrid) -> NDArray[np.float64]:
         """``[row, col]`` each cell centre's distance to the nearest wall, in cells."""
         if self._cached is None or self._cached[0] != grid.mask_version:
             self._cached = (grid.mask_version, clearance(grid.walkable))

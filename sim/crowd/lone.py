@@ -13,11 +13,11 @@ import math
 
 import numpy as np
 
-from sim.components.agent_state import AgentState
-from sim.components.crowd_goals import START_KEY
-from sim.components.crowd_rows import AgentRows
-from sim.components.crowd_settings import StepSettings
 from sim.crowd.avoidance import avoid
+from sim.crowd.goals import START_KEY
+from sim.crowd.rows import AgentRows
+from sim.crowd.settings import StepSettings
+from sim.crowd.state import AgentState
 
 Point = tuple[float, float]
 

@@ -1,6 +1,6 @@
 """One frame of a crowd's driven agents, all at once with numpy: aim, avoid, walls, arrive.
 
-`DrivenStep.run` moves the driven rows of `AgentRows` (see `CrowdSim`) in a fixed order:
+`DrivenStep.run` moves the driven rows of `AgentRows` (see `sim.crowd.crowd`) in a fixed order:
 
 1. Walls that moved onto an agent push it out (`nearest_clear_point`, per agent pushed).
 2. Each agent's aim: its cell's aim down its target's field (`AimTable`, filled once per cell
@@ -17,7 +17,7 @@
    else stays (`sim.crowd.disc_walls`); the velocity kept is the move made.
 6. Heading turns toward the velocity by `1 - exp(-turn_rate * dt)` of the angle (as the lone
    agents' slerp), distance and frames on a blocked cell are counted.
-7. Parting: discs pressed into each other are pushed apart (`crowd_parting`).
+7. Parting: discs pressed into each other are pushed apart (`sim.crowd.parting`).
 8. Arrival: within `arrival_radius` of the goal, or still for `still_frames` frames on the
    goal's doorstep or touching an arrived agent of the same target near the goal.
 """
@@ -31,15 +31,15 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from sim.components.agent_route import nearest_clear_point
-from sim.components.agent_state import AgentState, ReplanCause
-from sim.components.crowd_goals import Rooms, TargetGroup
-from sim.components.crowd_parting import WALL_CONTACT, part_discs
-from sim.components.crowd_rows import AgentRows
-from sim.components.crowd_settings import StepSettings
-from sim.components.grid_manager import GridManager
 from sim.crowd.avoidance import avoid, find_neighbours
 from sim.crowd.disc_walls import Walls
+from sim.crowd.goals import Rooms, TargetGroup
+from sim.crowd.grid import CrowdGrid
+from sim.crowd.parting import WALL_CONTACT, part_discs
+from sim.crowd.route import nearest_clear_point
+from sim.crowd.rows import AgentRows
+from sim.crowd.settings import StepSettings
+from sim.crowd.state import AgentState, ReplanCause
 
 MOVING = tuple(AgentState).index(AgentState.MOVING)
 ARRIVED = tuple(AgentState).index(AgentState.ARRIVED)
@@ -58,7 +58,7 @@ TURNING_SPEED = 1e-3  # world units per second: slower agents keep their heading
 class DrivenStep:
     """Moves the driven rows one frame (see the module); keeps the walls' padded mask."""
 
-    def __init__(self, grid: GridManager, settings: StepSettings) -> None:
+    def __init__(self, grid: CrowdGrid, settings: StepSettings) -> None:
         self._grid = grid
         self._settings = settings
         self._walls: tuple[int, Walls] | None = None

@@ -1,6 +1,6 @@
 """What an agent is doing and why it replanned: the words the HUD, the report and tests use.
 
-`AgentController` and `CrowdSim` keep these for every agent; `sim.components.agent_controller`
+`sim.crowd.crowd.Crowd` keeps these for every agent; `sim.components.agent_controller`
 exports them too.
 """
 

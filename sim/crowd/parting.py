@@ -13,11 +13,11 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from sim.components.crowd_rows import AgentRows
-from sim.components.crowd_settings import StepSettings
-from sim.components.grid_manager import GridManager
 from sim.crowd.avoidance import find_neighbours
 from sim.crowd.disc_walls import Walls
+from sim.crowd.grid import CrowdGrid
+from sim.crowd.rows import AgentRows
+from sim.crowd.settings import StepSettings
 
 WALLED_GIVE = 0.1  # how far an agent against a wall gives way when parted, against 1
 PAIR_NEIGHBOURS = 8  # parting watches at most this many nearest of each disc
@@ -49,7 +49,7 @@ def part_discs(
     walls: Walls,
     against_wall: NDArray[np.bool_],
     dt: float,
-    grid: GridManager,
+    grid: CrowdGrid,
     settings: StepSettings,
 ) -> None:
     """Part the driven discs that overlap deeper than `part_beyond` of their radii's sum.
@@ -134,7 +134,7 @@ def _part_passes(
     pairs: _Pairs,
     walls: Walls,
     here: NDArray[np.float64],
-    grid: GridManager,
+    grid: CrowdGrid,
     settings: StepSettings,
 ) -> None:
     """Push the pairs apart `part_passes` times, then settle the deep ones (see above)."""
@@ -163,6 +163,6 @@ def _part_passes(
         rows.positions[pressed] += push - into[:, None] * wall_normal
 
 
-def _cell_space(grid: GridManager, positions: NDArray[np.float64]) -> NDArray[np.float64]:
+def _cell_space(grid: CrowdGrid, positions: NDArray[np.float64]) -> NDArray[np.float64]:
     cell_space: NDArray[np.float64] = (positions - np.asarray(grid.origin)) / grid.grid_cell_size
     return cell_space

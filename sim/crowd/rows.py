@@ -14,19 +14,22 @@ from numpy.typing import NDArray
 
 # name: (dtype, shape of one row's value, value of a new row unless given)
 COLUMNS: dict[str, tuple[type, tuple[int, ...], Any]] = {
+    "index": (np.int64, (), -1),  # the agent's index in its `Crowd`
     "positions": (np.float64, (2,), 0.0),
     "velocities": (np.float64, (2,), 0.0),
     "headings": (np.float64, (), 0.0),  # degrees, Panda3D's: 0 faces +Y, counter-clockwise
+    # A self-steered agent's facing as its steering keeps it, (w, x, y, z) (`sim.crowd.steering`)
+    "rotations": (np.float64, (4,), 0.0),
     "radii": (np.float64, (), 0.0),
     "speeds": (np.float64, (), 0.0),  # the fastest each may go
     "arrival_radii": (np.float64, (), 0.0),
     "turn_rates": (np.float64, (), 0.0),
     "colors": (np.float64, (4,), 1.0),
     "avoidance": (np.bool_, (), True),
-    "driven": (np.bool_, (), False),  # moved by the crowd (else by its own controller)
+    "driven": (np.bool_, (), False),  # moved by the crowd (else by its owner)
     "patrol": (np.bool_, (), False),  # patrol mode (else chase)
     "to_start": (np.bool_, (), False),  # patrolling back to Start
-    "key": (np.int32, (), 0),  # which target it chases (`CrowdSim` keeps the keys)
+    "key": (np.int32, (), 0),  # which target it chases (`Crowd` keeps the keys)
     "state": (np.int8, (), 0),  # index into the agent states
     "replans": (np.int64, (), 0),
     "causes": (np.int64, (3,), 0),  # replans by cause, in `ReplanCause` order
@@ -48,16 +51,18 @@ COLUMNS: dict[str, tuple[type, tuple[int, ...], Any]] = {
     "aim": (np.int64, (), -1),  # the flat cell a driven agent heads for; -1: none
     "aim_points": (np.float64, (2,), 0.0),  # where it heads, world x, y
 }
-OBJECTS = ("controllers", "outcomes", "waypoints")
+OBJECTS = ("owners", "configs", "outcomes", "waypoints")
 """Per-row Python objects, kept in lists beside the arrays."""
 
 
 class AgentRows:
     """The arrays of `COLUMNS` (attributes of the same names) and the lists of `OBJECTS`."""
 
+    index: NDArray[np.int64]
     positions: NDArray[np.float64]
     velocities: NDArray[np.float64]
     headings: NDArray[np.float64]
+    rotations: NDArray[np.float64]
     radii: NDArray[np.float64]
     speeds: NDArray[np.float64]
     arrival_radii: NDArray[np.float64]
@@ -88,7 +93,8 @@ class AgentRows:
     pending: NDArray[np.int8]
     aim: NDArray[np.int64]
     aim_points: NDArray[np.float64]
-    controllers: list[Any]
+    owners: list[Any]
+    configs: list[Any]
     outcomes: list[Any]
     waypoints: list[Any]
 

@@ -18,7 +18,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 if TYPE_CHECKING:
-    from sim.components.grid_manager import GridManager
+    from sim.crowd.grid import CrowdGrid
 
 Point = tuple[float, float]
 
@@ -177,7 +177,7 @@ class RouteCells:
         """How many legs the route has (its waypoints)."""
         return max(len(self._points) - 1, 0)
 
-    def remaining(self, grid: GridManager, waypoints_left: int) -> NDArray[np.intp]:
+    def remaining(self, grid: CrowdGrid, waypoints_left: int) -> NDArray[np.intp]:
         """The flat cells of the legs not yet passed, while `waypoints_left` waypoints remain.
 
         Waypoints put in front of the plan's own (a detour) keep every leg.
@@ -189,12 +189,12 @@ class RouteCells:
             return self._cells[:0]
         return self._cells[self._starts[passed] :]
 
-    def is_cut(self, grid: GridManager, waypoints_left: int) -> bool:
+    def is_cut(self, grid: CrowdGrid, waypoints_left: int) -> bool:
         """Whether a cell the remaining legs cross became blocked since the route was planned."""
         cells = self.remaining(grid, waypoints_left)
         return cells.size > 0 and grid.blocked_since_mask(cells, self.mask_version)
 
-    def _sweep(self, grid: GridManager) -> tuple[NDArray[np.intp], list[int]]:
+    def _sweep(self, grid: CrowdGrid) -> tuple[NDArray[np.intp], list[int]]:
         shape = (grid.num_of_rows, grid.num_of_columns)
         size = grid.grid_cell_size
         x0, y0 = grid.origin
@@ -216,13 +216,13 @@ class RouteCells:
         return flat.astype(np.intp, copy=False), starts
 
 
-def nearest_clear_point(grid: GridManager, point: Point, radius: float) -> Point | None:
+def nearest_clear_point(grid: CrowdGrid, point: Point, radius: float) -> Point | None:
     """The point nearest `point` where a disc of `radius` world units keeps clear of walls.
 
     As a kinematic body is pushed out of what moved into it: the candidates are the points
     just clear of each blocked cell near `point` (and of the grid's border) along the shortest
     way out of it, the point reached by pushing out of each overlapping cell in turn, and in
-    each nearby cell with room (`GridManager.usable_grid`) the edge of the room between the
+    each nearby cell with room (`CrowdGrid.usable_grid`) the edge of the room between the
     point and that cell's centre (found by halving). The nearest candidate whose disc is clear
     wins, so an agent a block slid onto ends up just beside the block, not on a cell centre.
     When none is, the centre of the nearest cell with room; None when no cell has room.
@@ -275,7 +275,7 @@ def _cells(mask: NDArray[np.bool_], top: int, left: int) -> list[tuple[int, int]
     return list(zip((rows + top).tolist(), (cols + left).tolist(), strict=True))
 
 
-def _square(grid: GridManager, cell: tuple[int, int]) -> Square:
+def _square(grid: CrowdGrid, cell: tuple[int, int]) -> Square:
     size = grid.grid_cell_size
     x0 = grid.origin[0] + cell[1] * size
     y0 = grid.origin[1] + cell[0] * size
@@ -305,7 +305,7 @@ def _pushed_out(point: Point, square: Square, out: float) -> Point:
     return min(sides)[1]
 
 
-def _clamped_to_grid(grid: GridManager, point: Point, out: float) -> Point:
+def _clamped_to_grid(grid: CrowdGrid, point: Point, out: float) -> Point:
     """`point` moved in to keep `out` from the grid's border (a wall too, for a disc)."""
     x0, y0 = grid.origin
     x1 = x0 + grid.num_of_columns * grid.grid_cell_size
@@ -313,7 +313,7 @@ def _clamped_to_grid(grid: GridManager, point: Point, out: float) -> Point:
     return (min(max(point[0], x0 + out), x1 - out), min(max(point[1], y0 + out), y1 - out))
 
 
-def _depenetrated(grid: GridManager, point: Point, squares: list[Square], out: float) -> Point:
+def _depenetrated(grid: CrowdGrid, point: Point, squares: list[Square], out: float) -> Point:
     """Push `point` out of each square it is too near, in turn, a few rounds (as physics does)."""
     current = _clamped_to_grid(grid, point, out)
     for _ in range(DEPENETRATION_ROUNDS):
@@ -327,7 +327,7 @@ def _depenetrated(grid: GridManager, point: Point, squares: list[Square], out: f
     return current
 
 
-def _nearest_in_cell(grid: GridManager, cell: tuple[int, int], point: Point) -> Point:
+def _nearest_in_cell(grid: CrowdGrid, cell: tuple[int, int], point: Point) -> Point:
     """The point of `cell`'s square (inset a hair, so it lies in the cell) nearest `point`."""
     size = grid.grid_cell_size
     inset = INSET * size
@@ -340,7 +340,7 @@ def _nearest_in_cell(grid: GridManager, cell: tuple[int, int], point: Point) -> 
 
 
 def _clear_point_in(
-    grid: GridManager, cell: tuple[int, int], nearest: Point, radius: float
+    grid: CrowdGrid, cell: tuple[int, int], nearest: Point, radius: float
 ) -> Point | None:
     """The clear point nearest `nearest` on the line to `cell`'s centre; None if none is."""
     centre = grid.cell_to_world(cell)
