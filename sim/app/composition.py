@@ -24,7 +24,7 @@ from sim.app.generator_menu import GeneratorMenu
 from sim.app.legend_setup import add_legend
 from sim.app.process import sigterm_stops_the_loop, tell
 from sim.app.race_control import RaceControl
-from sim.app.report import Report, write_bytes_atomic, write_json_atomic
+from sim.app.report import Report
 from sim.app.report_builder import build_report
 from sim.app.trace import TraceWriter
 from sim.components.agent_controller import ROUTES_DRAWN, AgentController
@@ -47,6 +47,7 @@ from sim.engine.lighting import LookFallback, apply_look, drop_look
 from sim.engine.loop import Phase
 from sim.engine.projection import world_to_pixel
 from sim.engine.showbase import DisplaySettings, open_showbase
+from sim.files import write_bytes_atomic, write_json_atomic
 from sim.scene.builder import build_scene
 from sim.scene.grid import obstacle_box
 from sim.scene.spec import SceneSpec
