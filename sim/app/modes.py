@@ -181,4 +181,4 @@ class Modes(FSM):
     def destroy(self) -> None:
         """Drop the keys and leave the mode without closing what it holds (teardown)."""
         self.ignore_all()
-        self.forceTransition("Off")
+        self.cleanup()  # the FSM's own way to the Off state
