@@ -1,47 +1,61 @@
 """What each named control does in a running scene: the other half of `sim.app.controls`.
 
 `controls` says which key sends which action; this module says what the action does, so a new
-feature adds its action here instead of growing the app's composition.
+feature adds its action here instead of growing the app's composition. Opening and closing a
+mode (the search view, the race, the generator menu, a field's typing) is a request to the mode
+owner (`sim.app.modes`), and the search view's keys go to the race in the Race mode (`route`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
+from sim.app.modes import GENERATOR_MENU, INSPECTOR_TYPING, SCENE, SEARCH_VIEW
 from sim.editor.inspector import TURN_DEG
 
 if TYPE_CHECKING:
-    from sim.app.composition import SimApp
+    from sim.app.modes import Modes
+    from sim.components.crowd_render import CrowdRenderer
+    from sim.components.grid_manager import GridManager
+    from sim.editor.editor import SceneEditor
+    from sim.editor.inspector import Inspector
+    from sim.engine.camera import OrbitCamera
+    from sim.search_view.panel import SearchPanel
+    from sim.search_view.race_view import RaceView
+    from sim.search_view.view import SearchView
 
 
-def key_actions(app: SimApp) -> dict[str, Callable[[], None]]:
-    """Every action of the controls table, bound to `app`'s parts."""
-    view, menu, race = app.search_view, app.generator_menu, app.race
-    # While the race is open the search view's keys drive it (`RaceControl.route`).
-    routed = race.route
-    lanes = race.view
-    inspector = app.inspector
+def key_actions(
+    scene: Mapping[str, Callable[[], None]],
+    *,
+    modes: Modes,
+    editor: SceneEditor,
+    camera: OrbitCamera,
+    quit_app: Callable[[], None],
+    grid: GridManager,
+    view: SearchView,
+    panel: SearchPanel,
+    lanes: RaceView,
+    crowd_render: CrowdRenderer,
+    inspector: Inspector,
+) -> dict[str, Callable[[], None]]:
+    """Every action of the controls table: `scene`'s, the app's own toggles by name, and the parts'.
+
+    `bind_controls` checks the whole against the table: none missing, none extra.
+    """
+    routed = modes.route
     return {
-        "remove_hovered": app.editor.remove_hovered,
-        "toggle_snap": app.editor.toggle_snap,
-        "cycle_terrain_cost": app.cycle_terrain_cost,
-        "open_generator_menu": menu.open,
-        "reset_camera": app.camera.reset,
-        "quit": app.base.userExit,
-        "toggle_grid": app.toggle_grid,
-        "toggle_blocks": app.toggle_blocks,
-        "toggle_path": app.toggle_path,
-        "toggle_hud": app.toggle_hud,
-        "toggle_pause": app.toggle_pause,
-        "reset_agents": app.reset_agents,
-        "toggle_agent_mode": app.toggle_agent_mode,
-        "cycle_heuristic": app.cycle_heuristic,
-        "toggle_connectivity": app.toggle_connectivity,
-        "cycle_diagonal_rule": lambda: app.grid.set_planning(diagonal=app.grid.rule.next),
-        "toggle_search_view": view.toggle,
-        "toggle_race": lanes.toggle,
-        "close_search_view": routed(view.close, lanes.close),
+        **scene,
+        "remove_hovered": editor.remove_hovered,
+        "toggle_snap": editor.toggle_snap,
+        "open_generator_menu": lambda: modes.request(GENERATOR_MENU),
+        "reset_camera": camera.reset,
+        "quit": quit_app,
+        "cycle_diagonal_rule": lambda: grid.set_planning(diagonal=grid.rule.next),
+        "toggle_search_view": lambda: modes.request(SEARCH_VIEW),
+        "toggle_race": modes.toggle_race,
+        "close_search_view": lambda: modes.request(SCENE),
         "play_pause": routed(view.play_pause, lanes.play_pause),
         "step_back": routed(view.step_back, lanes.step_back),
         "step_forward": routed(view.step_forward, lanes.step_forward),
@@ -49,15 +63,14 @@ def key_actions(app: SimApp) -> dict[str, Callable[[], None]]:
         "slower": routed(view.slower, lanes.slower),
         "reset_search": routed(view.reset, lanes.reset),
         "search_to_end": routed(view.to_end, lanes.to_end),
-        "toggle_parent_arrows": routed(app.toggle_parent_arrows, lanes.toggle_parents),
-        "toggle_search_numbers": app.toggle_search_numbers,
-        "toggle_compare": routed(app.search_panel.toggle_compare, lambda: None),
-        "toggle_crowd_gizmos": app.crowd_render.toggle_gizmos,
+        "toggle_parent_arrows": routed(scene["toggle_parent_arrows"], lanes.toggle_parents),
+        "toggle_compare": routed(panel.toggle_compare, lambda: None),
+        "toggle_crowd_gizmos": crowd_render.toggle_gizmos,
         "rotate_left": lambda: inspector.rotate(-TURN_DEG),
         "rotate_right": lambda: inspector.rotate(TURN_DEG),
         "nudge_left": lambda: inspector.nudge(-1, 0),
         "nudge_right": lambda: inspector.nudge(1, 0),
         "nudge_up": lambda: inspector.nudge(0, 1),
         "nudge_down": lambda: inspector.nudge(0, -1),
-        "inspect_fields": inspector.next_field,
+        "inspect_fields": lambda: modes.request(INSPECTOR_TYPING),
     }

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -12,9 +13,7 @@ from panda3d.core import (
     GraphicsWindow,
     ModifierButtons,
     MouseWatcher,
-    PNMImage,
     Point3,
-    StringStream,
 )
 
 from sim.app import hud_text, trace
@@ -22,24 +21,30 @@ from sim.app.actions import key_actions
 from sim.app.controls import bind_controls, hud_help, panel_help, table_keys
 from sim.app.generator_menu import GeneratorMenu
 from sim.app.legend_setup import add_legend
+from sim.app.modes import Modes
+from sim.app.outputs import RunOutputs
 from sim.app.process import sigterm_stops_the_loop, tell
 from sim.app.race_control import RaceControl
-from sim.app.report import Report, write_bytes_atomic, write_json_atomic
-from sim.app.report_builder import build_report
+from sim.app.report import Report
+from sim.app.report_builder import ReportParts, build_report
+from sim.app.scene_parts import (
+    add_agents,
+    add_grid_manager,
+    add_terrain,
+    note_obstacles_off_the_grid,
+    replan_interval,
+)
 from sim.app.trace import TraceWriter
-from sim.components.agent_controller import ROUTES_DRAWN, AgentController
 from sim.components.crowd import CrowdField
 from sim.components.crowd_render import CrowdRenderer, frames_of
 from sim.components.crowd_sim import CrowdSim
-from sim.components.grid_manager import HEURISTICS, GridManager
+from sim.components.grid_manager import HEURISTICS
 from sim.components.hud import Hud
 from sim.components.motion import SceneMotion
 from sim.components.start_end_path import StartEndPath
-from sim.components.terrain import TerrainPatch
-from sim.components.terrain_legend import TerrainLegend
-from sim.config import AgentConfig, Tag
 from sim.editor.editor import SceneEditor
-from sim.editor.inspector import Inspector
+from sim.editor.inspector import TYPED_CHARS, Inspector, has_rotator
+from sim.editor.inspector_panel import InspectorPanel
 from sim.engine import FrameLoop, GameObject, Gizmos, World
 from sim.engine.camera import CameraPose, OrbitCamera, OrbitCameraInput
 from sim.engine.labels import BillboardLabels
@@ -48,7 +53,6 @@ from sim.engine.loop import Phase
 from sim.engine.projection import world_to_pixel
 from sim.engine.showbase import DisplaySettings, open_showbase
 from sim.scene.builder import build_scene
-from sim.scene.grid import obstacle_box
 from sim.scene.spec import SceneSpec
 from sim.scripting.loader import load_scripts
 from sim.scripting.runner import ScriptRunner
@@ -126,15 +130,15 @@ class SimApp:
         self.scripts = self.world.spawn("scene-scripts").add_component(
             ScriptRunner(on_error=self.script_failed, dragged=lambda: self.editor.drag.dragged)
         )
-        self.grid = self._add_grid_manager()
-        self._note_obstacles_off_the_grid()
+        self.grid = add_grid_manager(self.world, scene)
+        note_obstacles_off_the_grid(scene, self.grid)
         self.path = self.world.spawn("start-end-path").add_component(
             StartEndPath(
-                self.grid, replan_interval_s=self._replan_interval(), dragging=self.dragging
+                self.grid, replan_interval_s=replan_interval(scene), dragging=self.dragging
             )
         )
         self.crowd = self.world.spawn("crowd-field").add_component(
-            CrowdField(self.grid, replan_interval_s=self._replan_interval())
+            CrowdField(self.grid, replan_interval_s=replan_interval(scene))
         )
         # Its markers draw the agents it drives, whose own models it hides.
         self.crowd_sim = self.world.spawn("crowd-sim").add_component(
@@ -149,8 +153,17 @@ class SimApp:
         for spec, game_object in zip(scene.objects, self.objects, strict=True):
             self.motion.add(game_object, mover=spec.mover, rotator=spec.rotator, door=spec.door)
         self.scripts.attach(scripts, self.objects)
-        self.agents = self._add_agents()
-        self.legend = self._add_terrain()
+        self.agents = add_agents(
+            scene,
+            self.objects,
+            grid=self.grid,
+            crowd=self.crowd,
+            crowd_sim=self.crowd_sim,
+            dragging=self.dragging,
+        )
+        self.legend = add_terrain(
+            self.world, scene, self.objects, legend_parent=self.base.a2dBottomLeft
+        )
         renderer = CrowdRenderer(
             frames_of(self.crowd_sim), camera=self.base.cam, window=self.base.win
         )
@@ -185,7 +198,14 @@ class SimApp:
             dragging=self.dragging,
         )
         self.loop.add_task(Phase.UI, self._tick_search_view, SEARCH_TASK)
-        self.colour_legend = add_legend(self)
+        self.colour_legend = add_legend(
+            self.world,
+            self.base.a2dBottomLeft,
+            terrain_legend=self.legend,
+            view=self.search_view,
+            path=self.path,
+            hud=self.hud,
+        )
         self.editor = SceneEditor(
             world=self.world,
             loader=self.base.loader,
@@ -204,83 +224,111 @@ class SimApp:
         self.camera = OrbitCamera(self.base.camera, home)
         self.camera_input: OrbitCameraInput | None = None
         self.frames = 0
-        self.errors: list[str] = []
-        # Each output that failed to be written, with the first reason: `sim run` exits 1 for them.
-        self.failed_outputs: dict[Path, str] = {}
-        self.reports_written = 0
+        self.outputs = RunOutputs(window=self.base.win, report=self.report)
+        # The outputs' own: a script's error joins them; `sim run` exits 1 for failed outputs.
+        self.errors = self.outputs.errors
+        self.failed_outputs = self.outputs.failed_outputs
         self.trace = self._open_trace()
         self._message: tuple[str, float] | None = None
         self._next_report_s = 0.0
         self._bind_keys()
+        self._report_parts = ReportParts(
+            scene_path=str(scene.path),
+            look_asked=options.display.look,
+            world=self.world,
+            camera=self.camera,
+            grid=self.grid,
+            path=self.path,
+            objects=self.objects,
+            agents=self.agents,
+            hud=self.hud,
+            search_view=self.search_view,
+            search_panel=self.search_panel,
+            race=self.race.report,
+            editor=self.editor,
+            window_size=self.window_size,
+            screen_of=self.screen_of,
+            screen_of_point=self.screen_of_point,
+        )
         self._quit_on_close_request()
         if self.base.mouseWatcherNode is not None:
             # The stubs type buttonThrowers as the nodes; ShowBase holds their NodePaths.
             thrower = self.base.buttonThrowers[0].node()  # type: ignore[attr-defined]
             self.bind_mouse(self.base.mouseWatcherNode, thrower)
 
-    def _add_grid_manager(self) -> GridManager:
-        grid = self.options.scene.grid
-        manager = GridManager(
-            origin=grid.origin,
-            num_of_rows=grid.rows,
-            num_of_columns=grid.columns,
-            grid_cell_size=grid.cell_size,
-            rule=grid.rule,
-        )
-        return self.world.spawn("grid-manager").add_component(manager)
-
-    def _note_obstacles_off_the_grid(self) -> None:
-        """Print once, at startup, each obstacle the grid clips (part or all of it is ignored)."""
-        for spec in self.options.scene.objects_with_tag(Tag.OBSTACLE):
-            note = self.grid.outside_note(spec.name, obstacle_box(spec))
-            if note is not None:
-                tell(f"sim: note: {note}")
-
-    def _replan_interval(self) -> float:
-        agents = self.options.scene.objects_with_tag(Tag.AGENT)
-        return agents[0].agent.replan_interval_s if agents and agents[0].agent else 1.0
-
-    def _add_agents(self) -> list[AgentController]:
-        controllers: list[AgentController] = []
-        for spec, game_object in zip(self.options.scene.objects, self.objects, strict=True):
-            if spec.tag == Tag.AGENT:
-                config = spec.agent or AgentConfig()
-                controller = AgentController(
-                    self.grid,
-                    config,
-                    crowd=self.crowd,
-                    dragging=self.dragging,
-                    draw_route=len(controllers) < ROUTES_DRAWN,
-                    compare_fresh=not controllers,  # the HUD's agent: the others need no A*
-                    crowd_sim=self.crowd_sim,
-                )
-                controllers.append(game_object.add_component(controller))
-        return controllers
-
-    def _add_terrain(self) -> TerrainLegend | None:
-        """Give each Terrain object its cost; a scene with terrain gets the HUD's cost legend."""
-        patches = [
-            game_object.add_component(TerrainPatch(spec.terrain_cost))
-            for spec, game_object in zip(self.options.scene.objects, self.objects, strict=True)
-            if spec.terrain_cost is not None
-        ]
-        if not patches:
-            return None
-        legend = TerrainLegend(self.base.a2dBottomLeft)
-        return self.world.spawn("terrain-legend").add_component(legend)
-
     def _bind_keys(self) -> None:
-        """Bind the keys of the controls table (`sim.app.controls`) to what they do."""
-        self.generator_menu = GeneratorMenu.attach(self)
-        self.race = RaceControl.attach(self)
-        view, race, menu = self.search_view, self.race, self.generator_menu
-        self.inspector = Inspector.attach(self, table_keys=table_keys())
-        inspector = self.inspector
+        """Build the modal parts and their mode owner; bind the controls table's keys."""
+        self.generator_menu = self.world.spawn("generator-menu").add_component(
+            GeneratorMenu(
+                parent=self.base.aspect2d,
+                world=self.world,
+                grid=self.grid,
+                editor=self.editor,
+                notify=self.notify,
+            )
+        )
+        self.race = RaceControl(
+            base=self.base,
+            world=self.world,
+            loop=self.loop,
+            grid=self.grid,
+            search_view=self.search_view,
+            path=self.path,
+            hud=self.hud,
+            terrain_legend=self.legend,
+            dragging=self.dragging,
+            first_frame=self.first_frame,
+            render_paused=self.render_paused,
+        )
+        scene = self.options.scene
+        self.inspector = self.world.spawn("inspector").add_component(
+            Inspector(
+                editor=self.editor,
+                grid=self.grid,
+                root=self.world.root,
+                panel=InspectorPanel(self.base.a2dRightCenter),
+                notify=self.notify,
+                turns_itself=lambda name: has_rotator(scene, name),
+                motion=self.motion,
+            )
+        )
+        self.modes = Modes(
+            view=self.search_view,
+            race=self.race.view,
+            menu=self.generator_menu,
+            inspector=self.inspector,
+            notify=self.notify,
+            typing_keys=set(TYPED_CHARS) - table_keys(),
+        )
+        own = {
+            "toggle_grid": self.toggle_grid,
+            "toggle_blocks": self.toggle_blocks,
+            "toggle_path": self.toggle_path,
+            "toggle_hud": self.toggle_hud,
+            "toggle_pause": self.toggle_pause,
+            "reset_agents": self.reset_agents,
+            "toggle_agent_mode": self.toggle_agent_mode,
+            "cycle_heuristic": self.cycle_heuristic,
+            "cycle_terrain_cost": self.cycle_terrain_cost,
+            "toggle_connectivity": self.toggle_connectivity,
+            "toggle_parent_arrows": self.toggle_parent_arrows,
+            "toggle_search_numbers": self.toggle_search_numbers,
+        }
+        actions = key_actions(
+            own,
+            modes=self.modes,
+            editor=self.editor,
+            camera=self.camera,
+            quit_app=self.base.userExit,
+            grid=self.grid,
+            view=self.search_view,
+            panel=self.search_panel,
+            lanes=self.race.view,
+            crowd_render=self.crowd_render,
+            inspector=self.inspector,
+        )
         bind_controls(
-            self.base,
-            key_actions(self),
-            search_open=lambda: view.opened or race.opened,  # the race takes the view's keys
-            captured=lambda key: menu.captured(key) or inspector.captured(key),
+            self.base, actions, search_open=self.modes.search_keys, captured=self.modes.captured
         )
 
     def _quit_on_close_request(self) -> None:
@@ -311,6 +359,7 @@ class SimApp:
                     f"look: plain at {slow:.0f} fps (shadows and anti-aliasing off);"
                     " sim run --look full keeps them"
                 )
+        self.modes.follow()
         self.search_view.tick(self.clock.get_dt())
         self.search_panel.refresh()
         # While the view is open it draws the search's own path: the planner's would give it away.
@@ -403,7 +452,17 @@ class SimApp:
         message = None
         if self._message is not None and self.world.time_s <= self._message[1]:
             message = self._message[0]
-        return hud_text.status_lines(self, message)
+        return hud_text.status_lines(
+            fps=self.clock.get_average_frame_rate(),
+            paused=self.loop.paused,
+            scene_name=self.options.scene.name,
+            grid=self.grid,
+            path=self.path,
+            agents=self.agents,
+            crowd_sim=self.crowd_sim,
+            crowd=self.crowd,
+            message=message,
+        )
 
     def step(self) -> None:
         """Run one frame: input, world update, gizmos, render; rewrite the report when due."""
@@ -414,6 +473,20 @@ class SimApp:
         if self.options.report is not None and self.world.time_s >= self._next_report_s:
             self._next_report_s = self.world.time_s + REPORT_EVERY_S
             self.write_report(self.options.report)
+
+    def first_frame(self) -> None:
+        """Run the first frame if none has run (it puts the obstacles in the grid)."""
+        if self.frames == 0:
+            self.step()
+
+    def render_paused(self) -> None:
+        """Render one frame with simulated time stopped (the views draw; nothing moves)."""
+        was_paused = self.loop.paused
+        self.loop.paused = True
+        try:
+            self.base.task_mgr.step()
+        finally:
+            self.loop.paused = was_paused
 
     def run(self) -> int:
         """Run until the frame budget is spent or the user quits; return the exit status.
@@ -444,7 +517,7 @@ class SimApp:
             if self.base.win is not None and self.base.win.is_valid():
                 self.save_screenshot(shot)
             else:
-                self._output_failed(shot, "the window closed before its last frame was saved")
+                self.outputs.failed(shot, "the window closed before its last frame was saved")
         if self.options.report is not None:
             self.write_report(self.options.report)
         if self.trace is not None:
@@ -452,19 +525,13 @@ class SimApp:
 
     def _open_trace(self) -> TraceWriter | None:
         """Open `--trace` and write its header (`sim.app.trace`); a failure is recorded."""
-        path = self.options.trace
+        path, movers = self.options.trace, self.motion.movers
         if path is None:
             return None
-        movers = self.motion.movers
-        writer = TraceWriter(
-            path,
-            every=self.options.trace_every,
-            on_failure=lambda reason: self._output_failed(path, reason, kind="trace"),
-            movers=movers,
-        )
-        dt = self.loop.fixed_dt
+        failed = functools.partial(self.outputs.failed, path, kind="trace")
+        writer = TraceWriter(path, every=self.options.trace_every, on_failure=failed, movers=movers)
         scene = str(self.options.scene.path)
-        writer.write_header(trace.header(scene, dt, self.grid, self.agents, movers))
+        writer.write_header(trace.header(scene, self.loop.fixed_dt, self.grid, self.agents, movers))
         return writer
 
     def screen_of(self, game_object: GameObject) -> tuple[int, int] | None:
@@ -498,54 +565,27 @@ class SimApp:
     def report(self) -> Report:
         """The report as it stands now (see README, "Command line", and `sim.app.report`)."""
         self.crowd_sim.sync_nodes()  # the crowd writes its agents' nodes only when read
-        return build_report(self)
+        return build_report(
+            self._report_parts, frames=self.frames, look=self.look, errors=self.errors
+        )
 
     def write_report(self, path: Path) -> None:
-        """Rewrite the report at `path` atomically; a failed write is recorded, not raised.
-
-        A failure leaves the file as it was, is listed in the report's `errors` (once per
-        reason) and in `failed_outputs`; each success counts in `reports_written`.
-        """
-        try:
-            write_json_atomic(path, self.report())
-        except OSError as error:
-            self._output_failed(path, error.strerror or str(error), kind="report")
-        else:
-            self.reports_written += 1
+        """Rewrite the report at `path` (`RunOutputs.write_report`: a failure is recorded)."""
+        self.outputs.write_report(path)
 
     def save_screenshot(self, path: Path) -> bool:
-        """Save the last rendered frame at `path`, in the format its extension names.
+        """Save the last frame at `path` (`RunOutputs.save_screenshot`); whether it was."""
+        return self.outputs.save_screenshot(path)
 
-        The image is encoded in memory and written atomically (`write_bytes_atomic`), so a
-        failure (a full disk, an extension Panda3D cannot write) leaves any file at `path` as it
-        was and puts no Panda3D error on the terminal; it is recorded as `write_report` records
-        one.
-
-        Returns:
-            Whether the image was written.
-        """
-        image = PNMImage()
-        stream = StringStream()
-        # Panda3D picks the image format from the name's extension.
-        if not (self.base.win.get_screenshot(image) and image.write(stream, path.name)):
-            self._output_failed(path, f"Panda3D could not make a {path.suffix} image of the frame")
-            return False
-        try:
-            write_bytes_atomic(path, bytes(stream.get_data()))
-        except OSError as error:
-            self._output_failed(path, error.strerror or str(error))
-            return False
-        return True
-
-    def _output_failed(self, path: Path, reason: str, *, kind: str = "screenshot") -> None:
-        self.failed_outputs.setdefault(path, reason)
-        message = f"{kind} {path}: {reason}"
-        if message not in self.errors:
-            self.errors.append(message)
+    @property
+    def reports_written(self) -> int:
+        """How many times the report was written."""
+        return self.outputs.reports_written
 
     def destroy(self) -> None:
         """Tear everything down so another SimApp can open in the same process."""
         self.loop.detach()
+        self.modes.destroy()
         self.search_panel.destroy()
         self.race.destroy()
         if self.camera_input is not None:

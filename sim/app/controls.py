@@ -7,9 +7,9 @@ but their owners bind them: a drag needs the press, the pointer every frame and 
 shift or control is read at press time (`OrbitCameraInput`, `SceneEditor.bind`).
 
 A key may have one row in each mode: while the search view is open its SEARCH row runs, else its
-ALWAYS row (T opens the view, and closes it while it is open). While a modal menu is open (the
-generator menu, `sim.app.generator_menu`) or an inspector field has the keyboard
-(`sim.editor.inspector`), it gets every key of the table first (`captured`).
+ALWAYS row (T opens the view, and closes it while it is open). Which mode holds the keys is the
+mode owner's to say (`sim.app.modes`): it answers `search_open`, and `captured` hands every key
+to the generator menu or an inspector field while one has the keyboard.
 """
 
 from __future__ import annotations

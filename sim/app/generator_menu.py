@@ -1,8 +1,9 @@
 """The generator menu: O opens it, and a maze, rooms or a random map replaces the obstacles.
 
 The menu lists `LAYOUT_KINDS`; Up / Down or 1-3 pick one, Enter (or the digit itself)
-generates it, Esc or O closes the menu without a change. While it is open it takes every key of
-the controls table (`captured`), so Esc closes it instead of quitting. A layout is as large as
+generates it, Esc or O closes the menu without a change. While it is open the mode owner
+(`sim.app.modes`) gives it every key of the controls table (`key`) and the digits (`pick`), so
+Esc closes it instead of quitting. A layout is as large as
 the scene's grid: `generate_layout` makes the walkable mask, `layout_boxes` turns its blocked
 cells into as few obstacle boxes as `blocked_rectangles` gives (map row 0 on the grid's north
 edge, as ``sim generate --scene`` lays it out), and `SceneEditor.replace_obstacles` swaps them
@@ -20,7 +21,6 @@ from typing import TYPE_CHECKING, Final
 
 import numpy as np
 from direct.gui.OnscreenText import OnscreenText
-from direct.showbase.DirectObject import DirectObject
 from numpy.typing import NDArray
 from panda3d.core import NodePath, TextNode
 
@@ -30,7 +30,6 @@ from sim.navigation.maps.generators import LAYOUT_KINDS, distant_pair, generate_
 from sim.scene.layout import grid_cell, layout_boxes
 
 if TYPE_CHECKING:
-    from sim.app.composition import SimApp
     from sim.components.grid_manager import GridManager
     from sim.editor.editor import SceneEditor
     from sim.engine import World
@@ -48,7 +47,7 @@ DIGITS: Final = tuple(str(number) for number in range(1, len(LAYOUT_KINDS) + 1))
 class GeneratorMenu(Component):
     """A small modal menu over the scene that replaces its obstacles with a generated layout.
 
-    A component, so tearing the world down (`SimApp.destroy`) also drops its keys and text.
+    A component, so tearing the world down also drops its text.
 
     Attributes:
         opened: Whether the menu is on screen (and takes the keys).
@@ -65,12 +64,10 @@ class GeneratorMenu(Component):
         grid: GridManager,
         editor: SceneEditor,
         notify: Callable[[str], None],
-        busy: Callable[[], bool] = lambda: False,
     ) -> None:
         super().__init__()
         self._world, self._grid, self._editor = world, grid, editor
         self._notify = notify
-        self._busy = busy  # while True (the search view is open) the menu does not open
         self.opened = False
         self.selected = 0
         self.generated = 0
@@ -85,34 +82,9 @@ class GeneratorMenu(Component):
             mayChange=True,
         )
         self._text.hide()
-        self._keys = DirectObject()
-
-    @classmethod
-    def attach(cls, app: SimApp) -> GeneratorMenu:
-        """Make `app`'s menu: over its window, on its grid, editing through its editor."""
-        menu = app.world.spawn("generator-menu").add_component(
-            cls(
-                parent=app.base.aspect2d,
-                world=app.world,
-                grid=app.grid,
-                editor=app.editor,
-                notify=app.notify,
-                busy=lambda: app.search_view.opened or app.race.opened,
-            )
-        )
-        menu.bind_digits()
-        return menu
-
-    def bind_digits(self) -> None:
-        """Take the digit keys: each picks its line and generates it while the menu is open."""
-        for index, key in enumerate(DIGITS):
-            self._keys.accept(key, self._digit, [index])
 
     def open(self) -> None:
-        """Show the menu (not while the search view is open: its grid would go stale)."""
-        if self._busy():
-            self._notify("close the search view or the race (T) to generate a layout")
-            return
+        """Show the menu (the mode owner, `sim.app.modes`, opens it only over the scene)."""
         self.opened = True
         self._redraw()
         self._text.show()
@@ -122,10 +94,10 @@ class GeneratorMenu(Component):
         self.opened = False
         self._text.hide()
 
-    def captured(self, key: str) -> bool:
-        """Handle a key of the controls table while open; True if the menu took it (all keys)."""
+    def key(self, key: str) -> None:
+        """Handle a key of the controls table while open (it has them all, Esc included)."""
         if not self.opened:
-            return False
+            return
         if key in ("arrow_up", "arrow_down"):
             step = -1 if key == "arrow_up" else 1
             self.selected = (self.selected + step) % len(LAYOUT_KINDS)
@@ -134,7 +106,6 @@ class GeneratorMenu(Component):
             self.generate(LAYOUT_KINDS[self.selected])
         elif key in ("escape", "o"):
             self.close()
-        return True
 
     def generate(self, kind: str) -> bool:
         """Replace the obstacles with a `kind` layout of the grid's size and close the menu.
@@ -172,11 +143,11 @@ class GeneratorMenu(Component):
         return True
 
     def on_destroy(self) -> None:
-        """Drop the digit keys and the text."""
-        self._keys.ignore_all()
+        """Drop the text."""
         self._text.destroy()
 
-    def _digit(self, index: int) -> None:
+    def pick(self, index: int) -> None:
+        """A digit key: pick line `index` and generate it, while the menu is open."""
         if self.opened:
             self.selected = index
             self.generate(LAYOUT_KINDS[index])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from sim.components.agent_controller import AgentController, AgentState, ReplanCause
@@ -14,34 +15,46 @@ from sim.navigation.query import Algorithm, resolve_auto
 from sim.navigation.regions.explain import NoPathExplanation
 
 if TYPE_CHECKING:
-    from sim.app.composition import SimApp
+    from sim.components.crowd import CrowdField
+    from sim.components.crowd_sim import CrowdSim
+    from sim.components.start_end_path import StartEndPath
 
 HUD_AGENT_LINES = 8  # past this many agents the HUD sums them up in one line
 NO_AGENT_TEXT = "agents: none in this scene (an object tagged 'Agent' follows the path)"
 
 
-def status_lines(app: SimApp, message: str | None) -> list[str]:
+def status_lines(
+    *,
+    fps: float,
+    paused: bool,
+    scene_name: str,
+    grid: GridManager,
+    path: StartEndPath,
+    agents: Sequence[AgentController],
+    crowd_sim: CrowdSim,
+    crowd: CrowdField,
+    message: str | None,
+) -> list[str]:
     """Everything the HUD shows now, with `message` (an edit's or a save's) last."""
-    fps = app.clock.get_average_frame_rate()
     lines = [
-        fps_line(fps, paused=app.loop.paused),
-        f"scene: {app.options.scene.name}",
-        planner_line(app.grid),
-        *path_lines(app.path.outcome, app.path.plans, app.path.explanation),
+        fps_line(fps, paused=paused),
+        f"scene: {scene_name}",
+        planner_line(grid),
+        *path_lines(path.outcome, path.plans, path.explanation),
     ]
-    if len(app.agents) > HUD_AGENT_LINES:
-        states = app.crowd_sim.state_counts()
-        fields = app.crowd.active_goals
+    if len(agents) > HUD_AGENT_LINES:
+        states = crowd_sim.state_counts()
+        fields = crowd.active_goals
         mode = {0: "A* each", 1: "one shared field"}.get(fields, f"{fields} shared fields")
-        line = f"agents: {len(app.agents)} ({mode}), {states[AgentState.ARRIVED]} arrived"
+        line = f"agents: {len(agents)} ({mode}), {states[AgentState.ARRIVED]} arrived"
         if states[AgentState.NO_PATH]:
             line += f", {states[AgentState.NO_PATH]} no path (waiting)"
         lines.append(line)
     else:
-        lines += [agent_line(agent) for agent in app.agents]
-        replan = replan_line(app.agents[0]) if app.agents else None
+        lines += [agent_line(agent) for agent in agents]
+        replan = replan_line(agents[0]) if agents else None
         lines += [] if replan is None else [replan]
-    if not app.agents:
+    if not agents:
         lines.append(NO_AGENT_TEXT)
     if message is not None:
         lines.append(message)

@@ -18,7 +18,13 @@ from sim.search_view.view import CLOSED_COLOR, CURRENT_COLOR, OPEN_COLOR
 from sim.search_view.view import PATH_COLOR as SEARCH_PATH_COLOR
 
 if TYPE_CHECKING:
-    from sim.app.composition import SimApp
+    from panda3d.core import NodePath
+
+    from sim.components.hud import Hud
+    from sim.components.start_end_path import StartEndPath
+    from sim.components.terrain_legend import TerrainLegend
+    from sim.engine import World
+    from sim.search_view.view import SearchView
 
 BOTTOM = 0.2  # above the HUD's key help along the bottom (as the terrain legend)
 GAP = 0.012  # between the terrain legend and this one, aspect2d units
@@ -73,19 +79,30 @@ def legend_sections(
     ]
 
 
-def add_legend(app: SimApp) -> Legend:
-    """Put the colour legend in the bottom-left corner, above the terrain legend if any."""
-    bottom = BOTTOM if app.legend is None else app.legend.top + GAP
+def add_legend(
+    world: World,
+    parent: NodePath,
+    *,
+    terrain_legend: TerrainLegend | None,
+    view: SearchView,
+    path: StartEndPath,
+    hud: Hud,
+) -> Legend:
+    """Put the colour legend in `parent`'s bottom-left, above the terrain legend if any.
+
+    It shows while the HUD does; its search section while `view` is open, its no-path section
+    while `path` shades why there is none.
+    """
+    bottom = BOTTOM if terrain_legend is None else terrain_legend.top + GAP
     legend = Legend(
-        app.base.a2dBottomLeft,
-        legend_sections(lambda: app.search_view.opened, lambda: _no_path_shown(app)),
-        visible=lambda: app.hud.visible,
+        parent,
+        legend_sections(lambda: view.opened, lambda: no_path_shown(path)),
+        visible=lambda: hud.visible,
         bottom=bottom,
     )
-    return app.world.spawn("colour-legend").add_component(legend)
+    return world.spawn("colour-legend").add_component(legend)
 
 
-def _no_path_shown(app: SimApp) -> bool:
+def no_path_shown(path: StartEndPath) -> bool:
     """Whether the ground shows why there is no path (the planner's drawing, not suppressed)."""
-    path = app.path
     return path.explanation is not None and path.show_path and not path.suppressed

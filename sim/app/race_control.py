@@ -1,11 +1,11 @@
 """The race in the app: W opens it, the digits pick its lanes, `sim run --race` opens it headless.
 
-`RaceControl.attach(app)` builds the race (`sim.search_view.race_view`) and its labels
-(`race_panel`), ticks them every frame on frame time, and takes the digit keys 1-9 while the
-race is open (each adds or removes one search of `SearchKind`, in the search view's order).
-While the race is open the search view's keys (play, step, reset, speed, T) drive it instead
-of the view: `route` picks. `sim run --race NAME[:H],NAME[:H][,...]` names 2 to 4 searches as
-`--search` names one (`sim.app.race_args`); `--search-step N|end` puts the race at that tick.
+`RaceControl` builds the race (`sim.search_view.race_view`) and its labels (`race_panel`) and
+ticks them every frame on frame time. While the race is open the mode owner (`sim.app.modes`)
+gives it the digit keys 1-9 (each adds or removes one search of `SearchKind`, in the search
+view's order) and the search view's keys (play, step, reset, speed, T).
+`sim run --race NAME[:H],NAME[:H][,...]` names 2 to 4 searches as `--search` names one
+(`sim.app.race_args`); `--search-step N|end` puts the race at that tick.
 """
 
 from __future__ import annotations
@@ -13,41 +13,66 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from direct.showbase.DirectObject import DirectObject
 from direct.task.Task import Task
+from panda3d.core import ClockObject
 
 from sim.engine.loop import Phase
-from sim.navigation.catalogue import SearchKind
 from sim.search_view.race import Entrant, Standing
-from sim.search_view.race_panel import SEARCH_DIGITS, RacePanel
+from sim.search_view.race_panel import RacePanel
 from sim.search_view.race_view import RaceView
 from sim.search_view.split_screen import SplitScreen
 
 if TYPE_CHECKING:
-    from sim.app.composition import SimApp
+    from direct.showbase.ShowBase import ShowBase
+
     from sim.app.report import RaceLaneEntry
+    from sim.components.grid_manager import GridManager
+    from sim.components.hud import Hud
+    from sim.components.start_end_path import StartEndPath
+    from sim.components.terrain_legend import TerrainLegend
+    from sim.engine import World
+    from sim.engine.loop import FrameLoop
+    from sim.search_view.view import SearchView
 
 RACE_TASK = "race-view"
 
 
 class RaceControl:
-    """The app's race: its view, panel, digit keys and frame task.
+    """The app's race: its view, panel and frame task.
 
     Attributes:
         view: The race (its state and the keys' actions).
         panel: Its words on screen.
     """
 
-    def __init__(self, app: SimApp) -> None:
-        base = app.base
+    def __init__(
+        self,
+        *,
+        base: ShowBase,
+        world: World,
+        loop: FrameLoop,
+        grid: GridManager,
+        search_view: SearchView,
+        path: StartEndPath,
+        hud: Hud,
+        terrain_legend: TerrainLegend | None,
+        dragging: Callable[[], bool],
+        first_frame: Callable[[], None],
+        render_paused: Callable[[], None],
+    ) -> None:
+        """Build the race (closed) over `base`'s window, ticked by `loop` on frame time.
+
+        `first_frame` runs the app's first frame if it has not run; `render_paused` renders one
+        with simulated time stopped (both for `start`).
+        """
         screen = SplitScreen(base.win, base.cam)
-        self.view = app.world.spawn("race").add_component(
+        self.view = world.spawn("race").add_component(
             RaceView(
-                app.grid,
-                view=app.search_view,
+                grid,
+                view=search_view,
                 screen=screen,
                 scene_root=base.render,
-                dragging=app.dragging,
+                dragging=dragging,
             )
         )
         self.panel = RacePanel(
@@ -57,57 +82,41 @@ class RaceControl:
             bottom_left=base.a2dBottomLeft,
             bottom_right=base.a2dBottomRight,
             aspect=base.get_aspect_ratio,
-            cell_size=app.grid.grid_cell_size,
+            cell_size=grid.grid_cell_size,
         )
-        self._app = app
+        self._clock = ClockObject.get_global_clock()
+        self._loop, self._grid, self._path = loop, grid, path
+        self._hud, self._terrain_legend = hud, terrain_legend
+        self._first_frame, self._render_paused = first_frame, render_paused
         self._shown = False
         self._hud_was = True
-        self._keys = DirectObject()
-        for digit, kind in SEARCH_DIGITS.items():
-            self._keys.accept(digit, self._digit, [kind])
-        app.loop.add_task(Phase.UI, self._tick, RACE_TASK)
-
-    @classmethod
-    def attach(cls, app: SimApp) -> RaceControl:
-        """Make `app`'s race (closed)."""
-        return cls(app)
+        loop.add_task(Phase.UI, self._tick, RACE_TASK)
 
     @property
     def opened(self) -> bool:
         """Whether the race is on screen."""
         return self.view.opened
 
-    def route(
-        self, view_action: Callable[[], None], race_action: Callable[[], None]
-    ) -> Callable[[], None]:
-        """A key's action: `race_action` while the race is open, else `view_action`."""
-        return lambda: race_action() if self.view.opened else view_action()
-
-    def _digit(self, kind: SearchKind) -> None:
-        if self.view.opened:
-            self.view.toggle_lane(kind)
-
     def _tick(self, task: Task) -> int:
         view = self.view
-        view.tick(self._app.clock.get_dt())
+        view.tick(self._clock.get_dt())
         if view.opened != self._shown:
             self._show_hud(not view.opened)
         self.panel.refresh()
         if view.opened:
             # The lanes draw their own paths: the planner's would give the answer away.
-            self._app.path.suppressed = True
+            self._path.suppressed = True
         return int(task.cont)
 
     def _show_hud(self, shown: bool) -> None:
         """Hide the HUD while the race is open (its panel takes the HUD's place), then restore."""
-        app = self._app
         self._shown = not shown
         if not shown:
-            self._hud_was = app.hud.visible
+            self._hud_was = self._hud.visible
         visible = shown and self._hud_was
-        app.hud.visible = visible
-        if app.legend is not None:
-            app.legend.visible = visible
+        self._hud.visible = visible
+        if self._terrain_legend is not None:
+            self._terrain_legend.visible = visible
 
     def start(self, entrants: tuple[Entrant, ...], step: int | None) -> str | None:
         """Open the race on `entrants` at tick `step` (None: the finish), as `sim run --race`.
@@ -116,10 +125,8 @@ class RaceControl:
             None, or why the race shows nothing (a search refused the scene, or the scene
             has no Start and End): `sim run` says so in one line.
         """
-        app = self._app
-        if app.frames == 0:
-            # The first frame rasterizes the obstacles: a race opened before it would restart.
-            app.step()
+        # The first frame rasterizes the obstacles: a race opened before it would restart.
+        self._first_frame()
         view = self.view
         view.open(entrants)
         race = view.race
@@ -132,28 +139,22 @@ class RaceControl:
             race.to_end()
         else:
             race.seek(step)
-        was_paused = app.loop.paused
-        app.loop.paused = True
-        try:
-            app.base.task_mgr.step()  # show that tick now: a run of one frame screenshots it
-        finally:
-            app.loop.paused = was_paused
+        self._render_paused()  # show that tick now: a run of one frame screenshots it
         return None
 
     def report(self) -> list[RaceLaneEntry] | None:
         """`search_view.race`: null without a race, else each lane's counts and place."""
         if not self.view.opened or self.view.race is None:
             return None
-        cell_size = self._app.grid.grid_cell_size
+        cell_size = self._grid.grid_cell_size
         return [
             lane_entry(row, lane.entrant, cell_size)
             for row, lane in zip(self.view.standings(), self.view.race.lanes, strict=True)
         ]
 
     def destroy(self) -> None:
-        """Drop the keys and the texts (the view goes with the world)."""
-        self._keys.ignore_all()
-        self._app.loop.remove_task(RACE_TASK)
+        """Drop the frame task and the texts (the view goes with the world)."""
+        self._loop.remove_task(RACE_TASK)
         self.panel.destroy()
 
 

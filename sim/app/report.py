@@ -1,4 +1,6 @@
-"""The JSON run report (`sim run --report`): its schema, its validator, and how it is written.
+"""The JSON run report (`sim run --report`): its schema and its validator.
+
+It is written with `sim.files.write_json_atomic` (all on one line when it is large).
 
 The report is a public contract (README, "Command line"): scripts, the window tests and
 `sim soak` read it. Each part is a TypedDict below, so the one definition gives the builder
@@ -15,10 +17,7 @@ from __future__ import annotations
 import functools
 import json
 import math
-import os
-import tempfile
 import types
-from pathlib import Path
 from typing import (
     Any,
     Literal,
@@ -30,9 +29,6 @@ from typing import (
     get_type_hints,
     is_typeddict,
 )
-
-INDENTED_ENTRIES_AT_MOST = 2_000
-"""A report whose objects and agents number more than this is written on one line."""
 
 
 class WindowEntry(TypedDict):
@@ -315,55 +311,6 @@ def validate_report(data: object) -> list[str]:
     problems: list[str] = []
     _check(data, Report, "report", problems)
     return problems
-
-
-def write_json_atomic(path: Path, data: Any) -> None:
-    """Write `data` as JSON to `path` so a reader sees the old file or the new one, never half.
-
-    Indented for people to read, unless its top-level lists hold more than
-    `INDENTED_ENTRIES_AT_MOST` entries: then on one line, the same JSON.
-
-    Raises:
-        OSError: As `write_bytes_atomic`; `path` is left as it was.
-    """
-    if _top_level_entries(data) > INDENTED_ENTRIES_AT_MOST:
-        # Indenting runs json's pure-Python encoder: 1.5 s for 20,000 objects, every second.
-        text = json.dumps(data, separators=(",", ":"))
-    else:
-        text = json.dumps(data, indent=2)
-    write_bytes_atomic(path, (text + "\n").encode("utf-8"))
-
-
-def _top_level_entries(data: Any) -> int:
-    """How many entries the lists at the top of `data` (a report's objects, agents) hold."""
-    if not isinstance(data, dict):
-        return 0
-    return sum(len(value) for value in data.values() if isinstance(value, list))
-
-
-def write_bytes_atomic(path: Path, data: bytes) -> None:
-    """Replace `path` with `data` so a reader sees the old file or the new one, never half.
-
-    The bytes go to a temporary file in the same folder, are flushed to disk, then renamed over
-    `path` (a rename within one file system is atomic on POSIX). A run killed before the rename
-    leaves a hidden `.NAME.*.tmp` file behind, never a half-written `path`.
-
-    Raises:
-        OSError: The folder is not writable or the disk is full; `path` is left as it was.
-    """
-    # mkstemp makes owner-only files; keep the old file's mode, or the usual 0644.
-    mode = path.stat().st_mode & 0o777 if path.exists() else 0o644
-    handle, temp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        os.fchmod(handle, mode)
-        with os.fdopen(handle, "wb") as temp:
-            temp.write(data)
-            temp.flush()
-            os.fsync(temp.fileno())
-        os.replace(temp_name, path)
-    except BaseException:
-        Path(temp_name).unlink(missing_ok=True)
-        raise
 
 
 @functools.cache

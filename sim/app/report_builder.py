@@ -7,7 +7,8 @@ camera) and rounds it as the contract says (see `sim.app.report`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from panda3d.core import Point3
@@ -30,12 +31,14 @@ from sim.components.agent_controller import ReplanCause
 from sim.navigation import TerrainSummary, terrain_summary
 
 if TYPE_CHECKING:
-    from sim.app.composition import SimApp
     from sim.components.agent_controller import AgentController
     from sim.components.grid_manager import GridManager, PlanOutcome
+    from sim.components.hud import Hud
+    from sim.components.start_end_path import StartEndPath
     from sim.editor.editor import SceneEditor
-    from sim.engine import GameObject
-    from sim.engine.camera import CameraPose
+    from sim.engine import GameObject, World
+    from sim.engine.camera import CameraPose, OrbitCamera
+    from sim.engine.lighting import Look
     from sim.navigation.regions.explain import NoPathExplanation
     from sim.navigation.replay.compare import ComparisonRow
     from sim.search_view.panel import SearchPanel
@@ -45,32 +48,80 @@ ScreenOf = Callable[[Point3], tuple[int, int] | None]
 NO_ENDS_REASON = "the scene needs a Start and an End"
 
 
-def build_report(app: SimApp) -> Report:
-    """The report as it stands now (README, "Command line")."""
-    window_size = app.window_size()
+@dataclass(frozen=True, slots=True)
+class ReportParts:
+    """The live parts the report reads (each read when the report is built).
+
+    Attributes:
+        scene_path: The scene file's path, as the report names it.
+        look_asked: The look `sim run --look` asked for ("auto", "full", "plain").
+        world: The world (its simulated time).
+        camera: The orbit camera.
+        grid: The grid manager.
+        path: The Start -> End path.
+        objects: The scene's objects (the editor adds to and removes from this list).
+        agents: The agents (likewise).
+        hud: The HUD.
+        search_view: The search view.
+        search_panel: Its panel.
+        race: The race (its lanes, or None while closed).
+        editor: The scene editor.
+        window_size: The window's size in pixels now.
+        screen_of: Where an object shows in the window, if it does.
+        screen_of_point: Where a world point shows in the window, if it does.
+    """
+
+    scene_path: str
+    look_asked: str
+    world: World
+    camera: OrbitCamera
+    grid: GridManager
+    path: StartEndPath
+    objects: Sequence[GameObject]
+    agents: Sequence[AgentController]
+    hud: Hud
+    search_view: SearchView
+    search_panel: SearchPanel
+    race: Callable[[], list[RaceLaneEntry] | None]
+    editor: SceneEditor
+    window_size: Callable[[], tuple[int, int]]
+    screen_of: Callable[[GameObject], tuple[int, int] | None]
+    screen_of_point: ScreenOf
+
+
+def build_report(parts: ReportParts, *, frames: int, look: Look, errors: list[str]) -> Report:
+    """The report as it stands now (README, "Command line"), after `frames` frames.
+
+    `look` is the look as it is now (an auto look drops its shadows while slow); `errors` the
+    run's errors so far.
+    """
+    window_size = parts.window_size()
     return {
-        "scene": str(app.options.scene.path),
-        "frames": app.frames,
-        "sim_time_s": round(app.world.time_s, 6),
+        "scene": parts.scene_path,
+        "frames": frames,
+        "sim_time_s": round(parts.world.time_s, 6),
         "window": {
             "size": list(window_size),
-            "shadows": app.look.shadows,
-            "multisamples": app.look.multisamples,
-            "look": app.options.display.look,
+            "shadows": look.shadows,
+            "multisamples": look.multisamples,
+            "look": parts.look_asked,
         },
-        "camera": camera_entry(app.camera.pose),
-        "grid": grid_entry(app.grid),
+        "camera": camera_entry(parts.camera.pose),
+        "grid": grid_entry(parts.grid),
         "path": path_entry(
-            app.path.outcome, app.grid, app.screen_of_point, explanation=app.path.explanation
+            parts.path.outcome,
+            parts.grid,
+            parts.screen_of_point,
+            explanation=parts.path.explanation,
         ),
-        "objects": [object_entry(obj, app.screen_of) for obj in app.objects if obj.alive],
-        "agents": [agent_entry(agent) for agent in app.agents],
-        "hud": app.hud.text(),
+        "objects": [object_entry(obj, parts.screen_of) for obj in parts.objects if obj.alive],
+        "agents": [agent_entry(agent) for agent in parts.agents],
+        "hud": parts.hud.text(),
         "search_view": search_view_entry(
-            app.search_view, app.search_panel, window_size, race=app.race.report()
+            parts.search_view, parts.search_panel, window_size, race=parts.race()
         ),
-        "editor": editor_entry(app.editor),
-        "errors": list(app.errors),
+        "editor": editor_entry(parts.editor),
+        "errors": list(errors),
     }
 
 

@@ -20,6 +20,7 @@ Parsing stays free of Panda3D, so a bad value costs no window.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -29,7 +30,9 @@ import numpy as np
 from sim.navigation.catalogue import SearchKind
 
 if TYPE_CHECKING:
-    from sim.app.composition import SimApp
+    from panda3d.core import GraphicsOutput
+
+    from sim.search_view.view import SearchView
 
 MAX_GIF_FRAMES = 300
 GIF_FRAME_MS = 60
@@ -98,17 +101,25 @@ def gif_steps(total: int) -> list[int]:
     return [*range(0, total, stride), total]
 
 
-def start_search(app: SimApp, request: SearchRequest) -> str | None:
-    """Open the view on `request`'s search, film it if asked, and leave it at the step asked.
+def start_search(
+    view: SearchView,
+    request: SearchRequest,
+    *,
+    window: GraphicsOutput,
+    first_frame: Callable[[], None],
+    render_paused: Callable[[], None],
+) -> str | None:
+    """Open `view` on `request`'s search, film it if asked, and leave it at the step asked.
+
+    `first_frame` runs the app's first frame if it has not run; `render_paused` renders one with
+    simulated time stopped (the view draws; nothing moves); the film is read from `window`.
 
     Returns:
         None, or why the view shows no search (the search refused the scene, or the scene
         has no Start and End): `sim run` says so in one line.
     """
-    if app.frames == 0:
-        # The first frame rasterizes the obstacles: a view opened before it would restart.
-        app.step()
-    view = app.search_view
+    # The first frame rasterizes the obstacles: a view opened before it would restart.
+    first_frame()
     view.open()
     view.set_choice(request.kind)
     if request.heuristic is not None:
@@ -118,35 +129,31 @@ def start_search(app: SimApp, request: SearchRequest) -> str | None:
         return view.message or "the search view has no search"
     total = replay.log.total_steps()
     if request.gif is not None:
-        _record_gif(app, request.gif, gif_steps(total))
+        _record_gif(view, window, render_paused, request.gif, gif_steps(total))
     replay.seek(total if request.step is None else request.step)
     # Render that step now, so a run of one frame shows and screenshots it too.
-    _render_paused(app)
+    render_paused()
     return None
 
 
-def _render_paused(app: SimApp) -> None:
-    """Render one frame with simulated time stopped (the view draws; nothing moves)."""
-    was_paused = app.loop.paused
-    app.loop.paused = True
-    try:
-        app.base.task_mgr.step()
-    finally:
-        app.loop.paused = was_paused
-
-
-def _record_gif(app: SimApp, path: Path, steps: list[int]) -> None:
+def _record_gif(
+    view: SearchView,
+    window: GraphicsOutput,
+    render_paused: Callable[[], None],
+    path: Path,
+    steps: list[int],
+) -> None:
     """Render each of `steps` with simulated time paused and write them as one GIF."""
     # Pillow comes with the app's dependencies; imported here so `sim run` alone never pays.
     from PIL import Image
 
-    replay = app.search_view.replay
+    replay = view.replay
     assert replay is not None  # start_search checked
     frames = []
     for step in steps:
         replay.seek(step)
-        _render_paused(app)
-        texture = app.base.win.get_screenshot()
+        render_paused()
+        texture = window.get_screenshot()
         flat = np.frombuffer(bytes(texture.get_ram_image_as("RGB")), np.uint8)
         rgb = flat.reshape(texture.get_y_size(), texture.get_x_size(), 3)[::-1]
         # A palette image per frame: a quarter of the memory, and what GIF stores anyway.

@@ -1,6 +1,6 @@
 """Rendered crowd throughput: the crowd scene with N agents in a real 800 x 600 pandagl window.
 
-`rendered_fps(n)` runs ``python -m sim.bench.crowd_window N`` in a child process (one window
+`rendered_fps(n)` runs ``python -m sim.commands.crowd_window N`` in a child process (one window
 a process, as a user gets it) on the display in ``$DISPLAY``, or on an Xvfb it starts when
 there is none and Xvfb is installed. The child opens the crowd scene with N agents, placed as
 the headless benchmark places them (`sim.bench.crowd.spawn_cells`), in an 800 x 600 window
@@ -21,8 +21,7 @@ import os
 import shutil
 import subprocess
 import sys
-import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 
 from sim.bench.crowd import CROWD_SCENE, spawn_cells, spawn_centre
 from sim.config import Tag
@@ -47,7 +46,7 @@ def rendered_fps(n_agents: int, *, seconds: float = SECONDS) -> float | None:
         if display is None:
             return None
         env["DISPLAY"] = display
-        argv = [sys.executable, "-m", "sim.bench.crowd_window", str(n_agents), str(seconds)]
+        argv = [sys.executable, "-m", "sim.commands.crowd_window", str(n_agents), str(seconds)]
         try:
             done = subprocess.run(
                 argv, env=env, capture_output=True, text=True, timeout=seconds * 6 + 120
@@ -104,38 +103,3 @@ def crowd_scene(n_agents: int) -> SceneSpec:
     ]
     others = [spec for spec in scene.objects if spec.tag is not Tag.AGENT]
     return dataclasses.replace(scene, objects=(*others, *crowd), crowds=())
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """The child: open the window, count frames, print ``{"fps": ...}`` (argv: N [seconds])."""
-    # Imported here: the parent only starts this child and needs no ShowBase.
-    from sim.app.composition import RunOptions, SimApp
-    from sim.engine.showbase import DisplaySettings
-
-    args = list(sys.argv[1:] if argv is None else argv)
-    n_agents = int(args[0])
-    seconds = float(args[1]) if len(args) > 1 else SECONDS
-    display = DisplaySettings(size=WINDOW, title="gridpath-sim crowd bench", max_fps=UNCAPPED_FPS)
-    app = SimApp(RunOptions(scene=crowd_scene(n_agents), display=display))
-    try:
-        for _ in range(SETTLE_FRAMES):
-            app.step()
-        settling = time.perf_counter()
-        fallback = app.look_fallback
-        while fallback is not None and not fallback.done:
-            if time.perf_counter() - settling > LOOK_SETTLE_S:
-                break
-            app.step()
-        frames, began = 0, time.perf_counter()
-        while time.perf_counter() - began < seconds:
-            app.step()
-            frames += 1
-        fps = frames / (time.perf_counter() - began)
-        print(json.dumps({"fps": fps, "shadows": app.look.shadows}), flush=True)
-    finally:
-        app.destroy()
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

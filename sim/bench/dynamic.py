@@ -36,8 +36,8 @@ from numpy.typing import NDArray
 from sim.bench.dynamic_report import TARGET_SIDE, DynamicReport, MapRun
 from sim.bench.maps import check_path
 from sim.bench.progress import Progress
-from sim.commands.args import load_file
 from sim.errors import SimError
+from sim.files import load_file
 from sim.navigation import (
     Cell,
     IncrementalSearch,

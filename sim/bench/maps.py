@@ -30,9 +30,9 @@ from numpy.typing import NDArray
 from sim.bench.map_report import OURS_ASTAR, OURS_AUTO, OURS_PYTHON, Contestant, MapReport, Row
 from sim.bench.peers import PEERS, RULE_MOVINGAI, Cell, Planner, Read
 from sim.bench.unreachable import UNREACHABLE_QUERIES, time_unreachable, unreachable_setup
-from sim.commands.args import load_file
 from sim.config import REPO_ROOT
 from sim.errors import SimError
+from sim.files import load_file
 from sim.navigation import (
     PathResult,
     Query,

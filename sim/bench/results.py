@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from sim.app.report import write_bytes_atomic
 from sim.bench.dynamic_report import SECTION_TITLE, DynamicReport
 from sim.bench.map_report import Contestant, MapReport
 from sim.bench.map_targets import (
@@ -33,6 +32,7 @@ from sim.bench.map_targets import (
 from sim.bench.maps import movingai_dir
 from sim.bench.startup import Startup
 from sim.config import REPO_ROOT
+from sim.files import write_bytes_atomic
 
 if TYPE_CHECKING:  # the crowd needs Panda3D's core; the maps and their summary do not
     from sim.bench.crowd import CrowdReport

@@ -17,9 +17,9 @@ from pathlib import Path
 
 import numpy as np
 
-from sim.commands.args import load_file
 from sim.config import REPO_ROOT
 from sim.errors import SimError
+from sim.files import load_file
 from sim.navigation import read_map, read_scenarios
 from sim.navigation.maps.movingai import sample_scenarios
 

@@ -1,9 +1,9 @@
-"""What the sub-commands share about their files: argparse types and one-line file errors.
+"""What the sub-commands share about their files: argparse types and output checks.
 
 The argparse types raise `argparse.ArgumentTypeError`, which the parser reports as one line
-(``sim plan: argument --limit: ...``, exit status 2); the file helpers raise `SimError`, which
-`sim.commands.cli.main` reports the same way. `check_outputs` holds the rules for the files a
-run may write.
+(``sim plan: argument --limit: ...``, exit status 2); the output checks raise `SimError`, which
+`sim.commands.cli.main` reports the same way (so does `sim.files.load_file`). `check_outputs`
+holds the rules for the files a run may write.
 """
 
 from __future__ import annotations
@@ -18,12 +18,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
-from typing import TypeVar
 
 from sim.errors import SimError
-from sim.navigation import MapFormatError
-
-T = TypeVar("T")
 
 MAX_SIDE_PX = 8192
 
@@ -350,17 +346,3 @@ IMAGE_EXTENSIONS: dict[str, str] = {
 """Image extensions `--screenshot` takes (lower case), each with its format's name."""
 _HEAD_BYTES = 64 * 1024
 _MAX_PARSE_BYTES = 16 * 1024 * 1024
-
-
-def load_file(reader: Callable[[Path], T], path: Path) -> T:
-    """Call ``reader(path)``, turning file and Moving AI format problems into one-line SimErrors."""
-    try:
-        return reader(path)
-    except FileNotFoundError:
-        raise SimError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise SimError(f"{path}: is a directory, not a file") from None
-    except OSError as error:
-        raise SimError(f"{path}: cannot read: {error.strerror or error}") from None
-    except MapFormatError as error:
-        raise SimError(str(error)) from None

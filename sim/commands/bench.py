@@ -21,7 +21,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sim.app.report import write_json_atomic
 from sim.bench import dynamic
 from sim.bench.dynamic_report import DynamicReport
 from sim.bench.map_targets import maps_json
@@ -44,6 +43,7 @@ from sim.bench.results import (
 from sim.bench.startup import first_path_timing
 from sim.commands.args import Output, OutputKind, check_output, scenario_count
 from sim.errors import SimError
+from sim.files import write_json_atomic
 
 if TYPE_CHECKING:
     from sim.bench.crowd import CrowdReport

@@ -19,9 +19,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from sim.app.report import write_bytes_atomic
 from sim.commands.args import Output, OutputKind, check_outputs, scenario_count
 from sim.errors import SimError
+from sim.files import write_bytes_atomic
 from sim.navigation import LAYOUT_KINDS, LAYOUT_PARAMETERS, generate_layout, random_scenarios
 from sim.navigation.maps.generators import blocked_rectangles
 from sim.navigation.maps.movingai_files import format_map, format_scenarios

@@ -35,8 +35,9 @@ from typing import Any
 
 import numpy as np
 
-from sim.commands.args import load_file, scenario_count
+from sim.commands.args import scenario_count
 from sim.errors import SimError
+from sim.files import load_file
 from sim.navigation import (
     MovingAIMap,
     PathResult,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,7 +23,9 @@ from sim.errors import SimError
 from sim.scene.file import load_scene
 
 if TYPE_CHECKING:
-    from sim.app.composition import SimApp
+    from panda3d.core import GraphicsOutput
+
+    from sim.search_view.view import SearchView
 
 HEADLESS_DEFAULT_FRAMES = 600
 WINDOW_SIZE = (1024, 768)
@@ -256,7 +259,13 @@ def run(args: argparse.Namespace) -> int:
     gif_failure = None
     try:
         if request is not None:
-            gif_failure = _start_search(app, request)
+            gif_failure = _start_search(
+                request,
+                view=app.search_view,
+                window=app.base.win,
+                first_frame=app.first_frame,
+                render_paused=app.render_paused,
+            )
         if race is not None:
             problem = app.race.start(*race)
             if problem is not None:
@@ -274,8 +283,15 @@ def run(args: argparse.Namespace) -> int:
     return status
 
 
-def _start_search(app: SimApp, request: SearchRequest) -> str | None:
-    """Open the view as asked; return why the GIF was not written, or None.
+def _start_search(
+    request: SearchRequest,
+    *,
+    view: SearchView,
+    window: GraphicsOutput,
+    first_frame: Callable[[], None],
+    render_paused: Callable[[], None],
+) -> str | None:
+    """Open the view as asked (`start_search`); return why the GIF was not written, or None.
 
     Raises:
         SimError: when the search refuses the scene (one line, exit status 2).
@@ -283,7 +299,9 @@ def _start_search(app: SimApp, request: SearchRequest) -> str | None:
     from sim.app.search_control import start_search
 
     try:
-        problem = start_search(app, request)
+        problem = start_search(
+            view, request, window=window, first_frame=first_frame, render_paused=render_paused
+        )
     except OSError as error:
         # Only the GIF is written here; the run goes on and says so at the end, as for others.
         return error.strerror or str(error)

@@ -24,6 +24,7 @@ import os
 import random
 import tempfile
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -36,8 +37,10 @@ from sim.scene.file import load_scene
 from sim.scene.spec import SceneSpec
 
 if TYPE_CHECKING:
-    from sim.app.composition import SimApp
-    from sim.engine import GameObject
+    from sim.components.grid_manager import GridManager
+    from sim.engine import GameObject, World
+    from sim.search_view.panel import SearchPanel
+    from sim.search_view.view import SearchView
 
 SOAK_SIZE = (160, 120)  # pixels: rendering is not what a soak measures
 SHUFFLE_EVERY_S = 2.0
@@ -215,16 +218,43 @@ def soak(scene: SceneSpec, *, minutes: float, seed: int, report: Path) -> SoakRe
     except RuntimeError as error:
         raise SimError(str(error)) from error
     try:
-        rng = random.Random(seed)
-        return _drive(app, minutes=minutes, rng=rng, report=report, report_every_s=REPORT_EVERY_S)
+        shuffler = _Shuffler(
+            world=app.world,
+            grid=app.grid,
+            view=app.search_view,
+            panel=app.search_panel,
+            rng=random.Random(seed),
+        )
+        app.search_view.open()
+        app.search_view.speed = SEARCH_VIEW_SPEED
+        app.search_view.play_pause()
+        result = _drive(
+            app.step,
+            lambda: app.reports_written,
+            shuffler,
+            fps=display.fixed_fps,
+            minutes=minutes,
+            report=report,
+            report_every_s=REPORT_EVERY_S,
+        )
+        result.blocked_cell_frames = sum(agent.blocked_cell_frames for agent in app.agents)
+        result.report_errors = list(app.errors)
+        return result
     finally:
         app.destroy()
 
 
 def _drive(
-    app: SimApp, *, minutes: float, rng: random.Random, report: Path, report_every_s: float
+    step: Callable[[], None],
+    reports_written: Callable[[], int],
+    shuffler: _Shuffler,
+    *,
+    fps: int,
+    minutes: float,
+    report: Path,
+    report_every_s: float,
 ) -> SoakResult:
-    fps = app.options.display.fixed_fps
+    """Run the frames, shuffling the scene now and then and checking each report rewritten."""
     total = round(minutes * 60 * fps)
     shuffle_every = round(SHUFFLE_EVERY_S * fps)
     baseline_minute = min(BASELINE_MINUTE, minutes / 2)
@@ -234,16 +264,12 @@ def _drive(
         baseline_minute=round(baseline_minute, 3),
         reports_due=int(total / fps / report_every_s * MIN_REWRITE_SHARE),
     )
-    shuffler = _Shuffler(app, rng)
-    app.search_view.open()
-    app.search_view.speed = SEARCH_VIEW_SPEED
-    app.search_view.play_pause()
-    seen_writes = app.reports_written
+    seen_writes = reports_written()
     for frame in range(total):
         if frame and frame % shuffle_every == 0:
             shuffler.shuffle()
         try:
-            app.step()
+            step()
         except Exception:  # a soak counts every failure and carries on
             result.exceptions += 1
             if not result.first_traceback:
@@ -253,16 +279,14 @@ def _drive(
         result.frames += 1
         # Read back only what the app says it wrote: a stale file from an earlier run must not
         # pass for a rewrite.
-        if app.reports_written != seen_writes:
-            seen_writes = app.reports_written
+        if reports_written() != seen_writes:
+            seen_writes = reports_written()
             _check_report(report, result)
         if result.frames == baseline_frame:
             result.rss_baseline_mb = resident_mb()
     result.rss_end_mb = resident_mb()
     if result.frames < baseline_frame:
         result.rss_baseline_mb = result.rss_end_mb
-    result.blocked_cell_frames = sum(agent.blocked_cell_frames for agent in app.agents)
-    result.report_errors = list(app.errors)
     return result
 
 
@@ -286,9 +310,16 @@ def _check_report(report: Path, result: SoakResult) -> None:
 class _Shuffler:
     """Moves Start, End and some obstacles to random places, as a careless user might."""
 
-    def __init__(self, app: SimApp, rng: random.Random) -> None:
-        self._app, self._rng = app, rng
-        grid = app.grid
+    def __init__(
+        self,
+        *,
+        world: World,
+        grid: GridManager,
+        view: SearchView,
+        panel: SearchPanel,
+        rng: random.Random,
+    ) -> None:
+        self._world, self._view, self._panel, self._rng = world, view, panel, rng
         self._low = grid.origin
         self._size = (
             grid.num_of_columns * grid.grid_cell_size,
@@ -296,7 +327,7 @@ class _Shuffler:
         )
 
     def shuffle(self) -> None:
-        world = self._app.world
+        world = self._world
         movers = [world.find_with_tag(tag) for tag in (Tag.START, Tag.END)]
         obstacles = [obj for obj in world.find_all_with_tag(Tag.OBSTACLE) if obj.alive]
         count = min(OBSTACLES_PER_SHUFFLE, len(obstacles))
@@ -313,7 +344,7 @@ class _Shuffler:
         from sim.navigation.catalogue import SearchKind
         from sim.search_view.settings import HEURISTICS
 
-        rng, view = self._rng, self._app.search_view
+        rng, view = self._rng, self._view
         action = rng.randrange(8)
         if action == 7:
             view.toggle()  # closed for a while, or opened afresh
@@ -334,7 +365,7 @@ class _Shuffler:
         elif action == 5:
             view.to_end()
         else:
-            self._app.search_panel.toggle_compare()
+            self._panel.toggle_compare()
         if not view.playing:
             view.play_pause()
 

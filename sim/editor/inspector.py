@@ -5,8 +5,8 @@ the scene file allows for it (`sim.editor.inspector_fields`): position, scale an
 cubes the editor moves (Start, End, obstacles, terrain patches), a patch's terrain cost, an
 agent's speed, radius and mode, the settings of a mover, rotator or door (from `SceneMotion`,
 which carries the motion on from where it is with the new numbers). Tab focuses a field; while
-one has the keyboard it takes every key (`captured`, offered each key of the controls table
-first; `bind_typing` takes the others), so the scene's one-letter keys do not fire: what is
+one has the keyboard the app's mode owner gives it every key (`field_key` for the keys of the
+controls table, `typed_key` for the others), so the scene's one-letter keys do not fire: what is
 typed shows in the field, Enter applies it, Tab / Up / Down move to another field, Esc lets go
 of the keyboard. A typed value is read as in a scene file (numbers, words, and lists of them
 with commas or spaces between) and checked by the scene file's own readers (`sim.scene.values`,
@@ -25,10 +25,9 @@ from __future__ import annotations
 import math
 import re
 import tomllib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final
 
-from direct.showbase.DirectObject import DirectObject
 from panda3d.core import NodePath
 
 from sim.components.agent_controller import AgentController
@@ -53,7 +52,6 @@ from sim.scene.spec import SceneSpec
 from sim.scene.values import Reader
 
 if TYPE_CHECKING:
-    from sim.app.composition import SimApp
     from sim.components.grid_manager import GridManager
     from sim.components.motion import SceneMotion
     from sim.editor.editor import SceneEditor
@@ -147,7 +145,6 @@ class Inspector(Component):
         root: NodePath,
         panel: InspectorPanel,
         notify: Callable[[str], None],
-        busy: Callable[[], bool] = lambda: False,
         turns_itself: Callable[[str], bool] = lambda _name: False,
         motion: SceneMotion | None = None,
     ) -> None:
@@ -157,35 +154,10 @@ class Inspector(Component):
         self._turns_itself = turns_itself
         self._editor, self._grid, self._panel, self._notify = editor, grid, panel, notify
         self._root = root  # the frame the outline is drawn in
-        self._busy = busy  # while True (a modal menu is open) the inspector takes no keys
-        self._keys = DirectObject()
         self._shown: GameObject | None = None
         self.focused: int | None = None
         self.typed = ""
         self.error: str | None = None
-
-    @classmethod
-    def attach(cls, app: SimApp, *, table_keys: Iterable[str]) -> Inspector:
-        """Make `app`'s inspector; it types the keys of `TYPED_CHARS` not in `table_keys`."""
-        inspector = app.world.spawn("inspector").add_component(
-            cls(
-                editor=app.editor,
-                grid=app.grid,
-                root=app.world.root,
-                panel=InspectorPanel(app.base.a2dRightCenter),
-                notify=app.notify,
-                busy=lambda: app.generator_menu.opened,
-                turns_itself=lambda name: _has_rotator(app.options.scene, name),
-                motion=app.motion,
-            )
-        )
-        inspector.bind_typing(set(TYPED_CHARS) - set(table_keys))
-        return inspector
-
-    def bind_typing(self, keys: Iterable[str]) -> None:
-        """Take `keys` (and Backspace) while a field has the keyboard: keys no one else binds."""
-        for key in [*keys, "backspace"]:
-            self._keys.accept(key, self._typed_key, [key])
 
     @property
     def selected(self) -> GameObject | None:
@@ -201,19 +173,14 @@ class Inspector(Component):
 
     # --- keys ------------------------------------------------------------------------------
 
-    def captured(self, key: str) -> bool:
-        """Handle a key of the controls table while a field has the keyboard (then all keys)."""
-        if self.focused is None or self._busy():
-            return False
-        self._field_key(key)
-        return True
-
-    def _typed_key(self, key: str) -> None:
+    def typed_key(self, key: str) -> None:
+        """A key the controls table leaves free, while a field has the keyboard: typed."""
         # Ctrl+Z, Ctrl+S and the like belong to the editor, whose own binding runs them.
-        if self.focused is not None and not self._busy() and not self._editor.control_held():
-            self._field_key(key)
+        if self.focused is not None and not self._editor.control_held():
+            self.field_key(key)
 
-    def _field_key(self, key: str) -> None:
+    def field_key(self, key: str) -> None:
+        """A key while a field has the keyboard: typed, Enter applies, Tab and arrows move."""
         count = len(self.fields)
         if self.focused is None or count == 0:
             self.focused = None
@@ -389,11 +356,11 @@ class Inspector(Component):
         return self._panel
 
     def on_destroy(self) -> None:
-        """Drop the typing keys and the panel."""
-        self._keys.ignore_all()
+        """Drop the panel."""
         self._panel.destroy()
 
 
-def _has_rotator(scene: SceneSpec, name: str) -> bool:
+def has_rotator(scene: SceneSpec, name: str) -> bool:
+    """Whether `scene`'s object called `name` has a rotator (which sets its heading itself)."""
     spec = scene.find(name)
     return spec is not None and spec.rotator is not None

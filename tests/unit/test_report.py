@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from sim.app.report import validate_report, write_json_atomic
+from sim.app.report import validate_report
+from sim.files import write_json_atomic
 
 IDLE_VIEW: dict[str, Any] = {
     "open": False,
