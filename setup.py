@@ -2,43 +2,53 @@
 
 from setuptools import Extension, setup
 
+# The headers the C files include by relative path (so gcc alone, as .ci/sanitize runs it, finds
+# them too); listed so that a change to one rebuilds the extensions that include it.
+COMMON = "sim/navigation/_common.h"
+SEARCH_COMMON = "sim/navigation/searches/_search_common.h"
+GRID_SEARCH = "sim/navigation/searches/_grid_search.h"
+
 setup(
     ext_modules=[
         Extension(
             "sim.navigation.searches._kernel",
             ["sim/navigation/searches/_kernel.c"],
-            depends=["sim/navigation/searches/_grid_search.h"],
+            depends=[COMMON, SEARCH_COMMON, GRID_SEARCH],
             optional=True,
             extra_compile_args=["-O3"],
         ),
         Extension(
             "sim.crowd._avoidance",
             ["sim/crowd/_avoidance.c"],
+            depends=[COMMON],
             optional=True,
             extra_compile_args=["-O3"],
         ),
         Extension(
             "sim.navigation.searches._incremental",
             ["sim/navigation/searches/_incremental.c"],
+            depends=[COMMON, SEARCH_COMMON],
             optional=True,
             extra_compile_args=["-O3"],
         ),
         Extension(
             "sim.navigation.regions._regions",
             ["sim/navigation/regions/_regions.c"],
+            depends=[COMMON],
             optional=True,
             extra_compile_args=["-O3"],
         ),
         Extension(
             "sim.navigation.regions._apart",
             ["sim/navigation/regions/_apart.c"],
+            depends=[COMMON],
             optional=True,
             extra_compile_args=["-O3"],
         ),
         Extension(
             "sim.navigation.searches._jps",
             ["sim/navigation/searches/_jps.c"],
-            depends=["sim/navigation/searches/_grid_search.h"],
+            depends=[COMMON, SEARCH_COMMON, GRID_SEARCH],
             optional=True,
             extra_compile_args=["-O3"],
         ),

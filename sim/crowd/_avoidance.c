@@ -19,22 +19,11 @@
  * scan order never shows in the result.
  *
  * Bit-identical sums need the compiler not to fuse a * b + c into one FMA instruction (which
- * rounds once instead of twice); the pragmas below forbid that on GCC and Clang.
+ * rounds once instead of twice); the pragmas of ../navigation/_common.h forbid that on GCC and
+ * Clang.
  * The GIL is released while agents are solved; the buffers stay pinned by their views.
  */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
-
-#include <math.h>
-#include <stdint.h>
-#include <stdlib.h>
-#include <string.h>
-
-#if defined(__clang__)
-#pragma clang fp contract(off)
-#elif defined(__GNUC__)
-#pragma GCC optimize("fp-contract=off")
-#endif
+#include "../navigation/_common.h"
 
 #define EPSILON 1e-5        /* orca.EPSILON */
 #define MAX_SPREAD 268435456.0 /* 2**28, avoidance.MAX_SPREAD */
@@ -478,16 +467,6 @@ static void solve_agent(const Step *s, Py_ssize_t i, const Neighbour *near, Py_s
 
 /* ---- Buffers ---- */
 
-static int format_is(const Py_buffer *view, char code) {
-    const char *f = view->format;
-    if (f == NULL) return code == 'B';
-    if (f[0] == '@' || f[0] == '=' || f[0] == '<' || f[0] == '|') {
-        if (f[0] == '<' && PY_BIG_ENDIAN) return 0;
-        f++;
-    }
-    return f[0] == code && f[1] == '\0';
-}
-
 /* Views are released by the caller through `release` on every path. */
 typedef struct {
     Py_buffer views[10];
@@ -516,11 +495,6 @@ static Py_buffer *take(Views *v, PyObject *obj, const char *name, Py_ssize_t ite
     return view;
 }
 
-static int overlaps(const Py_buffer *a, const Py_buffer *b) {
-    const char *a0 = a->buf, *b0 = b->buf;
-    return a->len > 0 && b->len > 0 && a0 < b0 + b->len && b0 < a0 + a->len;
-}
-
 static int parse_positions(Views *v, PyObject *obj, Py_ssize_t *n) {
     Py_buffer *view = &v->views[v->count];
     if (PyObject_GetBuffer(obj, view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return 0;
@@ -533,6 +507,16 @@ static int parse_positions(Views *v, PyObject *obj, Py_ssize_t *n) {
     }
     *n = view->len / 16;
     return 1;
+}
+
+/* The exception for a grid_build that returned `built` (not 1), or that never ran (0: the
+ * lists it needs could not be allocated). */
+static void grid_build_failed(int built) {
+    if (built == -1)
+        PyErr_SetString(PyExc_ValueError,
+                        "positions spread over more than 2**28 neighbour distances");
+    else
+        PyErr_NoMemory();
 }
 
 PyDoc_STRVAR(avoid_doc,
@@ -579,7 +563,7 @@ static PyObject *avoidance_avoid(PyObject *module, PyObject *args) {
         goto fail;
     if ((out = take(&v, out_obj, "out", 2 * n, 'd', 'd', 8, 1)) == NULL) goto fail;
     for (int k = 0; k < v.count; k++) {
-        if (&v.views[k] != out && overlaps(&v.views[k], out)) {
+        if (&v.views[k] != out && views_overlap(&v.views[k], out)) {
             PyErr_SetString(PyExc_ValueError, "out must not share memory with the input");
             goto fail;
         }
@@ -624,13 +608,8 @@ static PyObject *avoidance_avoid(PyObject *module, PyObject *args) {
     free(near);
     free(lines);
     free(projected);
-    if (built == -1) {
-        PyErr_SetString(PyExc_ValueError,
-                        "positions spread over more than 2**28 neighbour distances");
-        goto fail;
-    }
-    if (built == 0) {
-        PyErr_NoMemory();
+    if (built != 1) {
+        grid_build_failed(built);
         goto fail;
     }
     release(&v);
@@ -661,7 +640,7 @@ static PyObject *avoidance_neighbours(PyObject *module, PyObject *args) {
     }
     Py_buffer *out = take(&v, out_obj, "out", n * keep, 'q', 'l', 8, 1);
     if (out == NULL) goto fail;
-    if (overlaps(&v.views[0], out)) {
+    if (views_overlap(&v.views[0], out)) {
         PyErr_SetString(PyExc_ValueError, "out must not share memory with positions");
         goto fail;
     }
@@ -683,13 +662,8 @@ static PyObject *avoidance_neighbours(PyObject *module, PyObject *args) {
         Py_END_ALLOW_THREADS
     }
     free(near);
-    if (built == -1) {
-        PyErr_SetString(PyExc_ValueError,
-                        "positions spread over more than 2**28 neighbour distances");
-        goto fail;
-    }
-    if (built == 0) {
-        PyErr_NoMemory();
+    if (built != 1) {
+        grid_build_failed(built);
         goto fail;
     }
     release(&v);

@@ -1,4 +1,5 @@
-"""Grids drawn as text: read one from ASCII for a test, draw one for a failure message."""
+"""Grids drawn as text (read one from ASCII for a test, draw one for a failure message), and
+grids with cells opened."""
 
 from __future__ import annotations
 
@@ -12,6 +13,14 @@ def grid(text: str) -> NDArray[np.bool_]:
     """'.' is open, '#' a wall; one row a line."""
     rows = [line.strip() for line in text.strip().splitlines()]
     return np.array([[char == "." for char in row] for row in rows], dtype=bool)
+
+
+def opened(walkable: NDArray[np.bool_], cells: Sequence[tuple[int, int]]) -> NDArray[np.bool_]:
+    """A copy of `walkable` with `cells` made walkable."""
+    grid = walkable.copy()
+    for cell in cells:
+        grid[cell] = True
+    return grid
 
 
 def ascii_grid(walkable: NDArray[np.bool_], cells: Sequence[tuple[int, int]] = ()) -> str:

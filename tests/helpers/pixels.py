@@ -7,10 +7,23 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import NDArray
-from panda3d.core import GraphicsOutput
+from panda3d.core import GraphicsOutput, Point3
 
 if TYPE_CHECKING:
     from sim.app.composition import SimApp
+
+# An offscreen 320 x 240 window on the software renderer, for tests that open their own
+# ShowBase (load it with load_prc_file_data).
+OFFSCREEN_PRC = """
+load-display p3tinydisplay TinyOffscreenGraphicsPipe
+window-type offscreen
+win-size 320 240
+audio-library-name null
+sync-video false
+print-pipe-types false
+notify-level-device fatal
+model-cache-dir
+"""
 
 
 def screenshot_rgb(win: GraphicsOutput) -> NDArray[np.uint8]:
@@ -64,3 +77,20 @@ def scene_pixels(app: SimApp) -> NDArray[np.uint8]:
         bottom = int((1 - low.z) / 2 * height) + 2
         image[top:bottom, left:right] = 0
     return image
+
+
+def pixel(app: SimApp, cell: tuple[int, int], z: float) -> tuple[int, int]:
+    """A pixel inside `cell`, off the diagonal its quad's two triangles share.
+
+    The software renderer draws a pixel on that edge for both triangles, blending it twice.
+    """
+    x, y = app.grid.cell_to_world(cell)
+    found = app.screen_of_point(Point3(x + 0.3 * app.grid.grid_cell_size, y, z))
+    assert found is not None, f"cell {cell} is off screen"
+    return found
+
+
+def blended(under: NDArray[np.float64], color: tuple[float, ...]) -> NDArray[np.float64]:
+    """What a translucent quad of `color` over `under` (0..255 RGB) shows."""
+    alpha = color[3]
+    return under * (1.0 - alpha) + np.array(color[:3]) * 255.0 * alpha

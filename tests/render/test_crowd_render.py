@@ -25,20 +25,10 @@ from sim.engine.markers import MARKER_Z, MarkerBatch
 from sim.engine.projection import world_to_pixel
 from sim.scene.file import load_scene
 from tests.helpers.paths import SCENES_DIR, artifact
-from tests.helpers.pixels import dominant, near, rgb, screenshot_rgb
+from tests.helpers.pixels import OFFSCREEN_PRC, dominant, near, rgb, screenshot_rgb
 
 pytestmark = pytest.mark.render
 
-PRC = """
-load-display p3tinydisplay TinyOffscreenGraphicsPipe
-window-type offscreen
-win-size 320 240
-audio-library-name null
-sync-video false
-print-pipe-types false
-notify-level-device fatal
-model-cache-dir
-"""
 SIZE = (320, 240)
 CAMERA_HEIGHT = 30.0  # straight down: about 22 x 16 world units in view
 BACKGROUND = (0.3, 0.3, 0.3, 1.0)
@@ -49,7 +39,7 @@ CROWD_COUNT = 8  # a scene with this many agents or more is a crowd scene
 
 @pytest.fixture
 def showbase() -> Iterator[ShowBase]:
-    page = load_prc_file_data("test_crowd_render", PRC)
+    page = load_prc_file_data("test_crowd_render", OFFSCREEN_PRC)
     base = ShowBase()
     base.disable_mouse()
     base.set_background_color(*BACKGROUND)

@@ -12,20 +12,10 @@ from panda3d.core import Filename, load_prc_file_data, unload_prc_file
 
 from sim.engine import Gizmos
 from tests.helpers.paths import artifact
-from tests.helpers.pixels import dominant, screenshot_rgb
+from tests.helpers.pixels import OFFSCREEN_PRC, dominant, screenshot_rgb
 
 pytestmark = pytest.mark.render
 
-PRC = """
-load-display p3tinydisplay TinyOffscreenGraphicsPipe
-window-type offscreen
-win-size 320 240
-audio-library-name null
-sync-video false
-print-pipe-types false
-notify-level-device fatal
-model-cache-dir
-"""
 # The default camera sits at the origin looking down +Y; at y = 10 it sees about x, z in
 # [-3.6, 3.6] x [-2.7, 2.7]. Red lines run across the lower half, the blue quad sits upper right,
 # and an opaque green quad nearer the camera covers the left third of the lines.
@@ -39,7 +29,7 @@ GREEN_OCCLUDER = [[(-3.0, 8.0, -2.5), (-1.0, 8.0, -2.5), (-1.0, 8.0, 0.0), (-3.0
 
 @pytest.fixture
 def showbase() -> Iterator[ShowBase]:
-    page = load_prc_file_data("test_gizmos_render", PRC)
+    page = load_prc_file_data("test_gizmos_render", OFFSCREEN_PRC)
     base = ShowBase()
     yield base
     base.destroy()

@@ -14,6 +14,7 @@ from sim.config import AgentMode
 from sim.editor.selection import OUTLINE_COLOR
 from sim.scene.file import load_scene
 from sim.scene.merge import spec_settings
+from tests.helpers.inspector import focus, select, type_into
 from tests.helpers.paths import DEFAULT_SCENE, SCENES_DIR
 from tests.helpers.virtual_mouse import Mouse
 
@@ -27,30 +28,6 @@ def pixel_of(app, x, y, z=0.0):
     pixel = app.screen_of_point(Point3(x, y, z))
     assert pixel is not None, f"({x}, {y}) is not on screen"
     return pixel
-
-
-def select(app, mouse, name):
-    obj = app.world.find(name)
-    mouse.click(app.screen_of(obj))
-    assert app.editor.selected is obj
-    return obj
-
-
-def type_into(mouse, text: str) -> None:
-    names = {" ": "space"}
-    for char in text:
-        mouse.key(names.get(char, char))
-    mouse.key("enter")
-
-
-def focus(app, mouse, key: str) -> None:
-    """Tab to the field `key` of the selection."""
-    mouse.key("tab")
-    for _ in range(len(app.inspector.fields)):
-        if app.inspector.fields[app.inspector.focused].key == key:
-            return
-        mouse.key("tab")
-    raise AssertionError(f"no field {key}")
 
 
 def screenshot(app) -> np.ndarray:

@@ -12,6 +12,7 @@ from panda3d.core import KeyboardButton
 from sim.config import MoverMode
 from sim.scene.file import load_scene, parse_scene
 from sim.scene.spec import SceneError
+from tests.helpers.inspector import focus, select, type_into
 from tests.helpers.paths import SCENES_DIR
 from tests.helpers.virtual_mouse import Mouse
 
@@ -31,30 +32,6 @@ def traffic(open_app):
     mouse = Mouse(app)
     app.step()
     return app, mouse
-
-
-def select(app, mouse, name):
-    obj = app.world.find(name)
-    mouse.click(app.screen_of(obj))
-    assert app.editor.selected is obj
-    return obj
-
-
-def type_into(mouse, text: str) -> None:
-    names = {" ": "space"}
-    for char in text:
-        mouse.key(names.get(char, char))
-    mouse.key("enter")
-
-
-def focus(app, mouse, key: str) -> None:
-    """Tab to the field `key` of the selection."""
-    mouse.key("tab")
-    for _ in range(len(app.inspector.fields)):
-        if app.inspector.fields[app.inspector.focused].key == key:
-            return
-        mouse.key("tab")
-    raise AssertionError(f"no field {key}")
 
 
 def run(app, frames: int) -> None:

@@ -13,7 +13,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from panda3d.core import Point3
 
 from sim.components import no_path
 from sim.components.no_path import (
@@ -26,7 +25,7 @@ from sim.components.no_path import (
 )
 from sim.navigation.regions.explain import explain_no_path
 from tests.helpers.paths import SCENES_DIR, artifact
-from tests.helpers.pixels import screenshot_rgb
+from tests.helpers.pixels import blended, pixel, screenshot_rgb
 
 pytestmark = pytest.mark.render
 
@@ -38,23 +37,6 @@ HUD_LINE = "  No path: remove these 2 cells (yellow) to join Start and End"
 # End's room (its north-west corner, clear of the End cube), and a fix cell (under the ring).
 START_CELL, GOAL_CELL, FIX_CELL = (10, 2), (8, 14), (4, 15)
 BLEND_TOLERANCE = 14  # 0..255 per channel: the software renderer's rounding, with margin
-
-
-def pixel(app, cell: tuple[int, int], z: float) -> tuple[int, int]:
-    """A pixel inside `cell`, off the diagonal its quad's two triangles share.
-
-    The software renderer draws a pixel on that edge for both triangles, blending it twice.
-    """
-    x, y = app.grid.cell_to_world(cell)
-    found = app.screen_of_point(Point3(x + 0.3 * app.grid.grid_cell_size, y, z))
-    assert found is not None, f"cell {cell} is off screen"
-    return found
-
-
-def blended(under: np.ndarray, color: tuple[float, ...]) -> np.ndarray:
-    """What a translucent quad of `color` over `under` (0..255 RGB) shows."""
-    alpha = color[3]
-    return under * (1.0 - alpha) + np.array(color[:3]) * 255.0 * alpha
 
 
 def test_walled_scene_shades_both_regions_and_the_fix_cells(open_app) -> None:

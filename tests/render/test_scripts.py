@@ -20,20 +20,15 @@ from sim.navigation import box_footprint
 from sim.scene.grid import obstacle_box
 from tests.helpers.paths import SCENES_DIR, artifact
 from tests.helpers.reports import read_report
+from tests.helpers.scenes import GRID_10
 
 pytestmark = pytest.mark.render
 
 SCRIPTED = SCENES_DIR / "scripted.toml"
 
-CORRIDOR = """\
-version = 1
-
-[grid]
-origin = [0.0, 0.0]
-rows = 10
-columns = 10
-cell_size = 1.0
-
+CORRIDOR = (
+    GRID_10
+    + """
 [[objects]]
 name = "start"
 tag = "Start"
@@ -59,6 +54,7 @@ scale = [1.0, 8.0, 1.0]
 file = "scripts/{file}"
 class = "{name}"
 """
+)
 
 SLIDE = """\
 from sim.scripting import Script

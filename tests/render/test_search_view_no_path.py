@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from panda3d.core import Point3
 
 from sim.components import no_path
 from sim.components.no_path import FIX_COLOR, FIX_Z
@@ -21,7 +20,7 @@ from sim.navigation.regions.explain import explain_no_path
 from sim.navigation.replay.log import CellStatus
 from sim.search_view.no_path_view import GOAL_COLOR, KEYS, REGION_Z, START_COLOR
 from tests.helpers.paths import SCENES_DIR, artifact
-from tests.helpers.pixels import screenshot_rgb
+from tests.helpers.pixels import blended, pixel, screenshot_rgb
 from tests.helpers.virtual_mouse import Mouse
 
 pytestmark = pytest.mark.render
@@ -32,19 +31,6 @@ EXPLANATION = {"start_region_cells": 221, "goal_region_cells": 9, "fix_cells": [
 # one of End's room (never reached), and a fix cell (under the ring).
 START_CELL, GOAL_CELL, FIX_CELL = (10, 2), (8, 14), (4, 15)
 BLEND_TOLERANCE = 14  # 0..255 per channel: the software renderer's rounding, with margin
-
-
-def pixel(app, cell: tuple[int, int], z: float) -> tuple[int, int]:
-    """A pixel inside `cell`, off the diagonal its quad's two triangles share."""
-    x, y = app.grid.cell_to_world(cell)
-    found = app.screen_of_point(Point3(x + 0.3 * app.grid.grid_cell_size, y, z))
-    assert found is not None, f"cell {cell} is off screen"
-    return found
-
-
-def blended(under: np.ndarray, color: tuple[float, ...]) -> np.ndarray:
-    alpha = color[3]
-    return under * (1.0 - alpha) + np.array(color[:3]) * 255.0 * alpha
 
 
 def at_end(app) -> None:

@@ -366,26 +366,9 @@ def typing_cycles() -> dict[str, list[list[str]]]:
     return found
 
 
-# The circles other branches are removing, failing here until their work is merged.
-CYCLES_BEING_REMOVED = {
-    "sim.components": "agent_controller <-> crowd_sim, agent_route <-> grid_manager",
-    "sim.navigation": "searches.kernel <-> searches.landmarks",
-}
-
-
 @pytest.mark.parametrize(
     "package",
-    [
-        pytest.param(
-            package,
-            marks=pytest.mark.xfail(
-                strict=True, reason=f"{package}: {CYCLES_BEING_REMOVED[package]}"
-            ),
-        )
-        if package in CYCLES_BEING_REMOVED
-        else package
-        for package in [*PACKAGES, "sim", ACROSS_PACKAGES]
-    ],
+    [*PACKAGES, "sim", ACROSS_PACKAGES],
 )
 def test_no_import_cycles_even_through_typing_only_imports(package: str) -> None:
     assert typing_cycles().get(package, []) == []
@@ -417,10 +400,6 @@ def test_no_module_is_longer_than_600_lines(module: str) -> None:
     assert lines <= MAX_MODULE_LINES, f"{module} has {lines} lines"
 
 
-# Folders still above the limit in this branch, whose owners are regrouping them.
-FOLDERS_BEING_REGROUPED = {"sim.components": "its non-components are moving to sim.crowd"}
-
-
 def package_folders() -> list[Path]:
     """Every package folder under sim/ (sim/ itself included)."""
     return sorted(path.parent for path in SIM.rglob("__init__.py"))
@@ -428,15 +407,7 @@ def package_folders() -> list[Path]:
 
 @pytest.mark.parametrize(
     "package",
-    [
-        pytest.param(
-            name,
-            marks=pytest.mark.xfail(strict=True, reason=FOLDERS_BEING_REGROUPED[name]),
-        )
-        if name in FOLDERS_BEING_REGROUPED
-        else name
-        for name in (module_name(folder / "__init__.py") for folder in package_folders())
-    ],
+    [module_name(folder / "__init__.py") for folder in package_folders()],
 )
 def test_no_folder_holds_more_than_20_modules(package: str) -> None:
     # Past about 20 modules a folder wants families (as navigation got searches/, replay/ ...).

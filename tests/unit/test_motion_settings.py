@@ -4,8 +4,6 @@ on without a jump, and Ctrl+S writes the new numbers into the right table (no wi
 from __future__ import annotations
 
 import dataclasses
-import shutil
-from pathlib import Path
 
 import pytest
 from panda3d.core import NodePath
@@ -14,11 +12,11 @@ from sim.components.motion import Motion, SceneMotion
 from sim.config import DoorConfig, MoverConfig, MoverMode, RotatorConfig, Tag
 from sim.engine import GameObject, World
 from sim.scene.file import load_scene
-from sim.scene.merge import MergeBase, ObjectState, Setting, merge_objects, spec_settings
+from sim.scene.merge import Setting, merge_objects, spec_settings
 from sim.scene.motion_paths import MoverRoute, door_is_open
-from sim.scene.spec import SceneSpec
 from sim.scene.writer import SceneSaveError, save_scene
 from tests.helpers.paths import SCENES_DIR
+from tests.helpers.scenes import app_states, copied
 
 TRAFFIC = SCENES_DIR / "traffic.toml"
 DT = 1 / 60
@@ -142,24 +140,6 @@ def test_a_door_follows_the_schedule_of_its_new_numbers() -> None:
 # --- saving -----------------------------------------------------------------------------------
 
 
-def copied(tmp_path: Path) -> tuple[Path, SceneSpec, MergeBase]:
-    path = Path(shutil.copy(TRAFFIC, tmp_path / TRAFFIC.name))
-    loaded = load_scene(path)
-    return path, loaded, MergeBase.loaded(loaded)
-
-
-def app_states(loaded: SceneSpec, **settings: dict[str, Setting]) -> list[ObjectState]:
-    """The loaded objects, with the settings given by name changed."""
-    states = []
-    for obj in loaded.listed_objects:
-        state = ObjectState.from_spec(obj)
-        if obj.name in settings:
-            merged = {**dict(state.settings), **settings[obj.name]}
-            state = dataclasses.replace(state, settings=tuple(merged.items()))
-        states.append(state)
-    return states
-
-
 def test_the_motion_settings_are_the_inspectors_settings() -> None:
     loaded = load_scene(TRAFFIC)
     settings = {obj.name: dict(spec_settings(obj)) for obj in loaded.listed_objects}
@@ -174,7 +154,7 @@ def test_the_motion_settings_are_the_inspectors_settings() -> None:
 
 
 def test_changed_motion_settings_are_written_into_their_tables_and_nothing_else(tmp_path):
-    path, loaded, base = copied(tmp_path)
+    path, loaded, base = copied(TRAFFIC, tmp_path)
     before = path.read_text(encoding="utf-8")
     changes: dict[str, dict[str, Setting]] = {
         "slider_north": {"mover.speed": 4.0, "mover.mode": "loop"},
@@ -212,14 +192,14 @@ def test_changed_motion_settings_are_written_into_their_tables_and_nothing_else(
 
 
 def test_unchanged_motion_settings_write_nothing(tmp_path):
-    path, loaded, base = copied(tmp_path)
+    path, loaded, base = copied(TRAFFIC, tmp_path)
     before = path.read_bytes()
     save_scene(path, app_states(loaded), base=base)
     assert path.read_bytes() == before
 
 
 def test_a_motion_setting_changed_on_disk_and_differently_in_the_app_is_a_conflict(tmp_path):
-    path, loaded, base = copied(tmp_path)
+    path, loaded, base = copied(TRAFFIC, tmp_path)
     text = path.read_text(encoding="utf-8")
     path.write_text(text.replace("period_s = 6.0", "period_s = 8.0"), encoding="utf-8")
     on_disk = load_scene(path).listed_objects

@@ -15,6 +15,7 @@ import pytest
 from numpy.typing import NDArray
 
 from sim.navigation.regions.explain import NoPathExplanation, explain_no_path
+from tests.helpers.grids import opened
 
 Cell = tuple[int, int]
 ORTHOGONAL = ((-1, 0), (1, 0), (0, -1), (0, 1))
@@ -45,13 +46,6 @@ def flood(walkable: NDArray[np.bool_], start: Cell, *, diagonal: bool) -> set[Ce
 
 def joined(walkable: NDArray[np.bool_], start: Cell, goal: Cell, *, diagonal: bool) -> bool:
     return goal in flood(walkable, start, diagonal=diagonal)
-
-
-def opened(walkable: NDArray[np.bool_], cells: tuple[Cell, ...]) -> NDArray[np.bool_]:
-    grid = walkable.copy()
-    for cell in cells:
-        grid[cell] = True
-    return grid
 
 
 def fewest_by_brute_force(

@@ -16,6 +16,7 @@ from numpy.typing import NDArray
 
 from sim.navigation.diagonal import DiagonalRule
 from sim.navigation.regions.explain import explain_no_path
+from tests.helpers.grids import opened
 
 Cell = tuple[int, int]
 ORTHOGONAL = ((-1, 0), (1, 0), (0, -1), (0, 1))
@@ -48,13 +49,6 @@ def flood(walkable: NDArray[np.bool_], start: Cell, rule: str) -> set[Cell]:
             seen.add(near)
             frontier.append(near)
     return seen
-
-
-def opened(walkable: NDArray[np.bool_], cells: tuple[Cell, ...]) -> NDArray[np.bool_]:
-    grid = walkable.copy()
-    for cell in cells:
-        grid[cell] = True
-    return grid
 
 
 def joins(

@@ -29,23 +29,19 @@ from sim.scene.motion_paths import (
 )
 from sim.scene.spec import SceneError, SceneSpec
 from tests.helpers.paths import SCENES_DIR
+from tests.helpers.scenes import GRID_10
 
 TRAFFIC = SCENES_DIR / "traffic.toml"
-HEAD = """\
-version = 1
-
-[grid]
-origin = [0.0, 0.0]
-rows = 10
-columns = 10
-cell_size = 1.0
-
+HEAD = (
+    GRID_10
+    + """
 [[objects]]
 name = "thing"
 tag = "{tag}"
 model = "cube"
 pos = [2.0, 2.0, 0.0]
 """
+)
 MOVER = "[objects.mover]\nwaypoints = [[6.0, 2.0], [6.0, 6.0]]\nspeed = 2.0\n"
 ROTATOR = "[objects.rotator]\ndeg_per_s = 30.0\n"
 DOOR = "[objects.door]\nperiod_s = 6.0\nopen_fraction = 0.5\n"

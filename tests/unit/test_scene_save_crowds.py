@@ -13,6 +13,7 @@ from sim.scene.file import load_scene
 from sim.scene.merge import MergeBase, ObjectState, without_crowds
 from sim.scene.spec import ObjectSpec, SceneSpec
 from sim.scene.writer import save_scene
+from tests.helpers.scenes import GRID_10
 
 CROWD_SCENE = """\
 # two crowds that swap sides
@@ -71,15 +72,9 @@ count = 5
 area = [15.0, 6.0, 19.0, 14.0]
 agent = { target = "west", avoidance = true }
 """
-ONLY_CROWDS = """\
-version = 1
-
-[grid]
-origin = [0.0, 0.0]
-rows = 10
-columns = 10
-cell_size = 1.0
-
+ONLY_CROWDS = (
+    GRID_10
+    + """
 # the crowd
 [[crowds]]
 count = 3
@@ -88,6 +83,7 @@ area = [1.0, 1.0, 4.0, 3.0]
 [crowds.agent]
 speed = 2.0
 """
+)
 CRATE = ObjectState("crate", "Obstacle", "cube", (12.5, 16.5, 0.0), (1.0, 1.0, 1.0), 0.0)
 CRATE_TEXT = (
     '[[objects]]\nname = "crate"\ntag = "Obstacle"\nmodel = "cube"\npos = [12.5, 16.5, 0.0]\n'

@@ -2,37 +2,15 @@
 
 from __future__ import annotations
 
-import dataclasses
-import shutil
-from pathlib import Path
-
 import pytest
 
 from sim.scene.file import list_scenes, load_scene
-from sim.scene.merge import MergeBase, ObjectState, Setting, spec_settings
-from sim.scene.spec import SceneSpec
+from sim.scene.merge import MergeBase, Setting, spec_settings
 from sim.scene.writer import SceneSaveError, save_scene
+from tests.helpers.scenes import app_states, copied
 
 TERRAIN_SCENE = next(path for path in list_scenes() if path.stem == "terrain")
 DEFAULT_SCENE = next(path for path in list_scenes() if path.stem == "default")
-
-
-def copied(scene: Path, tmp_path: Path) -> tuple[Path, SceneSpec, MergeBase]:
-    path = Path(shutil.copy(scene, tmp_path / scene.name))
-    loaded = load_scene(path)
-    return path, loaded, MergeBase.loaded(loaded)
-
-
-def app_states(loaded: SceneSpec, **settings: dict[str, Setting]) -> list[ObjectState]:
-    """The loaded objects, with the settings given by name changed."""
-    states = []
-    for obj in loaded.listed_objects:
-        state = ObjectState.from_spec(obj)
-        if obj.name in settings:
-            merged = {**dict(state.settings), **settings[obj.name]}
-            state = dataclasses.replace(state, settings=tuple(merged.items()))
-        states.append(state)
-    return states
 
 
 def test_a_terrain_cost_and_agent_settings_changed_in_the_app_are_written(tmp_path):

@@ -10,22 +10,18 @@ from sim.scene.file import load_scene
 from sim.scene.spec import SceneError, SceneSpec
 from sim.scene.writer import ObjectState, save_scene
 from tests.helpers.paths import SCENES_DIR
+from tests.helpers.scenes import GRID_10
 
-HEAD = """\
-version = 1
-
-[grid]
-origin = [0.0, 0.0]
-rows = 10
-columns = 10
-cell_size = 1.0
-
+HEAD = (
+    GRID_10
+    + """
 [[objects]]
 name = "spinner"
 tag = "Obstacle"
 model = "cube"
 pos = [2.0, 2.0, 0.0]
 """
+)
 SCRIPT = "from sim.scripting import Script\n\n\nclass Spin(Script):\n    pass\n"
 TABLE = '[[objects.scripts]]\nfile = "scripts/spin.py"\nclass = "Spin"\n'
 

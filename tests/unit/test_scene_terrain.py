@@ -29,17 +29,12 @@ from sim.scene.merge import ObjectState
 from sim.scene.spec import SceneError, SceneSpec
 from sim.scene.writer import save_scene
 from tests.helpers.paths import SCENES_DIR
+from tests.helpers.scenes import GRID_10
 
 TERRAIN_SCENE = SCENES_DIR / "terrain.toml"
-HEAD = """\
-version = 1
-
-[grid]
-origin = [0.0, 0.0]
-rows = 10
-columns = 10
-cell_size = 1.0
-
+HEAD = (
+    GRID_10
+    + """
 [[objects]]
 name = "mud"
 tag = "{tag}"
@@ -47,6 +42,7 @@ model = "cube"
 pos = [4.0, 4.0, 0.0]
 scale = [2.0, 2.0, 0.05]
 """
+)
 
 
 def document(*, tag: str = "Terrain", table: str = "[objects.terrain]\ncost = 4.0\n") -> str:

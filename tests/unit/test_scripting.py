@@ -17,16 +17,11 @@ from sim.scene.spec import SceneError
 from sim.scripting import Script, ScriptObject, ScriptWorld
 from sim.scripting.loader import load_scripts
 from sim.scripting.runner import ScriptRunner
+from tests.helpers.scenes import GRID_10
 
-SCENE = """\
-version = 1
-
-[grid]
-origin = [0.0, 0.0]
-rows = 10
-columns = 10
-cell_size = 1.0
-
+SCENE = (
+    GRID_10
+    + """
 [[objects]]
 name = "spinner"
 tag = "Obstacle"
@@ -43,6 +38,7 @@ tag = "End"
 model = "cube"
 pos = [7.0, 7.0, 0.0]
 """
+)
 
 RECORDER = """\
 from sim.scripting import Script

@@ -24,10 +24,7 @@
  * the proof rests only on the boundary as it is now (regions.py). The GIL is held throughout:
  * a labelling that releases it has already moved `version` on.
  */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
-
-#include <stdint.h>
+#include "../_common.h"
 
 typedef struct {
     PyObject *array;   /* weak reference to the walkable array, or NULL when empty */
@@ -49,20 +46,6 @@ static void memo_clear(void) {
     Py_CLEAR(memo.boundaries);
     PyBuffer_Release(&memo.labels);
     PyBuffer_Release(&memo.sizes);
-}
-
-static int format_is(const Py_buffer *view, char code) {
-    const char *f = view->format;
-    if (f == NULL) return code == 'B';
-    if (f[0] == '@' || f[0] == '=' || f[0] == '<' || f[0] == '|') {
-        if (f[0] == '<' && PY_BIG_ENDIAN) return 0; /* '<' is native on little-endian only */
-        f++;
-    }
-    return f[0] == code && f[1] == '\0';
-}
-
-static int is_int64(const Py_buffer *view) {
-    return view->itemsize == 8 && (format_is(view, 'q') || format_is(view, 'l'));
 }
 
 /* The walkable array's bytes, if it is still a C-contiguous height x width bool array: 1 with

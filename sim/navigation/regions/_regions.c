@@ -19,12 +19,7 @@
  * The GIL is held throughout: the callers keep a lock around a RegionMap anyway, and the work
  * per call is small except `label`, which releases it.
  */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
-
-#include <stdint.h>
-#include <stdlib.h>
-#include <string.h>
+#include "../_common.h"
 
 #define BLOCKED (-1)
 #define UNSEEN (-2)      /* `label`: walkable, no label yet */
@@ -419,16 +414,6 @@ static Py_ssize_t region_boundary(const Shape *g, int32_t *labels, Py_ssize_t se
 
 /* ---- the Python boundary ---------------------------------------------------------------- */
 
-static int format_is(const Py_buffer *view, char code) {
-    const char *f = view->format;
-    if (f == NULL) return code == 'B';
-    if (f[0] == '@' || f[0] == '=' || f[0] == '<' || f[0] == '|') {
-        if (f[0] == '<' && PY_BIG_ENDIAN) return 0; /* '<' is native on little-endian only */
-        f++;
-    }
-    return f[0] == code && f[1] == '\0';
-}
-
 /* Take a C-contiguous buffer of `count` items of `kind` ('?' bool, 'i' int32, 'q' int64);
  * count < 0 means any count (returned in *count_out). 0 with an exception on failure. */
 static int get_array(PyObject *obj, Py_buffer *view, const char *name, char kind,
@@ -436,7 +421,7 @@ static int get_array(PyObject *obj, Py_buffer *view, const char *name, char kind
     int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
     if (PyObject_GetBuffer(obj, view, flags) < 0) return 0;
     Py_ssize_t itemsize = kind == '?' ? 1 : kind == 'i' ? 4 : 8;
-    int format_ok = kind == 'q' ? format_is(view, 'q') || format_is(view, 'l') : format_is(view, kind);
+    int format_ok = kind == 'q' ? is_int64(view) : format_is(view, kind);
     if (view->itemsize != itemsize || !format_ok || view->len % itemsize != 0 ||
         (count >= 0 && view->len != count * itemsize)) {
         const char *type = kind == '?' ? "bool" : kind == 'i' ? "int32" : "int64";

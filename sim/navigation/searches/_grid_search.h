@@ -1,86 +1,36 @@
-/* What the compiled grid searches share (`_kernel.c`, `_jps.c`): the frontier, the per-cell
- * search state, the heuristics and a few buffer helpers. Each extension includes it and gets
- * its own copy (everything here is static; functions a file does not use are inline, so
- * unused ones raise no warning), with its own spare workspace.
+/* What the compiled best-first grid searches share (`_kernel.c`, `_jps.c`): the frontier, the
+ * per-cell search state, and the end of a search (its cost, its answer to Python). Each
+ * extension includes it and gets its own copy (everything here is static; functions a file
+ * does not use are inline, so unused ones raise no warning), with its own spare workspace. The
+ * heuristics, key order, grid checks and path tuples come from _search_common.h, which
+ * _incremental.c shares too.
  *
- * The heuristics and the frontier's order are those of sim/navigation/searches/best_first.py: priorities are
- * floor((g_weight * g + h) * TIE_SCALE), ties go to the smaller h, then to the smaller flat cell
- * index. Bit-identical sums need the compiler not to fuse a * b + c into one FMA instruction
- * (which rounds once instead of twice); the pragmas below forbid that on GCC and Clang, in
- * every file that includes this one.
+ * The frontier's order is that of sim/navigation/searches/best_first.py: priorities are
+ * floor((g_weight * g + h) * TIE_SCALE), ties go to the smaller h, then to the smaller flat
+ * cell index; bit-identical sums rest on ../_common.h's pragmas (no fused multiply-add).
  *
  * Speed (after pyastar2d, see PERFORMANCE-NOTES.md): the search state of a cell is one 16-byte
  * record in a flat array; the frontier is a 4-ary heap with decrease-key and a one-node "hand"
  * (see Frontier); both live in a workspace reused across calls, and only the cells a search
  * touched are reset after it, so no call does work proportional to the whole grid.
- *
- * Each including module sets SQRT2 and SQRT2_MINUS_1 in its init function.
  */
 #ifndef SIM_GRID_SEARCH_H
 #define SIM_GRID_SEARCH_H
 
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
-
-#include <math.h>
-#include <stdint.h>
-#include <string.h>
-
-#if defined(__clang__)
-#pragma clang fp contract(off)
-#elif defined(__GNUC__)
-#pragma GCC optimize("fp-contract=off")
-#endif
-
-/* The helpers of the hot loops are tiny and called from one or two places each; inlining them
- * lets the compiler fold the constant arguments (the heuristic, the move lengths). */
-#if defined(__GNUC__) || defined(__clang__)
-#define HOT_INLINE inline __attribute__((always_inline))
-#define PREFETCH(address) __builtin_prefetch(address)
-#else
-#define HOT_INLINE inline
-#define PREFETCH(address) ((void)(address))
-#endif
-
-#define TIE_SCALE 1073741824.0 /* 2**30, as search.TIE_SCALE */
-
-enum { H_MANHATTAN = 0, H_OCTILE = 1, H_EUCLIDEAN = 2, H_CHEBYSHEV = 3, H_ZERO = 4 };
-
-/* math.sqrt(2.0) and math.sqrt(2.0) - 1.0, computed at import as Python does. */
-static double SQRT2;
-static double SQRT2_MINUS_1;
+#include "_search_common.h"
 
 /* ---- The heap and the per-cell state (_kernel.c's `search` and `field`, _jps.c) ---- */
 
-/* A frontier entry. Priority and h are non-negative doubles (+inf at worst), and the bit
- * patterns of those sort as the values do: comparing them as integers is the same order and
- * cheaper (no unordered-compare branches). */
+/* A frontier entry: priority and h as bits_of gives them, and the cell. */
 typedef struct {
     uint64_t priority_bits;
     uint64_t h_bits;
     int32_t cell;
 } Node;
 
-static inline uint64_t bits_of(double value) {
-    uint64_t bits;
-    memcpy(&bits, &value, sizeof bits);
-    return bits;
-}
-
-/* The order of Python's (priority, h, cell) tuples. Where the compiler has 128-bit integers,
- * (priority, h) is compared as one number, without branches: which of two heap nodes comes
- * first is anyone's guess, so branches there are often mispredicted (a whole search measured
- * about 15 % faster this way). */
+/* The order of Python's (priority, h, cell) tuples (see key_less). */
 static HOT_INLINE int node_less(const Node *a, const Node *b) {
-#ifdef __SIZEOF_INT128__
-    const unsigned __int128 key_a = ((unsigned __int128)a->priority_bits << 64) | a->h_bits;
-    const unsigned __int128 key_b = ((unsigned __int128)b->priority_bits << 64) | b->h_bits;
-    return (key_a < key_b) | ((key_a == key_b) & (a->cell < b->cell));
-#else
-    if (a->priority_bits != b->priority_bits) return a->priority_bits < b->priority_bits;
-    if (a->h_bits != b->h_bits) return a->h_bits < b->h_bits;
-    return a->cell < b->cell;
-#endif
+    return key_less(a->priority_bits, a->h_bits, a->cell, b->priority_bits, b->h_bits, b->cell);
 }
 
 /* Where a cell stands: a heap index (>= 0) while it waits on the frontier, else one of these. */
@@ -294,77 +244,55 @@ static inline void frontier_reset(Frontier *f) {
     for (Py_ssize_t i = 0; i < f->touched_count; i++) f->state[f->ws->touched[i]] = UNTOUCHED;
 }
 
-/* heuristics.py, same operations in the same order (dx = column difference). */
-static HOT_INLINE double heuristic_of(int kind, long dx, long dy) {
-    switch (kind) {
-        case H_MANHATTAN:
-            return (double)(dx + dy);
-        case H_OCTILE:
-            if (dx < dy) {
-                long t = dx;
-                dx = dy;
-                dy = t;
-            }
-            return (double)dx + SQRT2_MINUS_1 * (double)dy;
-        case H_EUCLIDEAN:
-            /* Exact integer squares, one correctly rounded sqrt: what math.hypot returns. */
-            return sqrt((double)dx * (double)dx + (double)dy * (double)dy);
-        case H_CHEBYSHEV:
-            return (double)(dx > dy ? dx : dy);
-        default:
-            return 0.0;
+/* ---- The end of a search ---- */
+
+enum { SEARCH_UNREACHABLE = 0, SEARCH_FOUND = 1, SEARCH_NO_MEMORY = -1 };
+
+/* start and goal among the `size` cells: 1 if so, else 0 with a ValueError set. */
+static inline int check_ends(Py_ssize_t start, Py_ssize_t goal, Py_ssize_t size) {
+    if (start < 0 || start >= size || goal < 0 || goal >= size) {
+        PyErr_Format(PyExc_ValueError, "start %zd or goal %zd outside the %zd cells", start, goal,
+                     size);
+        return 0;
     }
+    return 1;
 }
 
-static inline int format_is(const Py_buffer *view, char code) {
-    const char *f = view->format;
-    if (f == NULL) return code == 'B';
-    if (f[0] == '@' || f[0] == '=' || f[0] == '<' || f[0] == '|') {
-        /* '<' is native only on little-endian machines. */
-        if (f[0] == '<' && PY_BIG_ENDIAN) return 0;
-        f++;
+/* The cost of a path as the Python searches sum it (Search._path_cost,
+ * JumpPointSearch.result): each step's length times the cost of the cell it enters, in path
+ * order, from 0.0; `costs` NULL is 1 everywhere (and x * 1.0 is x, to the bit). */
+static inline double path_cost(const int32_t *path, Py_ssize_t length, Py_ssize_t width,
+                               const double *costs) {
+    double cost = 0.0;
+    for (Py_ssize_t i = 1; i < length; i++) {
+        const int32_t here = path[i - 1], there = path[i];
+        const int diagonal_step = (here % width != there % width) && (here / width != there / width);
+        cost += (diagonal_step ? SQRT2 : 1.0) * (costs ? costs[there] : 1.0);
     }
-    return f[0] == code && f[1] == '\0';
+    return cost;
 }
 
-/* The ints a path's coordinates are made of, kept from call to call: a path of thousands of
- * cells (a maze) otherwise allocates two ints a cell, some 5 % of a whole query there. Python
- * caches only -5 to 256; coordinates up to CACHED_INTS - 1 are made once here. */
-#define CACHED_INTS 4096
-static PyObject *cached_ints[CACHED_INTS];
-
-/* `value` >= 0 as a new reference; NULL with an exception set on failure. */
-static inline PyObject *coordinate(Py_ssize_t value) {
-    if (value >= CACHED_INTS) return PyLong_FromSsize_t(value);
-    PyObject *number = cached_ints[value];
-    if (number == NULL) {
-        number = PyLong_FromSsize_t(value);
-        if (number == NULL) return NULL;
-        cached_ints[value] = number;
+/* A search's answer to Python, (found, cells, cost, expanded), or NULL with an exception set;
+ * takes `path` (NULL when there is none) and frees it. */
+static inline PyObject *search_answer(int status, int32_t *path, Py_ssize_t length,
+                                      Py_ssize_t width, double cost, Py_ssize_t expanded) {
+    if (status == SEARCH_NO_MEMORY) {
+        PyMem_RawFree(path);
+        return PyErr_NoMemory();
     }
-    Py_INCREF(number);
-    return number;
+    PyObject *cells = path_cells(path, length, width);
+    PyMem_RawFree(path);
+    if (cells == NULL) return NULL;
+    return Py_BuildValue("(ONdn)", status == SEARCH_FOUND ? Py_True : Py_False, cells, cost,
+                         expanded);
 }
 
-/* Let the kept ints go (the module's m_free). */
-static inline void cached_ints_free(void) {
-    for (Py_ssize_t i = 0; i < CACHED_INTS; i++) Py_CLEAR(cached_ints[i]);
-}
-
-/* (row, col) of a flat cell as a new tuple of two ints; NULL with an exception set on failure.
- * Built directly: Py_BuildValue parses its format string for every one of a path's cells. */
-static inline PyObject *cell_pair(int32_t cell, Py_ssize_t width) {
-    PyObject *pair = PyTuple_New(2);
-    if (pair == NULL) return NULL;
-    PyObject *row = coordinate(cell / width);
-    PyTuple_SET_ITEM(pair, 0, row);
-    PyObject *col = row == NULL ? NULL : coordinate(cell % width);
-    PyTuple_SET_ITEM(pair, 1, col);
-    if (col == NULL) {
-        Py_DECREF(pair); /* also releases `row`; an empty item is skipped */
-        return NULL;
-    }
-    return pair;
+/* The module's m_free: the spare workspace and the kept ints. */
+static inline void grid_search_free(void *module) {
+    (void)module;
+    workspace_free(spare);
+    spare = NULL;
+    cached_ints_free();
 }
 
 #endif /* SIM_GRID_SEARCH_H */

@@ -20,7 +20,7 @@
  *   - g and rhs within NOISE of each other count as equal (`differ`), and a predecessor is
  *     requeued only when its rhs changed.
  * Bit-identical sums need the compiler not to fuse a * b + c into one FMA instruction (which
- * rounds once instead of twice); the pragmas below forbid that on GCC and Clang.
+ * rounds once instead of twice); the pragmas of ../_common.h forbid that on GCC and Clang.
  *
  * Speed: one 32-byte record per cell (CellState), no Python object per cell, a 4-ary heap
  * compared on integer bits; the snapshot diff compares 4 KiB chunks with memcmp and looks into
@@ -28,81 +28,24 @@
  * microseconds. The GIL is released while planning; a Planner refuses a second
  * call while one runs (RuntimeError) instead of racing on its state.
  */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
+#include "_search_common.h"
 
-#include <math.h>
-#include <stdint.h>
-#include <stdlib.h>
-#include <string.h>
-
-#if defined(__clang__)
-#pragma clang fp contract(off)
-#elif defined(__GNUC__)
-#pragma GCC optimize("fp-contract=off")
-#endif
-
-#define TIE_SCALE 1073741824.0 /* 2**30, as search.TIE_SCALE */
 #define CHUNK 4096             /* cells compared per memcmp in the snapshot diff */
 #define NOISE 5.684341886080802e-14 /* 2**-44, as dstar_lite.NOISE */
 
-enum { H_MANHATTAN = 0, H_OCTILE = 1, H_EUCLIDEAN = 2, H_CHEBYSHEV = 3, H_ZERO = 4 };
 enum { PLAN_OK = 0, PLAN_NO_MEMORY = -1 };
 enum { WALK_FOUND = 1, WALK_UNREACHABLE = 0, WALK_FAILED = -2 };
 
-/* math.sqrt(2.0) and math.sqrt(2.0) - 1.0, computed at import as Python does. */
-static double SQRT2;
-static double SQRT2_MINUS_1;
-
-/* heuristics.py, same operations in the same order (dx = column difference). */
-static double heuristic_of(int kind, long dx, long dy) {
-    switch (kind) {
-        case H_MANHATTAN:
-            return (double)(dx + dy);
-        case H_OCTILE:
-            if (dx < dy) {
-                long t = dx;
-                dx = dy;
-                dy = t;
-            }
-            return (double)dx + SQRT2_MINUS_1 * (double)dy;
-        case H_EUCLIDEAN:
-            /* Exact integer squares, one correctly rounded sqrt: what math.hypot returns. */
-            return sqrt((double)dx * (double)dx + (double)dy * (double)dy);
-        case H_CHEBYSHEV:
-            return (double)(dx > dy ? dx : dy);
-        default:
-            return 0.0;
-    }
-}
-
-/* A queue entry: the key (k1 floored, k2) and the cell. Both keys are non-negative finite
- * doubles, whose bit patterns sort as the values do: compared as integers, without the
- * unordered-compare branches of floats. */
+/* A queue entry: the key (k1 floored, k2) as bits_of gives them, and the cell. */
 typedef struct {
     uint64_t k1, k2;
     int32_t cell;
     uint32_t epoch; /* Planner.epoch when keyed: the key is current while they match */
 } Entry;
 
-static inline uint64_t bits_of(double value) {
-    uint64_t bits;
-    memcpy(&bits, &value, sizeof bits);
-    return bits;
-}
-
-/* (k1, k2) is compared as one 128-bit number where the compiler has those, without branches:
- * k1 ties are common (floored keys) and a branch on k2 is then a coin toss (as in _kernel.c). */
+/* The order of the reference's (k1, k2, cell) entries (see key_less). */
 static inline int entry_less(const Entry *a, const Entry *b) {
-#ifdef __SIZEOF_INT128__
-    const unsigned __int128 key_a = ((unsigned __int128)a->k1 << 64) | a->k2;
-    const unsigned __int128 key_b = ((unsigned __int128)b->k1 << 64) | b->k2;
-    return (key_a < key_b) | ((key_a == key_b) & (a->cell < b->cell));
-#else
-    if (a->k1 != b->k1) return a->k1 < b->k1;
-    if (a->k2 != b->k2) return a->k2 < b->k2;
-    return a->cell < b->cell;
-#endif
+    return key_less(a->k1, a->k2, a->cell, b->k1, b->k2, b->cell);
 }
 
 /* Everything the search reads and writes about one cell, in one 32-byte record: a cell and
@@ -644,31 +587,6 @@ static Outcome run_plan(Planner *p, const uint8_t *walkable, const double *costs
 
 /* ---- The Python type ---- */
 
-static int format_is(const Py_buffer *view, char code) {
-    const char *f = view->format;
-    if (f == NULL) return code == 'B';
-    if (f[0] == '@' || f[0] == '=' || f[0] == '<' || f[0] == '|') {
-        /* '<' is native only on little-endian machines. */
-        if (f[0] == '<' && PY_BIG_ENDIAN) return 0;
-        f++;
-    }
-    return f[0] == code && f[1] == '\0';
-}
-
-static PyObject *cell_pair(int32_t cell, Py_ssize_t width) {
-    PyObject *pair = PyTuple_New(2);
-    if (pair == NULL) return NULL;
-    PyObject *row = PyLong_FromSsize_t(cell / width);
-    PyTuple_SET_ITEM(pair, 0, row);
-    PyObject *col = row == NULL ? NULL : PyLong_FromSsize_t(cell % width);
-    PyTuple_SET_ITEM(pair, 1, col);
-    if (col == NULL) {
-        Py_DECREF(pair); /* also releases `row`; an empty item is skipped */
-        return NULL;
-    }
-    return pair;
-}
-
 static void planner_dealloc(Planner *self) {
     PyMem_RawFree(self->walkable);
     PyMem_RawFree(self->costs);
@@ -688,11 +606,7 @@ static PyObject *planner_new(PyTypeObject *type, PyObject *args, PyObject *kwarg
     }
     if (!PyArg_ParseTuple(args, "nnpi:Planner", &height, &width, &diagonal, &heuristic))
         return NULL;
-    if (height <= 0 || width <= 0 || height > INT32_MAX / width) {
-        PyErr_Format(PyExc_ValueError, "grid of %zd x %zd cells: need 1 to 2**31 - 1 cells",
-                     height, width);
-        return NULL;
-    }
+    if (!check_grid(height, width)) return NULL;
     if (heuristic < H_MANHATTAN || heuristic > H_ZERO) {
         PyErr_Format(PyExc_ValueError, "unknown heuristic code %d", heuristic);
         return NULL;
@@ -781,16 +695,8 @@ static PyObject *planner_plan(Planner *self, PyObject *args, PyObject *kwargs) {
     if (out.status == PLAN_NO_MEMORY) return PyErr_NoMemory();
 
     const Py_ssize_t length = out.walked == WALK_FOUND ? self->path_length : 0;
-    PyObject *cells = PyTuple_New(length);
+    PyObject *cells = path_cells(self->path, length, self->width);
     if (cells == NULL) return NULL;
-    for (Py_ssize_t i = 0; i < length; i++) {
-        PyObject *pair = cell_pair(self->path[i], self->width);
-        if (pair == NULL) {
-            Py_DECREF(cells);
-            return NULL;
-        }
-        PyTuple_SET_ITEM(cells, i, pair);
-    }
     return Py_BuildValue("(ONdnnO)", out.walked == WALK_FOUND ? Py_True : Py_False, cells,
                          out.cost, self->expanded, out.changed,
                          out.repaired ? Py_True : Py_False);
@@ -812,14 +718,18 @@ static PyTypeObject PlannerType = {
     .tp_new = planner_new,
 };
 
+static void incremental_free(void *module) {
+    (void)module;
+    cached_ints_free();
+}
+
 static struct PyModuleDef incremental_module = {
     PyModuleDef_HEAD_INIT, "_incremental", "Compiled D* Lite (see incremental.py).", -1, NULL,
-    NULL,                  NULL,           NULL,                                       NULL,
+    NULL,                  NULL,           NULL,                                       incremental_free,
 };
 
 PyMODINIT_FUNC PyInit__incremental(void) {
-    SQRT2 = sqrt(2.0);
-    SQRT2_MINUS_1 = SQRT2 - 1.0;
+    heuristics_init();
     if (PyType_Ready(&PlannerType) < 0) return NULL;
     PyObject *module = PyModule_Create(&incremental_module);
     if (module == NULL) return NULL;

@@ -344,8 +344,6 @@ static HOT_INLINE int go(Frontier *f, const Jps *j, int32_t current, double g, l
     return go_straight(f, j, current, g, row, col, d_row, d_col, kind);
 }
 
-enum { SEARCH_UNREACHABLE = 0, SEARCH_FOUND = 1, SEARCH_NO_MEMORY = -1 };
-
 static inline long sign_of(long value) { return (value > 0) - (value < 0); }
 
 /* Expand `current`: jump in the directions its arrival direction leaves (JumpPointSearch.
@@ -484,17 +482,9 @@ PyDoc_STRVAR(search_doc,
 static PyObject *run_search(PyObject *walkable_obj, Py_ssize_t height, Py_ssize_t width,
                             Py_ssize_t start, Py_ssize_t goal, int heuristic, double h_weight,
                             const double *fields, Py_ssize_t landmarks, const uint8_t *snapshot) {
-    if (height <= 0 || width <= 0 || height > INT32_MAX / width) {
-        PyErr_Format(PyExc_ValueError, "grid of %zd x %zd cells: need 1 to 2**31 - 1 cells",
-                     height, width);
-        return NULL;
-    }
+    if (!check_grid(height, width)) return NULL;
     const Py_ssize_t size = height * width;
-    if (start < 0 || start >= size || goal < 0 || goal >= size) {
-        PyErr_Format(PyExc_ValueError, "start %zd or goal %zd outside the %zd cells", start, goal,
-                     size);
-        return NULL;
-    }
+    if (!check_ends(start, goal, size)) return NULL;
     if (heuristic < H_OCTILE || heuristic > H_ZERO) {
         PyErr_Format(PyExc_ValueError, "jps takes heuristic codes 1 to 4, got %d", heuristic);
         return NULL;
@@ -552,42 +542,14 @@ static PyObject *run_search(PyObject *walkable_obj, Py_ssize_t height, Py_ssize_
         if (path == NULL) {
             status = SEARCH_NO_MEMORY;
         } else {
-            /* JumpPointSearch.result: the steps summed in path order, from 0.0. */
-            cost = 0.0;
-            for (Py_ssize_t i = 1; i < path_length; i++) {
-                const int32_t here = path[i - 1], there = path[i];
-                const int diagonal_step =
-                    (here % width != there % width) && (here / width != there / width);
-                cost += diagonal_step ? SQRT2 : 1.0;
-            }
+            cost = path_cost(path, path_length, width, NULL);
         }
     }
     for (Py_ssize_t i = 0; i < frontier.touched_count; i++) ws->closed[ws->touched[i]] = UNSEEN;
     Py_END_ALLOW_THREADS
     workspace_give_back(ws);
     PyBuffer_Release(&view);
-
-    if (status == SEARCH_NO_MEMORY) {
-        PyMem_RawFree(path);
-        return PyErr_NoMemory();
-    }
-    PyObject *cells = PyTuple_New(path_length);
-    if (cells == NULL) {
-        PyMem_RawFree(path);
-        return NULL;
-    }
-    for (Py_ssize_t i = 0; i < path_length; i++) {
-        PyObject *pair = cell_pair(path[i], width);
-        if (pair == NULL) {
-            Py_DECREF(cells);
-            PyMem_RawFree(path);
-            return NULL;
-        }
-        PyTuple_SET_ITEM(cells, i, pair);
-    }
-    PyMem_RawFree(path);
-    return Py_BuildValue("(ONdn)", status == SEARCH_FOUND ? Py_True : Py_False, cells, cost,
-                         expanded);
+    return search_answer(status, path, path_length, width, cost, expanded);
 }
 
 static PyObject *jps_search(PyObject *module, PyObject *args) {
@@ -651,21 +613,13 @@ static PyMethodDef jps_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static void jps_free(void *module) {
-    (void)module;
-    workspace_free(spare);
-    spare = NULL;
-    cached_ints_free();
-}
-
 static struct PyModuleDef jps_module = {
     PyModuleDef_HEAD_INIT, "_jps", "Compiled jump point search (see jps.py, kernel.py).", -1,
     jps_methods,           NULL,   NULL,
-    NULL,                  jps_free,
+    NULL,                  grid_search_free,
 };
 
 PyMODINIT_FUNC PyInit__jps(void) {
-    SQRT2 = sqrt(2.0);
-    SQRT2_MINUS_1 = SQRT2 - 1.0;
+    heuristics_init();
     return PyModule_Create(&jps_module);
 }

@@ -14,7 +14,7 @@
  *     the smaller flat cell index; closed cells are never reopened; a neighbour is relaxed only
  *     on a strictly lower cost.
  * Bit-identical sums need the compiler not to fuse a * b + c into one FMA instruction (which
- * rounds once instead of twice); the pragmas of _grid_search.h forbid that on GCC and Clang.
+ * rounds once instead of twice); the pragmas of ../_common.h forbid that on GCC and Clang.
  *
  * `field` (further down) is the distance field of field.py on the same move rules, and
  * `clearance` the exact distance transform of clearance.py.
@@ -34,6 +34,38 @@ static inline int corners_needed(int rule) {
     return rule == DIAG_NO_CORNER_CUTTING ? 2 : rule == DIAG_ONE_OBSTACLE ? 1 : 0;
 }
 
+/* Take the views of `walkable` (`size` bytes, bool or uint8) and, unless `costs` is None, of
+ * `costs` (`size` float64 values): 1 with both taken, 0 with walkable's only (no costs), -1
+ * with an exception set and none taken. */
+static int take_grid(PyObject *walkable, PyObject *costs, Py_ssize_t size,
+                     Py_buffer *walkable_view, Py_buffer *costs_view) {
+    if (PyObject_GetBuffer(walkable, walkable_view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
+        return -1;
+    if (walkable_view->itemsize != 1 || walkable_view->len != size ||
+        !(format_is(walkable_view, '?') || format_is(walkable_view, 'B'))) {
+        PyErr_Format(PyExc_ValueError,
+                     "walkable must be %zd contiguous bytes (bool or uint8), got %zd items of "
+                     "%zd bytes",
+                     size, walkable_view->len / (walkable_view->itemsize ? walkable_view->itemsize : 1),
+                     walkable_view->itemsize);
+        PyBuffer_Release(walkable_view);
+        return -1;
+    }
+    if (costs == Py_None) return 0;
+    if (PyObject_GetBuffer(costs, costs_view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
+        PyBuffer_Release(walkable_view);
+        return -1;
+    }
+    if (costs_view->itemsize != 8 || costs_view->len != size * 8 || !format_is(costs_view, 'd')) {
+        PyErr_Format(PyExc_ValueError, "costs must be %zd contiguous float64 values, got %zd bytes",
+                     size, costs_view->len);
+        PyBuffer_Release(costs_view);
+        PyBuffer_Release(walkable_view);
+        return -1;
+    }
+    return 1;
+}
+
 /* ---- search: Search.advance in C ---- */
 
 typedef struct {
@@ -44,8 +76,6 @@ typedef struct {
     int diagonal, heuristic, unit;
     double h_weight, g_weight;
 } Problem;
-
-enum { SEARCH_UNREACHABLE = 0, SEARCH_FOUND = 1, SEARCH_NO_MEMORY = -1 };
 
 /* Start loading the cache lines the next expansion will probably read: the rows above and
  * below the heap's top cell. In a maze the next cell to expand is often far from the current
@@ -208,17 +238,9 @@ static PyObject *kernel_search(PyObject *module, PyObject *args) {
         PyErr_Format(PyExc_ValueError, "diagonal rule code %d: need 0 to 3", diagonal);
         return NULL;
     }
-    if (height <= 0 || width <= 0 || height > INT32_MAX / width) {
-        PyErr_Format(PyExc_ValueError, "grid of %zd x %zd cells: need 1 to 2**31 - 1 cells",
-                     height, width);
-        return NULL;
-    }
+    if (!check_grid(height, width)) return NULL;
     const Py_ssize_t size = height * width;
-    if (start < 0 || start >= size || goal < 0 || goal >= size) {
-        PyErr_Format(PyExc_ValueError, "start %zd or goal %zd outside the %zd cells", start, goal,
-                     size);
-        return NULL;
-    }
+    if (!check_ends(start, goal, size)) return NULL;
     if (heuristic < H_MANHATTAN || heuristic > H_ZERO) {
         PyErr_Format(PyExc_ValueError, "unknown heuristic code %d", heuristic);
         return NULL;
@@ -229,33 +251,8 @@ static PyObject *kernel_search(PyObject *module, PyObject *args) {
     }
 
     Py_buffer walkable_view, costs_view;
-    int have_costs = costs_obj != Py_None;
-    if (PyObject_GetBuffer(walkable_obj, &walkable_view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
-        return NULL;
-    if (walkable_view.itemsize != 1 || walkable_view.len != size ||
-        !(format_is(&walkable_view, '?') || format_is(&walkable_view, 'B'))) {
-        PyErr_Format(PyExc_ValueError,
-                     "walkable must be %zd contiguous bytes (bool or uint8), got %zd items of "
-                     "%zd bytes",
-                     size, walkable_view.len / (walkable_view.itemsize ? walkable_view.itemsize : 1),
-                     walkable_view.itemsize);
-        PyBuffer_Release(&walkable_view);
-        return NULL;
-    }
-    if (have_costs) {
-        if (PyObject_GetBuffer(costs_obj, &costs_view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
-            PyBuffer_Release(&walkable_view);
-            return NULL;
-        }
-        if (costs_view.itemsize != 8 || costs_view.len != size * 8 || !format_is(&costs_view, 'd')) {
-            PyErr_Format(PyExc_ValueError,
-                         "costs must be %zd contiguous float64 values, got %zd bytes", size,
-                         costs_view.len);
-            PyBuffer_Release(&costs_view);
-            PyBuffer_Release(&walkable_view);
-            return NULL;
-        }
-    }
+    const int have_costs = take_grid(walkable_obj, costs_obj, size, &walkable_view, &costs_view);
+    if (have_costs < 0) return NULL;
     const uint8_t *walkable = walkable_view.buf;
     if (!walkable[start] || !walkable[goal]) {
         PyErr_SetString(PyExc_ValueError, "start and goal must be walkable cells");
@@ -297,13 +294,7 @@ static PyObject *kernel_search(PyObject *module, PyObject *args) {
                 path[i] = cell;
                 cell = ws->state[cell].came_from;
             }
-            /* Search._path_cost: true step costs summed in path order, from 0.0. */
-            cost = 0.0;
-            for (Py_ssize_t i = 1; i < path_length; i++) {
-                int32_t here = path[i - 1], there = path[i];
-                int diagonal_step = (here % width != there % width) && (here / width != there / width);
-                cost += (diagonal_step ? SQRT2 : 1.0) * (problem.costs ? problem.costs[there] : 1.0);
-            }
+            cost = path_cost(path, path_length, width, problem.costs);
         }
     }
     frontier_reset(&frontier);
@@ -311,28 +302,7 @@ static PyObject *kernel_search(PyObject *module, PyObject *args) {
     workspace_give_back(ws);
     if (have_costs) PyBuffer_Release(&costs_view);
     PyBuffer_Release(&walkable_view);
-
-    if (status == SEARCH_NO_MEMORY) {
-        PyMem_RawFree(path);
-        return PyErr_NoMemory();
-    }
-    PyObject *cells = PyTuple_New(path_length);
-    if (cells == NULL) {
-        PyMem_RawFree(path);
-        return NULL;
-    }
-    for (Py_ssize_t i = 0; i < path_length; i++) {
-        PyObject *pair = cell_pair(path[i], width);
-        if (pair == NULL) {
-            Py_DECREF(cells);
-            PyMem_RawFree(path);
-            return NULL;
-        }
-        PyTuple_SET_ITEM(cells, i, pair);
-    }
-    PyMem_RawFree(path);
-    return Py_BuildValue("(ONdn)", status == SEARCH_FOUND ? Py_True : Py_False, cells, cost,
-                         expanded);
+    return search_answer(status, path, path_length, width, cost, expanded);
 }
 
 /* ---- The distance field of sim/navigation/field.py (`_reverse_dijkstra`) ----
@@ -456,45 +426,17 @@ static PyObject *kernel_field(PyObject *module, PyObject *args) {
         PyErr_Format(PyExc_ValueError, "diagonal rule code %d: need 0 to 3", diagonal);
         return NULL;
     }
-    if (height <= 0 || width <= 0 || height > INT32_MAX / width) {
-        PyErr_Format(PyExc_ValueError, "grid of %zd x %zd cells: need 1 to 2**31 - 1 cells",
-                     height, width);
-        return NULL;
-    }
+    if (!check_grid(height, width)) return NULL;
     const Py_ssize_t size = height * width;
     if (goal < 0 || goal >= size) {
         PyErr_Format(PyExc_ValueError, "goal %zd outside the %zd cells", goal, size);
         return NULL;
     }
 
-    Py_buffer walkable_view, costs_view, out_view;
-    int have_costs = costs_obj != Py_None;
-    if (PyObject_GetBuffer(walkable_obj, &walkable_view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
-        return NULL;
-    if (walkable_view.itemsize != 1 || walkable_view.len != size ||
-        !(format_is(&walkable_view, '?') || format_is(&walkable_view, 'B'))) {
-        PyErr_Format(PyExc_ValueError,
-                     "walkable must be %zd contiguous bytes (bool or uint8), got %zd items of "
-                     "%zd bytes",
-                     size, walkable_view.len / (walkable_view.itemsize ? walkable_view.itemsize : 1),
-                     walkable_view.itemsize);
-        PyBuffer_Release(&walkable_view);
-        return NULL;
-    }
-    if (have_costs) {
-        if (PyObject_GetBuffer(costs_obj, &costs_view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
-            PyBuffer_Release(&walkable_view);
-            return NULL;
-        }
-        if (costs_view.itemsize != 8 || costs_view.len != size * 8 || !format_is(&costs_view, 'd')) {
-            PyErr_Format(PyExc_ValueError,
-                         "costs must be %zd contiguous float64 values, got %zd bytes", size,
-                         costs_view.len);
-            PyBuffer_Release(&costs_view);
-            PyBuffer_Release(&walkable_view);
-            return NULL;
-        }
-    }
+    Py_buffer out_view;
+    Py_buffer walkable_view, costs_view;
+    const int have_costs = take_grid(walkable_obj, costs_obj, size, &walkable_view, &costs_view);
+    if (have_costs < 0) return NULL;
     if (PyObject_GetBuffer(out_obj, &out_view,
                            PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
         if (have_costs) PyBuffer_Release(&costs_view);
@@ -509,15 +451,8 @@ static PyObject *kernel_field(PyObject *module, PyObject *args) {
         PyBuffer_Release(&walkable_view);
         return NULL;
     }
-    /* `out` is written while walkable and costs are read: they must not share memory. */
-    const char *out_begin = out_view.buf, *out_end = out_begin + out_view.len;
-    const char *w_begin = walkable_view.buf, *w_end = w_begin + walkable_view.len;
-    int overlap = out_begin < w_end && w_begin < out_end;
-    if (have_costs) {
-        const char *c_begin = costs_view.buf, *c_end = c_begin + costs_view.len;
-        overlap = overlap || (out_begin < c_end && c_begin < out_end);
-    }
-    if (overlap) {
+    if (views_overlap(&out_view, &walkable_view) ||
+        (have_costs && views_overlap(&out_view, &costs_view))) {
         PyErr_SetString(PyExc_ValueError, "out must not share memory with walkable or costs");
         PyBuffer_Release(&out_view);
         if (have_costs) PyBuffer_Release(&costs_view);
@@ -665,18 +600,14 @@ static PyObject *kernel_clearance(PyObject *module, PyObject *args) {
         PyBuffer_Release(&walkable_view);
         return NULL;
     }
-    if (out_view.itemsize != 8 || out_view.len != size * 8 ||
-        !(format_is(&out_view, 'q') || format_is(&out_view, 'l'))) {
+    if (!is_int64(&out_view) || out_view.len != size * 8) {
         PyErr_Format(PyExc_ValueError, "out must be %zd contiguous int64 values, got %zd bytes",
                      size, out_view.len);
         PyBuffer_Release(&out_view);
         PyBuffer_Release(&walkable_view);
         return NULL;
     }
-    /* `out` is written while walkable is read: they must not share memory. */
-    const char *out_begin = out_view.buf, *out_end = out_begin + out_view.len;
-    const char *w_begin = walkable_view.buf, *w_end = w_begin + walkable_view.len;
-    if (out_begin < w_end && w_begin < out_end) {
+    if (views_overlap(&out_view, &walkable_view)) {
         PyErr_SetString(PyExc_ValueError, "out must not share memory with walkable");
         PyBuffer_Release(&out_view);
         PyBuffer_Release(&walkable_view);
@@ -699,21 +630,13 @@ static PyMethodDef kernel_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static void kernel_free(void *module) {
-    (void)module;
-    workspace_free(spare);
-    spare = NULL;
-    cached_ints_free();
-}
-
 static struct PyModuleDef kernel_module = {
     PyModuleDef_HEAD_INIT, "_kernel", "Compiled best-first grid search (see kernel.py).", -1,
     kernel_methods,        NULL,      NULL,
-    NULL,                  kernel_free,
+    NULL,                  grid_search_free,
 };
 
 PyMODINIT_FUNC PyInit__kernel(void) {
-    SQRT2 = sqrt(2.0);
-    SQRT2_MINUS_1 = SQRT2 - 1.0;
+    heuristics_init();
     return PyModule_Create(&kernel_module);
 }

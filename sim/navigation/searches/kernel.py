@@ -22,7 +22,7 @@ and returns what `sim.navigation.searches.jps` returns, bit for bit.
 from __future__ import annotations
 
 import warnings
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import numpy as np
 from numpy.typing import NDArray
@@ -45,9 +45,6 @@ from sim.navigation.query import (
     priority_terms,
     reason_before_search,
 )
-
-if TYPE_CHECKING:
-    from sim.navigation.searches.landmarks import Landmarks
 
 KERNEL_AVAILABLE: bool
 """Whether the compiled extension imported; `find_path` runs in C when it is True."""
@@ -271,13 +268,25 @@ def jps_search(
     return _jps.search(walkable, height, width, start, goal, Heuristic.OCTILE.code, 1.0)
 
 
+class LandmarkFields(Protocol):
+    """What the C search reads of `landmarks.Landmarks`, named here so no import circles back."""
+
+    @property
+    def fields(self) -> NDArray[np.float64]:
+        """``[cell, landmark]`` float64 distance fields."""
+
+    @property
+    def snapshot(self) -> NDArray[np.bool_]:
+        """The array the fields were built from."""
+
+
 def jps_landmarks(
     walkable: NDArray[np.bool_],
     height: int,
     width: int,
     start: int,
     goal: int,
-    landmarks: Landmarks,
+    landmarks: LandmarkFields,
 ) -> tuple[bool, tuple[Cell, ...], float, int] | None:
     """`jps_search` with the heuristic raised by `landmarks` (`sim.navigation.searches.landmarks`).
 
