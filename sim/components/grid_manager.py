@@ -13,7 +13,6 @@ import numpy as np
 from numpy.typing import NDArray
 from panda3d.core import TransformState
 
-from sim.components.room import Room
 from sim.components.terrain import TerrainTracker
 from sim.config import Tag
 from sim.crowd.route import BlockStamps
@@ -35,6 +34,7 @@ from sim.navigation.diagonal import DiagonalRule, parse_diagonal
 from sim.navigation.heuristics import Heuristic
 from sim.navigation.line_of_sight import segment_is_clear, smooth_path
 from sim.navigation.query import AUTO, parse_algorithm
+from sim.navigation.room import Room
 from sim.navigation.searches.incremental import IncrementalSearch
 
 GRID_LINE_Z = 0.02  # lines sit just above the ground: polygon offsets do not apply to lines

@@ -153,7 +153,7 @@ def test_navigation_imports_only_itself() -> None:
 
 
 # Scenes are data: only the builder, which makes a live scene of one, touches Panda3D.
-HEADLESS = ("sim.navigation", "sim.scene", "sim.errors", "sim.config")
+HEADLESS = ("sim.navigation", "sim.crowd", "sim.scene", "sim.errors", "sim.config")
 SCENE_BUILDER = "sim.scene.builder"
 
 
@@ -490,3 +490,33 @@ def test_the_crowd_needs_no_panda3d_engine_components_or_app_and_components_form
         for module in components
     }
     assert cycles(graph) == []
+
+
+# The shading of why-no-path is drawn by two owners (the StartEndPath component and the search
+# view's no-path view), so it stays beside the component that draws it in the scene.
+COMPONENT_HELPERS = {"sim.components.no_path"}
+
+
+def defines_a_component(module: str) -> bool:
+    """Whether `module` defines a class whose bases name Component (read, not imported)."""
+    tree = ast.parse(sources()[module].read_text(encoding="utf-8"))
+    return any(
+        isinstance(node, ast.ClassDef)
+        and any(
+            (isinstance(base, ast.Name) and base.id == "Component")
+            or (isinstance(base, ast.Attribute) and base.attr == "Component")
+            for base in node.bases
+        )
+        for node in ast.walk(tree)
+    )
+
+
+def test_components_hold_only_components() -> None:
+    found = [
+        module
+        for module in modules_in("sim.components")
+        if sources()[module].name != "__init__.py"
+        and module not in COMPONENT_HELPERS
+        and not defines_a_component(module)
+    ]
+    assert found == []

@@ -15,8 +15,8 @@ import math
 import numpy as np
 from numpy.typing import NDArray
 
-from sim.navigation import GridMap
 from sim.navigation.clearance import clearance, usable_mask
+from sim.navigation.grid import GridMap
 from sim.navigation.line_of_sight import segment_is_clear
 
 Point = tuple[float, float]
