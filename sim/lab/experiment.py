@@ -1,13 +1,13 @@
 """Read an experiment file (TOML) into a checked `Experiment`, or fail in one line.
 
-The format is issue 18's::
+The format (`experiments/demo.toml` is one)::
 
     name = "demo"
     seed = 0
     scenarios_per_map = 100
 
     [[maps]]
-    movingai = "../shared/benchmarks/movingai/*.map"   # path or glob, relative to this file
+    movingai = "maps/*.map"      # path or glob, relative to this file
     [[maps]]
     generate = "maze"            # maze (corridor), rooms (room, door), random (density)
     size = [128, 128]            # [width, height]
