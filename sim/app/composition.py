@@ -563,7 +563,7 @@ class SimApp:
         return (self.base.win.get_x_size(), self.base.win.get_y_size())
 
     def report(self) -> Report:
-        """The report as it stands now (see README, "Command line", and `sim.app.report`)."""
+        """The report as it stands now (`sim.app.report`; docs/command-line.md)."""
         self.crowd_sim.sync_nodes()  # the crowd writes its agents' nodes only when read
         return build_report(
             self._report_parts, frames=self.frames, look=self.look, errors=self.errors

@@ -1,10 +1,10 @@
 """The controls: one table of every key and mouse gesture, what it does, and its help text.
 
 The table binds the plain keys (`bind_controls`), writes the HUD's help lines (`hud_help`) and the
-search panel's key lines (`panel_help`); tests/unit/test_controls.py checks it against README.md.
-The mouse buttons, Ctrl+S, Ctrl+Z and the redo keys are listed too, for the help and the README,
-but their owners bind them: a drag needs the press, the pointer every frame and the release, and
-shift or control is read at press time (`OrbitCameraInput`, `SceneEditor.bind`).
+search panel's key lines (`panel_help`); tests/unit/test_controls.py checks it against the docs page
+docs/controls.md. The mouse buttons, Ctrl+S, Ctrl+Z and the redo keys are listed too, for the help
+and that page, but their owners bind them: a drag needs the press, the pointer every frame and the
+release, and shift or control is read at press time (`OrbitCameraInput`, `SceneEditor.bind`).
 
 A key may have one row in each mode: while the search view is open its SEARCH row runs, else its
 ALWAYS row (T opens the view, and closes it while it is open). Which mode holds the keys is the

@@ -2,12 +2,12 @@
 
 It is written with `sim.files.write_json_atomic` (all on one line when it is large).
 
-The report is a public contract (README, "Command line"): scripts, the window tests and
-`sim soak` read it. Each part is a TypedDict below, so the one definition gives the builder
-(`sim.app.report_builder`) its types and `validate_report` its rules. A key marked
-`NotRequired` is left out in some states (the path's numbers when the scene has no Start or
-End); the search view has two shapes, without a search and with one. The builder rounds:
-positions to 5 decimals, headings to 4, costs to 6, times to 3 (ms) or 6 (s).
+The report is a public contract (docs/command-line.md, "The JSON report"): scripts, the window tests
+and `sim soak` read it. Each part is a TypedDict below, so the one definition gives the builder
+(`sim.app.report_builder`) its types and `validate_report` its rules. A key marked `NotRequired` is
+left out in some states (the path's numbers when the scene has no Start or End); the search view has
+two shapes, without a search and with one. The builder rounds: positions to 5 decimals, headings to
+4, costs to 6, times to 3 (ms) or 6 (s).
 
 This module imports no Panda3D, so anything can check a report it has read.
 """

@@ -90,7 +90,7 @@ class ReportParts:
 
 
 def build_report(parts: ReportParts, *, frames: int, look: Look, errors: list[str]) -> Report:
-    """The report as it stands now (README, "Command line"), after `frames` frames.
+    """The report as it stands now (docs/command-line.md, "The JSON report"), after `frames` frames.
 
     `look` is the look as it is now (an auto look drops its shadows while slow); `errors` the
     run's errors so far.

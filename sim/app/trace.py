@@ -1,7 +1,7 @@
 """The run trace (`sim run --trace FILE.jsonl`): where every agent and mover stood, frame by frame.
 
-The record half of record/replay, and a public contract (README, "Command line"). The file is
-JSON Lines: line 1 is the header, then one line per traced frame, agents always in the
+The record half of record/replay, and a public contract (docs/command-line.md, "The trace"). The
+file is JSON Lines: line 1 is the header, then one line per traced frame, agents always in the
 header's order::
 
     {"scene": "scenes/sizes.toml", "dt": 0.016667, "grid": {"origin": [x, y],

@@ -1,7 +1,7 @@
 """Scripts: user behaviour, written in Python, on the objects of a scene.
 
 A scene names a file, a class in it and the class's keyword arguments
-(``[[objects.scripts]]``, see the README's "Scripts"); the class subclasses `Script`:
+(``[[objects.scripts]]``, see docs/scripting.md); the class subclasses `Script`:
 
     from sim.scripting import Script
 

@@ -238,9 +238,9 @@ class ScriptGizmos:
 class Script:
     """Base class of a user's behaviour on a scene object (Unity's MonoBehaviour).
 
-    Subclass it, override the hooks you need and name the class in the scene (see the README,
-    "Scripts"). The scene's `params` are the class's keyword arguments; `Script.__init__` takes
-    none, so a subclass may define ``__init__(self, radius=1.0, **kwargs)`` and call
+    Subclass it, override the hooks you need and name the class in the scene (see
+    docs/scripting.md). The scene's `params` are the class's keyword arguments; `Script.__init__`
+    takes none, so a subclass may define ``__init__(self, radius=1.0, **kwargs)`` and call
     ``super().__init__(**kwargs)``. Hooks, once the scene runs:
 
     - `awake()` once, for every script before any starts;

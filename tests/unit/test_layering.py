@@ -3,8 +3,8 @@
 Every module under sim/ is parsed (not imported), and every import it makes counts, at the top,
 inside a function or under `if TYPE_CHECKING:`: a typing-only import never runs, but it is still
 a dependency a reader follows, and a circle through one is a circle in the design. The rules are
-the README's ("Architecture"): a change that breaks one fails here with the offending import
-named. Only the check that Panda3D is absent at run time reads what really runs (a fresh
+docs/architecture.md's ("Who imports whom"): a change that breaks one fails here with the offending
+import named. Only the check that Panda3D is absent at run time reads what really runs (a fresh
 interpreter's `sys.modules`).
 """
 
