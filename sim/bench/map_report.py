@@ -86,8 +86,7 @@ class MapReport:
     unreachable: UnreachableRow | None = None
     landmarks_build_ms: float | None = None
     """What building ours (auto)'s landmark fields took (`sim.navigation.searches.landmarks`), in
-    the
-    query that decided it; None when no query built them."""
+    the query that decided it; None when no query built them."""
 
     def median_ms(self, row: Row, over: Sequence[int] | None = None) -> float:
         """Median ms of `row`, over the query indices `over` (default all it answered)."""

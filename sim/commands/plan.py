@@ -56,8 +56,7 @@ from sim.navigation.maps.movingai import (
 
 IMPLEMENTATIONS = ("auto", "c", "python")
 """`find_path`'s implementations (`sim.navigation.searches.kernel.IMPLEMENTATIONS`, not imported
-here:
-importing the kernel early would slow every `sim` command and warn where it is not built)."""
+here: importing the kernel early would slow every `sim` command and warn where it is not built)."""
 TOLERANCE_RULE = (
     "|ours - published| <= the larger of 1e-5 x published and, where the file prints a fixed "
     "number of decimals, half a unit of the last one"

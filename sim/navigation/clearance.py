@@ -55,9 +55,9 @@ def clearance(walkable: NDArray[np.bool_], *, implementation: str = "auto") -> N
     Args:
         walkable: 2-D bool ``[row, col]`` mask, True where an agent may go.
         implementation: "c" runs the compiled kernel
-        (`sim.navigation.searches.kernel.clearance_flat`,
-            about 50 times faster), "python" the numpy reference, "auto" the kernel when it
-            is built; both give the same integers, so identical maps.
+            (`sim.navigation.searches.kernel.clearance_flat`, about 50 times faster), "python" the
+            numpy reference, "auto" the kernel when it is built; both give the same integers, so
+            identical maps.
 
     Raises:
         ValueError: for a mask that is not a 2-D bool array, an unknown implementation, or

@@ -7,13 +7,11 @@ Python on such a call before C starts: most of a query on a small map, and five 
 unreachable answer. `plan` checks exactly what that shape needs, in a few plain comparisons,
 and calls the same C function with the same arguments, so it returns the very result the
 general path would (a property test holds the two to it). Anything else, and every case that
-ends in an error or an early "no path" reason, it leaves to the general path by returning
-None.
+ends in an error or an early "no path" reason, it leaves to the general path by returning None.
 
 One difference, on large arrays only: an array of at least 256 x 256 cells queried again and
 again may be searched with landmark distance fields (`sim.navigation.searches.landmarks.search`,
-where
-its first queries show they pay). The cost is the general path's; the cells may be another
+where its first queries show they pay). The cost is the general path's; the cells may be another
 path of that cost, and `expanded` is what this search expanded, fewer.
 
 An unreachable query proven here (`region_cache.known_apart_flat`) leaves its proof to

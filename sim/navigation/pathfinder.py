@@ -4,8 +4,8 @@
 `find_path_with` takes such settings, for callers that hold them as values (the app). It
 checks a query once (`Query.check`), then runs it on the compiled kernel
 (`sim.navigation.searches.kernel`) or on the Python reference loop
-(`sim.navigation.searches.best_first`); both give
-identical results, and neither checks the arguments again in its own words.
+(`sim.navigation.searches.best_first`); both give identical results, and neither checks the
+arguments again in its own words.
 """
 
 from __future__ import annotations
@@ -75,26 +75,23 @@ def find_path(
             the others an unreachable goal is found by searching.
         heuristic: manhattan, octile, euclidean, chebyshev or zero (see `heuristics` for
             which are admissible); used by astar, greedy, jps and bidirectional.
-        algorithm: auto (the default), astar, dijkstra, bfs, greedy, dfs, jps, bidirectional
-            or theta. "auto" runs the fastest exact search for the query
-            (`sim.navigation.query.resolve_auto`):
-            jump point search (`sim.navigation.searches.jps`) when every walkable cell costs 1,
-            moves
-            are 8-connected, the weight is 1 and the heuristic octile, else A*; both find a
-            shortest path of the same cost, not always the same cells. "jps" forces jump
-            point search and refuses what it cannot run (`sim.navigation.query.check_jps`):
-            costs other than 1, 4-connected moves, manhattan, a weight above 1. With every
-            option at its default, on an array of 256 x 256 cells or more queried again and
-            again, jump point search may raise octile by landmark distance fields where the
-            first queries show it pays (`sim.navigation.searches.landmarks`): the same cost, fewer
-            expansions.
-            "bidirectional" runs A* from both ends (`sim.navigation.searches.bidirectional`):
-            A*'s cost under any moves and costs; weight 1 only. "theta" runs Theta*
-            (`sim.navigation.searches.theta`): an any-angle path whose ``cells`` are its *vertices*
-            (start, turning cells, goal; consecutive ones see each other under the
-            no-corner-cutting rule, `sim.navigation.line_of_sight.segment_is_clear`) and whose
-            ``cost`` is the Euclidean length of its segments, never above A*'s; it takes no
-            costs other than 1 and weight 1 only, and always estimates with the straight line.
+        algorithm: auto (the default), astar, dijkstra, bfs, greedy, dfs, jps, bidirectional or
+            theta. "auto" runs the fastest exact search for the query
+            (`sim.navigation.query.resolve_auto`): jump point search (`sim.navigation.searches.jps`)
+            when every walkable cell costs 1, moves are 8-connected, the weight is 1 and the
+            heuristic octile, else A*; both find a shortest path of the same cost, not always the
+            same cells. "jps" forces jump point search and refuses what it cannot run
+            (`sim.navigation.query.check_jps`): costs other than 1, 4-connected moves, manhattan, a
+            weight above 1. With every option at its default, on an array of 256 x 256 cells or more
+            queried again and again, jump point search may raise octile by landmark distance fields
+            where the first queries show it pays (`sim.navigation.searches.landmarks`): the same
+            cost, fewer expansions. "bidirectional" runs A* from both ends
+            (`sim.navigation.searches.bidirectional`): A*'s cost under any moves and costs; weight 1
+            only. "theta" runs Theta* (`sim.navigation.searches.theta`): an any-angle path whose
+            ``cells`` are its *vertices* (start, turning cells, goal; consecutive ones see each
+            other under the no-corner-cutting rule, `sim.navigation.line_of_sight.segment_is_clear`)
+            and whose ``cost`` is the Euclidean length of its segments, never above A*'s; it takes
+            no costs other than 1 and weight 1 only, and always estimates with the straight line.
         costs: optional per-cell multiplier, finite, from 0.25 to 100 on walkable cells
             (anything on blocked ones), charged on entering a cell. When some walkable cell
             costs less than 1, astar and greedy multiply the heuristic by the smallest
@@ -104,10 +101,9 @@ def find_path(
         weight: heuristic weight for astar, >= 1 (1 is plain A*); the cost stays within
             ``weight`` x optimal for an admissible heuristic.
         implementation: "c" runs the compiled kernel (`sim.navigation.searches.kernel`), "python"
-        the
-            loop of `Search` (of `JumpPointSearch` for jps), "auto" the kernel when it is
-            built; both give identical results. The kernel does not run dfs, bidirectional or
-            theta: "auto" runs them in Python, "c" refuses them.
+            the loop of `Search` (of `JumpPointSearch` for jps), "auto" the kernel when it is built;
+            both give identical results. The kernel does not run dfs, bidirectional or theta: "auto"
+            runs them in Python, "c" refuses them.
 
     Returns:
         A PathResult; no path is ``found=False`` with a reason, never an exception. A goal
@@ -116,12 +112,11 @@ def find_path(
         ``unreachable`` at once, with ``expanded == 0``.
 
     Raises:
-        ValueError: naming the value, for a mask that is not 2-D bool, bad costs, a start
-            outside the grid or a cell that is not two integers, an unknown heuristic or
-            algorithm, a diagonal that is not True, False or a rule name, a weight below 1,
-            what jps, bidirectional or theta cannot run, an
-            unknown implementation, or "c" when the kernel is not built or does not run the
-            algorithm.
+        ValueError: naming the value, for a mask that is not 2-D bool, bad costs, a start outside
+            the grid or a cell that is not two integers, an unknown heuristic or algorithm, a
+            diagonal that is not True, False or a rule name, a weight below 1, what jps,
+            bidirectional or theta cannot run, an unknown implementation, or "c" when the kernel is
+            not built or does not run the algorithm.
 
     >>> walkable = np.array([[1, 1, 1], [0, 1, 1], [1, 1, 1]], dtype=bool)
     >>> result = find_path(walkable, (0, 0), (2, 0))  # no corner cutting around (1, 0)

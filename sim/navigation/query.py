@@ -38,14 +38,11 @@ class Algorithm(StrEnum):
     """The search variants `find_path` runs (weighted A* is astar with weight > 1).
 
     JPS is jump point search (`sim.navigation.searches.jps`): A*'s optimal paths on 8-connected
-    grids
-    without cell costs, found expanding far fewer cells. BIDIRECTIONAL is A* from both ends
+    grids without cell costs, found expanding far fewer cells. BIDIRECTIONAL is A* from both ends
     (`sim.navigation.searches.bidirectional`): A*'s optimal cost, any moves and costs. THETA is
-    Theta*
-    (`sim.navigation.searches.theta`): any-angle paths without cell costs, whose cells are the
-    path's
-    vertices (consecutive ones see each other, not neighbours) and whose cost is the length
-    of its straight segments.
+    Theta* (`sim.navigation.searches.theta`): any-angle paths without cell costs, whose cells are
+    the path's vertices (consecutive ones see each other, not neighbours) and whose cost is the
+    length of its straight segments.
     """
 
     ASTAR = "astar"

@@ -1,5 +1,5 @@
-"""Landmarks (`sim.navigation.searches.landmarks`): A*'s costs, C equal to Python, never a stale
-answer.
+"""Landmarks (`sim.navigation.searches.landmarks`): A*'s costs, C equal to Python, never
+a stale answer.
 
 "Identical" means ``==`` on the cells, the cost (to the last bit) and the expansion count
 between the compiled search with landmarks and the Python reference with the same fields;

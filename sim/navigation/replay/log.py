@@ -13,8 +13,8 @@ when a path exists; otherwise it is the last cell the frontier held. A stale fro
 (a cell pushed again and closed since) is skipped without a step, so the number of steps is
 `PathResult.expanded`, and the state after the last step is the one `Search` ends in.
 
-Order. Every run expands cells in the same order (`sim.navigation.searches.best_first` explains
-why):
+Order. Every run expands cells in the same order
+(`sim.navigation.searches.best_first` explains why):
 
 - best-first variants (astar, weighted astar, greedy, dijkstra) pop the lowest priority
   ``g_weight * g + h``, floored to a multiple of ``1 / TIE_SCALE`` (about 1e-9) so that
@@ -32,9 +32,8 @@ new g, old parent, new parent, was unseen), in flat typed arrays (about 41 bytes
 The replay applies a span of steps forward (the last event of each cell wins, then the
 expanded cells close) and undoes it backward (the first event of each cell restores its old
 values, then the expanded cells reopen and first-seen cells are forgotten): exactly what
-applying the events one by one and undoing them in reverse order gives, so ``k`` steps
-forward and ``k`` back restore the state bit for bit, and moving costs only the steps
-crossed.
+applying the events one by one and undoing them in reverse order gives, so ``k`` steps forward and
+``k`` back restore the state bit for bit, and moving costs only the steps crossed.
 
 >>> import numpy as np
 >>> log = ExpansionLog(np.ones((1, 4), dtype=bool), (0, 0), (0, 3))

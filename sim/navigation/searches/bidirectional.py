@@ -87,8 +87,8 @@ from sim.navigation.searches.declaration import (
 )
 
 TIE_SCALE = 2.0**30
-"""Priorities are floored to multiples of 1 / TIE_SCALE, as `sim.navigation.searches.best_first`
-does."""
+"""Priorities are floored to multiples of 1 / TIE_SCALE,
+as `sim.navigation.searches.best_first` does."""
 
 
 class Side(StrEnum):
@@ -144,8 +144,8 @@ class HalfSearch:
         self._closed = bytearray(size)
         # p is computed once per touched cell; inf marks "not yet" (p itself may be < 0).
         self._potential = [math.inf] * size
-        # A binary heap of (floored priority, p, cell), as `sim.navigation.searches.best_first`
-        # keeps h.
+        # A binary heap of (floored priority, p, cell), as
+        # `sim.navigation.searches.best_first` keeps h.
         self._frontier: list[tuple[float, float, int]] = []
         self.expanded = 0
         """How many cells this half has expanded."""

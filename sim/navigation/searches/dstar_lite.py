@@ -33,11 +33,10 @@ total order (a cell is queued at most once), so this heap of lazily deleted entr
 kernel's indexed heap (`sim.navigation.searches._incremental`) pop the same sequence; every float is
 computed by the same operations in the same order in both, so they agree bit for bit. ``k1`` is
 floored like A*'s priorities (`sim.navigation.searches.best_first.TIE_SCALE`) so that equal real
-keys that
-were summed in different orders still tie and fall to ``k2``, the order the algorithm's
-correctness rests on (a cell whose ``rhs`` came from a stale neighbour always has a larger
-``k2`` than that neighbour). The loop also runs on through keys one tie bucket above the
-start's, so a neighbour whose key rounding put a hair above the start's is still repaired.
+keys that were summed in different orders still tie and fall to ``k2``, the order the algorithm's
+correctness rests on (a cell whose ``rhs`` came from a stale neighbour always has a larger ``k2``
+than that neighbour). The loop also runs on through keys one tie bucket above the start's, so a
+neighbour whose key rounding put a hair above the start's is still repaired.
 
 The path is read from the start by stepping to the successor ``s'`` that minimizes
 ``c(s, s') + g[s']`` (the first in `DIRECTIONS` order among equals); D* Lite's theorem makes that
@@ -92,11 +91,10 @@ def differ(g: float, rhs: float) -> bool:
 class DStarLite:
     """One agent's D* Lite state on a grid of fixed shape and move rules; the Python reference.
 
-    `plan` takes the grid as it is now, diffs it against its own snapshot of the previous
-    call's grid, repairs the search for the cells that changed and returns the path. The
-    caller (`sim.navigation.searches.incremental.IncrementalSearch`) checks the arguments and
-    decides
-    when the state must start over (a new goal, a new heuristic scale).
+    `plan` takes the grid as it is now, diffs it against its own snapshot of the previous call's
+    grid, repairs the search for the cells that changed and returns the path. The caller
+    (`sim.navigation.searches.incremental.IncrementalSearch`) checks the arguments and decides when
+    the state must start over (a new goal, a new heuristic scale).
 
     >>> planner = DStarLite(3, 3, diagonal=True, heuristic=Heuristic.OCTILE)
     >>> walkable = np.ones((3, 3), dtype=bool)

@@ -1,15 +1,14 @@
 """`IncrementalSearch`: one agent's planner that repairs its last search instead of starting over.
 
 It runs D* Lite (Koenig & Likhachev 2002): the Python reference in
-`sim.navigation.searches.dstar_lite`
-or the C kernel `sim.navigation.searches._incremental`, which give identical results (cells, cost
-and
-expansion count, bit for bit). Each `IncrementalSearch.plan` compares the grid it is given with
-its own snapshot of the previous call's grid; the cells that differ (walkability toggled, or
-the cost of a walkable cell changed) are the changes it repairs, and the start may move freely.
-The kept state is dropped, and the search starts over, on the first call, for a new goal cell,
-a grid of another shape, or a new heuristic scale (`sim.navigation.grid.heuristic_scale`: the
-smallest walkable cost changed below 1), since every kept key was computed with the old one.
+`sim.navigation.searches.dstar_lite` or the C kernel `sim.navigation.searches._incremental`, which
+give identical results (cells, cost and expansion count, bit for bit). Each `IncrementalSearch.plan`
+compares the grid it is given with its own snapshot of the previous call's grid; the cells that
+differ (walkability toggled, or the cost of a walkable cell changed) are the changes it repairs, and
+the start may move freely. The kept state is dropped, and the search starts over, on the first call,
+for a new goal cell, a grid of another shape, or a new heuristic scale
+(`sim.navigation.grid.heuristic_scale`: the smallest walkable cost changed below 1), since every
+kept key was computed with the old one.
 
 Every path it returns costs what a fresh A* (`sim.navigation.find_path`) returns on the same
 grid: D* Lite is exact with a consistent heuristic, so the heuristics that are not consistent

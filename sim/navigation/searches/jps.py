@@ -1,8 +1,7 @@
 """Jump point search: A* that jumps along straight and diagonal runs of a uniform-cost grid.
 
 The readable Python reference of the compiled `_jps.c` (`sim.navigation.searches.kernel` runs it):
-both
-return the same cells, the same cost to the last bit and the same expansion count.
+both return the same cells, the same cost to the last bit and the same expansion count.
 
 Jump point search (Harabor & Grastien, "Online Graph Pruning for Pathfinding on Grid Maps",
 AAAI 2011) finds the paths A* finds on an 8-connected grid where every step costs its length,
@@ -87,8 +86,8 @@ if TYPE_CHECKING:
     from sim.navigation.searches.landmarks import Landmarks
 
 TIE_SCALE = 2.0**30
-"""Priorities are floored to multiples of 1 / TIE_SCALE, as `sim.navigation.searches.best_first`
-does."""
+"""Priorities are floored to multiples of 1 / TIE_SCALE,
+as `sim.navigation.searches.best_first` does."""
 
 
 def solve(query: Query) -> PathResult:
@@ -120,8 +119,8 @@ class JumpPointSearch:
             (`sim.navigation.query.JPS_HEURISTICS`).
         landmarks: distance fields built from this very array
             (`sim.navigation.searches.landmarks.build`): with octile, the heuristic is raised by
-            them
-            as the compiled ``search_landmarks`` raises it; None (the default) for the plain one.
+            them as the compiled ``search_landmarks`` raises it; None (the default) for
+            the plain one.
 
     Raises:
         ValueError: naming the value, for a mask that is not 2-D bool, a cell that is not two

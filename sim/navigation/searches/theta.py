@@ -11,8 +11,7 @@ Vertices are the centres of cells, the moves to expand are those of the grid (th
 rule: 8 neighbours, no corner cutting; or 4), and line of sight is the app's smoothing rule,
 `sim.navigation.line_of_sight.segment_is_clear` between the two centres: every cell the segment
 touches must be walkable, and at every grid corner it passes through all four cells around it
-(no squeezing past a corner). A legal grid move is always in sight, so every parent sees its
-child.
+(no squeezing past a corner). A legal grid move is always in sight, so every parent sees its child.
 
 The result: `PathResult.cells` holds the path's *vertices*, from the start, through the cells
 where it turns, to the goal; consecutive vertices need not be neighbours, but they always see
@@ -25,9 +24,8 @@ Theta* is not optimal among all any-angle paths, but its path never costs more t
 the same moves (each relaxation is no dearer than A*'s, by the triangle inequality) and never
 less than the straight line from start to goal. The frontier is ordered as A*'s
 (`sim.navigation.searches.best_first`): priority ``floor((g + h) * TIE_SCALE)``, then the smaller
-``h``, then
-the smaller flat cell index; closed cells are never reopened, and `expanded` counts the cells
-closed.
+``h``, then the smaller flat cell index; closed cells are never reopened, and `expanded` counts the
+cells closed.
 
 >>> walkable = np.ones((3, 6), dtype=bool)
 >>> walkable[0:2, 2] = False  # a wall with a gap at the bottom
@@ -73,8 +71,8 @@ from sim.navigation.searches.declaration import (
 )
 
 TIE_SCALE = 2.0**30
-"""Priorities are floored to multiples of 1 / TIE_SCALE, as `sim.navigation.searches.best_first`
-does."""
+"""Priorities are floored to multiples of 1 / TIE_SCALE,
+as `sim.navigation.searches.best_first` does."""
 
 
 def solve(query: Query) -> PathResult:
