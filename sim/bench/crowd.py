@@ -51,11 +51,11 @@ SIZES = (200, 1000, 5000)
 SECONDS = 45.0
 """Simulated seconds each crowd size runs (the scene's own 200 agents all arrive in about 45)."""
 SIM_TARGETS = ((1000, 120.0), (5000, 30.0))
-"""(agents, simulated frames per second) the whole sim step must reach (issue 16)."""
+"""(agents, simulated frames per second) the whole sim step must reach."""
 RENDER_TARGET = (1000, 30.0)
-"""(agents, rendered frames per second) in an 800 x 600 window (issue 16)."""
+"""(agents, rendered frames per second) in an 800 x 600 window."""
 OVERLAP_TARGET = 0.1
-"""The deepest overlap allowed, as a fraction of the two radii's sum (issue 16)."""
+"""The deepest overlap allowed, as a fraction of the two radii's sum."""
 EARLIER_TARGET = (200, 60.0)
 """(agents, simulated fps) of the first crowd issue, still checked."""
 CHART = "crowd-throughput.svg"

@@ -2,7 +2,7 @@
 
 `MapRun` collects one map's rounds (`sim.bench.dynamic` fills it); `DynamicReport` holds every
 map's with the settings they shared, and renders them: the terminal table, the JSON of
-``--json`` (the issue's keys, then ours), the SVG chart and its section of
+``--json`` (the contract's keys, then ours), the SVG chart and its section of
 benchmarks/RESULTS.md.
 """
 
@@ -21,7 +21,7 @@ from sim.bench.tables import pipe_table
 
 EXPANDED_TARGET = 0.3
 TIME_TARGET = 0.5
-"""The issue's targets: median incremental / median A* expansions and time, 512x512 maps."""
+"""The targets: median incremental / median A* expansions and time, 512x512 maps."""
 TARGET_SIDE = 512
 """The targets hold on the maps of `TARGET_SIDE` x `TARGET_SIDE` cells."""
 
@@ -75,7 +75,7 @@ class MapRun:
         return expanded, ms
 
     def to_json(self) -> dict[str, Any]:
-        """The issue's keys, in its order, then ours (ratios, first plans, counts).
+        """The contract's keys, in their order, then ours (ratios, first plans, counts).
 
         Times are ms rounded to 4 decimals; a median a run without rounds lacks is null.
         """
@@ -197,7 +197,7 @@ class DynamicReport:
         return [f"{SECTION_TITLE}: {self.title()}", "", *pipe_table(self.table())]
 
     def target_lines(self) -> list[str]:
-        """The issue's targets on the 512x512 maps, met or not per map (Markdown list)."""
+        """The targets on the 512x512 maps, met or not per map (Markdown list)."""
         square = [r for r in self.runs if (r.width, r.height) == (TARGET_SIDE, TARGET_SIDE)]
         target = (
             f"median incremental expansions <= {EXPANDED_TARGET}x and median time <= "

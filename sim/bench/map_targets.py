@@ -1,6 +1,6 @@
 """What `sim bench` concludes over the maps: the targets, a table across maps, chart and JSON.
 
-The targets (issue 17), all of ratios of medians measured side by side in one run, with
+The targets, all of ratios of medians measured side by side in one run, with
 ours = `find_path` with its defaults (``auto``):
 
 - the geometric mean over the 512x512 maps of ours / pyastar2d <= `GEOMEAN_PYASTAR2D_TARGET`;
@@ -124,7 +124,7 @@ class Target:
 
 
 def map_targets(figures: Sequence[MapFigures]) -> list[Target]:
-    """Every map target of the issue, met or not, from the maps' figures.
+    """Every map target, met or not, from the maps' figures.
 
     >>> ok = MapFigures("a", 512, 512, 0.4, 0.1, 0.001, 100, 100, 51, 51)
     >>> [t.met for t in map_targets([ok, MapFigures("b", 64, 64, 0.9, 0.2)])]

@@ -1,4 +1,4 @@
-"""What `sim bench` concludes: one line per target of the issue, and benchmarks/RESULTS.md.
+"""What `sim bench` concludes: one line per target, and benchmarks/RESULTS.md.
 
 The targets: the maps' (`sim.bench.map_targets`: ours against pyastar2d and tcod, unreachable
 queries, every path legal and optimal), the first path of a process within
@@ -46,7 +46,7 @@ FIRST_PATH_BUDGET_MS = 50.0
 def summary_lines(
     reports: Sequence[MapReport], startup: Startup, crowd: CrowdReport | None = None
 ) -> list[str]:
-    """One line per target of the issue, met or not, with the numbers (the crowd's if run).
+    """One line per target, met or not, with the numbers (the crowd's if run).
 
     The maps' targets (`sim.bench.map_targets`), then the first path of a process, then the
     crowd's.

@@ -2,7 +2,7 @@
 
 A user meets the start-up cost once per process: importing sim.navigation (and the C kernel)
 and the first query's cold caches. It is measured in fresh interpreters, beside the warm figure
-of the same query, and compared with the issue's budget in `sim.bench.results`.
+of the same query, and compared with the startup budget in `sim.bench.results`.
 """
 
 from __future__ import annotations

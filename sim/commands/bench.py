@@ -1,7 +1,7 @@
 """`sim bench`: our planner against its peers on the shared Moving AI maps, in one run.
 
 Per map, one table of every planner on the same seeded queries (`sim.bench.maps`); then the
-first path of a fresh process (`sim.bench.startup`) and one line per target of the issue
+first path of a fresh process (`sim.bench.startup`) and one line per target
 (`sim.bench.results`). ``--crowd`` runs only the crowd throughput (`sim.bench.crowd`);
 ``--dynamic`` only incremental replanning against A* from scratch (`sim.bench.dynamic`).
 ``--write-results`` runs the maps, then the crowd, then the dynamic benchmark, and writes them
@@ -159,7 +159,7 @@ def run(args: argparse.Namespace) -> int:
         print()
         print("\n".join(report.lines()), flush=True)
     startup = first_path_timing(maps[-1], args.sample, args.seed)
-    # The file records every target of the issue, so writing it runs the crowd too.
+    # The file records every target, so writing it runs the crowd too.
     crowd = _bench_crowd() if args.write_results else None
     if crowd is not None:
         print()

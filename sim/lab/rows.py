@@ -1,6 +1,6 @@
 """One row of `results.csv`: one search on one scenario of one map; its columns and CSV form.
 
-The first fourteen columns are issue 18's, in its order; the others follow. Floats are
+The first fourteen columns are the contract's, in their order; the others follow. Floats are
 written as Python's shortest round-trip form (``repr``), so costs read back bit for bit;
 ``time_ms`` to 4 decimals. An absent value (no cost when no path was found) is an empty
 field. What each column means:

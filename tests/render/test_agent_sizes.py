@@ -1,4 +1,4 @@
-"""Agents with a size, measured from `sim run --trace` (issue 14).
+"""Agents with a size, measured from `sim run --trace`.
 
 In every shipped scene no agent's disc ever overlaps a blocked cell or leaves the grid in any
 traced frame; in `scenes/sizes.toml` the small agent squeezes through the one-cell gap and the
@@ -124,7 +124,7 @@ def test_the_small_agent_squeezes_through_the_narrow_gap_the_large_one_takes_the
     assert all(-1.0 <= y <= 0.0 for y in small), "the narrow gap is y -1..0"
     assert all(3.0 <= y <= 6.0 for y in large), "the wide gap is y 3..6"
     # Both arrive, one on End and the other against it: agents avoid each other and gather
-    # round their goal instead of stacking on it (issue 16).
+    # round their goal instead of stacking on it.
     end = np.array((7.5, -0.5))
     last = [np.array(pos) for pos in frames[-1]["pos"]]
     assert min(np.hypot(*(pos - end)) for pos in last) <= 0.25 + ROUNDING

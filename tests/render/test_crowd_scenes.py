@@ -1,4 +1,4 @@
-"""Crowds that avoid each other, measured headless (issue 16).
+"""Crowds that avoid each other, measured headless.
 
 Small scenes written here, run with `sim run --trace` and read back: two agents head-on, four
 meeting at a crossing, a line through a doorway. In every traced frame no two discs overlap

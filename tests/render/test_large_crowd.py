@@ -1,4 +1,4 @@
-"""The documented maximum crowd, 10,000 agents on a 2000 x 2000 grid, runs and exits (issue 13).
+"""The documented maximum crowd, 10,000 agents on a 2000 x 2000 grid, runs and exits.
 
 Before the crowd's work was bounded its first frame took over 10 minutes (smoothing each
 agent's whole path with line-of-sight walks); now a frame takes about a second, the first a

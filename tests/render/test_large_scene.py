@@ -1,4 +1,4 @@
-"""A scene of 20,000 objects loads, runs and exits through `sim run` in bounded time (issue 13)."""
+"""A scene of 20,000 objects loads, runs and exits through `sim run` in bounded time."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`sim run --headless --search ... --search-step ... --record-search OUT.gif` (issue 19)."""
+"""`sim run --headless --search ... --search-step ... --record-search OUT.gif`."""
 
 from __future__ import annotations
 

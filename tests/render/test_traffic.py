@@ -1,4 +1,4 @@
-"""The traffic scene headless (issue 15): the agent catches the wandering End, replans the
+"""The traffic scene headless: the agent catches the wandering End, replans the
 moment a block cuts its route, is pushed clear in the frame a block reaches it, and never
 stands in a blocked cell; the report and the HUD count it all. (Every shipped scene's agents
 arrive with no blocked frame: tests/render/test_agent_scenes.py.)"""

@@ -350,7 +350,7 @@ def test_plan_cost_and_length_are_in_world_units_for_any_cell_size():
     assert outcome.waypoints[-1] == (4.75, 0.25)
 
 
-# An agent faster than it can turn (issue 13): every speed must reach End with the default
+# An agent faster than it can turn: every speed must reach End with the default
 # turn_rate and arrival_radius, never orbit it. 1000 is far past any speed a scene needs.
 FAST_SPEEDS = [1.0, 3.0, 10.0, 30.0, 50.0, 100.0, 1000.0]
 # Simulated seconds beyond the route's length over the speed: turning, detours and slowing near

@@ -1,4 +1,4 @@
-"""Agents in a world that moves (issue 15): replans by cause, pushes, incremental repairs.
+"""Agents in a world that moves: replans by cause, pushes, incremental repairs.
 
 A bare World with a GridManager, Start, End and one agent, stepped by hand at a fixed dt; the
 obstacles are moved by the test between frames, as SceneMotion moves them before the grid.

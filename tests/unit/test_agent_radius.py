@@ -1,4 +1,4 @@
-"""Agents with a size (issue 14): the scene's `radius`, its one-line errors, and the clearance
+"""Agents with a size: the scene's `radius`, its one-line errors, and the clearance
 GridManager plans and steers with; `--trace`'s path checks and options."""
 
 from __future__ import annotations

@@ -264,7 +264,7 @@ def test_results_replace_every_section_they_write_and_keep_notes_written_by_hand
     assert headings[0] == "## Ours against the peers, every map"
     assert headings[-2:] == ["## Targets", "## Closing the gap to pyastar2d"]
     assert written_results.endswith("## Closing the gap to pyastar2d\n\nA note written by hand.\n")
-    assert "1.0x tcod" not in written_results, "issue 6's targets are gone"
+    assert "1.0x tcod" not in written_results, "the old tcod target is gone"
 
 
 def test_results_link_the_chart_of_ratios_per_map(written_results: str) -> None:

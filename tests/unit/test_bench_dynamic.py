@@ -75,7 +75,7 @@ def test_tiny_run_writes_the_issues_json(tiny: Path, capsys: pytest.CaptureFixtu
     assert status == 0
     assert list(data) == ["maps"]
     (entry,) = data["maps"]
-    assert list(entry)[: len(ISSUE_KEYS)] == list(ISSUE_KEYS), "the issue's keys, in its order"
+    assert list(entry)[: len(ISSUE_KEYS)] == list(ISSUE_KEYS), "the contract's keys, in their order"
     for key, kind in ISSUE_KEYS.items():
         assert type(entry[key]) is kind, key
     assert entry["map"] == "tiny"

@@ -1,4 +1,4 @@
-"""`sim bench` on the maps, issue 17: unreachable pairs, the targets' verdicts, table and JSON.
+"""`sim bench` on the maps: unreachable pairs, the targets' verdicts, table and JSON.
 
 No timing assertions: the verdicts are checked from given numbers, the run only for its shape.
 """

@@ -1,5 +1,5 @@
 """A crowd's bounded work: plans spread over frames in turn, lookahead-bounded smoothing that
-keeps a disc clear, and routes drawn for a bounded number of agents (issue 13)."""
+keeps a disc clear, and routes drawn for a bounded number of agents."""
 
 from __future__ import annotations
 

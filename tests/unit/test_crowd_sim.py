@@ -18,7 +18,7 @@ from sim.engine import GameObject, World
 
 DT = 1 / 60
 RADIUS = 0.4
-OVERLAP_BOUND = 0.1  # of the two radii's sum (issue 16)
+OVERLAP_BOUND = 0.1  # of the two radii's sum
 WALL_TOLERANCE = 1e-6  # cells: a disc may touch a wall, and float rounding may graze it
 
 

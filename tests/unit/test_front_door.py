@@ -146,3 +146,22 @@ def griffe_doctests():  # the docs site's griffe extension, imported from its fi
 )
 def test_the_docs_show_bare_doctests_as_code(docstring: str, shown: str) -> None:
     assert griffe_doctests().fence_doctests(docstring) == shown
+
+
+CODE_AND_DATA = sorted(
+    path
+    for folder in ("sim", "tests", "scenes", "experiments", "benchmarks")
+    for path in (REPO_ROOT / folder).rglob("*")
+    if path.suffix in {".py", ".pyi", ".c", ".h", ".toml", ".md"}
+)
+
+
+def test_the_code_speaks_of_itself_not_of_issues_by_number() -> None:
+    by_number = OUTSIDE["an issue by number"]
+    found = [
+        f"{relative(path)}:{number}: {line.strip()}"
+        for path in CODE_AND_DATA
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
+        if by_number.search(line)
+    ]
+    assert found == []

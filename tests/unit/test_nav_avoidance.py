@@ -2,7 +2,7 @@
 
 The loop is the simplest world there is: every step each agent prefers its goal at full speed
 (slowing to land on it), `avoid` picks the velocities, and positions move by velocity * dt.
-Overlap is the depth two discs overlap by, as a fraction of their radii's sum (the issue's
+Overlap is the depth two discs overlap by, as a fraction of their radii's sum (the targets'
 `overlap_max`), checked after every step. The C kernel must return what the Python reference
 returns to the last bit.
 """

@@ -1,7 +1,7 @@
 """Output paths a run may not write are refused before it starts: one line, exit status 2.
 
 `sim run` and `sim soak` write an output only where it is new or an existing regular file of its
-own kind, never over the scene or another output of the same run (issue 13, "Data loss").
+own kind, never over the scene or another output of the same run ("Data loss").
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The race's lock-step clock (sim.search_view.race) and `--race` parsing (issue 19)."""
+"""The race's lock-step clock (sim.search_view.race) and `--race` parsing."""
 
 from __future__ import annotations
 

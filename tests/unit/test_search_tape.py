@@ -1,4 +1,4 @@
-"""SearchTape / TapeReplay: the new searches replay both ways bit for bit (issue 19)."""
+"""SearchTape / TapeReplay: the new searches replay both ways bit for bit."""
 
 from __future__ import annotations
 

@@ -9,7 +9,7 @@
  * floor((g_weight * g + h) * TIE_SCALE), ties go to the smaller h, then to the smaller flat
  * cell index; bit-identical sums rest on ../_common.h's pragmas (no fused multiply-add).
  *
- * Speed (after pyastar2d, see PERFORMANCE-NOTES.md): the search state of a cell is one 16-byte
+ * Speed (after pyastar2d): the search state of a cell is one 16-byte
  * record in a flat array; the frontier is a 4-ary heap with decrease-key and a one-node "hand"
  * (see Frontier); both live in a workspace reused across calls, and only the cells a search
  * touched are reset after it, so no call does work proportional to the whole grid.
