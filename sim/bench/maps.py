@@ -50,7 +50,11 @@ SLOW_PEER_MAX_CELLS = 256 * 256
 
 
 def movingai_dir() -> Path:
-    """Where the Moving AI maps live: $MOVINGAI_DIR, else ../shared/benchmarks/movingai."""
+    """Where the Moving AI maps live: $MOVINGAI_DIR, else the benchmark set beside the repository.
+
+    The 18 maps with their scenarios are too large to ship; the demo's three ship in
+    experiments/maps/.
+    """
     override = os.environ.get("MOVINGAI_DIR")
     return Path(override) if override else REPO_ROOT.parent / "shared" / "benchmarks" / "movingai"
 

@@ -107,7 +107,9 @@ def write_results(
         f"{platform.release()}",
         f"- Python {platform.python_version()}, numpy {np.__version__}, panda3d "
         f"{_version('panda3d')}; peers: " + (", ".join(versions) or "none"),
-        f"- maps: {movingai_dir()} (Moving AI Lab, Sturtevant 2012)",
+        # The folder's name only: a full path would point outside the repository.
+        f"- maps: the Moving AI folder `{movingai_dir().name}` ($MOVINGAI_DIR; Moving AI Lab, "
+        "Sturtevant 2012)",
         "",
         "Every planner answers the same seeded scenarios, interleaved per query. Only the query",
         "is timed (peer graphs are built per map beforehand). `legal?` checks every returned path",
