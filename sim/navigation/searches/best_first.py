@@ -58,7 +58,7 @@ import itertools
 import math
 from collections.abc import Callable, Iterator
 from heapq import heappop, heappush
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 from numpy.typing import NDArray
@@ -73,8 +73,10 @@ from sim.navigation.query import (
     PriorityTerms,
     Query,
     Reason,
+    SearchSettings,
     check_ends,
     check_options,
+    check_weight,
     priority_terms,
     reason_before_search,
 )
@@ -113,16 +115,7 @@ def solve(query: Query) -> PathResult:
         return bidirectional.solve(query)
     if query.algorithm is Algorithm.THETA:
         return theta.solve(query)
-    return start_search(
-        query.walkable,
-        query.start,
-        query.goal,
-        diagonal=query.rule,
-        heuristic=query.heuristic,
-        algorithm=query.algorithm,
-        costs=query.costs,
-        weight=query.weight,
-    ).run()
+    return start_search_with(query.walkable, query.start, query.goal, query.settings).run()
 
 
 def start_search(
@@ -139,7 +132,7 @@ def start_search(
     """Set up the search `find_path` would run, without running it; same arguments and errors.
 
     Drive it with `Search.steps` (one expansion per item) or `Search.advance`, then read
-    `Search.result`.
+    `Search.result`. `start_search_with` takes the options as `SearchSettings`.
 
     >>> search = start_search(np.ones((1, 3), dtype=bool), (0, 0), (0, 2))
     >>> list(search.steps())
@@ -149,6 +142,26 @@ def start_search(
     """
     graph = MoveGraph.build(walkable, diagonal=diagonal, costs=costs)
     return Search(graph, start, goal, heuristic=heuristic, algorithm=algorithm, weight=weight)
+
+
+def start_search_with(
+    walkable: NDArray[np.bool_], start: Cell, goal: Cell, settings: SearchSettings
+) -> Search:
+    """`start_search` with its options as one value (an algorithm `Search` runs, not None).
+
+    >>> stepped = SearchSettings(algorithm=Algorithm.BFS)
+    >>> start_search_with(np.ones((1, 3), dtype=bool), (0, 0), (0, 2), stepped).run().cost
+    2.0
+    """
+    graph = MoveGraph.build(walkable, diagonal=settings.rule, costs=settings.costs)
+    return Search.with_settings(graph, start, goal, settings)
+
+
+def _not_stepped(name: str) -> NoReturn:
+    """Refuse, in words, an algorithm `Search` does not run ("auto" or one in `OWN_LOOPS`)."""
+    stepped = ", ".join(a.value for a in STEPPED_ALGORITHMS)
+    elsewhere = OWN_LOOPS[Algorithm.JPS if name == AUTO else Algorithm(name)]
+    raise ValueError(f"Search runs {stepped}, not {name!r}; {elsewhere}")
 
 
 class Search:
@@ -179,11 +192,40 @@ class Search:
     ) -> None:
         """Check the arguments (ValueError naming the value) and put `start` on the frontier."""
         if algorithm == AUTO or algorithm in OWN_LOOPS:
-            stepped = ", ".join(a.value for a in STEPPED_ALGORITHMS)
-            elsewhere = OWN_LOOPS[Algorithm.JPS if algorithm == AUTO else Algorithm(algorithm)]
-            raise ValueError(f"Search runs {stepped}, not {algorithm!r}; {elsewhere}")
+            _not_stepped(algorithm)
+        algorithm_chosen, heuristic_chosen, weight_checked = check_options(
+            algorithm, heuristic, weight
+        )
+        self._begin(graph, start, goal, algorithm_chosen, heuristic_chosen, weight_checked)
+
+    @classmethod
+    def with_settings(
+        cls, graph: MoveGraph, start: Cell, goal: Cell, settings: SearchSettings
+    ) -> Search:
+        """A search of `settings`' algorithm, heuristic and weight on `graph`.
+
+        The graph holds the diagonal rule and the costs, so the settings' are not read.
+        """
+        algorithm = settings.algorithm
+        if algorithm is None or algorithm in OWN_LOOPS:
+            _not_stepped(AUTO if algorithm is None else algorithm.value)
+        search = cls.__new__(cls)
+        # Checked again: settings built by hand have not met `SearchSettings.parse`.
+        weight = check_weight(settings.weight)
+        search._begin(graph, start, goal, algorithm, settings.heuristic, weight)
+        return search
+
+    def _begin(
+        self,
+        graph: MoveGraph,
+        start: Cell,
+        goal: Cell,
+        algorithm: Algorithm,
+        heuristic: Heuristic,
+        weight: float,
+    ) -> None:
         self._graph = graph
-        self._algorithm, chosen, checked_weight = check_options(algorithm, heuristic, weight)
+        self._algorithm = algorithm
         (start_row, start_col), (goal_row, goal_col) = check_ends(
             start, goal, (graph.height, graph.width)
         )
@@ -203,7 +245,7 @@ class Search:
         self._done = False
         self._reason = Reason.UNREACHABLE
 
-        terms = priority_terms(self._algorithm, chosen, checked_weight, graph.heuristic_scale)
+        terms = priority_terms(algorithm, heuristic, weight, graph.heuristic_scale)
         self._terms = terms
         self._g_weight, self._h_weight = terms.g_weight, terms.h_factor
         self._heuristic_name = terms.heuristic
