@@ -49,14 +49,15 @@ The search state lives in flat lists indexed by the cell ``row * width + col``
 compiled kernel (`sim.navigation.searches.kernel`) takes over. The same loop runs a whole search
 (`Search.run`) or a budget of expansions at a time (`Search.advance`, `Search.steps`) for a
 visualizer. This module is the Python reference only: `find_path`
-(`sim.navigation.pathfinder`) checks a `Query` once and runs it here (`solve`) or in C.
+(`sim.navigation.pathfinder`) checks a `Query` once and runs it here (`solve`) or in C. The six
+searches of this loop are declared for the catalogue in `best_first_family`.
 """
 
 from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from heapq import heappop, heappush
 from typing import Any, NoReturn
 
@@ -64,7 +65,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from sim.navigation.grid import Cell
-from sim.navigation.heuristics import HEURISTICS, Heuristic, is_admissible
+from sim.navigation.heuristics import HEURISTICS, Heuristic
 from sim.navigation.moves import SQRT2, MoveGraph
 from sim.navigation.query import (
     AUTO,
@@ -81,12 +82,6 @@ from sim.navigation.query import (
     reason_before_search,
 )
 from sim.navigation.searches import bidirectional, jps, readout, theta
-from sim.navigation.searches.declaration import (
-    Expansions,
-    RowCase,
-    SearchKind,
-    TableFacts,
-)
 
 TIE_SCALE = 2.0**30
 """Priorities are floored to multiples of 1 / TIE_SCALE (about 1e-9) before comparing."""
@@ -515,126 +510,3 @@ class Search:
 
     def _shape(self) -> tuple[int, int]:
         return self._graph.height, self._graph.width
-
-
-def _astar_guaranteed(case: RowCase) -> bool:
-    return (
-        case.heuristic is not None
-        and case.weight == 1.0
-        and is_admissible(case.heuristic, diagonal=case.diagonal)
-    )
-
-
-def _astar_note(case: RowCase, guaranteed: bool) -> str:
-    if case.heuristic is not None and not is_admissible(case.heuristic, diagonal=case.diagonal):
-        return "manhattan overestimates on 8-connected"
-    if case.weight != 1.0:
-        return f"within x{case.weight:g} of the optimum"
-    return ""
-
-
-def _bfs_guaranteed(case: RowCase) -> bool:
-    # Fewest moves is cheapest only when every move costs the same.
-    return not case.diagonal and case.uniform
-
-
-def _bfs_note(case: RowCase, guaranteed: bool) -> str:
-    if guaranteed:
-        return "fewest moves = cheapest here"
-    return "fewest moves, not least cost" if case.diagonal else "fewest moves; ignores cell costs"
-
-
-def _always(case: RowCase) -> bool:
-    return True
-
-
-def _declare(
-    name: str, label: str, algorithm: Algorithm, promise: str, order: int, **facts: Any
-) -> SearchKind:
-    """A search of this loop: solved by `solve`, stepped by `Search`, recorded by expansions."""
-    return SearchKind(
-        name,
-        label,
-        algorithm,
-        promise,
-        order,
-        solver=solve,
-        stepper=Search,
-        recording=Expansions(),
-        kernel=algorithm in _COMPILED,
-        **facts,
-    )
-
-
-_COMPILED = (Algorithm.ASTAR, Algorithm.DIJKSTRA, Algorithm.BFS, Algorithm.GREEDY)
-"""What `sim.navigation.searches.kernel.COMPILED_ALGORITHMS` runs in C (a test holds them equal;
-importing the kernel here would warn whenever its extension is not built)."""
-
-
-def _note(words: str) -> Callable[[RowCase, bool], str]:
-    return lambda case, guaranteed: words
-
-
-SEARCHES = (
-    _declare(
-        "ASTAR",
-        "A*",
-        Algorithm.ASTAR,
-        "shortest path with an admissible heuristic",
-        10,
-        table=TableFacts(10, own_loop=False, note=_astar_note, guaranteed=_astar_guaranteed),
-        shortest=True,
-        takes_heuristic=True,
-    ),
-    _declare(
-        "DIJKSTRA",
-        "Dijkstra",
-        Algorithm.DIJKSTRA,
-        "shortest path",
-        20,
-        table=TableFacts(
-            40, own_loop=False, note=_note("the optimum"), guaranteed=_always, optimum=True
-        ),
-        shortest=True,
-    ),
-    _declare(
-        "BFS",
-        "BFS",
-        Algorithm.BFS,
-        "fewest moves, not least cost",
-        30,
-        table=TableFacts(50, own_loop=False, note=_bfs_note, guaranteed=_bfs_guaranteed),
-    ),
-    _declare(
-        "GREEDY",
-        "greedy",
-        Algorithm.GREEDY,
-        "not shortest",
-        40,
-        table=TableFacts(30, own_loop=False, note=_note("ignores the cost so far")),
-        takes_heuristic=True,
-    ),
-    # Weighted A* is its own search for people (its own button, rows and promise) and the
-    # astar algorithm with a weight above 1 for `find_path`.
-    _declare(
-        "WEIGHTED",
-        "weighted A*",
-        Algorithm.ASTAR,
-        "within the weight of shortest",
-        50,
-        table=TableFacts(20, own_loop=False, note=_astar_note, guaranteed=_astar_guaranteed),
-        takes_heuristic=True,
-        takes_weight=True,
-    ),
-    _declare(
-        "DFS",
-        "DFS",
-        Algorithm.DFS,
-        "baseline: not shortest",
-        60,
-        table=TableFacts(60, own_loop=False, note=_note("baseline, not shortest")),
-    ),
-)
-"""The best-first family, declared for the catalogue (`sim.navigation.catalogue`): one loop,
-six searches; the fifth argument puts them among the search view's buttons, ``table.order``
-among the comparison table's rows."""
