@@ -33,7 +33,7 @@ from sim.navigation.catalogue import PLANNER, PLANNER_ALGORITHM, PLANNER_HEURIST
 from sim.navigation.diagonal import DiagonalRule, parse_diagonal
 from sim.navigation.heuristics import Heuristic
 from sim.navigation.line_of_sight import segment_is_clear, smooth_path
-from sim.navigation.query import AUTO, parse_algorithm
+from sim.navigation.query import Algorithm
 from sim.navigation.room import Room
 from sim.navigation.searches.incremental import IncrementalSearch
 
@@ -152,7 +152,7 @@ class GridManager(Component):
         self.show_grid = show_grid
         self.show_obstacle_blocks = show_obstacle_blocks
         self._rule = rule
-        self._heuristic = HEURISTICS[0]
+        self._heuristic = PLANNER_HEURISTICS[0]
         self._cover = np.zeros((num_of_rows, num_of_columns), dtype=np.int32)
         # When each cell was blocked, for `blocked_since_mask`; from `start` on (nothing plans
         # before it).
@@ -197,18 +197,18 @@ class GridManager(Component):
         return self._rule
 
     @property
-    def heuristic(self) -> str:
+    def heuristic(self) -> Heuristic:
         """The A* heuristic in use."""
         return self._heuristic
 
     def set_planning(
         self, *, diagonal: bool | str | None = None, heuristic: str | None = None
     ) -> None:
-        """Change the diagonal rule (True, False or a rule name) or heuristic; plans redo."""
+        """Change the diagonal rule (True, False or a rule name) or heuristic (a name); replan."""
         if heuristic is not None:
             if heuristic not in HEURISTICS:
                 raise ValueError(f"unknown heuristic {heuristic!r}; expected one of {HEURISTICS}")
-            self._heuristic = heuristic
+            self._heuristic = Heuristic(heuristic)
         if diagonal is not None:
             self._rule = parse_diagonal(diagonal)
         self.version += 1
@@ -415,7 +415,7 @@ class GridManager(Component):
     @property
     def planning_key(self) -> tuple[str, str]:
         """``(rule, heuristic)``: a search built for other settings must be built again."""
-        return (self._rule.value, self._heuristic)
+        return (self._rule.value, self._heuristic.value)
 
     def incremental_search(self) -> IncrementalSearch | None:
         """A new incremental search for the planner's settings, or None: plan with A* then.
@@ -426,7 +426,7 @@ class GridManager(Component):
         if (len(self._searches) + 1) * self._walkable.size > INCREMENTAL_CELLS:
             return None
         try:
-            search = IncrementalSearch(diagonal=self._rule, heuristic=self._heuristic)
+            search = IncrementalSearch.with_settings(SearchSettings(self._rule, self._heuristic))
         except ValueError:
             return None
         self._searches.add(search)
@@ -462,7 +462,7 @@ class GridManager(Component):
         notes = endpoint_notes(ends) if grid is self.grid else self._room_notes(ends, start, goal)
         began = time.perf_counter()
         if search is None:
-            result = self._fresh_search(grid, start_cell, goal_cell)
+            result = self._fresh_search(grid, start_cell, goal_cell, PLANNER_ALGORITHM)
         else:
             result = search.plan(grid.walkable, start_cell, goal_cell, costs=self.costs)
         plan_ms = (time.perf_counter() - began) * 1000.0
@@ -496,15 +496,13 @@ class GridManager(Component):
         )
 
     def _fresh_search(
-        self, grid: GridMap, start: Cell, goal: Cell, algorithm: str = PLANNER_ALGORITHM
+        self, grid: GridMap, start: Cell, goal: Cell, algorithm: Algorithm | None
     ) -> PathResult:
-        # The HUD compares a repair with A* from scratch, so `compare` asks for astar itself.
+        # The HUD compares a repair with A* from scratch, so `compare` asks for astar itself;
+        # None is the planner's own choice (`PLANNER_ALGORITHM`, "auto").
         # Settings as values: the planner's default ones take find_path's short way.
         settings = SearchSettings(
-            rule=self._rule,
-            heuristic=Heuristic(self._heuristic),
-            algorithm=None if algorithm == AUTO else parse_algorithm(algorithm),
-            costs=self.costs,
+            rule=self._rule, heuristic=self._heuristic, algorithm=algorithm, costs=self.costs
         )
         return find_path_with(grid.walkable, start, goal, settings)
 

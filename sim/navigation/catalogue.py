@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from sim.navigation.heuristics import Heuristic
+from sim.navigation.query import Algorithm
 from sim.navigation.searches.declaration import SearchKind, register, unregister
 
 __all__ = [
@@ -65,8 +66,9 @@ Dijkstra's own, not a choice)."""
 PLANNER = SearchKind.ASTAR
 """The search the Start -> End planner and the agents run, as people read it (the HUD)."""
 
-PLANNER_ALGORITHM = "auto"
-"""What the Start -> End planner asks `find_path` for: jump point search where it finds A*'s
+PLANNER_ALGORITHM: Algorithm | None = None
+"""What the Start -> End planner asks `find_path_with` for, None being "auto" (as
+`SearchSettings.algorithm` holds it): jump point search where it finds A*'s
 paths (no terrain, 8-connected, octile; its expansions are jump points), A* otherwise. The
 search view and the comparison table stay on the searches of `SearchKind`."""
 

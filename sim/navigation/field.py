@@ -28,6 +28,7 @@ from numpy.typing import NDArray
 
 from sim.navigation.grid import Cell
 from sim.navigation.moves import MoveGraph
+from sim.navigation.query import Implementation, parse_implementation
 
 TIE_SCALE = 2.0**30
 """Step values are floored to multiples of 1 / TIE_SCALE before comparing, as in `search`."""
@@ -66,9 +67,9 @@ def distance_field(
     >>> distance_field(walkable, (2, 0)).round(4).tolist()  # no cutting round (1, 0)
     [[4.0, 3.0, 3.4142], [inf, 2.0, 2.4142], [0.0, 1.0, 2.0]]
     """
-    _check_implementation(implementation)
+    chosen = _check_implementation(implementation)
     graph = MoveGraph.build(walkable, diagonal=diagonal, costs=costs)
-    flat = field_on_graph(graph, _flat_cell(graph, "goal", goal), implementation=implementation)
+    flat = _reverse_dijkstra(graph, _flat_cell(graph, "goal", goal), chosen)
     return np.array(flat, dtype=np.float64).reshape(graph.height, graph.width)
 
 
@@ -83,17 +84,20 @@ def field_on_graph(graph: MoveGraph, goal: int, *, implementation: str = "auto")
     """
     if not 0 <= goal < graph.height * graph.width:
         raise ValueError(f"goal {goal!r} lies outside the {graph.height}x{graph.width} grid")
-    return _reverse_dijkstra(graph, goal, implementation=implementation)
+    return _reverse_dijkstra(graph, goal, parse_implementation(implementation))
 
 
-def _check_implementation(implementation: str) -> None:
+def _check_implementation(implementation: str) -> Implementation:
+    """`implementation` as a value; ValueError for a bad name, or "c" when C is not built."""
     # Imported here: importing kernel warns once when the extension is not built.
     from sim.navigation.searches import kernel
 
-    kernel.choose(implementation)  # a ValueError for a bad `implementation`; the answer later
+    chosen = parse_implementation(implementation)
+    kernel.choose(chosen)  # a ValueError for "c" without the kernel; the answer later
+    return chosen
 
 
-def _reverse_dijkstra(graph: MoveGraph, goal: int, *, implementation: str = "auto") -> list[float]:
+def _reverse_dijkstra(graph: MoveGraph, goal: int, implementation: Implementation) -> list[float]:
     """Dijkstra outward from `goal`; each step ``neighbour -> current`` costs entering current.
 
     The seam for the compiled kernel: `kernel.field_flat` (``_kernel.field``) when

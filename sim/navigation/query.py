@@ -298,6 +298,15 @@ class Query:
             rule,
         )
 
+    @property
+    def settings(self) -> SearchSettings:
+        """The checked options as `SearchSettings` (its algorithm settled, its costs checked).
+
+        >>> Query.check(np.ones((1, 2), dtype=bool), (0, 0), (0, 1)).settings.algorithm
+        <Algorithm.JPS: 'jps'>
+        """
+        return SearchSettings(self.rule, self.heuristic, self.algorithm, self.weight, self.costs)
+
 
 def check_options(
     algorithm: str, heuristic: str, weight: float

@@ -391,7 +391,7 @@ def _field(graph: MoveGraph, mask: NDArray[np.bool_], start: int) -> NDArray[np.
     from sim.navigation.searches import kernel
 
     if kernel.choose("auto"):
-        return kernel.field_flat(mask, None, start, diagonal=True)
+        return kernel.field_flat(mask, None, start, diagonal=graph.rule)
     return np.array(field_on_graph(graph, start, implementation="python"), dtype=np.float64)
 
 

@@ -83,17 +83,17 @@ _entries: dict[int, _Entry] = {}  # by id(array), checked against the weak refer
 _clock = itertools.count()
 
 
-def rule_of(diagonal: bool | str) -> str | None:
-    """The connectivity rule whose regions a query with `diagonal` moves needs, if cached.
+def rule_of(rule: DiagonalRule) -> str | None:
+    """The connectivity rule whose regions a query moving by `rule` needs, if cached.
 
-    "never" and "no-corner-cutting" (False and True) share one: with no corner cutting,
-    8-connected regions are 4-connected regions (`sim.navigation.regions.labels`). None for
-    "one-obstacle" and "always", whose regions the cache does not keep.
+    "never" and "no-corner-cutting" share one: with no corner cutting, 8-connected regions
+    are 4-connected regions (`sim.navigation.regions.labels`). None for "one-obstacle" and
+    "always", whose regions the cache does not keep.
 
-    >>> rule_of(True), rule_of("always")
+    >>> rule_of(DiagonalRule.NEVER), rule_of(DiagonalRule.ALWAYS)
     ('no-corner-cutting', None)
     """
-    if parse_diagonal(diagonal) in (DiagonalRule.NEVER, DiagonalRule.NO_CORNER_CUTTING):
+    if rule in (DiagonalRule.NEVER, DiagonalRule.NO_CORNER_CUTTING):
         return NO_CORNER_CUTTING
     return None
 
@@ -106,15 +106,13 @@ def known_unreachable(query: Query) -> bool:
     the array. Costs a dictionary lookup on an unlabelled array, two label lookups when start
     and goal share a region, one boundary check when they do not.
     """
-    return known_apart(query.walkable, query.start, query.goal, diagonal=query.rule)
+    return known_apart(query.walkable, query.start, query.goal, query.rule)
 
 
-def known_apart(
-    walkable: NDArray[np.bool_], start: Cell, goal: Cell, *, diagonal: bool | str
-) -> bool:
+def known_apart(walkable: NDArray[np.bool_], start: Cell, goal: Cell, rule: DiagonalRule) -> bool:
     """`known_unreachable` for a query given by its parts (`start` inside the grid)."""
-    rule = rule_of(diagonal)
-    if rule is None:
+    labels = rule_of(rule)
+    if labels is None:
         return False
     # acquire / release: a `with` block costs twice as much, on every find_path.
     _lock.acquire()
@@ -124,13 +122,13 @@ def known_apart(
             _follow(walkable)
             return False
         entry.used = next(_clock)
-        regions = entry.maps.get(rule)
+        regions = entry.maps.get(labels)
         if regions is None:
-            regions = _label(entry, walkable, rule)
+            regions = _label(entry, walkable, labels)
         try:
             return regions.apart(walkable, start, goal)
         except ValueError:  # the array was reshaped in place since it was labelled
-            return _label(entry, walkable, rule).apart(walkable, start, goal)
+            return _label(entry, walkable, labels).apart(walkable, start, goal)
     finally:
         _lock.release()
 
@@ -199,9 +197,10 @@ def apart_now(
     Labels the array on first use and compares it with its snapshot on every call (a few
     microseconds at 512 x 512 when unchanged): for callers that pay as much already. Both
     cells must be walkable cells of the grid; else False. Also False (undecided) under the
-    "one-obstacle" and "always" rules, whose regions the cache does not keep.
+    "one-obstacle" and "always" rules, whose regions the cache does not keep. `diagonal` is
+    a rule, or True, False or a rule's name (`sim.navigation.diagonal.parse_diagonal`).
     """
-    rule = rule_of(diagonal)
+    rule = rule_of(parse_diagonal(diagonal))
     if rule is None:
         return False
     with _lock:
@@ -228,9 +227,10 @@ def labelled(walkable: NDArray[np.bool_], *, diagonal: bool | str = True) -> Reg
     """The cache's map of `walkable` if it has labelled one, else None; for looking only.
 
     The map as it stands: maybe behind the array until the next query catches up. None
-    under the rules the cache does not label ("one-obstacle", "always").
+    under the rules the cache does not label ("one-obstacle", "always"). `diagonal` as for
+    `apart_now`.
     """
-    rule = rule_of(diagonal)
+    rule = rule_of(parse_diagonal(diagonal))
     if rule is None:
         return None
     with _lock:

@@ -172,7 +172,7 @@ def compare_searches(
     # has them costs them sqrt(2), so octile stays admissible under all three.
     eight = rule is not DiagonalRule.NEVER
     # One graph for all: the times are the searches alone, not 15 copies of the same setup.
-    graph = MoveGraph.build(walkable, diagonal=rule.value, costs=costs)
+    graph = MoveGraph.build(walkable, diagonal=rule, costs=costs)
     runs = []
     for variant in _variants(weight):
         result, ms = _timed(graph, start, goal, variant, repeat=repeat)
@@ -303,8 +303,7 @@ def _more_runs(
                 rule=rule, heuristic=used or Heuristic.ZERO, algorithm=kind.algorithm, costs=costs
             )
             query = Query.check(walkable, start, goal, settings)
-            used_name = (used or Heuristic.ZERO).value
-            kind.check(SearchProblem(walkable, start, goal, rule, used_name, 1.0, costs))
+            kind.check(SearchProblem(walkable, start, goal, settings))
         except ValueError:  # this search cannot run this query: no row, as no button works
             continue
         best, result = math.inf, None
@@ -323,16 +322,14 @@ def _timed(
     """Run one variant `repeat` times; return its result and the fastest time in ms."""
     best = math.inf
     result: PathResult | None = None
+    settings = SearchSettings(
+        heuristic=variant.heuristic or Heuristic.ZERO,
+        algorithm=variant.algorithm,
+        weight=variant.weight,
+    )
     for _ in range(repeat):
         began = time.perf_counter()
-        result = Search(
-            graph,
-            start,
-            goal,
-            algorithm=variant.algorithm.value,
-            heuristic=(variant.heuristic or Heuristic.ZERO).value,
-            weight=variant.weight,
-        ).run()
+        result = Search.with_settings(graph, start, goal, settings).run()
         best = min(best, (time.perf_counter() - began) * 1000.0)
     if result is None:  # repeat >= 1 was checked; this keeps the type honest
         raise ValueError(f"repeat must be >= 1, got {repeat!r}")

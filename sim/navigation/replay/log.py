@@ -58,8 +58,8 @@ from numpy.typing import NDArray
 
 from sim.navigation.grid import Cell
 from sim.navigation.heuristics import SQRT2_MINUS_1, Heuristic
-from sim.navigation.query import Algorithm, PathResult
-from sim.navigation.searches.best_first import start_search
+from sim.navigation.query import Algorithm, PathResult, SearchSettings
+from sim.navigation.searches.best_first import Search, start_search, start_search_with
 from sim.navigation.searches.declaration import CellStatus, Expansions, SearchKind
 
 __all__ = ["CellStatus", "ExpansionLog", "ReplayState", "SearchReplay"]
@@ -152,6 +152,23 @@ class ExpansionLog:
             costs=costs,
             weight=weight,
         )
+        self._begin(search, start, goal, kind)
+
+    @classmethod
+    def with_settings(
+        cls,
+        walkable: NDArray[np.bool_],
+        start: Cell,
+        goal: Cell,
+        settings: SearchSettings,
+        kind: SearchKind | None = None,
+    ) -> ExpansionLog:
+        """A log of the search `settings` make (`start_search_with`), recording nothing yet."""
+        log = cls.__new__(cls)
+        log._begin(start_search_with(walkable, start, goal, settings), start, goal, kind)
+        return log
+
+    def _begin(self, search: Search, start: Cell, goal: Cell, kind: SearchKind | None) -> None:
         graph = search.graph
         self._search = search
         self._graph = graph

@@ -25,8 +25,8 @@ from numpy.typing import NDArray
 
 from sim.navigation.diagonal import DiagonalRule
 from sim.navigation.grid import Cell
-from sim.navigation.heuristics import Heuristic
-from sim.navigation.query import PathResult
+from sim.navigation.heuristics import Heuristic, parse_heuristic
+from sim.navigation.query import PathResult, SearchSettings, check_weight
 from sim.navigation.replay.log import ExpansionLog, SearchReplay
 from sim.navigation.replay.tape import SearchTape, TapeReplay
 from sim.navigation.searches.declaration import SearchKind, SearchProblem, Tape
@@ -159,34 +159,21 @@ def record(
     """A replay of `kind` from `start` to `goal`, recorded lazily, at step 0.
 
     A search that takes no heuristic searches with zero, one that takes no weight with 1,
-    whatever is handed in.
+    whatever is handed in. The views hold the heuristic by name: it becomes a `Heuristic`
+    here, once, and the search and its recording get one `SearchSettings`.
 
     Raises:
         ValueError: in words, for what the search refuses (its declared check, then its own).
     """
-    heuristic = heuristic if kind.takes_heuristic else Heuristic.ZERO.value
-    weight = weight if kind.takes_weight else 1.0
-    if isinstance(kind.recording, Tape):
-        tape = SearchTape(
-            walkable,
-            start,
-            goal,
-            algorithm=kind,
-            diagonal=rule.value,
-            heuristic=heuristic,
-            costs=costs,
-        )
-        return TapeReplay(tape)
-    kind.check(SearchProblem(walkable, start, goal, rule, heuristic, weight, costs))
-    log = ExpansionLog(
-        walkable,
-        start,
-        goal,
-        diagonal=rule.value,
-        heuristic=heuristic,
-        algorithm=kind.algorithm.value,
-        costs=costs,
-        weight=weight,
-        kind=kind,
+    settings = SearchSettings(
+        rule,
+        parse_heuristic(heuristic) if kind.takes_heuristic else Heuristic.ZERO,
+        kind.algorithm,
+        check_weight(weight) if kind.takes_weight else 1.0,
+        costs,
     )
-    return SearchReplay(log)
+    problem = SearchProblem(walkable, start, goal, settings)
+    if isinstance(kind.recording, Tape):
+        return TapeReplay(SearchTape.with_settings(kind, problem))
+    kind.check(problem)
+    return SearchReplay(ExpansionLog.with_settings(walkable, start, goal, settings, kind))

@@ -35,9 +35,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from sim.navigation.diagonal import DiagonalRule, parse_diagonal
+from sim.navigation.diagonal import DiagonalRule
 from sim.navigation.grid import Cell
-from sim.navigation.query import PathResult
+from sim.navigation.query import PathResult, SearchSettings
 from sim.navigation.searches.declaration import SearchKind, SearchProblem, Tape, TapeFrame
 
 
@@ -94,19 +94,30 @@ class SearchTape:
         costs: NDArray[Any] | None = None,
     ) -> None:
         kind = algorithm if isinstance(algorithm, SearchKind) else _tape_kind(algorithm)
-        if not isinstance(kind.recording, Tape):
-            raise ValueError(f"{kind.label} is not recorded by tape")
+        recording = _tape_of(kind)
+        settings = SearchSettings.parse(diagonal=diagonal, heuristic=heuristic, costs=costs)
+        self._begin(kind, recording, SearchProblem(walkable, start, goal, settings))
+
+    @classmethod
+    def with_settings(cls, kind: SearchKind, problem: SearchProblem) -> SearchTape:
+        """A tape of `kind` on `problem` (its settings' weight is not read), recording nothing."""
+        recording = _tape_of(kind)
+        tape = cls.__new__(cls)
+        tape._begin(kind, recording, problem)
+        return tape
+
+    def _begin(self, kind: SearchKind, recording: Tape, problem: SearchProblem) -> None:
         self.kind = kind
         self.algorithm = kind.algorithm.value
-        rule = parse_diagonal(diagonal)
-        self._problem = SearchProblem(walkable, start, goal, rule, heuristic, 1.0, costs)
+        self._problem = problem
         kind.check(self._problem)
-        self._search = kind.recording.start(self._problem)
-        self._read = kind.recording.read
-        self.height, self.width = (int(side) for side in walkable.shape)
+        self._search = recording.start(self._problem)
+        self._read = recording.read
+        self.height, self.width = (int(side) for side in problem.walkable.shape)
+        start, goal = problem.start, problem.goal
         self.start: Cell = (int(start[0]), int(start[1]))
         self.goal: Cell = (int(goal[0]), int(goal[1]))
-        self.rule = rule
+        rule = self.rule = problem.rule
         self.diagonal = rule is not DiagonalRule.NEVER  # whether the 4 diagonal moves exist
         frame = self._frame()
         self.initial = _arrays(frame)
@@ -181,6 +192,13 @@ class SearchTape:
 def _arrays(frame: TapeFrame) -> tuple[NDArray[Any], ...]:
     """Status, g, f, parent and side: the arrays a tape stores the changes of, in this order."""
     return frame.status, frame.g, frame.f, frame.parent, frame.side
+
+
+def _tape_of(kind: SearchKind) -> Tape:
+    """How `kind` is recorded by tape, or ValueError if it is not."""
+    if not isinstance(kind.recording, Tape):
+        raise ValueError(f"{kind.label} is not recorded by tape")
+    return kind.recording
 
 
 def _tape_kind(algorithm: str) -> SearchKind:

@@ -49,22 +49,23 @@ The search state lives in flat lists indexed by the cell ``row * width + col``
 compiled kernel (`sim.navigation.searches.kernel`) takes over. The same loop runs a whole search
 (`Search.run`) or a budget of expansions at a time (`Search.advance`, `Search.steps`) for a
 visualizer. This module is the Python reference only: `find_path`
-(`sim.navigation.pathfinder`) checks a `Query` once and runs it here (`solve`) or in C.
+(`sim.navigation.pathfinder`) checks a `Query` once and runs it here (`solve`) or in C. The six
+searches of this loop are declared for the catalogue in `best_first_family`.
 """
 
 from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from heapq import heappop, heappush
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 from numpy.typing import NDArray
 
 from sim.navigation.grid import Cell
-from sim.navigation.heuristics import HEURISTICS, Heuristic, is_admissible
+from sim.navigation.heuristics import HEURISTICS, Heuristic
 from sim.navigation.moves import SQRT2, MoveGraph
 from sim.navigation.query import (
     AUTO,
@@ -73,18 +74,14 @@ from sim.navigation.query import (
     PriorityTerms,
     Query,
     Reason,
+    SearchSettings,
     check_ends,
     check_options,
+    check_weight,
     priority_terms,
     reason_before_search,
 )
 from sim.navigation.searches import bidirectional, jps, readout, theta
-from sim.navigation.searches.declaration import (
-    Expansions,
-    RowCase,
-    SearchKind,
-    TableFacts,
-)
 
 TIE_SCALE = 2.0**30
 """Priorities are floored to multiples of 1 / TIE_SCALE (about 1e-9) before comparing."""
@@ -113,16 +110,7 @@ def solve(query: Query) -> PathResult:
         return bidirectional.solve(query)
     if query.algorithm is Algorithm.THETA:
         return theta.solve(query)
-    return start_search(
-        query.walkable,
-        query.start,
-        query.goal,
-        diagonal=query.rule,
-        heuristic=query.heuristic,
-        algorithm=query.algorithm,
-        costs=query.costs,
-        weight=query.weight,
-    ).run()
+    return start_search_with(query.walkable, query.start, query.goal, query.settings).run()
 
 
 def start_search(
@@ -139,7 +127,7 @@ def start_search(
     """Set up the search `find_path` would run, without running it; same arguments and errors.
 
     Drive it with `Search.steps` (one expansion per item) or `Search.advance`, then read
-    `Search.result`.
+    `Search.result`. `start_search_with` takes the options as `SearchSettings`.
 
     >>> search = start_search(np.ones((1, 3), dtype=bool), (0, 0), (0, 2))
     >>> list(search.steps())
@@ -149,6 +137,26 @@ def start_search(
     """
     graph = MoveGraph.build(walkable, diagonal=diagonal, costs=costs)
     return Search(graph, start, goal, heuristic=heuristic, algorithm=algorithm, weight=weight)
+
+
+def start_search_with(
+    walkable: NDArray[np.bool_], start: Cell, goal: Cell, settings: SearchSettings
+) -> Search:
+    """`start_search` with its options as one value (an algorithm `Search` runs, not None).
+
+    >>> stepped = SearchSettings(algorithm=Algorithm.BFS)
+    >>> start_search_with(np.ones((1, 3), dtype=bool), (0, 0), (0, 2), stepped).run().cost
+    2.0
+    """
+    graph = MoveGraph.build(walkable, diagonal=settings.rule, costs=settings.costs)
+    return Search.with_settings(graph, start, goal, settings)
+
+
+def _not_stepped(name: str) -> NoReturn:
+    """Refuse, in words, an algorithm `Search` does not run ("auto" or one in `OWN_LOOPS`)."""
+    stepped = ", ".join(a.value for a in STEPPED_ALGORITHMS)
+    elsewhere = OWN_LOOPS[Algorithm.JPS if name == AUTO else Algorithm(name)]
+    raise ValueError(f"Search runs {stepped}, not {name!r}; {elsewhere}")
 
 
 class Search:
@@ -179,11 +187,40 @@ class Search:
     ) -> None:
         """Check the arguments (ValueError naming the value) and put `start` on the frontier."""
         if algorithm == AUTO or algorithm in OWN_LOOPS:
-            stepped = ", ".join(a.value for a in STEPPED_ALGORITHMS)
-            elsewhere = OWN_LOOPS[Algorithm.JPS if algorithm == AUTO else Algorithm(algorithm)]
-            raise ValueError(f"Search runs {stepped}, not {algorithm!r}; {elsewhere}")
+            _not_stepped(algorithm)
+        algorithm_chosen, heuristic_chosen, weight_checked = check_options(
+            algorithm, heuristic, weight
+        )
+        self._begin(graph, start, goal, algorithm_chosen, heuristic_chosen, weight_checked)
+
+    @classmethod
+    def with_settings(
+        cls, graph: MoveGraph, start: Cell, goal: Cell, settings: SearchSettings
+    ) -> Search:
+        """A search of `settings`' algorithm, heuristic and weight on `graph`.
+
+        The graph holds the diagonal rule and the costs, so the settings' are not read.
+        """
+        algorithm = settings.algorithm
+        if algorithm is None or algorithm in OWN_LOOPS:
+            _not_stepped(AUTO if algorithm is None else algorithm.value)
+        search = cls.__new__(cls)
+        # Checked again: settings built by hand have not met `SearchSettings.parse`.
+        weight = check_weight(settings.weight)
+        search._begin(graph, start, goal, algorithm, settings.heuristic, weight)
+        return search
+
+    def _begin(
+        self,
+        graph: MoveGraph,
+        start: Cell,
+        goal: Cell,
+        algorithm: Algorithm,
+        heuristic: Heuristic,
+        weight: float,
+    ) -> None:
         self._graph = graph
-        self._algorithm, chosen, checked_weight = check_options(algorithm, heuristic, weight)
+        self._algorithm = algorithm
         (start_row, start_col), (goal_row, goal_col) = check_ends(
             start, goal, (graph.height, graph.width)
         )
@@ -203,7 +240,7 @@ class Search:
         self._done = False
         self._reason = Reason.UNREACHABLE
 
-        terms = priority_terms(self._algorithm, chosen, checked_weight, graph.heuristic_scale)
+        terms = priority_terms(algorithm, heuristic, weight, graph.heuristic_scale)
         self._terms = terms
         self._g_weight, self._h_weight = terms.g_weight, terms.h_factor
         self._heuristic_name = terms.heuristic
@@ -473,126 +510,3 @@ class Search:
 
     def _shape(self) -> tuple[int, int]:
         return self._graph.height, self._graph.width
-
-
-def _astar_guaranteed(case: RowCase) -> bool:
-    return (
-        case.heuristic is not None
-        and case.weight == 1.0
-        and is_admissible(case.heuristic, diagonal=case.diagonal)
-    )
-
-
-def _astar_note(case: RowCase, guaranteed: bool) -> str:
-    if case.heuristic is not None and not is_admissible(case.heuristic, diagonal=case.diagonal):
-        return "manhattan overestimates on 8-connected"
-    if case.weight != 1.0:
-        return f"within x{case.weight:g} of the optimum"
-    return ""
-
-
-def _bfs_guaranteed(case: RowCase) -> bool:
-    # Fewest moves is cheapest only when every move costs the same.
-    return not case.diagonal and case.uniform
-
-
-def _bfs_note(case: RowCase, guaranteed: bool) -> str:
-    if guaranteed:
-        return "fewest moves = cheapest here"
-    return "fewest moves, not least cost" if case.diagonal else "fewest moves; ignores cell costs"
-
-
-def _always(case: RowCase) -> bool:
-    return True
-
-
-def _declare(
-    name: str, label: str, algorithm: Algorithm, promise: str, order: int, **facts: Any
-) -> SearchKind:
-    """A search of this loop: solved by `solve`, stepped by `Search`, recorded by expansions."""
-    return SearchKind(
-        name,
-        label,
-        algorithm,
-        promise,
-        order,
-        solver=solve,
-        stepper=Search,
-        recording=Expansions(),
-        kernel=algorithm in _COMPILED,
-        **facts,
-    )
-
-
-_COMPILED = (Algorithm.ASTAR, Algorithm.DIJKSTRA, Algorithm.BFS, Algorithm.GREEDY)
-"""What `sim.navigation.searches.kernel.COMPILED_ALGORITHMS` runs in C (a test holds them equal;
-importing the kernel here would warn whenever its extension is not built)."""
-
-
-def _note(words: str) -> Callable[[RowCase, bool], str]:
-    return lambda case, guaranteed: words
-
-
-SEARCHES = (
-    _declare(
-        "ASTAR",
-        "A*",
-        Algorithm.ASTAR,
-        "shortest path with an admissible heuristic",
-        10,
-        table=TableFacts(10, own_loop=False, note=_astar_note, guaranteed=_astar_guaranteed),
-        shortest=True,
-        takes_heuristic=True,
-    ),
-    _declare(
-        "DIJKSTRA",
-        "Dijkstra",
-        Algorithm.DIJKSTRA,
-        "shortest path",
-        20,
-        table=TableFacts(
-            40, own_loop=False, note=_note("the optimum"), guaranteed=_always, optimum=True
-        ),
-        shortest=True,
-    ),
-    _declare(
-        "BFS",
-        "BFS",
-        Algorithm.BFS,
-        "fewest moves, not least cost",
-        30,
-        table=TableFacts(50, own_loop=False, note=_bfs_note, guaranteed=_bfs_guaranteed),
-    ),
-    _declare(
-        "GREEDY",
-        "greedy",
-        Algorithm.GREEDY,
-        "not shortest",
-        40,
-        table=TableFacts(30, own_loop=False, note=_note("ignores the cost so far")),
-        takes_heuristic=True,
-    ),
-    # Weighted A* is its own search for people (its own button, rows and promise) and the
-    # astar algorithm with a weight above 1 for `find_path`.
-    _declare(
-        "WEIGHTED",
-        "weighted A*",
-        Algorithm.ASTAR,
-        "within the weight of shortest",
-        50,
-        table=TableFacts(20, own_loop=False, note=_astar_note, guaranteed=_astar_guaranteed),
-        takes_heuristic=True,
-        takes_weight=True,
-    ),
-    _declare(
-        "DFS",
-        "DFS",
-        Algorithm.DFS,
-        "baseline: not shortest",
-        60,
-        table=TableFacts(60, own_loop=False, note=_note("baseline, not shortest")),
-    ),
-)
-"""The best-first family, declared for the catalogue (`sim.navigation.catalogue`): one loop,
-six searches; the fifth argument puts them among the search view's buttons, ``table.order``
-among the comparison table's rows."""

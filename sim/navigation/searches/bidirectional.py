@@ -64,13 +64,14 @@ import numpy as np
 from numpy.typing import NDArray
 
 from sim.navigation.grid import Cell
-from sim.navigation.heuristics import HEURISTICS, HeuristicFn, is_admissible, parse_heuristic
+from sim.navigation.heuristics import HEURISTICS, HeuristicFn, is_admissible
 from sim.navigation.moves import SQRT2, MoveGraph
 from sim.navigation.query import (
     Algorithm,
     PathResult,
     Query,
     Reason,
+    SearchSettings,
     check_ends,
     reason_before_search,
 )
@@ -107,13 +108,8 @@ def solve(query: Query) -> PathResult:
     >>> solve(query).cells
     ((0, 0), (0, 1), (0, 2))
     """
-    return BidirectionalSearch(
-        query.walkable,
-        query.start,
-        query.goal,
-        diagonal=query.rule,
-        heuristic=query.heuristic,
-        costs=query.costs,
+    return BidirectionalSearch.with_settings(
+        query.walkable, query.start, query.goal, query.settings
     ).run()
 
 
@@ -285,8 +281,23 @@ class BidirectionalSearch:
         heuristic: str = "octile",
         costs: NDArray[Any] | None = None,
     ) -> None:
-        graph = MoveGraph.build(walkable, diagonal=diagonal, costs=costs)
-        heuristic_fn = HEURISTICS[parse_heuristic(heuristic)]
+        settings = SearchSettings.parse(diagonal=diagonal, heuristic=heuristic, costs=costs)
+        self._begin(walkable, start, goal, settings)
+
+    @classmethod
+    def with_settings(
+        cls, walkable: NDArray[np.bool_], start: Cell, goal: Cell, settings: SearchSettings
+    ) -> BidirectionalSearch:
+        """A search under `settings`' rule, heuristic and costs (both halves with weight 1)."""
+        search = cls.__new__(cls)
+        search._begin(walkable, start, goal, settings)
+        return search
+
+    def _begin(
+        self, walkable: NDArray[np.bool_], start: Cell, goal: Cell, settings: SearchSettings
+    ) -> None:
+        graph = MoveGraph.build(walkable, diagonal=settings.rule, costs=settings.costs)
+        heuristic_fn = HEURISTICS[settings.heuristic]
         start, goal = check_ends(start, goal, (graph.height, graph.width))
         self._graph = graph
         self._start, self._goal = start, goal
@@ -419,13 +430,8 @@ class BidirectionalSearch:
 
 def start_recording(problem: SearchProblem) -> BidirectionalSearch:
     """A search of `problem` to record step by step (a step is one cell of either half)."""
-    return BidirectionalSearch(
-        problem.walkable,
-        problem.start,
-        problem.goal,
-        diagonal=problem.rule.value,
-        heuristic=problem.heuristic,
-        costs=problem.costs,
+    return BidirectionalSearch.with_settings(
+        problem.walkable, problem.start, problem.goal, problem.settings
     )
 
 

@@ -38,7 +38,7 @@ from numpy.typing import NDArray
 from sim.navigation.diagonal import DiagonalRule
 from sim.navigation.grid import Cell
 from sim.navigation.heuristics import Heuristic
-from sim.navigation.query import Algorithm, PathResult, Query
+from sim.navigation.query import DEFAULT_SETTINGS, Algorithm, PathResult, Query, SearchSettings
 
 
 class CellStatus(IntEnum):
@@ -57,19 +57,34 @@ class SearchProblem:
         walkable: ``[row, col]`` bool mask (held, not copied).
         start: first cell ``(row, col)``.
         goal: last cell ``(row, col)``.
-        rule: the diagonal rule the search moves by.
-        heuristic: the heuristic's name ("zero" for a search that takes none).
-        weight: the weight on the heuristic (1 for a search that takes none).
-        costs: per-cell cost multipliers, or None for 1 everywhere.
+        settings: how to search; a search that takes no heuristic gets zero, one that takes
+            no weight 1 (`sim.navigation.replay.recorder.record` settles both).
     """
 
     walkable: NDArray[np.bool_]
     start: Cell
     goal: Cell
-    rule: DiagonalRule
-    heuristic: str = Heuristic.OCTILE.value
-    weight: float = 1.0
-    costs: NDArray[Any] | None = None
+    settings: SearchSettings = DEFAULT_SETTINGS
+
+    @property
+    def rule(self) -> DiagonalRule:
+        """The diagonal rule the search moves by."""
+        return self.settings.rule
+
+    @property
+    def heuristic(self) -> Heuristic:
+        """The heuristic (zero for a search that takes none)."""
+        return self.settings.heuristic
+
+    @property
+    def weight(self) -> float:
+        """The weight on the heuristic (1 for a search that takes none)."""
+        return self.settings.weight
+
+    @property
+    def costs(self) -> NDArray[Any] | None:
+        """Per-cell cost multipliers, or None for 1 everywhere."""
+        return self.settings.costs
 
 
 @dataclass(frozen=True, slots=True, eq=False)

@@ -55,6 +55,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from sim.navigation.diagonal import DiagonalRule
 from sim.navigation.grid import Cell
 from sim.navigation.heuristics import HEURISTICS, Heuristic
 from sim.navigation.moves import DIRECTIONS, SQRT2
@@ -96,7 +97,7 @@ class DStarLite:
     (`sim.navigation.searches.incremental.IncrementalSearch`) checks the arguments and decides when
     the state must start over (a new goal, a new heuristic scale).
 
-    >>> planner = DStarLite(3, 3, diagonal=True, heuristic=Heuristic.OCTILE)
+    >>> planner = DStarLite(3, 3, rule=DiagonalRule.NO_CORNER_CUTTING, heuristic=Heuristic.OCTILE)
     >>> walkable = np.ones((3, 3), dtype=bool)
     >>> found, cells, cost, expanded, changed, repaired = planner.plan(
     ...     walkable, None, 0, 8, 1.0, fresh=True)
@@ -109,11 +110,14 @@ class DStarLite:
     (((0, 0), (1, 0), (2, 0), (2, 1), (2, 2)), 4.0, 1, True)
     """
 
-    def __init__(self, height: int, width: int, *, diagonal: bool, heuristic: Heuristic) -> None:
+    def __init__(
+        self, height: int, width: int, *, rule: DiagonalRule, heuristic: Heuristic
+    ) -> None:
+        """Plan on a grid of `height` x `width` under `rule` (never or no-corner-cutting)."""
         self._height, self._width = height, width
         self._size = height * width
         self._heuristic = HEURISTICS[heuristic]
-        self._directions = DIRECTIONS if diagonal else DIRECTIONS[:4]
+        self._directions = DIRECTIONS[:4] if rule is DiagonalRule.NEVER else DIRECTIONS
         # The snapshot of the previous call's grid (None: nothing planned yet).
         self._walkable: NDArray[np.bool_] | None = None
         self._costs: NDArray[np.float64] | None = None

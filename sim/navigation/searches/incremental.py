@@ -33,16 +33,14 @@ from typing import Any, Protocol
 import numpy as np
 from numpy.typing import NDArray
 
-from sim.navigation.diagonal import DiagonalRule, parse_diagonal
+from sim.navigation.diagonal import DiagonalRule
 from sim.navigation.grid import Cell
-from sim.navigation.heuristics import parse_heuristic
 from sim.navigation.query import (
     Implementation,
     PathResult,
     Query,
     Reason,
     SearchSettings,
-    parse_implementation,
     reason_before_search,
 )
 from sim.navigation.regions import cache as region_cache
@@ -110,21 +108,37 @@ search needs octile, euclidean, chebyshev or zero there
         heuristic: str = "octile",
         implementation: str = "auto",
     ) -> None:
-        chosen = parse_heuristic(heuristic)
-        rule = parse_diagonal(diagonal)
+        settings = SearchSettings.parse(
+            diagonal=diagonal, heuristic=heuristic, implementation=implementation
+        )
+        self._begin(settings)
+
+    @classmethod
+    def with_settings(cls, settings: SearchSettings) -> IncrementalSearch:
+        """A planner of `settings`' rule, heuristic and implementation (the rest is not read).
+
+        >>> IncrementalSearch.with_settings(SearchSettings()).plan(
+        ...     np.ones((2, 2), dtype=bool), (0, 0), (1, 1)).cost == 2 ** 0.5
+        True
+        """
+        planner = cls.__new__(cls)
+        planner._begin(settings)
+        return planner
+
+    def _begin(self, settings: SearchSettings) -> None:
+        rule, chosen = settings.rule, settings.heuristic
         if rule not in (DiagonalRule.NEVER, DiagonalRule.NO_CORNER_CUTTING):
             raise ValueError(
                 "incremental search knows the never and no-corner-cutting rules only, "
                 f"got {rule.value!r}"
             )
         self._rule = rule
-        self._diagonal = rule is DiagonalRule.NO_CORNER_CUTTING
         if not chosen.admissible(rule):
             raise ValueError(
-                f"heuristic {heuristic!r} is not consistent on an 8-connected grid; incremental "
-                "search needs octile, euclidean, chebyshev or zero there"
+                f"heuristic {chosen.value!r} is not consistent on an 8-connected grid; "
+                "incremental search needs octile, euclidean, chebyshev or zero there"
             )
-        implementation = parse_implementation(implementation)
+        implementation = settings.implementation
         if implementation is Implementation.C and not INCREMENTAL_AVAILABLE:
             raise ValueError("implementation='c' but the compiled incremental kernel is not built")
         self._heuristic = chosen
@@ -227,8 +241,7 @@ search needs octile, euclidean, chebyshev or zero there
 
     def _new_engine(self, height: int, width: int) -> _Engine:
         if self._uses_c() and height * width <= MAX_C_CELLS:
-            planner: _Engine = _incremental.Planner(
-                height, width, self._diagonal, self._heuristic.code
-            )
+            eight = self._rule is not DiagonalRule.NEVER
+            planner: _Engine = _incremental.Planner(height, width, eight, self._heuristic.code)
             return planner
-        return DStarLite(height, width, diagonal=self._diagonal, heuristic=self._heuristic)
+        return DStarLite(height, width, rule=self._rule, heuristic=self._heuristic)

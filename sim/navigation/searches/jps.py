@@ -60,13 +60,14 @@ from numpy.typing import NDArray
 
 from sim.navigation.diagonal import DiagonalRule
 from sim.navigation.grid import Cell, check_walkable
-from sim.navigation.heuristics import HEURISTICS, Heuristic, is_admissible, parse_heuristic
+from sim.navigation.heuristics import HEURISTICS, Heuristic, is_admissible
 from sim.navigation.moves import DIRECTIONS, SQRT2
 from sim.navigation.query import (
     Algorithm,
     PathResult,
     Query,
     Reason,
+    SearchSettings,
     check_ends,
     check_jps,
     reason_before_search,
@@ -101,7 +102,9 @@ def solve(query: Query) -> PathResult:
     >>> solve(Query.check(np.ones((1, 3), dtype=bool), (0, 0), (0, 2), jps)).cells
     ((0, 0), (0, 1), (0, 2))
     """
-    return JumpPointSearch(query.walkable, query.start, query.goal, heuristic=query.heuristic).run()
+    return JumpPointSearch.with_settings(
+        query.walkable, query.start, query.goal, query.settings
+    ).run()
 
 
 class JumpPointSearch:
@@ -143,11 +146,38 @@ class JumpPointSearch:
         heuristic: str = "octile",
         landmarks: Landmarks | None = None,
     ) -> None:
+        settings = SearchSettings.parse(heuristic=heuristic)
+        self._begin(walkable, start, goal, settings, landmarks)
+
+    @classmethod
+    def with_settings(
+        cls,
+        walkable: NDArray[np.bool_],
+        start: Cell,
+        goal: Cell,
+        settings: SearchSettings,
+        landmarks: Landmarks | None = None,
+    ) -> JumpPointSearch:
+        """A search with `settings`' heuristic (the rest is jump point search's own)."""
+        search = cls.__new__(cls)
+        search._begin(walkable, start, goal, settings, landmarks)
+        return search
+
+    def _begin(
+        self,
+        walkable: NDArray[np.bool_],
+        start: Cell,
+        goal: Cell,
+        settings: SearchSettings,
+        landmarks: Landmarks | None,
+    ) -> None:
         walkable = check_walkable(walkable)
-        self._heuristic_name = parse_heuristic(heuristic)
+        self._heuristic_name = settings.heuristic
         if landmarks is not None:
             if self._heuristic_name is not Heuristic.OCTILE:
-                raise ValueError(f"landmarks raise the octile heuristic only, got {heuristic!r}")
+                raise ValueError(
+                    f"landmarks raise the octile heuristic only, got {settings.heuristic.value!r}"
+                )
             if not landmarks.matches(walkable):
                 raise ValueError("landmarks were built from other cells than walkable's")
         check_jps(
@@ -414,8 +444,9 @@ def check_recording(problem: SearchProblem) -> None:
     It jumps by the no-corner-cutting rule whatever rule it is handed, so it refuses the
     others here, in words, rather than show jumps the grid's moves do not allow.
 
+    >>> always = SearchSettings(rule=DiagonalRule.ALWAYS)
     >>> check_recording(SearchProblem(np.ones((2, 2), dtype=bool), (0, 0), (1, 1),
-    ...                 DiagonalRule.ALWAYS))  # doctest: +ELLIPSIS
+    ...                 always))  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
     ValueError: jps moves by the no-corner-cutting rule only (8-connected, ...), not 'always'
@@ -432,8 +463,8 @@ def check_recording(problem: SearchProblem) -> None:
 
 def start_recording(problem: SearchProblem) -> JumpPointSearch:
     """A search of `problem` to record step by step (a step is one jump point expanded)."""
-    return JumpPointSearch(
-        problem.walkable, problem.start, problem.goal, heuristic=problem.heuristic
+    return JumpPointSearch.with_settings(
+        problem.walkable, problem.start, problem.goal, problem.settings
     )
 
 
@@ -441,7 +472,7 @@ def read_state(search: JumpPointSearch, problem: SearchProblem) -> TapeFrame:
     """The jump points queued so far: closed ones were expanded, parents are jump points."""
     height, width = problem.walkable.shape
     frame = TapeFrame.empty(height * width)
-    h = HEURISTICS[parse_heuristic(problem.heuristic)]
+    h = HEURISTICS[problem.heuristic]
     goal_row, goal_col = int(problem.goal[0]), int(problem.goal[1])
     queued = set(search.frontier)
     for (row, col), (came_from, cost) in search.jump_points.items():

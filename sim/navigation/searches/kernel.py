@@ -304,16 +304,16 @@ def field_flat(
     costs: NDArray[np.float64] | None,
     goal: int,
     *,
-    diagonal: bool | str,
+    diagonal: DiagonalRule | bool,
 ) -> NDArray[np.float64]:
     """Return the flat cost from every cell to flat `goal`, as `field._reverse_dijkstra` does.
 
     The boundary of the C function ``_kernel.field``: `walkable` must be a C-contiguous 2-D
     bool array, `costs` None or a C-contiguous float64 array of its shape (finite, 0.25 to 100
     on walkable cells, not checked here), `goal` a flat cell index inside the grid. A blocked
-    `goal` is allowed and gives ``inf`` everywhere, as in Python. `diagonal` is True, False
-    or a rule name (`sim.navigation.diagonal.parse_diagonal`). Anything else is a ValueError
-    before C reads a byte (and the C function checks sizes and indices again).
+    `goal` is allowed and gives ``inf`` everywhere, as in Python. `diagonal` is the rule (True
+    and False, its old spellings, still pass), checked here as the buffers are. Anything else
+    is a ValueError before C reads a byte (and the C function checks sizes and indices again).
     """
     _check_kernel()
     size = _check_buffers(walkable, costs)

@@ -58,6 +58,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import NDArray
 
+from sim.navigation.diagonal import DiagonalRule
 from sim.navigation.heuristics import octile
 from sim.navigation.searches import kernel
 
@@ -158,13 +159,15 @@ def build(walkable: NDArray[np.bool_], seed: int, count: int = LANDMARKS) -> Lan
     snapshot = np.array(walkable, dtype=np.bool_, order="C", copy=True)
     if snapshot.ndim != 2 or not 0 <= seed < snapshot.size or not snapshot.flat[seed]:
         raise ValueError(f"seed {seed} is not a walkable cell of a 2-D grid")
-    nearest = kernel.field_flat(snapshot, None, seed, diagonal=True)
+    nearest = kernel.field_flat(snapshot, None, seed, diagonal=DiagonalRule.NO_CORNER_CUTTING)
     cells: list[int] = []
     fields = np.empty((snapshot.size, count), dtype=np.float64)
     for index in range(count):
         cell = int(np.argmax(np.where(np.isfinite(nearest), nearest, -1.0)))
         cells.append(cell)
-        fields[:, index] = kernel.field_flat(snapshot, None, cell, diagonal=True)
+        fields[:, index] = kernel.field_flat(
+            snapshot, None, cell, diagonal=DiagonalRule.NO_CORNER_CUTTING
+        )
         nearest = fields[:, index] if index == 0 else np.minimum(nearest, fields[:, index])
     return Landmarks(tuple(cells), fields, snapshot, (time.perf_counter() - began) * 1000.0)
 

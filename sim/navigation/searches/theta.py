@@ -55,6 +55,7 @@ from sim.navigation.query import (
     PathResult,
     Query,
     Reason,
+    SearchSettings,
     check_ends,
     check_theta,
     reason_before_search,
@@ -85,9 +86,7 @@ def solve(query: Query) -> PathResult:
     >>> solve(query).cells
     ((0, 0), (2, 1))
     """
-    return ThetaStar(
-        query.walkable, query.start, query.goal, diagonal=query.diagonal, costs=query.costs
-    ).run()
+    return ThetaStar.with_settings(query.walkable, query.start, query.goal, query.settings).run()
 
 
 class ThetaStar:
@@ -126,8 +125,22 @@ class ThetaStar:
         diagonal: bool | str = True,
         costs: NDArray[Any] | None = None,
     ) -> None:
-        graph = MoveGraph.build(walkable, diagonal=diagonal)
-        check_theta(graph.walkable, check_costs(costs, graph.walkable), graph.rule)
+        self._begin(walkable, start, goal, SearchSettings.parse(diagonal=diagonal, costs=costs))
+
+    @classmethod
+    def with_settings(
+        cls, walkable: NDArray[np.bool_], start: Cell, goal: Cell, settings: SearchSettings
+    ) -> ThetaStar:
+        """A search under `settings`' rule and costs (its heuristic is always the line)."""
+        search = cls.__new__(cls)
+        search._begin(walkable, start, goal, settings)
+        return search
+
+    def _begin(
+        self, walkable: NDArray[np.bool_], start: Cell, goal: Cell, settings: SearchSettings
+    ) -> None:
+        graph = MoveGraph.build(walkable, diagonal=settings.rule)
+        check_theta(graph.walkable, check_costs(settings.costs, graph.walkable), graph.rule)
         start, goal = check_ends(start, goal, (graph.height, graph.width))
         size = graph.height * graph.width
         self._graph = graph
@@ -297,13 +310,7 @@ class ThetaStar:
 
 def start_recording(problem: SearchProblem) -> ThetaStar:
     """A search of `problem` to record step by step (its heuristic is always the line)."""
-    return ThetaStar(
-        problem.walkable,
-        problem.start,
-        problem.goal,
-        diagonal=problem.rule.value,
-        costs=problem.costs,
-    )
+    return ThetaStar.with_settings(problem.walkable, problem.start, problem.goal, problem.settings)
 
 
 def read_state(search: ThetaStar, problem: SearchProblem) -> TapeFrame:
