@@ -6,12 +6,13 @@ below all of them, so none has to import another's to share them.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import IO, Any, TypeVar
 
 from sim.errors import SimError
 from sim.navigation import MapFormatError
@@ -63,9 +64,24 @@ def _top_level_entries(data: Any) -> int:
 def write_bytes_atomic(path: Path, data: bytes) -> None:
     """Replace `path` with `data` so a reader sees the old file or the new one, never half.
 
+    See `atomic_writer`, which this writes through.
+
+    Raises:
+        OSError: The folder is not writable or the disk is full; `path` is left as it was.
+    """
+    with atomic_writer(path) as file:
+        file.write(data)
+
+
+@contextlib.contextmanager
+def atomic_writer(path: Path) -> Iterator[IO[bytes]]:
+    """A binary file to write `path`'s new content into, put in `path`'s place when it closes.
+
     The bytes go to a temporary file in the same folder, are flushed to disk, then renamed over
-    `path` (a rename within one file system is atomic on POSIX). A run killed before the rename
-    leaves a hidden `.NAME.*.tmp` file behind, never a half-written `path`.
+    `path` (a rename within one file system is atomic on POSIX), so an output written piece by
+    piece (a GIF, frame after frame) never stands half-written, nor does a full disk truncate
+    the old one. If the block raises, or the process is killed before the rename, `path` stays
+    as it was; a kill leaves a hidden `.NAME.*.tmp` file behind.
 
     Raises:
         OSError: The folder is not writable or the disk is full; `path` is left as it was.
@@ -76,7 +92,7 @@ def write_bytes_atomic(path: Path, data: bytes) -> None:
     try:
         os.fchmod(handle, mode)
         with os.fdopen(handle, "wb") as temp:
-            temp.write(data)
+            yield temp
             temp.flush()
             os.fsync(temp.fileno())
         os.replace(temp_name, path)

@@ -4,7 +4,8 @@
 bidirectional, theta) and optionally one of the view's heuristics; `--search-step N|end` puts
 the replay at that step (default: the end), so screenshots and the report show it; and
 `--record-search OUT.gif` writes the search as an animated GIF: every k-th step from step 0 to
-the end, k chosen so the film has at most `MAX_GIF_FRAMES` frames, the last one the end. The
+the end, k chosen so the film has at most `MAX_GIF_FRAMES` frames, the last one the end, written
+frame by frame (`sim.app.gif`) into a temporary file renamed into place at the end. The
 view opens after the run's first frame (which puts the obstacles in the grid); the film's
 frames are rendered then, with simulated time paused, so the agents wait and the run's other
 `--frames` are left to it. Like the view in the app, a scene whose obstacles move restarts it.
@@ -27,6 +28,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from sim.files import atomic_writer
 from sim.navigation.catalogue import SearchKind
 
 if TYPE_CHECKING:
@@ -143,28 +145,28 @@ def _record_gif(
     path: Path,
     steps: list[int],
 ) -> None:
-    """Render each of `steps` with simulated time paused and write them as one GIF."""
+    """Render each of `steps` with simulated time paused and write them as one GIF.
+
+    Each frame is written as soon as the next one is known, so at most two frames are held
+    whatever the window's size (300 full frames at 4K would be gigabytes). The GIF goes to a
+    temporary file renamed over `path` at the end (`atomic_writer`): a full disk or a kill
+    leaves an old GIF at `path` whole.
+
+    Raises:
+        OSError: The GIF could not be written; `path` is as it was.
+    """
     # Pillow comes with the app's dependencies; imported here so `sim run` alone never pays.
-    from PIL import Image
+    from sim.app.gif import GifStream
 
     replay = view.replay
     assert replay is not None  # start_search checked
-    frames = []
-    for step in steps:
-        replay.seek(step)
-        render_paused()
-        texture = window.get_screenshot()
-        flat = np.frombuffer(bytes(texture.get_ram_image_as("RGB")), np.uint8)
-        rgb = flat.reshape(texture.get_y_size(), texture.get_x_size(), 3)[::-1]
-        # A palette image per frame: a quarter of the memory, and what GIF stores anyway.
-        frames.append(Image.fromarray(np.ascontiguousarray(rgb)).quantize(colors=255))
-    durations = [GIF_FRAME_MS] * (len(frames) - 1) + [GIF_LAST_FRAME_MS]
-    frames[0].save(
-        path,
-        format="GIF",
-        save_all=True,
-        append_images=frames[1:],
-        duration=durations,
-        loop=0,
-        optimize=False,
-    )
+    durations = [GIF_FRAME_MS] * (len(steps) - 1) + [GIF_LAST_FRAME_MS]
+    with atomic_writer(path) as file:
+        gif = GifStream(file)
+        for step, duration_ms in zip(steps, durations, strict=True):
+            replay.seek(step)
+            render_paused()
+            texture = window.get_screenshot()
+            flat = np.frombuffer(bytes(texture.get_ram_image_as("RGB")), np.uint8)
+            gif.add(flat.reshape(texture.get_y_size(), texture.get_x_size(), 3)[::-1], duration_ms)
+        gif.close()

@@ -9,19 +9,29 @@ reference loop, then JPS, bidirectional A* and Theta* where the grid allows them
 table with costs in world units. Rows that miss the shortest path are marked ``*``. ``--csv``
 also writes the table as CSV and ``--chart`` as a bar chart PNG (`sim.commands.compare_export`;
 the chart needs matplotlib). Headless and without Panda3D. Bad input (a missing or invalid
-scene, no Start or End, a bad option, an export path that cannot be written) is one line on
-stderr and exit status 2.
+scene, no Start or End, a bad option, an export path that cannot be written, an existing file
+that is not this command's CSV table) is one line on stderr and exit status 2; an export that
+fails while it is written (a full disk) leaves any file there as it was, is one line on stderr,
+and the status is 1.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
+import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from sim.commands.args import Output, OutputKind, check_outputs, positive_int
-from sim.commands.compare_export import require_matplotlib, write_chart, write_csv
+from sim.commands.compare_export import (
+    check_csv_target,
+    require_matplotlib,
+    write_chart,
+    write_csv,
+)
 from sim.config import Tag
 from sim.errors import SimError
 from sim.navigation.replay.compare import compare_searches, format_table
@@ -30,6 +40,7 @@ from sim.scene.grid import scene_endpoints, scene_grid
 
 DEFAULT_WEIGHT = 1.5
 DEFAULT_REPEAT = 3
+EXIT_OUTPUT_FAILED = 1
 
 
 def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
@@ -110,13 +121,26 @@ def run(args: argparse.Namespace) -> int:
     print(header)
     for line in format_table(rows, cost_unit="units"):
         print(line)
-    if args.csv is not None:
-        write_csv(rows, args.csv)
-        print(f"wrote {args.csv}")
-    if args.chart is not None:
-        write_chart(rows, args.chart, header)
-        print(f"wrote {args.chart}")
-    return 0
+    status = 0
+    if args.csv is not None and not _export("--csv", args.csv, lambda: write_csv(rows, args.csv)):
+        status = EXIT_OUTPUT_FAILED
+    if args.chart is not None and not _export(
+        "--chart", args.chart, lambda: write_chart(rows, args.chart, header)
+    ):
+        status = EXIT_OUTPUT_FAILED
+    return status
+
+
+def _export(flag: str, path: Path, write: Callable[[], None]) -> bool:
+    """Run `write`; say "wrote" on stdout, or why not in one line on stderr (a full disk)."""
+    try:
+        write()
+    except OSError as error:
+        with contextlib.suppress(OSError):  # stderr gone too: no one is left to tell
+            print(f"sim: {flag} {path}: not written: {error.strerror or error}", file=sys.stderr)
+        return False
+    print(f"wrote {path}")
+    return True
 
 
 def _check_exports(args: argparse.Namespace) -> None:
@@ -129,6 +153,8 @@ def _check_exports(args: argparse.Namespace) -> None:
             raise SimError(f"--chart {args.chart}: the chart is a PNG; name it F.png")
         outputs.append(Output("--chart", args.chart, OutputKind.IMAGE))
     check_outputs(args.scene, outputs)
+    if args.csv is not None:
+        check_csv_target("--csv", args.csv)
     if args.chart is not None:
         require_matplotlib()
 

@@ -25,6 +25,7 @@ CSV_COLUMNS: Final = ("algorithm", "heuristic", "expanded", "ms", "cost", "gap",
 INSTALL_HINT: Final = 'sim compare --chart needs matplotlib: pip install -e ".[lab]"'
 CHART_SIZE_IN: Final = (9.0, 6.0)
 CHART_DPI: Final = 100
+_HEADER_READ_BYTES: Final = 4096
 
 
 def csv_text(rows: Sequence[ComparisonRow]) -> str:
@@ -58,6 +59,32 @@ def csv_text(rows: Sequence[ComparisonRow]) -> str:
 def write_csv(rows: Sequence[ComparisonRow], path: Path) -> None:
     """Write `csv_text(rows)` to `path` (atomically: a reader never sees half a table)."""
     write_atomic(path, csv_text(rows))
+
+
+def check_csv_target(flag: str, path: Path) -> None:
+    """Refuse to replace `path` unless it is new, empty, or a table this command wrote.
+
+    Any text would pass for CSV, so notes or code named by mistake would be lost: an existing
+    file is ours only if its first line is the `CSV_COLUMNS` header (a spreadsheet's byte order
+    mark or CRLF line end allowed). `path` is otherwise checked already (`check_outputs`).
+
+    Raises:
+        SimError: One line naming the flag and the path.
+    """
+    if not path.exists():
+        return
+    try:
+        with path.open("rb") as existing:
+            head = existing.read(_HEADER_READ_BYTES)
+    except OSError as error:
+        reason = error.strerror or error
+        raise SimError(f"{flag} {path}: cannot read it to see what it holds: {reason}") from None
+    first_line = head.removeprefix(b"\xef\xbb\xbf").split(b"\n", 1)[0].rstrip(b"\r")
+    if head and first_line != ",".join(CSV_COLUMNS).encode("ascii"):
+        raise SimError(
+            f"{flag} {path}: exists and is not a CSV file sim compare wrote (its first line is"
+            " not the table's header); refusing to replace it"
+        )
 
 
 def require_matplotlib() -> None:

@@ -128,6 +128,11 @@ def run(args: argparse.Namespace) -> int:
     if args.scene is not None:
         outputs.append(Output("--scene", args.scene, OutputKind.SCENE))
     check_outputs(None, outputs)
+    if args.scene is not None:
+        # Imported here: `sim generate` without --scene need not load the scene schema.
+        from sim.scene.writer import check_scene_target
+
+        check_scene_target("--scene", args.scene)
     width, height = args.size
     try:
         walkable = generate_layout(kind, height, width, seed=args.seed, **parameters)

@@ -21,6 +21,7 @@ from sim.commands.args import (
 from sim.config import DEFAULT_FIXED_FPS, DEFAULT_SCENE, LOOK_FALLBACK_FPS, LOOKS
 from sim.errors import SimError
 from sim.scene.file import load_scene
+from sim.scene.writer import check_scene_target
 
 if TYPE_CHECKING:
     from panda3d.core import GraphicsOutput
@@ -230,6 +231,8 @@ def run(args: argparse.Namespace) -> int:
     )
     outputs = [Output(flag, path, kind) for flag, path, kind in asked if path is not None]
     check_outputs(args.scene, outputs)
+    if args.save_as is not None:
+        check_scene_target("--save-as", args.save_as)
     # Panda3D is imported only now, so `sim plan` and argument errors never pay for it.
     from sim.app.composition import RunOptions, SimApp
     from sim.engine.showbase import DisplaySettings

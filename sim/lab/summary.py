@@ -117,7 +117,7 @@ def _table(keys: list[str], groups: list[tuple[tuple[str, ...], list[Row]]]) -> 
         numbers = stats(rows)
         mean = numbers.mean_suboptimality
         cells = [
-            *names,
+            *(_cell(name) for name in names),
             str(numbers.rows),
             f"{numbers.success_rate:.1%}",
             "n/a" if mean is None else f"{mean:.4f}",
@@ -126,6 +126,15 @@ def _table(keys: list[str], groups: list[tuple[tuple[str, ...], list[Row]]]) -> 
         ]
         lines.append("| " + " | ".join(cells) + " |")
     return lines
+
+
+def _cell(text: str) -> str:
+    r"""`text` as one Markdown table cell: a `|` would end the cell, a line break the row.
+
+    >>> _cell("a|b"), _cell("two\nlines")
+    ('a\\|b', 'two lines')
+    """
+    return " ".join(text.replace("\\", "\\\\").replace("|", "\\|").splitlines())
 
 
 def _machine() -> str:

@@ -1,11 +1,12 @@
 """`sim sweep`'s work: read the experiment, run its chunks on Dask, write the outputs.
 
 In order: the experiment file and every map are checked; the output folder must be new or
-empty, unless resuming; the cluster is reached (nothing is written before all that passed);
-generated maps are written to ``OUT/maps``; the chunks not already in ``OUT/partial`` run on
-the cluster, each saved there as it finishes; then ``OUT/results.csv`` (rows sorted by map,
-search and scenario, in the experiment's order, so two runs differ only in their times),
-``OUT/summary.md`` and ``OUT/plots/*.png`` are written from the chunks.
+empty, or, when resuming, one a sweep made (`sim.lab.store.is_sweep_folder`); the cluster is
+reached (nothing is written before all that passed); generated maps are written to
+``OUT/maps``; the chunks not already in ``OUT/partial`` run on the cluster, each saved there as
+it finishes; then ``OUT/results.csv`` (rows sorted by map, search and scenario, in the
+experiment's order, so two runs differ only in their times), ``OUT/summary.md`` and
+``OUT/plots/*.png`` are written from the chunks.
 """
 
 from __future__ import annotations
@@ -22,7 +23,13 @@ from sim.lab.chunks import Chunk, make_chunks
 from sim.lab.experiment import read_experiment
 from sim.lab.maps import PreparedMap, prepare_maps, write_generated
 from sim.lab.rows import Row, format_rows
-from sim.lab.store import ChunkStore, write_atomic
+from sim.lab.store import (
+    PARTIAL_DIR,
+    ChunkStore,
+    is_sweep_folder,
+    mark_sweep_folder,
+    write_atomic,
+)
 from sim.lab.summary import RunFacts, format_summary
 
 MAPS_DIR: Final = "maps"
@@ -133,8 +140,9 @@ def _run(
 
 
 def _start_output(out: Path, maps: list[PreparedMap]) -> None:
-    """Make the output folder and write the generated maps the workers will read."""
+    """Make the output folder, mark it as a sweep's, write the generated maps the workers read."""
     out.mkdir(parents=True, exist_ok=True)
+    mark_sweep_folder(out)
     write_generated(maps)
 
 
@@ -148,11 +156,22 @@ def _write_outputs(out: Path, rows: list[Row], facts: RunFacts) -> tuple[Path, .
 
 
 def _check_out(out: Path, *, resume: bool) -> None:
-    """Refuse an output folder that is a file, or holds files when not resuming."""
+    """Refuse an output folder that is a file, or holds files a sweep may not replace.
+
+    Without `resume` the folder must be new or empty; with it, new, empty, or made by a sweep
+    (`is_sweep_folder`), whose results, summary and plots are then the sweep's own to replace.
+    """
     if out.exists() and not out.is_dir():
         raise SimError(f"--out {out}: not a folder")
-    if out.is_dir() and not resume and any(out.iterdir()):
+    if not (out.is_dir() and any(out.iterdir())):
+        return
+    if not resume:
         raise SimError(
             f"--out {out}: the folder is not empty; add --resume to finish the run it holds, "
             "or choose another folder"
+        )
+    if not is_sweep_folder(out):
+        raise SimError(
+            f"--out {out}: --resume finishes a folder a sweep made, and no sweep made this one"
+            f" (it has no {PARTIAL_DIR}/ folder); refusing to replace what it holds"
         )

@@ -5,11 +5,18 @@ saved unedited comes back byte for byte. The file is read again at each save and
 edits are written onto it (`sim.scene.merge`), so what another program wrote there meanwhile
 stays. The new text must pass the loader's checks, and it replaces the old file atomically
 (temporary file, fsync, rename): a crash leaves one or the other.
+
+Two saves of one scene at once (two windows, or a window and an editor) must not lose an edit.
+Saves by this module hold a lock on the scene's folder from the read to the rename, so the
+second reads what the first wrote and merges onto it (or is refused, when both changed the same
+entry); and just before the rename the file is looked at again (inode, size, modification
+time): if another program wrote it since it was read, the merge is made again on its new text.
 """
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import re
 import stat
@@ -17,7 +24,7 @@ import tempfile
 import time
 import tomllib
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Final
 
@@ -28,7 +35,7 @@ from tomlkit.items import AoT, Array, Comment, Item, Table, Whitespace
 
 from sim.errors import SimError
 from sim.navigation.maps.input_file import read_input_file
-from sim.scene.file import MAX_SCENE_BYTES, parse_scene
+from sim.scene.file import MAX_SCENE_BYTES, load_scene, parse_scene
 from sim.scene.merge import (
     DECIMALS,
     Merge,
@@ -45,11 +52,23 @@ from sim.scene.merge import (
 )
 from sim.scene.spec import ObjectSpec, SceneError, SceneSpec
 
-__all__ = ["DECIMALS", "MergeBase", "ObjectState", "SceneSaveError", "save_scene"]
+__all__ = [
+    "DECIMALS",
+    "MergeBase",
+    "ObjectState",
+    "SceneSaveError",
+    "check_scene_target",
+    "save_scene",
+]
 
 _DEFAULT_SCALE: Final = (1.0, 1.0, 1.0)
 # A save takes milliseconds; a temporary file this old was left by a run killed mid-save.
 _STALE_TEMP_S: Final = 60.0
+# Saves take milliseconds; one that waits this long for another's lock is told to try again.
+_LOCK_WAIT_S: Final = 5.0
+_LOCK_POLL_S: Final = 0.01
+# Another program writing the file as often as this while it is merged is not going to stop.
+_MERGE_TRIES: Final = 5
 
 
 class SceneSaveError(SimError):
@@ -94,23 +113,20 @@ def save_scene(
     Raises:
         SceneSaveError: `source` is missing or no longer a valid scene, the same entry changed
             in both places (the message names it), the result would not load (a duplicate name,
-            a non-finite value, an unknown model), or `target` cannot be written; `target` is
-            then left as it was and no temporary file remains.
+            a non-finite value, an unknown model), `target` is another file that is no scene
+            (`check_scene_target`), another save held the folder's lock too long, another
+            program kept rewriting `source` while it was merged, or `target` cannot be written;
+            `target` is then left as it was and no temporary file remains.
     """
     in_place = target is None or target.resolve() == source.resolve()
     target = source if target is None else target
     try:
         _check_names(objects)
-        document, spec = _read(source)
-        before = document.as_string()
-        base = MergeBase.loaded(spec) if base is None else base
-        ours = without_crowds(objects, base, spec)
-        merge = merge_objects(base, ours, spec.listed_objects, ours_win=not in_place)
-        _refuse_conflicts(merge)
-        _merge(document, spec, merge.objects)
-        text = _line_ends_like(before, document.as_string())
-        written = parse_scene(tomllib.loads(text), source=str(target))
-        _write_atomic(target, text.encode("utf-8"), like=target if target.exists() else source)
+        with _folder_lock(target.resolve().parent):
+            refused = None if in_place else _not_a_scene(target)
+            if refused is not None:
+                raise SceneError(refused)
+            base, ours, written = _merge_and_write(source, target, objects, base, in_place)
     except SceneError as error:
         reason = str(error).removeprefix(f"{target}: ")
         raise SceneSaveError(f"{target}: could not save: {reason}") from None
@@ -119,6 +135,119 @@ def save_scene(
     if in_place:
         base.advance(ours, written.listed_objects, written.crowd_members())
     return target
+
+
+def check_scene_target(flag: str, path: Path) -> None:
+    """Refuse to replace `path` unless it is new, empty, or loads as a scene.
+
+    Any TOML passed for a scene before, so ``--save-as pyproject.toml`` replaced the project's
+    settings: a file is a scene's to replace only if `load_scene` reads it. Other checks of the
+    path (a folder, a link, a FIFO) are `sim.commands.args.check_outputs`'s.
+
+    Raises:
+        SimError: One line naming the flag, the path and why the file is no scene.
+    """
+    reason = _not_a_scene(path)
+    if reason is not None:
+        raise SimError(f"{flag} {path}: {reason}")
+
+
+def _not_a_scene(path: Path) -> str | None:
+    """Why a scene may not replace `path` (it exists and does not load as one), or None."""
+    try:
+        if not path.exists() or path.stat().st_size == 0:
+            return None
+    except OSError:
+        return None  # not there to be replaced; writing it will say what is wrong
+    try:
+        load_scene(path)
+    except SceneError as error:
+        reason = str(error).removeprefix(f"{path}: ")
+        return f"exists and is not a scene ({reason}); refusing to replace it"
+    return None
+
+
+class _ChangedMeanwhileError(Exception):
+    """The source changed between its read and the rename; the merge must be made again."""
+
+
+def _merge_and_write(
+    source: Path,
+    target: Path,
+    objects: Sequence[ObjectState],
+    base: MergeBase | None,
+    in_place: bool,
+) -> tuple[MergeBase, list[ObjectState], SceneSpec]:
+    """Read `source`, merge the app's edits onto it, write `target`; again if `source` changed.
+
+    Returns:
+        The base used, the app's objects as merged, and the scene as written.
+    """
+    for _ in range(_MERGE_TRIES):
+        try:
+            read_as = _identity(source)
+        except OSError:
+            read_as = None  # `_read` says what is wrong with it
+        document, spec = _read(source)
+        before = document.as_string()
+        used = MergeBase.loaded(spec) if base is None else base
+        ours = without_crowds(objects, used, spec)
+        merge = merge_objects(used, ours, spec.listed_objects, ours_win=not in_place)
+        _refuse_conflicts(merge)
+        _merge(document, spec, merge.objects)
+        text = _line_ends_like(before, document.as_string())
+        written = parse_scene(tomllib.loads(text), source=str(target))
+        like = target if target.exists() else source
+        try:
+            _write_atomic(target, text.encode("utf-8"), like=like, unless=(source, read_as or ()))
+        except _ChangedMeanwhileError:
+            continue
+        return used, ours, written
+    raise SceneError(f"{source}: another program kept writing it while it was saved; save again")
+
+
+def _identity(path: Path) -> tuple[int, int, int, int]:
+    """What tells one version of a file from another: device, inode, size, modification time."""
+    status = path.stat()
+    return status.st_dev, status.st_ino, status.st_size, status.st_mtime_ns
+
+
+@contextlib.contextmanager
+def _folder_lock(folder: Path) -> Iterator[None]:
+    """Hold an exclusive lock on `folder` (``flock``) while saving a scene into it.
+
+    Every save by this module takes it, so two apps saving into one folder take turns from read
+    to rename. A lock on the folder, not the file: the rename puts a new file in the old one's
+    place, and a lock on the old one would no longer be the lock of the file saved. The kernel
+    lets it go when its holder dies. A file system that cannot lock a folder saves without one
+    (the check before the rename still stands).
+
+    Raises:
+        SceneError: Another save held it for `_LOCK_WAIT_S` seconds.
+    """
+    try:
+        handle = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError:
+        yield  # the write will say what is wrong with the folder
+        return
+    try:
+        deadline = time.monotonic() + _LOCK_WAIT_S
+        while True:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    raise SceneError(
+                        f"{folder}: another program has been saving a scene here for "
+                        f"{_LOCK_WAIT_S:g} s; save again"
+                    ) from None
+                time.sleep(_LOCK_POLL_S)
+            except OSError:  # this file system cannot lock folders
+                break
+        yield
+    finally:
+        os.close(handle)  # closing lets the lock go
 
 
 def _refuse_conflicts(merge: Merge) -> None:
@@ -330,8 +459,14 @@ def _line_ends_like(original: str, text: str) -> str:
     return text
 
 
-def _write_atomic(target: Path, data: bytes, *, like: Path) -> None:
+def _write_atomic(
+    target: Path, data: bytes, *, like: Path, unless: tuple[Path, tuple[int, ...]] | None = None
+) -> None:
     """Write `data` to `target` so a reader sees the old file or the new one, never half.
+
+    With `unless` (a path and its `_identity` when it was read), the rename happens only if that
+    path is still the same file, unchanged: otherwise `_ChangedMeanwhileError` is raised and
+    `target` is as it was.
 
     The data reaches the disk (fsync) before the rename, and the rename itself is synced through
     the folder. The new file gets the permissions of `like` (mkstemp alone would make it
@@ -350,6 +485,8 @@ def _write_atomic(target: Path, data: bytes, *, like: Path) -> None:
             temp.flush()
             os.fsync(temp.fileno())
         os.chmod(temp_name, mode)
+        if unless is not None and _identity(unless[0]) != unless[1]:
+            raise _ChangedMeanwhileError
         os.replace(temp_name, real)
     except BaseException:
         Path(temp_name).unlink(missing_ok=True)

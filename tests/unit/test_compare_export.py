@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import csv
+import errno
 import math
+import os
 import struct
 import sys
 from pathlib import Path
@@ -145,3 +147,59 @@ def test_more_skips_what_the_query_refuses() -> None:
     costly = compare_searches(open_grid, (0, 0), (4, 1), repeat=1, more=True, costs=costs)
     assert [row.label for row in costly[15:]] == ["bidirectional"]
     assert costly[15].optimal
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("NOTES.md", "# Notes\n\nalgorithm,heuristic are the columns\n"),
+        ("tool.py", "print('hello')\n"),
+        ("scene.toml", 'version = 1\nname = "x"\n'),
+        ("other.csv", "a,b,c\n1,2,3\n"),
+    ],
+    ids=["markdown", "python", "scene", "another-table"],
+)
+def test_csv_replaces_only_a_table_of_its_own(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str, text: str
+) -> None:
+    target = tmp_path / name
+    target.write_text(text, encoding="utf-8")
+    assert main(["compare", str(DEFAULT_SCENE), "--repeat", "1", "--csv", str(target)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""  # refused before any search ran
+    [line] = captured.err.splitlines()
+    assert line.startswith(f"sim: --csv {target}: exists and is not a CSV file sim compare wrote")
+    assert target.read_text(encoding="utf-8") == text
+
+
+def test_csv_replaces_a_table_it_wrote_before(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    table = tmp_path / "table.csv"
+    table.write_text("\ufeff" + ",".join(CSV_COLUMNS) + "\r\nA*,octile,1,0.1,1.0,0.0,,\r\n")
+    assert main(["compare", str(DEFAULT_SCENE), "--repeat", "1", "--csv", str(table)]) == 0
+    assert f"wrote {table}" in capsys.readouterr().out
+    assert table.read_text(encoding="utf-8").splitlines()[0] == ",".join(CSV_COLUMNS)
+    assert len(table.read_text(encoding="utf-8").splitlines()) > 2
+
+
+@pytest.mark.parametrize("flag", ["--csv", "--chart"])
+def test_a_full_disk_is_one_line_and_leaves_the_old_file(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    flag: str,
+) -> None:
+    old = (",".join(CSV_COLUMNS) + "\n").encode() if flag == "--csv" else PNG_MAGIC
+    target = tmp_path / ("table.csv" if flag == "--csv" else "chart.png")
+    target.write_bytes(old)
+
+    def full_disk(*_: object, **__: object) -> None:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(os, "fsync", full_disk)  # the temporary file cannot reach the disk
+    assert main(["compare", str(DEFAULT_SCENE), "--repeat", "1", flag, str(target)]) == 1
+    [line] = capsys.readouterr().err.splitlines()
+    assert line == f"sim: {flag} {target}: not written: No space left on device"
+    assert target.read_bytes() == old
+    assert [path.name for path in tmp_path.iterdir()] == [target.name]  # no temporary file left
