@@ -116,9 +116,16 @@ def edge_cost(before: Sequence[int], after: Sequence[int], goals: Sequence[int])
 
 
 def lacam(
-    problem: MapfProblem, tables: NDArray[np.int32], *, time_limit_s: float, seed: int
+    problem: MapfProblem,
+    tables: NDArray[np.int32],
+    *,
+    time_limit_s: float,
+    seed: int,
+    node_limit: int | None = None,
 ) -> LacamOutcome:
-    """Search with LaCAM* until the search space is exhausted or `time_limit_s` has passed.
+    """Search with LaCAM* until the search space is exhausted or a limit is reached.
+
+    The limits: `time_limit_s`, and `node_limit` configurations (default `max_nodes`).
 
     >>> from sim.mapf.problem import distance_tables
     >>> problem = MapfProblem.from_cells(np.ones((1, 3), bool), [(0, 0)], [(0, 2)])
@@ -141,7 +148,7 @@ def lacam(
     explored = {start.config: start}
     frontier = [start]
     best: _Node | None = None
-    limit = max_nodes(problem.agents)
+    limit = max_nodes(problem.agents) if node_limit is None else node_limit
     while frontier:
         if time.perf_counter() > deadline or len(explored) >= limit:
             return LacamOutcome(_backtrack(best), False, len(explored))
