@@ -200,3 +200,12 @@ def test_benchmark_instances_load_and_solve_validly(name: str) -> None:
     assert check_plan(problem, flat_to_pairs(problem, result.paths)) == []
     assert result.soc >= bounds.sum_of_costs
     assert result.makespan >= bounds.makespan
+
+
+def test_mapf_imports_only_numpy_navigation_and_itself() -> None:
+    from tests.unit.test_layering import modules_after_import, violations
+
+    allowed = ("sim.mapf", "sim.navigation", "sim.errors", "sim.config")
+    assert violations("sim.mapf", allowed) == []
+    modules = modules_after_import("import sim.mapf")
+    assert [name for name in modules if name.startswith(("panda3d", "direct"))] == []
