@@ -265,8 +265,8 @@ static int lacam_search(LacamRun *run) {
     run->fixed_cells = malloc(sizeof(int32_t) * (k + 1));
     run->successor = malloc(sizeof(int32_t) * (k + 1));
     if (!start_priorities || !run->scratch || !run->fixed_agents || !run->fixed_cells ||
-        !run->successor || stepper_init(&run->stepper, run->grid, run->tables, run->agents,
-                                        &run->rng) < 0) {
+        !run->successor || stepper_init(&run->stepper, run->grid, run->tables, run->goals,
+                                        run->agents, &run->rng) < 0) {
         free(start_priorities);
         return -1;
     }

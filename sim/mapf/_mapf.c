@@ -85,6 +85,7 @@ static void grid_free(Grid *grid) {
 typedef struct {
     const Grid *grid;
     const int32_t *tables; /* agents * cells */
+    const int32_t *goals;  /* agents */
     int32_t agents;
     Rng *rng;
     int32_t *occupied_now, *occupied_next; /* cells, NOBODY when empty */
@@ -92,10 +93,11 @@ typedef struct {
     int32_t *going_to;                     /* agents */
 } Stepper;
 
-static int stepper_init(Stepper *s, const Grid *grid, const int32_t *tables, int32_t agents,
-                        Rng *rng) {
+static int stepper_init(Stepper *s, const Grid *grid, const int32_t *tables,
+                        const int32_t *goals, int32_t agents, Rng *rng) {
     s->grid = grid;
     s->tables = tables;
+    s->goals = goals;
     s->agents = agents;
     s->rng = rng;
     s->occupied_now = malloc(sizeof(int32_t) * (size_t)grid->cells);
@@ -121,6 +123,63 @@ static int moves(const Grid *grid, int32_t cell, int32_t *out) {
     return count + 1;
 }
 
+/* The swap of "Engineering LaCAM*" (Okumura 2024), as Stepper._swap_partner and its helpers. */
+
+/* Ways on from `ahead` not back to `behind` nor into a dead end someone rests at. */
+static int corridor_step(const Stepper *s, int32_t behind, int32_t ahead, int32_t *onward) {
+    int count = 0;
+    *onward = NOBODY;
+    for (int k = 0; k < s->grid->degree[ahead]; k++) {
+        int32_t cell = s->grid->next_to[4 * ahead + k];
+        int32_t resting = s->occupied_now[cell];
+        if (cell == behind ||
+            (s->grid->degree[cell] == 1 && resting != NOBODY && s->goals[resting] == cell))
+            continue;
+        count++;
+        *onward = cell;
+    }
+    return count;
+}
+
+static int swap_required(const Stepper *s, int32_t pusher, int32_t puller, int32_t at_pusher,
+                         int32_t at_puller) {
+    size_t cells = (size_t)s->grid->cells;
+    const int32_t *pushing = s->tables + (size_t)pusher * cells;
+    const int32_t *pulling = s->tables + (size_t)puller * cells;
+    while (pushing[at_puller] < pushing[at_pusher]) {
+        int32_t onward;
+        int count = corridor_step(s, at_pusher, at_puller, &onward);
+        if (count >= 2) return 0;
+        if (count == 0) break;
+        at_pusher = at_puller;
+        at_puller = onward;
+    }
+    return pulling[at_pusher] < pulling[at_puller] &&
+           (pushing[at_pusher] == 0 || pushing[at_puller] < pushing[at_pusher]);
+}
+
+static int swap_possible(const Stepper *s, int32_t at_pusher, int32_t at_puller) {
+    int32_t origin = at_pusher;
+    while (at_puller != origin) {
+        int32_t onward;
+        int count = corridor_step(s, at_pusher, at_puller, &onward);
+        if (count >= 2) return 1;
+        if (count == 0) return 0;
+        at_pusher = at_puller;
+        at_puller = onward;
+    }
+    return 0;
+}
+
+static int32_t swap_partner(const Stepper *s, int32_t agent, int32_t here, int32_t best) {
+    if (best == here) return NOBODY;
+    int32_t other = s->occupied_now[best];
+    if (other != NOBODY && s->going_to[other] == NOBODY &&
+        swap_required(s, agent, other, here, best) && swap_possible(s, best, here))
+        return other;
+    return NOBODY;
+}
+
 static int plan(Stepper *s, int32_t agent) {
     int32_t here = s->came_from[agent];
     int32_t candidates[5];
@@ -142,6 +201,14 @@ static int plan(Stepper *s, int32_t agent) {
         candidates[j + 1] = cell;
         keys[j + 1] = key;
     }
+    int32_t partner = swap_partner(s, agent, here, candidates[0]);
+    if (partner != NOBODY) { /* back away from the partner, pulling it along */
+        for (int k = 0; k < count / 2; k++) {
+            int32_t kept = candidates[k];
+            candidates[k] = candidates[count - 1 - k];
+            candidates[count - 1 - k] = kept;
+        }
+    }
     for (int k = 0; k < count; k++) {
         int32_t cell = candidates[k];
         if (s->occupied_next[cell] != NOBODY) continue;
@@ -149,8 +216,13 @@ static int plan(Stepper *s, int32_t agent) {
         if (other != NOBODY && s->going_to[other] == here) continue;
         s->occupied_next[cell] = agent;
         s->going_to[agent] = cell;
-        if (other == NOBODY || cell == here) return 1;
-        if (s->going_to[other] == NOBODY && !plan(s, other)) continue;
+        if (other != NOBODY && other != agent && s->going_to[other] == NOBODY && !plan(s, other))
+            continue;
+        if (k == 0 && partner != NOBODY && s->going_to[partner] == NOBODY &&
+            s->occupied_next[here] == NOBODY) {
+            s->occupied_next[here] = partner;
+            s->going_to[partner] = here;
+        }
         return 1;
     }
     s->occupied_next[here] = agent;
@@ -337,7 +409,7 @@ static PyObject *py_pibt(PyObject *self, PyObject *args) {
         int32_t *order = malloc(sizeof(int32_t) * (size_t)(agents + 1));
         int failed = !priorities || !scratch || !order ||
                      grid_init(&grid, walkable.buf, height, width) < 0 ||
-                     stepper_init(&stepper, &grid, tables.buf, agents, &rng) < 0;
+                     stepper_init(&stepper, &grid, tables.buf, goal_cells, agents, &rng) < 0;
         for (int32_t agent = 0; agent < agents && !failed; agent++) {
             failed = ints_push(&configs, ((const int32_t *)starts.buf)[agent]) < 0;
             if (!failed)

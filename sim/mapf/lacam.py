@@ -36,7 +36,7 @@ from sim.mapf.problem import MapfProblem
 from sim.mapf.rng import SplitMix64
 
 Config = tuple[int, ...]
-MAX_NODE_BYTES = 2**28
+MAX_NODE_BYTES = 2**30
 """The search stops (not exhausted) once its configurations would take this much memory in C:
 each holds a cell, a priority and a place in the order per agent, 16 bytes."""
 

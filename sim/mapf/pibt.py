@@ -70,6 +70,7 @@ class Stepper:
     def __init__(self, problem: MapfProblem, tables: NDArray[np.int32], rng: SplitMix64) -> None:
         self._neighbours = [problem.neighbours(cell) for cell in range(problem.walkable.size)]
         self._tables = tables.tolist()
+        self._goals = problem.goals
         self._rng = rng
         self._occupied_now = [NOBODY] * problem.walkable.size
         self._occupied_next = [NOBODY] * problem.walkable.size
@@ -145,7 +146,10 @@ class Stepper:
         # Closest to the goal first; among equals a cell nobody stands on (stable: the shuffle
         # breaks the remaining ties).
         candidates.sort(key=lambda cell: (table[cell], self._occupied_now[cell] != NOBODY))
-        for cell in candidates:
+        partner = self._swap_partner(agent, here, candidates[0])
+        if partner != NOBODY:
+            candidates.reverse()  # back away from the partner, pulling it along
+        for rank, cell in enumerate(candidates):
             if self._occupied_next[cell] != NOBODY:
                 continue
             other = self._occupied_now[cell]
@@ -153,13 +157,81 @@ class Stepper:
                 continue  # the two would swap
             self._occupied_next[cell] = agent
             self._going_to[agent] = cell
-            if other == NOBODY or cell == here:
-                return True
-            if self._going_to[other] == NOBODY and not self._plan(other):
-                continue
+            pushed = other not in (NOBODY, agent) and self._going_to[other] == NOBODY
+            if pushed and not self._plan(other):
+                continue  # it could not make way: try the next cell
+            if (
+                rank == 0
+                and partner != NOBODY
+                and self._going_to[partner] == NOBODY
+                and self._occupied_next[here] == NOBODY
+            ):
+                self._occupied_next[here] = partner
+                self._going_to[partner] = here
             return True
         self._occupied_next[here] = agent
         self._going_to[agent] = here
+        return False
+
+    # The swap of "Engineering LaCAM*" (Okumura 2024): in a corridor two agents heading for
+    # each other's side cannot pass by pushing; instead one backs off to a junction, pulling
+    # the other after it, until they can pass there.
+
+    def _swap_partner(self, agent: int, here: int, best: int) -> int:
+        """The agent `agent` should pull instead of push this step, or NOBODY."""
+        if best == here:
+            return NOBODY
+        other = self._occupied_now[best]
+        if (
+            other != NOBODY
+            and self._going_to[other] == NOBODY
+            and self._swap_required(agent, other, here, best)
+            and self._swap_possible(best, here)
+        ):
+            return other
+        return NOBODY
+
+    def _corridor_step(self, behind: int, ahead: int) -> tuple[int, int]:
+        """Ways on from `ahead` not back to `behind` nor into a dead end someone rests at.
+
+        Returns the count of such neighbours and the last of them (NOBODY if none).
+        """
+        count, onward = 0, NOBODY
+        for cell in self._neighbours[ahead]:
+            resting = self._occupied_now[cell]
+            if cell == behind or (
+                len(self._neighbours[cell]) == 1
+                and resting != NOBODY
+                and self._goals[resting] == cell
+            ):
+                continue
+            count, onward = count + 1, cell
+        return count, onward
+
+    def _swap_required(self, pusher: int, puller: int, at_pusher: int, at_puller: int) -> bool:
+        """Whether the two must pass each other along the corridor ahead of the pusher."""
+        pushing, pulling = self._tables[pusher], self._tables[puller]
+        while pushing[at_puller] < pushing[at_pusher]:
+            count, onward = self._corridor_step(at_pusher, at_puller)
+            if count >= 2:
+                return False  # a junction: they can pass there without a swap
+            if count == 0:
+                break
+            at_pusher, at_puller = at_puller, onward
+        return pulling[at_pusher] < pulling[at_puller] and (
+            pushing[at_pusher] == 0 or pushing[at_puller] < pushing[at_pusher]
+        )
+
+    def _swap_possible(self, at_pusher: int, at_puller: int) -> bool:
+        """Whether backing off from `at_puller` away from `at_pusher` reaches a junction."""
+        origin = at_pusher
+        while at_puller != origin:
+            count, onward = self._corridor_step(at_pusher, at_puller)
+            if count >= 2:
+                return True
+            if count == 0:
+                return False
+            at_pusher, at_puller = at_puller, onward
         return False
 
 

@@ -75,9 +75,19 @@ def test_a_rotation_is_one_step_for_everyone(solver: str) -> None:
     assert_valid(rotation(), result.paths)
 
 
+def test_pibt_swaps_through_the_corridor() -> None:
+    # Pushing alone never sends an agent back into the alcove; the swap pulls one in.
+    result = solve(corridor(), "pibt", time_limit_s=30.0)
+    assert (result.solved, result.soc, result.makespan) == (True, 11, 6)
+    assert_valid(corridor(), result.paths)
+
+
 def test_pibt_may_fail_where_lacam_cannot() -> None:
-    # Greedy one-step choices never send an agent back into the alcove: PIBT gives up.
-    assert not solve(corridor(), "pibt", time_limit_s=30.0).solved
+    problem = connected_problem(2, 6, 8)  # found by trying seeds: PIBT circles here for good
+    assert not solve(problem, "pibt", time_limit_s=30.0).solved
+    result = solve(problem, "lacam", time_limit_s=1.0)
+    assert result.solved
+    assert_valid(problem, result.paths)
 
 
 @pytest.mark.parametrize("seed", range(4))
