@@ -45,7 +45,7 @@ def max_nodes(agents: int) -> int:
     """How many configurations the search keeps at most for `agents` agents.
 
     >>> max_nodes(400)
-    41943
+    167772
     """
     return max(1, MAX_NODE_BYTES // (16 * max(1, agents)))
 

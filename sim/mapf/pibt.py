@@ -69,7 +69,7 @@ class Stepper:
 
     def __init__(self, problem: MapfProblem, tables: NDArray[np.int32], rng: SplitMix64) -> None:
         self._neighbours = [problem.neighbours(cell) for cell in range(problem.walkable.size)]
-        self._tables = tables.tolist()
+        self._tables: list[list[int]] = tables.tolist()
         self._goals = problem.goals
         self._rng = rng
         self._occupied_now = [NOBODY] * problem.walkable.size
