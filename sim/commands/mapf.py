@@ -16,12 +16,20 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
 
 from sim.app.report import write_bytes_atomic
-from sim.commands.args import check_writable, positive_float, positive_int
+from sim.commands.args import (
+    Output,
+    OutputKind,
+    check_output,
+    check_writable,
+    positive_float,
+    positive_int,
+)
 from sim.errors import SimError
 from sim.mapf import SOLVERS, MapfProblem, MapfResult, distance_tables, lower_bounds, solve
 from sim.mapf.checker import check_plan, flat_to_pairs
@@ -92,15 +100,7 @@ def run(args: argparse.Namespace) -> int:
         raise SimError(f"mapf: {args.plan_in}: a plan to read goes with --check")
     if args.agents is None:
         raise SimError("mapf: give --agents K, the number of scenario lines to solve")
-    for flag, path in (("--plan", args.plan), ("--json", args.json)):
-        if path is not None:
-            check_writable(flag, path)
-    if (
-        args.plan is not None
-        and args.json is not None
-        and args.plan.resolve() == args.json.resolve()
-    ):
-        raise SimError(f"--json {args.json}: is also the --plan output")
+    _check_outputs(args)
     problem = _load(args.map, args.scen, args.agents)
     tables = distance_tables(problem)
     bounds = _bounds(problem, tables)
@@ -139,6 +139,22 @@ def run(args: argparse.Namespace) -> int:
             _say(f"sim: {flag} {path}: not written: {error.strerror or error}")
             status = EXIT_NOT_SOLVED
     return status
+
+
+def _check_outputs(args: argparse.Namespace) -> None:
+    """Refuse an output that may not be written, or that is an input or the other output."""
+    taken = [("the map", args.map), ("the scenario file", args.scen)]
+    for flag, path in (("--plan", args.plan), ("--json", args.json)):
+        if path is None:
+            continue
+        for owner, other in taken:
+            if os.path.realpath(path) == os.path.realpath(other):
+                raise SimError(f"{flag} {path}: is {owner}")
+        taken.append((f"the {flag} output", path))
+        if flag == "--json":
+            check_output(Output(flag, path, OutputKind.JSON))
+        else:
+            check_writable(flag, path)
 
 
 def _check(args: argparse.Namespace) -> int:

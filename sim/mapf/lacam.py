@@ -16,7 +16,7 @@ and configurations whose cost plus the single-agent distances cannot beat the be
 dropped. When nothing is left, the plan is optimal for the sum of loss. The sum of loss never
 exceeds the sum of costs (it does not charge an agent for waiting at its goal before leaving
 again), so a plan found optimal whose sum of costs equals its sum of loss is optimal for the
-sum of costs too: that is what `LacamOutcome.optimal` reports.
+sum of costs too: that is what `sim.mapf.solvers.MapfResult.optimal` reports.
 
 This is the readable reference; ``_mapf.c`` runs the same search with the same random draws.
 """

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from sim.mapf import native
 from sim.navigation.field import distance_field
 
 UNREACHABLE = 2**30
@@ -159,8 +160,6 @@ def distance_tables(problem: MapfProblem, *, implementation: str = "auto") -> ND
     >>> distance_tables(problem, implementation="python").tolist()
     [[1, 0, 1073741824]]
     """
-    from sim.mapf import native
-
     if native.choose(implementation):
         return native.distance_tables(problem)
     tables = np.full((problem.agents, problem.walkable.size), UNREACHABLE, dtype=np.int32)

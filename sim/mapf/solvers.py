@@ -111,10 +111,11 @@ def solve(
             outcome = lacam(problem, tables, time_limit_s=left_s, seed=seed)
             configs, exhausted = outcome.configs, outcome.exhausted
         paths = paths_from_configs(configs)
+        # Optimal for the sum of loss, and so for the sum of costs when the two agree.
         optimal = (
             bool(paths)
             and exhausted
-            and _sum_of_loss(problem, configs) == sum(plan_costs(problem, paths)[:1])
+            and _sum_of_loss(problem, configs) == plan_costs(problem, paths)[0]
         )
     else:
         paths = _padded(cbs(problem, tables, time_limit_s=left_s).paths)

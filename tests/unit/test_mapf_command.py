@@ -192,3 +192,13 @@ def test_a_malformed_plan_is_one_line_exit_2(corridor, tmp_path, capsys):
     status = main(["mapf", "--check", str(map_path), str(scen_path), str(plan)])
     assert status == 2
     assert capsys.readouterr().err.startswith(f"sim: {plan}:3: expected")
+
+
+@pytest.mark.parametrize("flag", ["--plan", "--json"])
+def test_an_output_that_is_an_input_is_refused(corridor, capsys, flag):
+    map_path, scen_path = corridor
+    before = map_path.read_text()
+    status = main(["mapf", str(map_path), str(scen_path), "--agents", "2", flag, str(map_path)])
+    assert status == 2
+    assert capsys.readouterr().err == f"sim: {flag} {map_path}: is the map\n"
+    assert map_path.read_text() == before
