@@ -49,6 +49,7 @@ typedef struct {
     PyObject *plan;
 } LacamRun;
 
+#define RESTART_ODDS 100 /* as lacam.py's */
 #define CONFIG(run, node) ((run)->configs + (size_t)(node) * (size_t)(run)->agents)
 #define F(run, node) ((run)->nodes[node].g + (run)->nodes[node].h)
 
@@ -284,6 +285,9 @@ static int lacam_search(LacamRun *run) {
             run->exhausted = 0;
             break;
         }
+        if (best != NOBODY && rng_next(&run->rng) % RESTART_ODDS == 0 &&
+            ints_push(&run->frontier, start) < 0)
+            return -1;
         int32_t node = run->frontier.items[run->frontier.count - 1];
         if (best == NOBODY &&
             memcmp(CONFIG(run, node), run->goals, sizeof(int32_t) * k) == 0)

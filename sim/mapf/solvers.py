@@ -9,7 +9,6 @@ same plans for the same seed.
 
 from __future__ import annotations
 
-import itertools
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -19,7 +18,7 @@ from numpy.typing import NDArray
 
 from sim.mapf import native
 from sim.mapf.cbs import cbs
-from sim.mapf.lacam import edge_cost, lacam, max_nodes
+from sim.mapf.lacam import lacam, max_nodes, sum_of_loss
 from sim.mapf.pibt import MAX_STEPS_PER_CELL, pibt_configs
 from sim.mapf.problem import MapfProblem, distance_tables, paths_from_configs, plan_costs
 
@@ -115,7 +114,7 @@ def solve(
         optimal = (
             bool(paths)
             and exhausted
-            and _sum_of_loss(problem, configs) == plan_costs(problem, paths)[0]
+            and sum_of_loss(configs, problem.goals) == plan_costs(problem, paths)[0]
         )
     else:
         paths = _padded(cbs(problem, tables, time_limit_s=left_s).paths)
@@ -125,12 +124,6 @@ def solve(
         return MapfResult(solver, False, (), 0, 0, elapsed)
     soc, makespan = plan_costs(problem, paths)
     return MapfResult(solver, True, paths, soc, makespan, elapsed, optimal)
-
-
-def _sum_of_loss(problem: MapfProblem, configs: Sequence[Sequence[int]]) -> int:
-    return sum(
-        edge_cost(before, after, problem.goals) for before, after in itertools.pairwise(configs)
-    )
 
 
 def _padded(paths: Sequence[tuple[int, ...]]) -> tuple[tuple[int, ...], ...]:
