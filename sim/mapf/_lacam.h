@@ -258,6 +258,7 @@ static int expand(LacamRun *run, int32_t node, int32_t *best) {
     return 0;
 }
 
+/* Search; 0 when done, -1 when memory ran out, -2 when a signal's handler raised. */
 static int lacam_search(LacamRun *run) {
     size_t k = (size_t)run->agents;
     double *start_priorities = malloc(sizeof(double) * (k + 1));
@@ -280,7 +281,9 @@ static int lacam_search(LacamRun *run) {
     if (start < 0 || ints_push(&run->frontier, start) < 0) return -1;
     int32_t best = NOBODY;
     run->exhausted = 1;
-    while (run->frontier.count) {
+    for (size_t iteration = 1; run->frontier.count; iteration++) {
+        /* Ctrl+C: the pending KeyboardInterrupt goes up once the search is left */
+        if (iteration % SIGNAL_CHECK_EVERY == 0 && PyErr_CheckSignals() < 0) return -2;
         if (now_s() > run->deadline || (Py_ssize_t)run->node_count >= run->max_nodes) {
             run->exhausted = 0;
             break;

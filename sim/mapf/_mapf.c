@@ -17,6 +17,7 @@
 
 #define NOBODY (-1)
 #define UNREACHABLE (1 << 30)
+#define SIGNAL_CHECK_EVERY 4096 /* iterations between looks for Ctrl+C */
 
 /* ---- random stream: SplitMix64, as sim/mapf/rng.py ---- */
 
@@ -417,7 +418,7 @@ static PyObject *py_pibt(PyObject *self, PyObject *args) {
                     (size_t)agent * (size_t)grid.cells + (size_t)configs.items[agent]] /
                     (double)agents;
         }
-        int solved = 0;
+        int solved = 0, interrupted = 0;
         Py_ssize_t steps = 0;
         while (!failed) {
             const int32_t *config = configs.items + (size_t)steps * (size_t)agents;
@@ -426,6 +427,10 @@ static PyObject *py_pibt(PyObject *self, PyObject *args) {
                 break;
             }
             if (steps + 1 > max_steps || now_s() > deadline) break;
+            if (steps % SIGNAL_CHECK_EVERY == 0 && PyErr_CheckSignals() < 0) {
+                interrupted = 1;
+                break;
+            }
             priority_order(priorities, agents, scratch, order);
             step(&stepper, config, order, NULL, NULL, 0, 0);
             for (int32_t agent = 0; agent < agents && !failed; agent++)
@@ -436,7 +441,7 @@ static PyObject *py_pibt(PyObject *self, PyObject *args) {
         }
         if (failed) {
             PyErr_NoMemory();
-        } else {
+        } else if (!interrupted) {
             result = Py_BuildValue("(Oy#)", solved ? Py_True : Py_False, (char *)configs.items,
                                    (Py_ssize_t)(solved ? 4 * configs.count : 0));
         }
@@ -478,9 +483,10 @@ static PyObject *py_lacam(PyObject *self, PyObject *args) {
             run.rng.state = seed;
             run.deadline = now_s() + time_limit_s;
             run.max_nodes = max_nodes;
-            if (lacam_search(&run) < 0) {
+            int searched = lacam_search(&run);
+            if (searched == -1) {
                 PyErr_NoMemory();
-            } else {
+            } else if (searched == 0) {
                 result = Py_BuildValue("(OnO)", run.exhausted ? Py_True : Py_False,
                                        (Py_ssize_t)run.node_count, run.plan);
             }

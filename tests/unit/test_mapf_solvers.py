@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import signal
+
 import numpy as np
 import pytest
 
@@ -176,3 +178,39 @@ def test_c_and_python_lacam_agree_when_a_node_limit_stops_them(seed: int) -> Non
 def test_solve_refuses_bad_arguments(solver: str, limit: float, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         solve(corridor(), solver, time_limit_s=limit)
+
+
+class StopError(Exception):
+    pass
+
+
+def endless_search(solver: str):
+    """A C search that would run for ten minutes unless something stops it."""
+    if solver == "lacam":
+        problem = connected_problem(5, 40, 120)
+        tables = distance_tables(problem)
+        return lambda: native.lacam_configs(
+            problem, tables, time_limit_s=600.0, seed=0, max_nodes=max_nodes(120)
+        )
+    # Two agents that can never pass each other, and a billion steps allowed.
+    blocked = MapfProblem.from_cells(np.ones((1, 2), bool), [(0, 0), (0, 1)], [(0, 1), (0, 0)])
+    tables = distance_tables(blocked)
+    return lambda: native.pibt_configs(blocked, tables, time_limit_s=600.0, seed=0, max_steps=10**9)
+
+
+@pytest.mark.parametrize("solver", ["pibt", "lacam"])
+def test_a_signal_handler_that_raises_ends_the_c_search(solver: str) -> None:
+    # How Ctrl+C reaches a long C search: the kernel runs pending signal handlers now and then.
+    search = endless_search(solver)
+
+    def stop(signum, frame):
+        raise StopError
+
+    previous = signal.signal(signal.SIGALRM, stop)
+    signal.setitimer(signal.ITIMER_REAL, 0.2)
+    try:
+        with pytest.raises(StopError):
+            search()
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
