@@ -178,6 +178,13 @@ static int32_t swap_partner(const Stepper *s, int32_t agent, int32_t here, int32
     if (other != NOBODY && s->going_to[other] == NOBODY &&
         swap_required(s, agent, other, here, best) && swap_possible(s, best, here))
         return other;
+    for (int k = 0; k < s->grid->degree[here]; k++) { /* one behind, bound through `best` */
+        int32_t cell = s->grid->next_to[4 * here + k];
+        int32_t behind = s->occupied_now[cell];
+        if (behind != NOBODY && best != cell && swap_required(s, behind, agent, here, best) &&
+            swap_possible(s, best, here))
+            return behind;
+    }
     return NOBODY;
 }
 

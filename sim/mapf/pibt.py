@@ -189,6 +189,16 @@ class Stepper:
             and self._swap_possible(best, here)
         ):
             return other
+        # An agent behind, bound the other way through `best`: pull it past instead.
+        for cell in self._neighbours[here]:
+            behind = self._occupied_now[cell]
+            if (
+                behind != NOBODY
+                and best != cell
+                and self._swap_required(behind, agent, here, best)
+                and self._swap_possible(best, here)
+            ):
+                return behind
         return NOBODY
 
     def _corridor_step(self, behind: int, ahead: int) -> tuple[int, int]:
