@@ -4,8 +4,10 @@ Okumura, Machida, Défago and Tamura (2022), "Priority inheritance with backtrac
 iterative multi-agent path finding". Agents choose their next cell in priority order, each
 taking the free neighbour closest to its goal; an agent that wants a cell another agent stands
 on lends it its priority, and that agent must move away first (or the chooser tries its next
-cell). One step never fails; whether the steps ever bring every agent home is not promised,
-which is why `lacam` wraps this generator in a complete search.
+cell). In a corridor, where pushing would only drive the other agent back the way it must
+not go, the two swap instead: one backs off to the nearest junction, pulling the other after it
+(Okumura 2024, "Engineering LaCAM*"). One step never fails; whether the steps ever bring every
+agent home is not promised, which is why `lacam` wraps this generator in a complete search.
 
 `Stepper.step` is the configuration generator LaCAM calls, with some agents' next cells fixed
 by constraints. This module is the readable reference; ``_mapf.c`` runs the same steps with
