@@ -52,5 +52,12 @@ setup(
             optional=True,
             extra_compile_args=["-O3"],
         ),
+        Extension(
+            "sim.mapf._mapf",
+            ["sim/mapf/_mapf.c"],
+            depends=["sim/mapf/_lacam.h"],
+            optional=True,
+            extra_compile_args=["-O3"],
+        ),
     ]
 )

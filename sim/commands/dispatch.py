@@ -29,7 +29,7 @@ class OneLineParser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     """Build the top-level parser with every sub-command registered."""
-    from sim.commands import bench, compare, generate, plan, run, soak, sweep
+    from sim.commands import bench, compare, generate, mapf, plan, run, soak, sweep
 
     parser = OneLineParser(
         prog="sim",
@@ -48,6 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_parser(subparsers)
     generate.add_parser(subparsers)
     sweep.add_parser(subparsers)
+    mapf.add_parser(subparsers)
     return parser
 
 
