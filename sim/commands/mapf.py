@@ -21,7 +21,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from sim.app.report import write_bytes_atomic
 from sim.commands.args import (
     Output,
     OutputKind,
@@ -31,6 +30,7 @@ from sim.commands.args import (
     positive_int,
 )
 from sim.errors import SimError
+from sim.files import write_bytes_atomic
 from sim.mapf import SOLVERS, MapfProblem, MapfResult, distance_tables, lower_bounds, solve
 from sim.mapf.checker import check_plan, flat_to_pairs
 from sim.mapf.plan_file import format_plan, parse_plan

@@ -347,7 +347,7 @@ static int check_sizes(Py_buffer *walkable, Py_buffer *starts, Py_buffer *goals,
     return 0;
 }
 
-static PyObject *py_distances(PyObject *self, PyObject *args) {
+static PyObject *py_distances(PyObject *Py_UNUSED(self), PyObject *args) {
     Py_buffer walkable, goals;
     int height, width;
     if (!PyArg_ParseTuple(args, "y*iiy*:distances", &walkable, &height, &width, &goals))
@@ -394,7 +394,7 @@ done:
     return result;
 }
 
-static PyObject *py_pibt(PyObject *self, PyObject *args) {
+static PyObject *py_pibt(PyObject *Py_UNUSED(self), PyObject *args) {
     Py_buffer walkable, starts, goals, tables;
     int height, width;
     unsigned long long seed;
@@ -466,7 +466,7 @@ static PyObject *py_pibt(PyObject *self, PyObject *args) {
     return result;
 }
 
-static PyObject *py_lacam(PyObject *self, PyObject *args) {
+static PyObject *py_lacam(PyObject *Py_UNUSED(self), PyObject *args) {
     Py_buffer walkable, starts, goals, tables;
     int height, width;
     unsigned long long seed;
@@ -523,6 +523,7 @@ static PyMethodDef methods[] = {
 
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "_mapf", "Compiled MAPF kernels (see sim.mapf.native).", -1, methods,
+    NULL, NULL, NULL, NULL,
 };
 
 PyMODINIT_FUNC PyInit__mapf(void) { return PyModule_Create(&module); }
