@@ -37,7 +37,7 @@ from sim.app.report import validate_report
 from sim.app.script_trust import decide, script_count, skipped_line
 from sim.commands.args import Output, OutputKind, check_outputs, positive_float
 from sim.config import DEFAULT_SCENE, Tag
-from sim.errors import SimError
+from sim.errors import Interrupted, SimError
 from sim.scene.file import load_scene
 from sim.scene.spec import SceneSpec
 
@@ -247,8 +247,16 @@ def soak(
         app.search_view.open()
         app.search_view.speed = SEARCH_VIEW_SPEED
         app.search_view.play_pause()
+
+        def step() -> None:
+            app.step()
+            if app.scripts.interrupted:
+                # The user's signal struck inside a script, whose runner took it so that
+                # Panda3D would not print it as a crash: it ends the soak all the same.
+                raise Interrupted
+
         result = _drive(
-            app.step,
+            step,
             lambda: app.reports_written,
             shuffler,
             fps=display.fixed_fps,

@@ -93,6 +93,11 @@ class ScriptRunner(Component):
         """True while a script's hook runs (a SIGTERM then interrupts it: it may never return)."""
         self.errors: list[str] = []
 
+    @property
+    def interrupted(self) -> bool:
+        """Whether the user's Ctrl+C or SIGTERM struck inside a hook (no hook runs since)."""
+        return self._interrupted
+
     def moved(self, game_object: GameObject) -> bool:
         """Whether a script has moved or turned `game_object` (its place is then the script's)."""
         return self._view is not None and game_object in self._view.moved

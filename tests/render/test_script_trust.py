@@ -382,6 +382,25 @@ def test_a_signal_stops_a_script_in_an_endless_loop_and_the_report_is_written(
     assert read_report(report)["frames"] >= 6
 
 
+def test_sigterm_stops_a_soak_whose_script_loops(tmp_path):
+    scene = scene_with(tmp_path, LOOPING)
+    env = dict(os.environ, PYTHONPATH=str(REPO_ROOT))
+    command = [sys.executable, "-m", "sim", "soak", str(scene), "--minutes", "0.1"]
+    process = subprocess.Popen(
+        [*command, "--trust-scripts"],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    wait_for(tmp_path / "scripts" / "looping", process)
+    process.send_signal(signal.SIGTERM)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == -signal.SIGTERM
+    assert err == ""
+
+
 def test_a_second_sigterm_ends_a_script_that_swallows_the_first(tmp_path):
     scene = scene_with(tmp_path, SWALLOWING)
     report = tmp_path / "report.json"
@@ -415,3 +434,55 @@ def test_the_process_exits_after_its_outputs_whatever_threads_a_script_left(tmp_
     _, err = process.communicate(timeout=120)
     assert process.returncode == 0, err
     assert json.loads(report.read_text())["frames"] == 5
+
+
+def test_allowing_late_starts_the_scripts_on_the_scene_as_it_stands(open_app, tmp_path):
+    scene = scene_with(
+        tmp_path,
+        """\
+        class Thing(Script):
+            def awake(self):
+                self.woken = True
+
+            def update(self, dt):
+                self.game_object.heading = 45.0
+        """,
+    )
+    app = open_app(scene, trust_scripts=False)
+    for _ in range(3):
+        app.step()
+    assert app.scripts.scripts == []
+    assert app.report()["scripts"]["banner"].startswith("This scene has 1 script (Python code)")
+    app.script_gate.allow()
+    (thing,) = app.scripts.scripts
+    assert thing.woken
+    app.step()
+    box = next(obj for obj in app.objects if obj.name == "box")
+    assert box.heading == pytest.approx(45.0)
+    assert app.report()["scripts"]["banner"] is None
+    assert app.errors == []
+
+
+def test_allowing_late_leaves_out_the_scripts_of_a_deleted_object(open_app, tmp_path):
+    scene = scene_with(tmp_path, MARKING)
+    app = open_app(scene, trust_scripts=False)
+    app.step()
+    app.editor.take(["box"])
+    app.step()
+    app.script_gate.allow()
+    app.step()
+    assert app.scripts.scripts == []
+    assert not (tmp_path / "scripts" / "updated").exists()
+
+
+def test_a_script_that_does_not_load_when_allowed_is_one_line_and_the_run_goes_on(
+    open_app, tmp_path
+):
+    scene = scene_with(tmp_path, "raise RuntimeError('no')\n")
+    app = open_app(scene, trust_scripts=False)
+    app.step()
+    app.script_gate.allow()
+    app.step()
+    (error,) = app.errors
+    assert error == (f"{scene}: object 'box': scripts/thing.py line 6: RuntimeError: no")
+    assert app.report()["scripts"]["trusted"] is True
