@@ -495,11 +495,13 @@ class SimApp:
         written are in `failed_outputs`.
         """
         frames, status = self.options.frames, 0
-        in_script = lambda: self.scripts.in_hook  # noqa: E731
-        with run_signals(self._write_outputs, in_script, self.base.task_mgr) as signals:
+        with run_signals(
+            self._write_outputs, lambda: self.scripts.in_hook, self.base.task_mgr
+        ) as signals:
             try:
                 while not self.base.quit_requested and (frames is None or self.frames < frames):
-                    if signals.received is not None:
+                    # A signal now, or one the scripts' runner took in a frame before the run.
+                    if signals.received is not None or self.scripts.interrupted:
                         break
                     self.step()
             except KeyboardInterrupt:  # the user's (a script's own never leaves its runner)

@@ -382,6 +382,30 @@ def test_a_signal_stops_a_script_in_an_endless_loop_and_the_report_is_written(
     assert read_report(report)["frames"] >= 6
 
 
+LOOPING_AT_ONCE = """\
+class Thing(Script):
+    def awake(self):
+        (MARKS / "looping").write_text("x")
+        while True:
+            pass
+"""
+
+
+@pytest.mark.parametrize("search", [(), ("--search", "astar")], ids=["plain", "search-view"])
+def test_sigterm_stops_a_script_looping_in_the_first_frame(tmp_path, search):
+    # With --search the first frame runs before the run's own loop, to open the view.
+    scene = scene_with(tmp_path, LOOPING_AT_ONCE)
+    report = tmp_path / "report.json"
+    args = ("--trust-scripts", "--report", str(report), *search)
+    process = sim_process(scene, *args, cwd=tmp_path)
+    wait_for(tmp_path / "scripts" / "looping", process)
+    process.send_signal(signal.SIGTERM)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == -signal.SIGTERM
+    assert "Traceback" not in err
+    assert read_report(report)["frames"] == 1
+
+
 def test_sigterm_stops_a_soak_whose_script_loops(tmp_path):
     scene = scene_with(tmp_path, LOOPING)
     env = dict(os.environ, PYTHONPATH=str(REPO_ROOT))
