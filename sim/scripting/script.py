@@ -8,6 +8,7 @@ the user's API stays the same whatever the engine grows. `sim.scripting.runner` 
 
 from __future__ import annotations
 
+import itertools
 import math
 import weakref
 from collections.abc import Iterable, Sequence
@@ -332,7 +333,8 @@ def _finite_numbers(
     float32 at all) and the run would crash where the script set it.
     """
     try:
-        numbers = tuple(float(item) for item in value)
+        # One more than wanted is enough to refuse: a script may hand over an endless iterator.
+        numbers = tuple(float(item) for item in itertools.islice(value, size + 1))
     except (TypeError, ValueError, OverflowError):
         raise ValueError(f"{what}: expected {size} numbers, got {_short(value)}") from None
     if len(numbers) != size or not all(math.isfinite(n) for n in numbers):

@@ -252,6 +252,10 @@ SETTERS = {
     "position": ("self.game_object.position = (1e39, 0.0, 0.0)", "position: must lie within"),
     "heading": ("self.game_object.heading = 1e39", "heading: must lie within +-1000000"),
     "position-nan": ("self.game_object.position = (0.0, float('nan'), 0.0)", "finite numbers"),
+    "position-endless": (
+        "self.game_object.position = __import__('itertools').count()",
+        "expected 3 finite numbers, got count(",
+    ),
 }
 
 
