@@ -152,9 +152,7 @@ def _check_inside(where: str, path: Path, folder: Path) -> None:
     except (OSError, RuntimeError, ValueError):  # a loop of links, a name too long
         inside = False
     if not inside:
-        raise SceneError(
-            f"{where}: a script file must lie inside the scene's folder ({folder or '.'})"
-        )
+        raise SceneError(f"{where}: a script file must lie inside the scene's folder ({folder})")
 
 
 def _same_file(filename: str, wanted: Path) -> bool:
