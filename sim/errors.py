@@ -8,3 +8,11 @@ class SimError(Exception):
 
     The message already names what is wrong (file, key, value); no traceback is shown.
     """
+
+
+class Interrupted(KeyboardInterrupt):
+    """The user's own Ctrl+C or SIGTERM, as the command's signal handlers raise it.
+
+    A scene script that raises KeyboardInterrupt itself is switched off like any failing
+    script; only this one ends the run (`sim.scripting.runner`).
+    """

@@ -1,4 +1,5 @@
-"""Shared test settings: the shared fixtures, and with CI=true a skipped test is a failure."""
+"""Shared test settings: the shared fixtures, a settings folder of the test's own (never the
+user's), and with CI=true a skipped test is a failure."""
 
 from __future__ import annotations
 
@@ -9,6 +10,14 @@ import pytest
 pytest_plugins = ["tests.helpers.fixtures"]
 
 IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
+
+
+@pytest.fixture(autouse=True)
+def own_settings(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch):
+    """Point the settings file (its trusted folders) at an empty folder, for the command-line
+    calls and the processes a test starts: a test never reads or writes the user's settings."""
+    monkeypatch.setenv("SIM_CONFIG_DIR", str(tmp_path_factory.mktemp("settings")))
+    monkeypatch.delenv("SIM_TRUSTED_FOLDERS", raising=False)
 
 
 @pytest.hookimpl(hookwrapper=True)

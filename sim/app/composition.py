@@ -23,7 +23,7 @@ from sim.app.generator_menu import GeneratorMenu
 from sim.app.legend_setup import add_legend
 from sim.app.modes import Modes
 from sim.app.outputs import RunOutputs
-from sim.app.process import sigterm_stops_the_loop, tell
+from sim.app.process import run_signals, tell
 from sim.app.race_control import RaceControl
 from sim.app.report import Report
 from sim.app.report_builder import ReportParts, build_report
@@ -34,6 +34,8 @@ from sim.app.scene_parts import (
     note_obstacles_off_the_grid,
     replan_interval,
 )
+from sim.app.script_gate import ScriptGate
+from sim.app.script_trust import UNTRUSTED, ScriptTrust
 from sim.app.trace import TraceWriter
 from sim.components.crowd import CrowdField
 from sim.components.crowd_render import CrowdRenderer, frames_of
@@ -54,8 +56,6 @@ from sim.engine.projection import world_to_pixel
 from sim.engine.showbase import DisplaySettings, open_showbase
 from sim.scene.builder import build_scene
 from sim.scene.spec import SceneSpec
-from sim.scripting.loader import load_scripts
-from sim.scripting.runner import ScriptRunner
 from sim.search_view.panel import SearchPanel
 from sim.search_view.view import LABEL_COLOR, LABEL_LINE_HEIGHT, SearchView
 
@@ -68,7 +68,6 @@ MESSAGE_S = 4.0  # how long an edit or save message stays on the HUD
 SEARCH_TASK = "search-view"
 CLOSE_REQUEST_EVENT = "window-close-request"
 EXIT_INTERRUPTED = 130  # Ctrl+C: 128 + SIGINT, as shells report it
-EXIT_TERMINATED = 143  # SIGTERM: 128 + SIGTERM
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,6 +83,7 @@ class RunOptions:
         save_as: Ctrl+S saves the edited scene here instead of over its own file.
         trace: Write the agents' trace here (`sim.app.trace`), one line per traced frame.
         trace_every: Trace every this many frames.
+        scripts: Whether the scene's scripts run from the start (`sim.app.script_trust`).
     """
 
     scene: SceneSpec
@@ -94,6 +94,7 @@ class RunOptions:
     save_as: Path | None = None
     trace: Path | None = None
     trace_every: int = 1
+    scripts: ScriptTrust = UNTRUSTED
 
 
 class SimApp:
@@ -108,10 +109,13 @@ class SimApp:
 
     def __init__(self, options: RunOptions) -> None:
         self.options = options
-        # The scene's scripts are imported and built first: one that does not load is a
-        # one-line SceneError before any window opens.
-        scripts = load_scripts(options.scene)
+        # The scene's scripts are imported and built first (if allowed): one that does not load
+        # is a one-line SceneError before any window opens.
+        self.script_gate = ScriptGate(options.scene, options.scripts, notify=self.notify)
         self.base = open_showbase(options.display)
+        # The outputs' own: a script's error joins them; `sim run` exits 1 for failed outputs.
+        self.outputs = RunOutputs(window=self.base.win, report=self.report)
+        self.errors = self.outputs.errors
         self.base.set_background_color(*BACKGROUND_COLOR)
         self.base.camLens.set_min_fov(CAMERA_FOV_DEG)
         self.clock = ClockObject.get_global_clock()
@@ -127,8 +131,8 @@ class SimApp:
             SceneMotion(dragged=lambda: self.editor.drag.dragged)
         )
         # Also before the GridManager: what a script moves is in the grid in the same frame.
-        self.scripts = self.world.spawn("scene-scripts").add_component(
-            ScriptRunner(on_error=self.script_failed, dragged=lambda: self.editor.drag.dragged)
+        self.scripts = self.script_gate.spawn_runner(
+            self.world, errors=self.errors, dragged=lambda: self.editor.drag.dragged
         )
         self.grid = add_grid_manager(self.world, scene)
         note_obstacles_off_the_grid(scene, self.grid)
@@ -152,7 +156,7 @@ class SimApp:
         self.look_fallback = LookFallback() if wants_fallback else None
         for spec, game_object in zip(scene.objects, self.objects, strict=True):
             self.motion.add(game_object, mover=spec.mover, rotator=spec.rotator, door=spec.door)
-        self.scripts.attach(scripts, self.objects)
+        self.script_gate.attach(self.objects, banner_parent=self.base.a2dTopCenter)
         self.agents = add_agents(
             scene,
             self.objects,
@@ -224,9 +228,6 @@ class SimApp:
         self.camera = OrbitCamera(self.base.camera, home)
         self.camera_input: OrbitCameraInput | None = None
         self.frames = 0
-        self.outputs = RunOutputs(window=self.base.win, report=self.report)
-        # The outputs' own: a script's error joins them; `sim run` exits 1 for failed outputs.
-        self.errors = self.outputs.errors
         self.failed_outputs = self.outputs.failed_outputs
         self.trace = self._open_trace()
         self._message: tuple[str, float] | None = None
@@ -249,6 +250,7 @@ class SimApp:
             window_size=self.window_size,
             screen_of=self.screen_of,
             screen_of_point=self.screen_of_point,
+            scripts=self.script_gate.entry,
         )
         self._quit_on_close_request()
         if self.base.mouseWatcherNode is not None:
@@ -313,6 +315,7 @@ class SimApp:
             "toggle_connectivity": self.toggle_connectivity,
             "toggle_parent_arrows": self.toggle_parent_arrows,
             "toggle_search_numbers": self.toggle_search_numbers,
+            "allow_scripts": self.script_gate.allow,
         }
         actions = key_actions(
             own,
@@ -382,11 +385,6 @@ class SimApp:
         """Show `message` on the HUD for a few seconds and print it for whoever watches stdout."""
         self._message = (message, self.world.time_s + MESSAGE_S)
         tell(f"sim: {message}")
-
-    def script_failed(self, message: str) -> None:
-        """A scene script raised and was switched off: the HUD and the report's errors say so."""
-        self.errors.append(message)
-        self.notify(message)
 
     def toggle_grid(self) -> None:
         """Show or hide the grid lines."""
@@ -492,23 +490,24 @@ class SimApp:
         """Run until the frame budget is spent or the user quits; return the exit status.
 
         Esc, closing the window or the end of the frame budget return 0, Ctrl+C 130, SIGTERM
-        143 (it stops the loop at the end of the frame, as Esc does). Each way the screenshot
-        and the final report are written first; outputs that could not be written are in
-        `failed_outputs`.
+        143 (at the end of the frame, as Esc, or at once inside a script; `RunSignals`). Each
+        way the screenshot and the final report are written first; outputs that could not be
+        written are in `failed_outputs`.
         """
-        frames = self.options.frames
-        status = 0
-        with sigterm_stops_the_loop() as terminated:
+        frames, status = self.options.frames, 0
+        with run_signals(
+            self._write_outputs, lambda: self.scripts.in_hook, self.base.task_mgr
+        ) as signals:
             try:
                 while not self.base.quit_requested and (frames is None or self.frames < frames):
-                    if terminated():
-                        status = EXIT_TERMINATED
+                    # A signal now, or one the scripts' runner took in a frame before the run.
+                    if signals.received is not None or self.scripts.interrupted:
                         break
                     self.step()
-            except KeyboardInterrupt:
+            except KeyboardInterrupt:  # the user's (a script's own never leaves its runner)
                 status = EXIT_INTERRUPTED
-            self._write_outputs()
-        return status
+            signals.write_outputs()
+        return signals.status() or status
 
     def _write_outputs(self) -> None:
         """Write the screenshot (of the last frame) and the final report, as asked."""

@@ -94,6 +94,7 @@ CONTROLS: tuple[Control, ...] = (
     Control("wheel_down", "zoom_out", "wheel zoom", 1, bound_by=_CAMERA),
     Control("c", "reset_camera", "C camera", 1),
     Control("escape", "quit", "Esc quit", 1),
+    Control("a", "allow_scripts", "A allow scripts", 1),
     Control("z", "undo", _UNDO_HELP, 1, modifier="control", bound_by=_EDITOR),
     Control("z", "redo", _UNDO_HELP, 1, modifier="control+shift", bound_by=_EDITOR),
     Control("y", "redo", _UNDO_HELP, 1, modifier="control", bound_by=_EDITOR),

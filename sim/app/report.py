@@ -276,6 +276,23 @@ class EditorEntry(TypedDict):
     selected: str | None
 
 
+class ScriptsEntry(TypedDict):
+    """`scripts`: the scene's scripts and whether the user allowed them to run.
+
+    `count` is how many the scene names; `trusted` whether they run (allowed on the command
+    line, by a trusted folder, or with the banner's key; true too for a scene without scripts);
+    `skipped` how many do not run for want of that; `banner` what the window's banner says while
+    they wait, null once allowed; `warnings` a line per method that looks like a hook but is
+    never called (`Update`, `async def update`).
+    """
+
+    count: int
+    trusted: bool
+    skipped: int
+    banner: str | None
+    warnings: list[str]
+
+
 class Report(TypedDict):
     """The whole report, as `sim run --report` writes it."""
 
@@ -292,6 +309,7 @@ class Report(TypedDict):
     search_view: SearchViewEntry
     editor: EditorEntry
     errors: list[str]
+    scripts: ScriptsEntry
 
 
 def validate_report(data: object) -> list[str]:

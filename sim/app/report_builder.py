@@ -24,6 +24,7 @@ from sim.app.report import (
     PathEntry,
     RaceLaneEntry,
     Report,
+    ScriptsEntry,
     SearchViewEntry,
     SearchViewSettings,
 )
@@ -69,6 +70,7 @@ class ReportParts:
         window_size: The window's size in pixels now.
         screen_of: Where an object shows in the window, if it does.
         screen_of_point: Where a world point shows in the window, if it does.
+        scripts: The report's `scripts` (`sim.app.script_gate.ScriptGate.entry`).
     """
 
     scene_path: str
@@ -87,6 +89,7 @@ class ReportParts:
     window_size: Callable[[], tuple[int, int]]
     screen_of: Callable[[GameObject], tuple[int, int] | None]
     screen_of_point: ScreenOf
+    scripts: Callable[[], ScriptsEntry]
 
 
 def build_report(parts: ReportParts, *, frames: int, look: Look, errors: list[str]) -> Report:
@@ -122,6 +125,7 @@ def build_report(parts: ReportParts, *, frames: int, look: Look, errors: list[st
         ),
         "editor": editor_entry(parts.editor),
         "errors": list(errors),
+        "scripts": parts.scripts(),
     }
 
 

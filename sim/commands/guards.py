@@ -1,4 +1,4 @@
-"""What guards a whole `sim` command: Ctrl+C, SIGTERM, and a stdout that cannot be written.
+"""What guards a whole `sim` command: Ctrl+C, SIGTERM, a stdout that cannot be written, threads.
 
 Ctrl+C ends the command quietly with status 130 and SIGTERM with 143 (a running scene stops at
 the end of its frame and writes its outputs first, `sim.app.composition.SimApp.run`); a second
@@ -11,17 +11,23 @@ is 128 + the signal's number, as above: that is how a shell knows to stop the lo
 that ran the command (https://www.cons.org/cracauer/sigint.html). CPython does the same after a
 KeyboardInterrupt it takes for unhandled, and it takes one raised inside `exec` (a dataclass
 being built) for unhandled even once our guard has handled it: one way for every moment.
+
+The interrupt the handlers raise is `sim.errors.Interrupted`, so a scene script that raises
+KeyboardInterrupt itself is told apart from the user's. Once the command is done, the process
+ends even if a scene script left a thread running (`sim.app.process.exit_leaving_threads`).
 """
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import os
 import signal
 import sys
 import threading
 from typing import TYPE_CHECKING, Any, NoReturn, TextIO
+
+from sim.app.process import die_by, exit_leaving_threads
+from sim.errors import Interrupted
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -76,7 +82,9 @@ def run_guarded(argv: Sequence[str] | None) -> int:
     if signals.received is not None:
         status = signals.status()
     if owner and status in _SIGNAL_OF_STATUS:
-        _die_by(_SIGNAL_OF_STATUS[status])
+        die_by(_SIGNAL_OF_STATUS[status])
+    if owner:
+        exit_leaving_threads(status)
     return status
 
 
@@ -110,7 +118,7 @@ class _Signals:
         self.received = number
         for taken in self._previous:
             signal.signal(taken, self._again)
-        raise KeyboardInterrupt
+        raise Interrupted
 
     def _struck_in_a_callback(self, unraisable: Any) -> None:
         """Deliver our KeyboardInterrupt again when it struck where Python cannot raise it.
@@ -132,7 +140,7 @@ class _Signals:
 
     def _again(self, number: int, _frame: FrameType | None) -> None:
         # Asked twice: the user does not want to wait for the outputs.
-        _die_by(number)
+        die_by(number)
 
 
 class _GuardedStdout:
@@ -191,16 +199,6 @@ class _GuardedStdout:
         null = os.open(os.devnull, os.O_WRONLY)
         os.dup2(null, descriptor)
         os.close(null)
-
-
-def _die_by(number: int) -> NoReturn:
-    """End the process by signal `number`, as if it had not been caught, after a last flush."""
-    for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(OSError, ValueError, AttributeError):
-            stream.flush()
-    signal.signal(number, signal.SIG_DFL)
-    os.kill(os.getpid(), number)
-    os._exit(128 + number)  # only if the signal is blocked in this thread
 
 
 def _reopen_closed_standard_fds() -> None:

@@ -8,7 +8,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from sim.app.process import warn
 from sim.app.race_args import parse_race
+from sim.app.script_trust import decide, script_count, skipped_line
 from sim.app.search_control import SearchRequest, parse_search, parse_search_step
 from sim.commands.args import (
     IMAGE_EXTENSIONS,
@@ -59,6 +61,11 @@ most 300 frames, rendered before the run with simulated time paused.
 
 --race NAME[:HEURISTIC],NAME[:HEURISTIC][,...] opens a race of 2 to 4 of those searches in split
 views, in lock-step (W opens one in the app), at --search-step N (ticks) or its finish.
+
+A scene's scripts are Python and run with your rights: they run only with --trust-scripts or
+when the scene lies in a trusted folder (the project's scenes/, a folder in SIM_TRUSTED_FOLDERS
+or in the settings file's [scripts] trusted_folders; see the docs' Scripts page). Otherwise the
+scene runs without them and says so in one line; in a window, a banner offers A to allow them.
 
 An output (--screenshot, --report, --save-as, --trace, --record-search) must be a new file or an
 existing one of its own kind (an image, a JSON file, a JSON Lines file, a GIF), and neither the
@@ -166,7 +173,17 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
         metavar="NAME[:H],NAME[:H][,...]",
         help="open a race of 2 to 4 searches side by side (e.g. astar,jps,bidirectional)",
     )
+    parser.add_argument(
+        "--trust-scripts",
+        action="store_true",
+        help="run the scene's scripts (Python code) even if it is not in a trusted folder",
+    )
     parser.set_defaults(func=run)
+
+
+def absolute(path: Path | None) -> Path | None:
+    """`path` from the working folder as it is now (None stays None)."""
+    return None if path is None else path.absolute()
 
 
 def _search_arg(text: str) -> tuple[Any, str | None]:
@@ -212,7 +229,7 @@ def _search_request(args: argparse.Namespace) -> SearchRequest | None:
         raise SimError("--record-search needs --headless")
     kind, heuristic = args.search
     step = None if args.search_step is None else parse_search_step(args.search_step)
-    return SearchRequest(kind, heuristic, step, args.record_search)
+    return SearchRequest(kind, heuristic, step, absolute(args.record_search))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -233,6 +250,9 @@ def run(args: argparse.Namespace) -> int:
     check_outputs(args.scene, outputs)
     if args.save_as is not None:
         check_scene_target("--save-as", args.save_as)
+    trust = decide(scene, asked=args.trust_scripts)
+    if not trust.allowed and script_count(scene) and args.headless:
+        warn(f"sim: {skipped_line(scene)}")
     # Panda3D is imported only now, so `sim plan` and argument errors never pay for it.
     from sim.app.composition import RunOptions, SimApp
     from sim.engine.showbase import DisplaySettings
@@ -249,11 +269,13 @@ def run(args: argparse.Namespace) -> int:
         scene=scene,
         display=display,
         frames=frames,
-        screenshot=args.screenshot,
-        report=args.report,
-        save_as=args.save_as,
-        trace=args.trace,
+        # Absolute before any script runs: a script's os.chdir must not send them elsewhere.
+        screenshot=absolute(args.screenshot),
+        report=absolute(args.report),
+        save_as=absolute(args.save_as),
+        trace=absolute(args.trace),
         trace_every=args.trace_every or 1,
+        scripts=trust,
     )
     try:
         app = SimApp(options)
@@ -277,7 +299,7 @@ def run(args: argparse.Namespace) -> int:
     finally:
         app.destroy()
     for output in outputs:
-        reason = app.failed_outputs.get(output.path)
+        reason = app.failed_outputs.get(output.path.absolute())
         if output.kind is OutputKind.GIF:
             reason = gif_failure
         if reason is not None:

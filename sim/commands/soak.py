@@ -14,6 +14,9 @@ rewrites do not happen (fewer than 9 in 10 simulated seconds) or the report list
 Resident memory is read from `/proc/self/statm` (current RSS, not the peak that
 `resource.getrusage` gives). A soak shorter than 0.1 simulated minutes is refused: too short to
 measure anything.
+
+A scene's scripts run only with --trust-scripts or from a trusted folder, as with `sim run`;
+otherwise the soak runs the scene without them and says so in one line on stderr.
 """
 
 from __future__ import annotations
@@ -29,10 +32,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from sim.app.process import warn
 from sim.app.report import validate_report
+from sim.app.script_trust import decide, script_count, skipped_line
 from sim.commands.args import Output, OutputKind, check_outputs, positive_float
 from sim.config import DEFAULT_SCENE, Tag
-from sim.errors import SimError
+from sim.errors import Interrupted, SimError
 from sim.scene.file import load_scene
 from sim.scene.spec import SceneSpec
 
@@ -85,18 +90,25 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
         metavar="JSON",
         help="keep the JSON report here (default: a temporary file, deleted afterwards)",
     )
+    parser.add_argument(
+        "--trust-scripts",
+        action="store_true",
+        help="run the scene's scripts (Python code) even if it is not in a trusted folder",
+    )
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     """Run the soak; 0 when it stayed clean, 1 when anything went wrong (see `SoakResult`)."""
     scene = load_scene(args.scene)
+    asked = {"minutes": args.minutes, "seed": args.seed, "trust_scripts": args.trust_scripts}
     if args.report is not None:
         check_outputs(args.scene, [Output("--report", args.report, OutputKind.JSON)])
-        return soak(scene, minutes=args.minutes, seed=args.seed, report=args.report).exit_status()
+        # Absolute before any script runs: a script's os.chdir must not send it elsewhere.
+        return soak(scene, report=args.report.absolute(), **asked).exit_status()
     with tempfile.TemporaryDirectory(prefix="sim-soak-") as folder:
-        report = Path(folder) / "report.json"
-        return soak(scene, minutes=args.minutes, seed=args.seed, report=report).exit_status()
+        report = Path(folder).absolute() / "report.json"
+        return soak(scene, report=report, **asked).exit_status()
 
 
 def soak_minutes(text: str) -> float:
@@ -196,7 +208,9 @@ class SoakResult:
         return 1 if self.failures() else 0
 
 
-def soak(scene: SceneSpec, *, minutes: float, seed: int, report: Path) -> SoakResult:
+def soak(
+    scene: SceneSpec, *, minutes: float, seed: int, report: Path, trust_scripts: bool = False
+) -> SoakResult:
     """Open `scene` headless and run it for `minutes` simulated minutes, shuffling cubes.
 
     Args:
@@ -204,6 +218,8 @@ def soak(scene: SceneSpec, *, minutes: float, seed: int, report: Path) -> SoakRe
         minutes: Simulated minutes; frames are `minutes * 60` times the headless frame rate.
         seed: Seeds every random move, so a soak repeats exactly.
         report: Where the app keeps its JSON report (it must be writable).
+        trust_scripts: Run the scene's scripts wherever it lies (else only from a trusted
+            folder, `sim.app.script_trust`).
 
     Returns:
         What was seen; the caller decides what counts as failure (`SoakResult.failures`).
@@ -213,8 +229,11 @@ def soak(scene: SceneSpec, *, minutes: float, seed: int, report: Path) -> SoakRe
     from sim.engine.showbase import DisplaySettings
 
     display = DisplaySettings(headless=True, size=SOAK_SIZE, title=f"soak: {scene.name}")
+    trust = decide(scene, asked=trust_scripts)
+    if not trust.allowed and script_count(scene):
+        warn(f"sim: {skipped_line(scene)}")
     try:
-        app = SimApp(RunOptions(scene=scene, display=display, report=report))
+        app = SimApp(RunOptions(scene=scene, display=display, report=report, scripts=trust))
     except RuntimeError as error:
         raise SimError(str(error)) from error
     try:
@@ -228,8 +247,16 @@ def soak(scene: SceneSpec, *, minutes: float, seed: int, report: Path) -> SoakRe
         app.search_view.open()
         app.search_view.speed = SEARCH_VIEW_SPEED
         app.search_view.play_pause()
+
+        def step() -> None:
+            app.step()
+            if app.scripts.interrupted:
+                # The user's signal struck inside a script, whose runner took it so that
+                # Panda3D would not print it as a crash: it ends the soak all the same.
+                raise Interrupted
+
         result = _drive(
-            app.step,
+            step,
             lambda: app.reports_written,
             shuffler,
             fps=display.fixed_fps,

@@ -13,7 +13,8 @@ A scene names a file, a class in it and the class's keyword arguments
         def update(self, dt: float) -> None:
             self.game_object.heading += self.deg_per_s * dt
 
-A scene's scripts run as the user's own code, with no sandbox: open only scenes you trust.
+A scene's scripts run as the user's own code, with no sandbox; so they run only when the user
+allows them (`--trust-scripts`, a trusted folder, or the key on a window's banner).
 """
 
 from sim.scripting.script import Script, ScriptGizmos, ScriptObject, ScriptWorld

@@ -8,7 +8,9 @@ class is built with its params. There is no sandbox: a script is the user's own 
 from __future__ import annotations
 
 import copy
+import difflib
 import importlib.util
+import inspect
 import itertools
 import re
 import sys
@@ -18,6 +20,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Final
 
+from sim.errors import Interrupted
 from sim.scene.spec import SceneError, SceneSpec, ScriptSpec
 from sim.scripting.script import Script
 
@@ -25,6 +28,11 @@ from sim.scripting.script import Script
 # module state; user dataclasses need the module in sys.modules while it runs.
 MODULE_PREFIX: Final = "sim_scene_script"
 _numbers = itertools.count(1)
+# An error's message is cut to this many characters before anything else reads it: a script
+# may raise one of megabytes, and the HUD, the report and stdout each get a copy.
+MAX_MESSAGE_CHARS: Final = 300
+# The hooks the runner calls, by name; a method named close to one is most likely a typo.
+HOOKS: Final = ("awake", "start", "update", "on_draw_gizmos", "on_destroy")
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +59,7 @@ def load_scripts(scene: SceneSpec) -> list[LoadedScript]:
         for spec in obj.scripts:
             where = f"{scene.path}: object {obj.name!r}: {spec.file}"
             path = spec.path_in(scene.path)
+            _check_inside(where, path, scene.path.parent)
             key = path.absolute()
             if key not in modules:
                 modules[key] = _import(where, path)
@@ -75,9 +84,75 @@ def error_line(error: BaseException, path: Path) -> int | None:
 
 
 def describe_error(error: BaseException) -> str:
-    """``Type: message`` on one line (the type alone when the message is empty)."""
-    message = re.sub(r"\s*\n\s*", " ", str(error)).strip()
+    """``Type: message`` on one line (the type alone when the message is empty).
+
+    The message is cut to `MAX_MESSAGE_CHARS` first, so a huge one costs no more than a short
+    one; a message that cannot be made (its `__str__` raises) is said to be so.
+
+    >>> describe_error(ValueError("a" + chr(10) + "  b"))
+    'ValueError: a b'
+    >>> len(describe_error(ValueError("x" * 10**6))) < 350
+    True
+    """
+    try:
+        text = str(error)
+    except Exception:  # the script's own __str__
+        text = "(its message could not be read)"
+    cut = len(text) > MAX_MESSAGE_CHARS
+    message = re.sub(r"\s*\n\s*", " ", text[:MAX_MESSAGE_CHARS]).strip()
+    if cut:
+        message += f"... ({len(text):,} characters)"
     return f"{type(error).__name__}: {message}" if message else type(error).__name__
+
+
+def hook_warnings(loaded: list[LoadedScript], scene_path: Path) -> list[str]:
+    """One line per method that looks like a hook but is never called, with a did-you-mean.
+
+    Unity's casing (`Update`, `OnDestroy`), near misses (`updat`) and hooks written as
+    `async def` or generators (their body would never run) are each named once per class.
+    """
+    lines = []
+    seen: set[type[Script]] = set()
+    for item in loaded:
+        kind = type(item.script)
+        if kind in seen:
+            continue
+        seen.add(kind)
+        where = f"{scene_path}: object {item.object_name!r}: {item.spec.file}"
+        for name, problem in _hook_problems(kind):
+            lines.append(f"{where}: {kind.__name__}.{name} {problem}")
+    return lines
+
+
+def _hook_problems(kind: type[Script]) -> list[tuple[str, str]]:
+    problems = []
+    for owner in kind.__mro__:
+        if owner in (Script, object):
+            continue
+        for name, value in vars(owner).items():
+            if not callable(value) or name.startswith("__"):
+                continue
+            if name in HOOKS:
+                if inspect.iscoroutinefunction(value) or inspect.isasyncgenfunction(value):
+                    problems.append((name, f"is async def: it would never run (write def {name})"))
+                elif inspect.isgeneratorfunction(value):
+                    problems.append((name, "yields: its body would never run (return instead)"))
+                continue
+            snake = re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+            close = difflib.get_close_matches(snake, HOOKS, n=1, cutoff=0.85)
+            if close:
+                problems.append((name, f"is never called: did you mean {close[0]}?"))
+    return problems
+
+
+def _check_inside(where: str, path: Path, folder: Path) -> None:
+    """Refuse a script file outside the scene's folder, before any of its code runs."""
+    try:
+        inside = path.resolve().is_relative_to(folder.resolve())
+    except (OSError, RuntimeError, ValueError):  # a loop of links, a name too long
+        inside = False
+    if not inside:
+        raise SceneError(f"{where}: a script file must lie inside the scene's folder ({folder})")
 
 
 def _same_file(filename: str, wanted: Path) -> bool:
@@ -105,7 +180,10 @@ def _import(where: str, path: Path) -> ModuleType:
     except SyntaxError as error:  # IndentationError too
         sys.modules.pop(name, None)
         raise SceneError(f"{where}{_syntax_line(error, path)}: {_syntax(error)}") from None
-    except (Exception, SystemExit) as error:
+    except Interrupted:
+        sys.modules.pop(name, None)
+        raise
+    except BaseException as error:  # the script's own SystemExit or KeyboardInterrupt too
         sys.modules.pop(name, None)
         raise SceneError(f"{where}{_at_line(error, path)}: {describe_error(error)}") from None
     return module
@@ -153,7 +231,9 @@ def _build(where: str, kind: type[Script], spec: ScriptSpec, path: Path) -> Scri
     params = copy.deepcopy(dict(spec.params))
     try:
         return kind(**params)
-    except (Exception, SystemExit) as error:
+    except Interrupted:
+        raise
+    except BaseException as error:
         raise SceneError(
             f"{where}{_at_line(error, path)}: {spec.class_name} refused its params: "
             f"{describe_error(error)}"

@@ -2,19 +2,25 @@
 
 One component drives all scripts, spawned before the GridManager as the scene's motion is: in
 one frame a script moves an obstacle, the grid rasterizes it and the agents react, exactly as
-for a mover or a drag. Each hook runs guarded: an exception becomes one line (the script's file,
-line and object) handed to `on_error`, the script is switched off, and the app keeps running.
+for a mover or a drag. Each hook runs guarded: anything it raises (any BaseException: a
+SystemExit, a KeyboardInterrupt or a CancelledError it raises itself too) becomes one line (the
+script's file, line and object) handed to `on_error`, the script is switched off, and the app
+keeps running. Only the user's own interrupt (`sim.errors.Interrupted`, raised by the signal
+handlers when Ctrl+C or SIGTERM comes) is not the script's fault: it stops every script for
+the rest of the frame, at whose end the run stops.
 """
 
 from __future__ import annotations
 
 import copy
 import dataclasses
+import inspect
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 
 from sim.engine import Component, GameObject, Gizmos
+from sim.errors import Interrupted
 from sim.scripting.loader import LoadedScript, describe_error, error_line
 from sim.scripting.script import Script, ScriptGizmos, ScriptObject, ScriptWorld, bind
 
@@ -79,7 +85,18 @@ class ScriptRunner(Component):
         # such an object back, and its scripts start afresh on it.
         self._removed: dict[str, str] = {}
         self._closing = False
+        self._awoken = False
+        # Set when the user's Ctrl+C or SIGTERM interrupted a hook: the run is ending, and no
+        # more hooks run (another could loop forever too).
+        self._interrupted = False
+        self.in_hook = False
+        """True while a script's hook runs (a SIGTERM then interrupts it: it may never return)."""
         self.errors: list[str] = []
+
+    @property
+    def interrupted(self) -> bool:
+        """Whether the user's Ctrl+C or SIGTERM struck inside a hook (no hook runs since)."""
+        return self._interrupted
 
     def moved(self, game_object: GameObject) -> bool:
         """Whether a script has moved or turned `game_object` (its place is then the script's)."""
@@ -93,7 +110,9 @@ class ScriptRunner(Component):
     def attach(self, loaded: Sequence[LoadedScript], objects: Sequence[GameObject]) -> None:
         """Put each loaded script on its object, one of `objects` (the scene's, by name).
 
-        Call it once, after the scene's objects are built and before the first frame.
+        Call it once, after the scene's objects are built: before the first frame, or later
+        (the user allowed the scene's scripts), when each is awoken at once and the scripts
+        of objects removed meanwhile stay off.
         """
         world = self.world
         if world is None:
@@ -102,7 +121,10 @@ class ScriptRunner(Component):
         self._loaded = list(loaded)
         by_name = {obj.name: obj for obj in objects}
         for item in loaded:
-            self._put(item, by_name[item.object_name])
+            running = self._put(item, by_name[item.object_name])
+            if self._awoken and running.live:
+                running.awoken = True
+                self._call(running, running.script.awake)
 
     def _put(self, item: LoadedScript, obj: GameObject) -> _Running:
         """Run `item`'s script on `obj` from the next awake (or now, in a started world)."""
@@ -119,6 +141,7 @@ class ScriptRunner(Component):
 
     def awake(self) -> None:
         """Wake every script, in scene order, before any starts."""
+        self._awoken = True
         for running in self._running:
             if running.live:
                 running.awoken = True
@@ -187,7 +210,10 @@ class ScriptRunner(Component):
         kind = type(item.script)
         try:
             script = kind(**copy.deepcopy(dict(item.spec.params)))
-        except (Exception, SystemExit) as error:
+        except Interrupted:
+            self._interrupted = True
+            return
+        except BaseException as error:
             self._report(item, error)
             return
         running = self._put(dataclasses.replace(item, script=script), obj)
@@ -199,14 +225,26 @@ class ScriptRunner(Component):
             running.destroyed = True
             self._call(running, running.script.on_destroy)
 
-    def _call(self, running: _Running, hook: Callable[[], None]) -> None:
+    def _call(self, running: _Running, hook: Callable[[], object]) -> None:
         """Run one hook; if it raises, switch the script off and report where."""
+        if self._interrupted:
+            return
+        self.in_hook = True
         try:
-            hook()
-        except (Exception, SystemExit) as error:
+            result = hook()
+            if inspect.iscoroutine(result) or inspect.isgenerator(result):
+                # An `async def` hook (named at load): its body never runs, nor warns each frame.
+                result.close()
+        except Interrupted:
+            # Caught here, not in Panda3D's task manager (which prints it as a crash): the
+            # signal's owner ends the run at the end of this frame.
+            self._interrupted = True
+        except BaseException as error:
             running.failed = True
             running.script.enabled = False
             self._report(running.loaded, error)
+        finally:
+            self.in_hook = False
 
     def _report(self, item: LoadedScript, error: BaseException) -> None:
         line = error_line(error, item.path)

@@ -8,16 +8,20 @@ the user's API stays the same whatever the engine grows. `sim.scripting.runner` 
 
 from __future__ import annotations
 
+import itertools
 import math
 import weakref
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Final
 
+import numpy as np
+
 from sim.config import Tag
 from sim.engine import GameObject, Gizmos, World
+from sim.scene.values import MAX_ANGLE_DEG, MAX_COORDINATE
 
 if TYPE_CHECKING:
-    from numpy.typing import ArrayLike
+    from numpy.typing import ArrayLike, NDArray
 
 Vec3 = tuple[float, float, float]
 Rgba = tuple[float, float, float, float]
@@ -67,13 +71,14 @@ class ScriptObject:
 
         Raises:
             RuntimeError: When the object has been removed.
-            ValueError: On setting anything but three finite numbers.
+            ValueError: On setting anything but three numbers within +-`MAX_COORDINATE`, the
+                scene file's range.
         """
         return self._live().world_pos
 
     @position.setter
     def position(self, value: Sequence[float]) -> None:
-        x, y, z = _finite_numbers(value, 3, "position")
+        x, y, z = _finite_numbers(value, 3, "position", MAX_COORDINATE)
         node = self._moved_object().node
         node.set_pos(node.get_top(), x, y, z)
 
@@ -83,16 +88,17 @@ class ScriptObject:
 
         Raises:
             RuntimeError: When the object has been removed.
-            ValueError: On setting anything but a finite number.
+            ValueError: On setting anything but a number within +-`MAX_ANGLE_DEG`, the scene
+                file's range (taken modulo 360, as the scene file reads it).
         """
         node = self._live().node
         return float(node.get_h(node.get_top()))
 
     @heading.setter
     def heading(self, value: float) -> None:
-        (degrees,) = _finite_numbers((value,), 1, "heading")
+        (degrees,) = _finite_numbers((value,), 1, "heading", MAX_ANGLE_DEG)
         node = self._moved_object().node
-        node.set_h(node.get_top(), degrees)
+        node.set_h(node.get_top(), math.fmod(degrees, 360.0) + 0.0)
 
     def _live(self) -> GameObject:
         if not self.alive:
@@ -192,7 +198,8 @@ class ScriptGizmos:
         thickness: float = 1.0,
     ) -> None:
         """Draw a line from `start` to `end` this frame."""
-        self._target().lines(self._key(), [[start, end]], color, thickness=thickness)
+        points = _points([start, end], "line")
+        self._target().lines(self._key(), [points], color, thickness=thickness)
 
     def polyline(
         self,
@@ -202,7 +209,9 @@ class ScriptGizmos:
         thickness: float = 1.0,
     ) -> None:
         """Draw one connected line through `points` this frame."""
-        self._target().polyline(self._key(), points, color, thickness=thickness)
+        self._target().polyline(
+            self._key(), _points(points, "polyline"), color, thickness=thickness
+        )
 
     def circle(
         self,
@@ -213,8 +222,8 @@ class ScriptGizmos:
         thickness: float = 1.0,
     ) -> None:
         """Draw a level circle of `radius` units around `center` this frame."""
-        x, y, z = _finite_numbers(center, 3, "center")
-        (r,) = _finite_numbers((radius,), 1, "radius")
+        x, y, z = _finite_numbers(center, 3, "center", MAX_COORDINATE)
+        (r,) = _finite_numbers((radius,), 1, "radius", MAX_COORDINATE)
         points = [
             (
                 x + r * math.cos(2 * math.pi * i / CIRCLE_SEGMENTS),
@@ -315,12 +324,38 @@ def bind(script: Script, game_object: ScriptObject, world: ScriptWorld) -> None:
     script._object, script._world = game_object, world
 
 
-def _finite_numbers(value: Iterable[float], size: int, what: str) -> tuple[float, ...]:
-    """`value` as `size` finite floats, or a ValueError naming `what`."""
+def _finite_numbers(
+    value: Iterable[float], size: int, what: str, limit: float
+) -> tuple[float, ...]:
+    """`value` as `size` floats within +-`limit`, or a ValueError naming `what`.
+
+    The limits are the scene file's: past them Panda3D's float32 loses the value (1e39 is no
+    float32 at all) and the run would crash where the script set it.
+    """
     try:
-        numbers = tuple(float(item) for item in value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{what}: expected {size} numbers, got {value!r}") from None
+        # One more than wanted is enough to refuse: a script may hand over an endless iterator.
+        numbers = tuple(float(item) for item in itertools.islice(value, size + 1))
+    except (TypeError, ValueError, OverflowError):
+        raise ValueError(f"{what}: expected {size} numbers, got {_short(value)}") from None
     if len(numbers) != size or not all(math.isfinite(n) for n in numbers):
-        raise ValueError(f"{what}: expected {size} finite numbers, got {value!r}")
+        raise ValueError(f"{what}: expected {size} finite numbers, got {_short(value)}")
+    if any(abs(n) > limit for n in numbers):
+        raise ValueError(f"{what}: must lie within +-{limit:.0f}, got {_short(value)}")
     return numbers
+
+
+def _points(value: ArrayLike, what: str) -> NDArray[np.float64]:
+    """`value` as an array of coordinates within +-`MAX_COORDINATE` (Gizmos checks its shape)."""
+    try:
+        points = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError, OverflowError):
+        raise ValueError(f"{what}: expected points (x, y, z), got {_short(value)}") from None
+    if not (np.isfinite(points).all() and (np.abs(points) <= MAX_COORDINATE).all()):
+        raise ValueError(f"{what}: points must lie within +-{MAX_COORDINATE:.0f}")
+    return points
+
+
+def _short(value: object) -> str:
+    """`value`'s repr, cut: a script may hand over anything, of any size."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."

@@ -14,6 +14,7 @@ import pytest
 
 from sim.app.composition import RunOptions, SimApp
 from sim.app.report import validate_report
+from sim.app.script_trust import ScriptTrust
 from sim.engine.showbase import DisplaySettings
 from sim.scene.file import load_scene
 from tests.helpers.paths import DEFAULT_SCENE, artifact
@@ -41,10 +42,21 @@ def open_app() -> Iterator[OpenApp]:
     opened: list[SimApp] = []
 
     def _open(
-        scene: Path, *, size: tuple[int, int] = (800, 600), save_as: Path | None = None
+        scene: Path,
+        *,
+        size: tuple[int, int] = (800, 600),
+        save_as: Path | None = None,
+        trust_scripts: bool = True,
     ) -> SimApp:
+        # Trusted unless asked: which scenes the commands trust is tested from the command line.
         display = DisplaySettings(headless=True, size=size)
-        app = SimApp(RunOptions(scene=load_scene(scene), display=display, save_as=save_as))
+        options = RunOptions(
+            scene=load_scene(scene),
+            display=display,
+            save_as=save_as,
+            scripts=ScriptTrust(allowed=trust_scripts),
+        )
+        app = SimApp(options)
         opened.append(app)
         return app
 

@@ -220,7 +220,7 @@ def test_a_raising_script_is_switched_off_and_the_app_runs_on(open_app, tmp_path
 
 def run_sim(scene: Path, *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     command = [sys.executable, "-m", "sim", "run", str(scene), "--headless", "--frames", "30"]
-    command += ["--size", "160x120", *args]
+    command += ["--size", "160x120", "--trust-scripts", *args]
     return subprocess.run(command, capture_output=True, text=True, timeout=120, cwd=cwd)
 
 

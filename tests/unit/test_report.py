@@ -112,6 +112,7 @@ REPORT: dict[str, Any] = {
     "search_view": IDLE_VIEW,
     "editor": {"undo_depth": 2, "redo_depth": 0, "selected": None},
     "errors": [],
+    "scripts": {"count": 0, "trusted": True, "skipped": 0, "banner": None, "warnings": []},
 }
 
 REPLAY_VIEW: dict[str, Any] = {
@@ -269,6 +270,10 @@ CASES = {
     "undo-depth-missing": (
         broken(lambda r: r["editor"].pop("undo_depth")),
         "report.editor.undo_depth: missing",
+    ),
+    "scripts-trusted-not-a-bool": (
+        broken(lambda r: r["scripts"].update(trusted="yes")),
+        "report.scripts.trusted: expected true or false, got a string",
     ),
     "replay-key-missing": (
         broken(lambda r: r["search_view"].pop("frontier_cells")),
