@@ -112,11 +112,11 @@ def generate_layout(
         raise ValueError(f"unknown layout kind {kind!r}; expected one of {', '.join(LAYOUT_KINDS)}")
     rng = np.random.default_rng(_seed(seed))
     if kind == "maze":
-        corridor = _whole("corridor", corridor, 1)
+        corridor = _inside("corridor", corridor, height, width)
         height, width = _check_size(f"a maze with corridor {corridor}", height, width, corridor + 2)
         return _maze(rng, height, width, corridor)
     if kind == "rooms":
-        room = _whole("room", room, 1)
+        room = _inside("room", room, height, width)
         door = _whole("door", door, 1)
         if door > room:
             raise ValueError(f"door must be at most room ({room}), got {door}")
@@ -421,6 +421,20 @@ def _whole(name: str, value: object, least: int) -> int:
     if value < least:
         raise ValueError(f"{name} must be at least {least}, got {value}")
     return int(value)
+
+
+def _inside(name: str, value: object, height: object, width: object) -> int:
+    """A corridor or room width, >= 1; one wider than any map is refused with this map's range.
+
+    Checked against the size alone (`_check_size`) it would ask for sides no map may have.
+    """
+    value = _whole(name, value, 1)
+    if value + 2 > MAX_SIDE:
+        rows, cols = _check_size("a map", height, width, MIN_SIDE + 1)
+        raise ValueError(
+            f"{name} must be 1 to {min(rows, cols) - 2} on a {cols}x{rows} map, got {value}"
+        )
+    return value
 
 
 def _seed(value: object) -> int:
