@@ -292,6 +292,9 @@ class Report(TypedDict):
     search_view: SearchViewEntry
     editor: EditorEntry
     errors: list[str]
+    messages: list[str]
+    """The HUD's last messages (edits, saves, notices), oldest first: the one showing may
+    already have given way to a newer one."""
 
 
 def validate_report(data: object) -> list[str]:

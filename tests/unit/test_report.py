@@ -112,6 +112,7 @@ REPORT: dict[str, Any] = {
     "search_view": IDLE_VIEW,
     "editor": {"undo_depth": 2, "redo_depth": 0, "selected": None},
     "errors": [],
+    "messages": ["saved default.toml"],
 }
 
 REPLAY_VIEW: dict[str, Any] = {
