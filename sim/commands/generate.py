@@ -12,6 +12,7 @@ file that could not be written is one line and exit status 1.
 from __future__ import annotations
 
 import argparse
+import math
 import shlex
 import sys
 import tomllib
@@ -19,15 +20,18 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from sim.bench.progress import Progress
 from sim.commands.args import Output, OutputKind, check_outputs, scenario_count
 from sim.errors import SimError
 from sim.files import write_bytes_atomic
 from sim.navigation import LAYOUT_KINDS, LAYOUT_PARAMETERS, generate_layout, random_scenarios
-from sim.navigation.maps.generators import blocked_rectangles
+from sim.navigation.maps.generators import blocked_rectangles, check_scenario_budget
 from sim.navigation.maps.movingai_files import format_map, format_scenarios
 
 EXIT_NOT_WRITTEN = 1
 SCEN_SUFFIX = ".scen"
+SAMPLE_SIDE = 256  # the side of the sample a scene's size is estimated on: a fraction of a second
+SCENE_ESTIMATE_MARGIN = 1.5  # how far past the limit an estimate must be to refuse on it alone
 
 DESCRIPTION = """\
 Generate a map and write it as a Moving AI .map file (`.` walkable, `@` blocked):
@@ -129,6 +133,14 @@ def run(args: argparse.Namespace) -> int:
         outputs.append(Output("--scene", args.scene, OutputKind.SCENE))
     check_outputs(None, outputs)
     width, height = args.size
+    # The budgets are checked before the map is drawn (a 4096 x 4096 maze takes a minute).
+    if args.scen is not None:
+        try:
+            check_scenario_budget(args.scen, height, width)
+        except ValueError as error:
+            raise SimError(f"--scen: {error}") from None
+    if args.scene is not None:
+        _check_scene_estimate(args.scene, kind, args, parameters)
     try:
         walkable = generate_layout(kind, height, width, seed=args.seed, **parameters)
     except ValueError as error:
@@ -138,12 +150,19 @@ def run(args: argparse.Namespace) -> int:
     texts = {map_path: format_map(walkable).encode("latin-1")}
     notes = [f"{map_path} ({int((~walkable).sum())} of {walkable.size} cells blocked)"]
     if args.scen is not None:
+        progress = Progress(args.scen, "scenarios")
         try:
             scenarios = random_scenarios(
-                walkable, args.scen, seed=args.seed, map_name=map_path.name
+                walkable,
+                args.scen,
+                seed=args.seed,
+                map_name=map_path.name,
+                progress=progress.advance,
             )
         except ValueError as error:
             raise SimError(f"--scen: {error}") from None
+        finally:
+            progress.close()
         texts[scen_path] = format_scenarios(scenarios).encode("latin-1")
         notes.append(f"{scen_path} ({len(scenarios)} scenarios)")
     if args.scene is not None:
@@ -174,6 +193,41 @@ def _parameters(args: argparse.Namespace, kind: str) -> dict[str, Any]:
             flags = " and ".join(f"--{parameter}" for parameter in takes)
             raise SimError(f"generate: --{name} does not apply to {kind} (it takes {flags})")
     return given
+
+
+def _check_scene_estimate(
+    path: Path, kind: str, args: argparse.Namespace, parameters: dict[str, Any]
+) -> None:
+    """Refuse a scene clearly past the size a scene may have, before the map is drawn.
+
+    The scene's size is measured on a sample of the same kind, flags and seed, at most
+    `SAMPLE_SIDE` a side, and scaled by area; only a scene `SCENE_ESTIMATE_MARGIN` times over
+    the limit is refused here, so a borderline one is still measured exactly once it is made.
+    """
+    from sim.scene.file import MAX_SCENE_BYTES
+    from sim.scene.layout import layout_scene_text
+
+    width, height = args.size
+    least = 2 + max((value for value in parameters.values() if isinstance(value, int)), default=0)
+    sample_side = max(SAMPLE_SIDE, 8 * least)
+    sample_width, sample_height = min(width, sample_side), min(height, sample_side)
+    if (sample_width, sample_height) == (width, height):
+        return  # small enough to make and measure
+    try:
+        sample = generate_layout(kind, sample_height, sample_width, seed=args.seed, **parameters)
+        sample_bytes = len(layout_scene_text(sample, name=kind).encode())
+    except ValueError:
+        return  # no sample to measure (a random one without 2 connected cells): made in full
+    scale = (width * height) / (sample_width * sample_height)
+    estimate = sample_bytes * scale
+    if estimate <= MAX_SCENE_BYTES * SCENE_ESTIMATE_MARGIN:
+        return
+    fits = math.isqrt(int(MAX_SCENE_BYTES / (sample_bytes / (sample_width * sample_height))))
+    raise SimError(
+        f"--scene {path}: a scene of this {width}x{height} {kind} would take about "
+        f"{estimate / 2**20:.0f} MB (measured on a {sample_width}x{sample_height} one), over "
+        f"the {MAX_SCENE_BYTES // 2**20} MB a scene may; at most about {fits}x{fits} fits"
+    )
 
 
 def _scene_text(path: Path, walkable: Any, kind: str, args: argparse.Namespace) -> str:

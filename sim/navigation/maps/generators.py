@@ -29,6 +29,7 @@ Algorithm", weblog.jamisbuck.org, 2011).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
@@ -70,6 +71,18 @@ PAIR_CANDIDATES: Final = 4
 
 BUCKET_LENGTH: Final = 4.0
 """A scenario's bucket is ``int(optimal_length / BUCKET_LENGTH)``, as in the Moving AI files."""
+
+MAX_SCENARIOS: Final = 1_000_000
+"""The most scenarios one `random_scenarios` call draws: a million hold about
+`SCENARIO_BYTES` each while drawn and written; Moving AI's own files hold a few thousand."""
+
+SCENARIO_BYTES: Final = 400
+"""Memory one drawn scenario takes, its object and its line of text, in round figures."""
+
+MAX_SCENARIO_CELL_VISITS: Final = 2**32
+"""The cells all of one `random_scenarios` call's distance fields may visit together (one field
+over the whole map per scenario): some minutes at the few million cells a second one field
+runs. A 4096 x 4096 map takes 256 scenarios, a 512 x 512 one 16,384."""
 
 
 def generate_layout(
@@ -128,8 +141,46 @@ def generate_layout(
     return walkable
 
 
+def most_scenarios(height: int, width: int) -> int:
+    """How many scenarios `random_scenarios` draws on a ``height x width`` map, at most.
+
+    >>> most_scenarios(64, 64), most_scenarios(4096, 4096)
+    (1000000, 256)
+    """
+    return max(1, min(MAX_SCENARIOS, MAX_SCENARIO_CELL_VISITS // max(height * width, 1)))
+
+
+def check_scenario_budget(count: int, height: int, width: int) -> None:
+    """Refuse `count` scenarios on a ``height x width`` map past the budget, with the estimate.
+
+    This costs nothing, so a command checks it before it draws the map.
+
+    Raises:
+        ValueError: naming the count, what it would take and the most this map allows.
+
+    >>> check_scenario_budget(100, 512, 512)
+    >>> check_scenario_budget(1000000000, 64, 64)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ValueError: 1000000000 scenarios on a 64x64 map would take about 400 GB and 4.1e+12 cell ...
+    """
+    most = most_scenarios(height, width)
+    if count <= most:
+        return
+    memory_gb = count * SCENARIO_BYTES / 1e9
+    visits = count * height * width
+    raise ValueError(
+        f"{count} scenarios on a {width}x{height} map would take about {memory_gb:.3g} GB and "
+        f"{visits:.2g} cell visits (a distance field over the map each); at most {most} fit"
+    )
+
+
 def random_scenarios(
-    walkable: NDArray[np.bool_], count: int, *, seed: int, map_name: str
+    walkable: NDArray[np.bool_],
+    count: int,
+    *,
+    seed: int,
+    map_name: str,
+    progress: Callable[[int], object] | None = None,
 ) -> list[Scenario]:
     """Draw `count` start/goal pairs that are connected, with their optimal lengths.
 
@@ -146,9 +197,11 @@ def random_scenarios(
         count: how many scenarios, >= 1.
         seed: the seed of ``np.random.default_rng``, >= 0; the same seed, the same scenarios.
         map_name: the map's name as the .scen file names it (a bare file name, ``x.map``).
+        progress: called with 1 after each scenario drawn (a progress bar's ``advance``).
 
     Raises:
-        ValueError: for a bad mask, count or name, or a map without 2 connected walkable cells.
+        ValueError: for a bad mask, count or name, a count past the budget
+            (`check_scenario_budget`), or a map without 2 connected walkable cells.
 
     >>> open_map = np.ones((1, 3), dtype=bool)
     >>> [(s.start, s.goal, s.optimal_length) for s in random_scenarios(open_map, 2, seed=0,
@@ -159,6 +212,7 @@ def random_scenarios(
     check_map_name(map_name)
     rng = np.random.default_rng(_seed(seed))
     graph = MoveGraph.build(walkable)  # checks the mask: 2-D, bool, not empty
+    check_scenario_budget(count, *graph.walkable.shape)
     mask = np.ascontiguousarray(graph.walkable, dtype=bool)
     starts = np.flatnonzero(_has_walkable_neighbour(mask))
     if starts.size == 0:
@@ -191,6 +245,8 @@ def random_scenarios(
                 fixed_decimals=True,
             )
         )
+        if progress is not None:
+            progress(1)
     drawn.sort(key=lambda scenario: scenario.bucket)
     return [_on_line(scenario, index + 2) for index, scenario in enumerate(drawn)]
 
