@@ -22,7 +22,7 @@ from typing import Any
 
 from sim.bench.progress import Progress
 from sim.commands.args import Output, OutputKind, check_outputs, scenario_count
-from sim.errors import SimError
+from sim.errors import SimError, shown
 from sim.files import write_bytes_atomic
 from sim.navigation import LAYOUT_KINDS, LAYOUT_PARAMETERS, generate_layout, random_scenarios
 from sim.navigation.maps.generators import blocked_rectangles, check_scenario_budget
@@ -176,7 +176,7 @@ def run(args: argparse.Namespace) -> int:
             _say(f"sim: {output.flag} {output.path}: not written: {error.strerror or error}")
             status = EXIT_NOT_WRITTEN
     if status == 0:
-        print(f"{kind} {width}x{height}, seed {args.seed}: wrote " + ", ".join(notes))
+        print(shown(f"{kind} {width}x{height}, seed {args.seed}: wrote " + ", ".join(notes)))
     return status
 
 
@@ -270,4 +270,4 @@ def _command_words(args: argparse.Namespace, kind: str) -> Sequence[str]:
 
 
 def _say(line: str) -> None:
-    print(line, file=sys.stderr, flush=True)
+    print(shown(line), file=sys.stderr, flush=True)

@@ -101,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
         f"{outcome.chunks_reused} kept from an earlier run"
     )
     for path in outcome.files:
-        print(f"wrote {path}")
+        print(f"wrote {shown(str(path))}")
     return 0
 
 

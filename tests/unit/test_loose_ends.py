@@ -157,3 +157,14 @@ def test_a_race_of_one_search_against_itself_is_refused(
     assert status == 2
     line = one_error_line(capsys)
     assert line.startswith("sim run: argument --race: 'astar,astar:octile' names a search twice")
+
+
+def test_generate_echoes_the_names_it_wrote_escaped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "m\x1b[31m.map"
+    assert main(["generate", "random", str(out), "--size", "8x8", "--seed", "1"]) == 0
+    printed = capsys.readouterr().out
+    assert "m\\x1b[31m.map" in printed
+    assert "\x1b" not in printed
+    assert out.is_file()

@@ -51,7 +51,14 @@ def test_workers_past_the_cores_and_the_chunks_are_capped_with_a_note(tmp_path: 
     assert "- workers: 1 local worker processes" in (out / "summary.md").read_text()
 
 
-def test_ctrl_c_stops_the_sweep_and_its_workers_without_a_word(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("number", "to_group"),
+    [(signal.SIGINT, True), (signal.SIGTERM, False)],
+    ids=["ctrl-c-to-the-group", "sigterm-to-the-sweep"],
+)
+def test_a_signal_stops_the_sweep_and_its_workers_without_a_word(
+    tmp_path: Path, number: signal.Signals, to_group: bool
+) -> None:
     out = tmp_path / "out"
     experiment = small_experiment(tmp_path, scenarios=40, implementation="python")
     process = subprocess.Popen(
@@ -69,13 +76,16 @@ def test_ctrl_c_stops_the_sweep_and_its_workers_without_a_word(tmp_path: Path) -
             assert process.poll() is None, process.communicate()
             assert time.monotonic() < deadline, "no chunk finished in 150 s"
             time.sleep(0.02)
-        os.killpg(process.pid, signal.SIGINT)  # Ctrl+C: the whole group gets it
+        if to_group:  # Ctrl+C: the whole group gets it
+            os.killpg(process.pid, number)
+        else:  # kill, a service manager: the sweep alone
+            os.kill(process.pid, number)
         _, stderr = process.communicate(timeout=120)
     finally:
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGKILL)
             process.wait(30)
-    assert process.returncode == -signal.SIGINT
+    assert process.returncode == -number
     assert stderr == ""  # no worker's traceback, no "leaked semaphore objects"
     # Its workers go too: the group empties (they end as the cluster closes, not killed).
     deadline = time.monotonic() + 60
