@@ -30,6 +30,7 @@ from sim.navigation.maps.movingai_files import format_map, format_scenarios
 
 EXIT_NOT_WRITTEN = 1
 SCEN_SUFFIX = ".scen"
+PROGRESS_UNITS = 1000  # a layout's progress comes as a share: per mille on the bar
 SAMPLE_SIDE = 256  # the side of the sample a scene's size is estimated on: a fraction of a second
 SCENE_ESTIMATE_MARGIN = 1.5  # how far past the limit an estimate must be to refuse on it alone
 
@@ -141,10 +142,20 @@ def run(args: argparse.Namespace) -> int:
             raise SimError(f"--scen: {error}") from None
     if args.scene is not None:
         _check_scene_estimate(args.scene, kind, args, parameters)
+    drawing = Progress(PROGRESS_UNITS, kind)
     try:
-        walkable = generate_layout(kind, height, width, seed=args.seed, **parameters)
+        walkable = generate_layout(
+            kind,
+            height,
+            width,
+            seed=args.seed,
+            progress=lambda share: drawing.advance(round(share * PROGRESS_UNITS) - drawing.done),
+            **parameters,
+        )
     except ValueError as error:
         raise SimError(f"generate: {error}") from None
+    finally:
+        drawing.close()
     # Every file's bytes are made before any is written: a refusal leaves nothing half done.
     # Moving AI files are Latin-1 (what their readers decode), scenes UTF-8.
     texts = {map_path: format_map(walkable).encode("latin-1")}

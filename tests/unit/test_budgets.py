@@ -115,3 +115,14 @@ def test_scenarios_per_map_past_the_budget_is_refused_before_any_map_is_made(
         "at most 1000000 fit"
     )
     assert not out.exists()
+
+
+@pytest.mark.parametrize("kind", ["maze", "rooms"])
+def test_a_long_layout_reports_its_progress_and_draws_the_same_map(kind: str) -> None:
+    shares: list[float] = []
+    with_progress = generate_layout(kind, 600, 700, seed=3, progress=shares.append)
+    assert (with_progress == generate_layout(kind, 600, 700, seed=3)).all()
+    assert shares == sorted(shares)
+    assert shares[-1] == 1.0
+    if kind == "maze":  # some 200,000 edges: several blocks
+        assert len(shares) > 2

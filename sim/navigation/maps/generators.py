@@ -72,6 +72,9 @@ PAIR_CANDIDATES: Final = 4
 BUCKET_LENGTH: Final = 4.0
 """A scenario's bucket is ``int(optimal_length / BUCKET_LENGTH)``, as in the Moving AI files."""
 
+PROGRESS_EDGES: Final = 1 << 16
+"""Edges Kruskal's loop tries between two calls of a layout's `progress` (some 0.1 s)."""
+
 MAX_SCENARIOS: Final = 1_000_000
 """The most scenarios one `random_scenarios` call draws: a million hold about
 `SCENARIO_BYTES` each while drawn and written; Moving AI's own files hold a few thousand."""
@@ -95,6 +98,7 @@ def generate_layout(
     room: int = 8,
     door: int = 1,
     density: float = 0.25,
+    progress: Callable[[float], object] | None = None,
 ) -> NDArray[np.bool_]:
     """Return a ``height x width`` walkable mask (``[row, col]``, True = walkable) of `kind`.
 
@@ -108,6 +112,8 @@ def generate_layout(
         room: "rooms": cells inside each room along a side, >= 1.
         door: "rooms": door width in cells, 1 to `room`.
         density: "random": chance each cell is blocked, 0 <= density < 1.
+        progress: called now and then with the share of the work done, 0 to 1, while a maze's
+            or rooms' spanning tree is drawn (a 4096 x 4096 maze takes a minute or more).
 
     Raises:
         ValueError: naming the value, for an unknown kind, a size out of bounds, or a bad
@@ -127,14 +133,14 @@ def generate_layout(
     if kind == "maze":
         corridor = _inside("corridor", corridor, height, width)
         height, width = _check_size(f"a maze with corridor {corridor}", height, width, corridor + 2)
-        return _maze(rng, height, width, corridor)
+        return _maze(rng, height, width, corridor, progress)
     if kind == "rooms":
         room = _inside("room", room, height, width)
         door = _whole("door", door, 1)
         if door > room:
             raise ValueError(f"door must be at most room ({room}), got {door}")
         height, width = _check_size(f"rooms of {room}", height, width, room + 2)
-        return _rooms(rng, height, width, room, door)
+        return _rooms(rng, height, width, room, door, progress)
     density = _density(density)
     height, width = _check_size("a random map", height, width, MIN_SIDE)
     walkable: NDArray[np.bool_] = rng.random((height, width)) >= density
@@ -347,13 +353,14 @@ class _Lattice:
         return np.outer(rows, open_lines(width, self.cols, self.col_offset))
 
     def spanning_tree(
-        self, rng: np.random.Generator
+        self, rng: np.random.Generator, progress: Callable[[float], object] | None = None
     ) -> tuple[NDArray[np.bool_], NDArray[np.intp], NDArray[np.intp]]:
         """Kruskal: edges in a random order, each kept when it joins two trees.
 
         Edge ``e`` joins square ``first[e]`` to ``second[e]`` (flat ``row * cols + col``); the
         edges between left and right squares come first. Returns which edges are in the tree,
-        and the two arrays.
+        and the two arrays. `progress` hears the share of edges tried after each block of
+        `PROGRESS_EDGES`.
         """
         squares = np.arange(self.rows * self.cols).reshape(self.rows, self.cols)
         first = np.concatenate([squares[:, :-1].ravel(), squares[:-1, :].ravel()])
@@ -368,11 +375,15 @@ class _Lattice:
 
         in_tree = np.zeros(first.size, dtype=bool)
         left, right = first.tolist(), second.tolist()
-        for edge in rng.permutation(first.size).tolist():
-            a, b = root(left[edge]), root(right[edge])
-            if a != b:
-                parent[a] = b
-                in_tree[edge] = True
+        order = rng.permutation(first.size).tolist()
+        for begin in range(0, len(order), PROGRESS_EDGES):
+            for edge in order[begin : begin + PROGRESS_EDGES]:
+                a, b = root(left[edge]), root(right[edge])
+                if a != b:
+                    parent[a] = b
+                    in_tree[edge] = True
+            if progress is not None:
+                progress(min(begin + PROGRESS_EDGES, len(order)) / len(order))
         return in_tree, first, second
 
     def open_walls(
@@ -400,21 +411,32 @@ class _Lattice:
         mask[wall_row[~sideways, None], left[~sideways, None] + across] = True
 
 
-def _maze(rng: np.random.Generator, height: int, width: int, corridor: int) -> NDArray[np.bool_]:
+def _maze(
+    rng: np.random.Generator,
+    height: int,
+    width: int,
+    corridor: int,
+    progress: Callable[[float], object] | None,
+) -> NDArray[np.bool_]:
     lattice = _Lattice.fit(height, width, corridor)
     mask = lattice.open_squares(height, width)
-    in_tree, first, second = lattice.spanning_tree(rng)
+    in_tree, first, second = lattice.spanning_tree(rng, progress)
     first, second = first[in_tree], second[in_tree]
     lattice.open_walls(mask, first, second, corridor, np.zeros(first.size, dtype=np.int64))
     return mask
 
 
 def _rooms(
-    rng: np.random.Generator, height: int, width: int, room: int, door: int
+    rng: np.random.Generator,
+    height: int,
+    width: int,
+    room: int,
+    door: int,
+    progress: Callable[[float], object] | None,
 ) -> NDArray[np.bool_]:
     lattice = _Lattice.fit(height, width, room)
     mask = lattice.open_squares(height, width)
-    in_tree, first, second = lattice.spanning_tree(rng)
+    in_tree, first, second = lattice.spanning_tree(rng, progress)
     doors = in_tree | (rng.random(in_tree.size) < EXTRA_DOOR_CHANCE)
     first, second = first[doors], second[doors]
     # Each door sits anywhere along its wall, as in 8room_000.
