@@ -21,6 +21,7 @@ from sim.app.actions import key_actions
 from sim.app.controls import bind_controls, hud_help, panel_help, table_keys
 from sim.app.generator_menu import GeneratorMenu
 from sim.app.legend_setup import add_legend
+from sim.app.messages import Messages
 from sim.app.modes import Modes
 from sim.app.outputs import RunOutputs
 from sim.app.process import run_signals, tell
@@ -54,6 +55,7 @@ from sim.engine.lighting import LookFallback, apply_look, drop_look
 from sim.engine.loop import Phase
 from sim.engine.projection import world_to_pixel
 from sim.engine.showbase import DisplaySettings, open_showbase
+from sim.errors import shown
 from sim.scene.builder import build_scene
 from sim.scene.spec import SceneSpec
 from sim.search_view.panel import SearchPanel
@@ -62,7 +64,6 @@ from sim.search_view.view import LABEL_COLOR, LABEL_LINE_HEIGHT, SearchView
 BACKGROUND_COLOR = (0.16, 0.18, 0.22, 1.0)
 CAMERA_FOV_DEG = 50.0
 REPORT_EVERY_S = 1.0
-MESSAGE_S = 4.0  # how long an edit or save message stays on the HUD
 # The search view's playback and panel run on frame time (Phase.UI), so Space, which pauses
 # simulated time, leaves them working.
 SEARCH_TASK = "search-view"
@@ -230,7 +231,7 @@ class SimApp:
         self.frames = 0
         self.failed_outputs = self.outputs.failed_outputs
         self.trace = self._open_trace()
-        self._message: tuple[str, float] | None = None
+        self.messages = Messages()
         self._next_report_s = 0.0
         self._bind_keys()
         self._report_parts = ReportParts(
@@ -243,6 +244,7 @@ class SimApp:
             objects=self.objects,
             agents=self.agents,
             hud=self.hud,
+            messages=self.messages,
             search_view=self.search_view,
             search_panel=self.search_panel,
             race=self.race.report,
@@ -383,8 +385,8 @@ class SimApp:
 
     def notify(self, message: str) -> None:
         """Show `message` on the HUD for a few seconds and print it for whoever watches stdout."""
-        self._message = (message, self.world.time_s + MESSAGE_S)
-        tell(f"sim: {message}")
+        self.messages.add(message, now_s=self.world.time_s)
+        tell(f"sim: {shown(message)}")
 
     def toggle_grid(self) -> None:
         """Show or hide the grid lines."""
@@ -447,9 +449,6 @@ class SimApp:
 
     def status_lines(self) -> list[str]:
         """What the HUD shows now."""
-        message = None
-        if self._message is not None and self.world.time_s <= self._message[1]:
-            message = self._message[0]
         return hud_text.status_lines(
             fps=self.clock.get_average_frame_rate(),
             paused=self.loop.paused,
@@ -459,7 +458,7 @@ class SimApp:
             agents=self.agents,
             crowd_sim=self.crowd_sim,
             crowd=self.crowd,
-            message=message,
+            message=self.messages.showing(now_s=self.world.time_s),
         )
 
     def step(self) -> None:

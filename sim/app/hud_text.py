@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from sim.components.agent_controller import AgentController, AgentState, ReplanCause
 from sim.components.grid_manager import GridManager, PlanOutcome
+from sim.errors import shown
 from sim.navigation.catalogue import PLANNER, SearchKind, connectivity_label
 from sim.navigation.diagonal import DiagonalRule
 from sim.navigation.heuristics import Heuristic
@@ -35,10 +36,13 @@ def status_lines(
     crowd: CrowdField,
     message: str | None,
 ) -> list[str]:
-    """Everything the HUD shows now, with `message` (an edit's or a save's) last."""
+    """Everything the HUD shows now, with `message` (an edit's or a save's) last.
+
+    Names the user chose (the scene's, in the message a file's) are shown escaped (`shown`).
+    """
     lines = [
         fps_line(fps, paused=paused),
-        f"scene: {scene_name}",
+        f"scene: {shown(scene_name)}",
         planner_line(grid),
         *path_lines(path.outcome, path.plans, path.explanation),
     ]
@@ -57,7 +61,7 @@ def status_lines(
     if not agents:
         lines.append(NO_AGENT_TEXT)
     if message is not None:
-        lines.append(message)
+        lines.append(shown(message))
     return lines
 
 

@@ -310,6 +310,9 @@ class Report(TypedDict):
     editor: EditorEntry
     errors: list[str]
     scripts: ScriptsEntry
+    messages: list[str]
+    """The HUD's last messages (edits, saves, notices), oldest first: the one showing may
+    already have given way to a newer one."""
 
 
 def validate_report(data: object) -> list[str]:

@@ -29,9 +29,11 @@ from sim.app.report import (
     SearchViewSettings,
 )
 from sim.components.agent_controller import ReplanCause
+from sim.errors import storable
 from sim.navigation import TerrainSummary, terrain_summary
 
 if TYPE_CHECKING:
+    from sim.app.messages import Messages
     from sim.components.agent_controller import AgentController
     from sim.components.grid_manager import GridManager, PlanOutcome
     from sim.components.hud import Hud
@@ -63,6 +65,7 @@ class ReportParts:
         objects: The scene's objects (the editor adds to and removes from this list).
         agents: The agents (likewise).
         hud: The HUD.
+        messages: The HUD's messages (the report keeps their history).
         search_view: The search view.
         search_panel: Its panel.
         race: The race (its lanes, or None while closed).
@@ -82,6 +85,7 @@ class ReportParts:
     objects: Sequence[GameObject]
     agents: Sequence[AgentController]
     hud: Hud
+    messages: Messages
     search_view: SearchView
     search_panel: SearchPanel
     race: Callable[[], list[RaceLaneEntry] | None]
@@ -96,11 +100,11 @@ def build_report(parts: ReportParts, *, frames: int, look: Look, errors: list[st
     """The report as it stands now (docs/command-line.md, "The JSON report"), after `frames` frames.
 
     `look` is the look as it is now (an auto look drops its shadows while slow); `errors` the
-    run's errors so far.
+    run's errors so far. Text that may hold a file name is kept valid UTF-8 (`storable`).
     """
     window_size = parts.window_size()
     return {
-        "scene": parts.scene_path,
+        "scene": storable(parts.scene_path),
         "frames": frames,
         "sim_time_s": round(parts.world.time_s, 6),
         "window": {
@@ -119,13 +123,14 @@ def build_report(parts: ReportParts, *, frames: int, look: Look, errors: list[st
         ),
         "objects": [object_entry(obj, parts.screen_of) for obj in parts.objects if obj.alive],
         "agents": [agent_entry(agent) for agent in parts.agents],
-        "hud": parts.hud.text(),
+        "hud": storable(parts.hud.text()),
         "search_view": search_view_entry(
             parts.search_view, parts.search_panel, window_size, race=parts.race()
         ),
         "editor": editor_entry(parts.editor),
-        "errors": list(errors),
+        "errors": [storable(error) for error in errors],
         "scripts": parts.scripts(),
+        "messages": [storable(message) for message in parts.messages.history()],
     }
 
 

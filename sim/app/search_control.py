@@ -4,8 +4,9 @@
 bidirectional, theta) and optionally one of the view's heuristics; `--search-step N|end` puts
 the replay at that step (default: the end), so screenshots and the report show it; and
 `--record-search OUT.gif` writes the search as an animated GIF: every k-th step from step 0 to
-the end, k chosen so the film has at most `MAX_GIF_FRAMES` frames, the last one the end, written
-frame by frame (`sim.app.gif`) into a temporary file renamed into place at the end. The
+the end, k chosen so the film has at most `MAX_GIF_FRAMES` frames (fewer for a window so large
+that the film would pass `MAX_GIF_BYTES`), the last one the end, written frame by frame
+(`sim.app.gif`) into a temporary file renamed into place at the end. The
 view opens after the run's first frame (which puts the obstacles in the grid); the film's
 frames are rendered then, with simulated time paused, so the agents wait and the run's other
 `--frames` are left to it. Like the view in the app, a scene whose obstacles move restarts it.
@@ -37,6 +38,9 @@ if TYPE_CHECKING:
     from sim.search_view.view import SearchView
 
 MAX_GIF_FRAMES = 300
+# What a film's frames may add up to, one byte a pixel each, so a large window gets fewer
+# frames rather than a file of gigabytes (they are streamed, so memory holds two at most).
+MAX_GIF_BYTES = 256 * 2**20
 GIF_FRAME_MS = 60
 GIF_LAST_FRAME_MS = 1500  # the finished search stays up a moment before the film loops
 SEARCH_NAMES = tuple(dict.fromkeys(kind.algorithm.value for kind in SearchKind))
@@ -94,13 +98,22 @@ def parse_search_step(text: str) -> int | None:
     return step
 
 
-def gif_steps(total: int) -> list[int]:
+def gif_steps(total: int, most: int = MAX_GIF_FRAMES) -> list[int]:
     """The steps the film shows for a search of `total` steps: every k-th, then the last.
 
-    k is the smallest stride that keeps the film within `MAX_GIF_FRAMES` frames.
+    k is the smallest stride that keeps the film within `most` frames (at least 2).
     """
-    stride = max(1, math.ceil(total / (MAX_GIF_FRAMES - 1)))
+    stride = max(1, math.ceil(total / (max(most, 2) - 1)))
     return [*range(0, total, stride), total]
+
+
+def gif_frame_limit(width: int, height: int) -> int:
+    """The most frames a film of a `width` x `height` window may have: `MAX_GIF_BYTES` in all.
+
+    >>> gif_frame_limit(800, 600), gif_frame_limit(8192, 8192)
+    (300, 4)
+    """
+    return max(2, min(MAX_GIF_FRAMES, MAX_GIF_BYTES // max(width * height, 1)))
 
 
 def start_search(
@@ -131,7 +144,8 @@ def start_search(
         return view.message or "the search view has no search"
     total = replay.log.total_steps()
     if request.gif is not None:
-        _record_gif(view, window, render_paused, request.gif, gif_steps(total))
+        most = gif_frame_limit(window.get_x_size(), window.get_y_size())
+        _record_gif(view, window, render_paused, request.gif, gif_steps(total, most))
     replay.seek(total if request.step is None else request.step)
     # Render that step now, so a run of one frame shows and screenshots it too.
     render_paused()

@@ -42,7 +42,7 @@ from sim.bench.results import (
 )
 from sim.bench.startup import first_path_timing
 from sim.commands.args import Output, OutputKind, check_output, scenario_count
-from sim.errors import SimError
+from sim.errors import SimError, shown
 from sim.files import write_json_atomic
 
 if TYPE_CHECKING:
@@ -224,7 +224,7 @@ def _run_dynamic(directory: Path, names: Sequence[str] | None, seed: int) -> Dyn
 def _say(line: str) -> None:
     # dispatch.say's twin: dispatch imports this module, so importing it back would be a cycle.
     with contextlib.suppress(OSError):
-        print(line, file=sys.stderr, flush=True)
+        print(shown(line), file=sys.stderr, flush=True)
 
 
 def _disagreed(report: DynamicReport) -> int:

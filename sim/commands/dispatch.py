@@ -14,7 +14,7 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
-from sim.errors import SimError
+from sim.errors import SimError, shown
 
 EXIT_USAGE = 2
 
@@ -24,7 +24,7 @@ class OneLineParser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         """Report a bad command-line value in one line and exit with status 2."""
-        self.exit(EXIT_USAGE, f"{self.prog}: {message}\n")
+        self.exit(EXIT_USAGE, f"{self.prog}: {shown(message)}\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -72,6 +72,6 @@ def run_command(argv: Sequence[str] | None) -> int:
 
 
 def say(line: str) -> None:
-    """Print one line on stderr; if stderr fails too, there is no one left to tell."""
+    """Print one line on stderr, names in it escaped (`shown`); if stderr fails, no one is told."""
     with contextlib.suppress(OSError):
-        print(line, file=sys.stderr, flush=True)
+        print(shown(line), file=sys.stderr, flush=True)

@@ -12,6 +12,7 @@ file that could not be written is one line and exit status 1.
 from __future__ import annotations
 
 import argparse
+import math
 import shlex
 import sys
 import tomllib
@@ -19,15 +20,19 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from sim.bench.progress import Progress
 from sim.commands.args import Output, OutputKind, check_outputs, scenario_count
-from sim.errors import SimError
+from sim.errors import SimError, shown
 from sim.files import write_bytes_atomic
 from sim.navigation import LAYOUT_KINDS, LAYOUT_PARAMETERS, generate_layout, random_scenarios
-from sim.navigation.maps.generators import blocked_rectangles
+from sim.navigation.maps.generators import blocked_rectangles, check_scenario_budget
 from sim.navigation.maps.movingai_files import format_map, format_scenarios
 
 EXIT_NOT_WRITTEN = 1
 SCEN_SUFFIX = ".scen"
+PROGRESS_UNITS = 1000  # a layout's progress comes as a share: per mille on the bar
+SAMPLE_SIDE = 256  # the side of the sample a scene's size is estimated on: a fraction of a second
+SCENE_ESTIMATE_MARGIN = 1.5  # how far past the limit an estimate must be to refuse on it alone
 
 DESCRIPTION = """\
 Generate a map and write it as a Moving AI .map file (`.` walkable, `@` blocked):
@@ -134,21 +139,46 @@ def run(args: argparse.Namespace) -> int:
 
         check_scene_target("--scene", args.scene)
     width, height = args.size
+    # The budgets are checked before the map is drawn (a 4096 x 4096 maze takes a minute).
+    if args.scen is not None:
+        try:
+            check_scenario_budget(args.scen, height, width)
+        except ValueError as error:
+            raise SimError(f"--scen: {error}") from None
+    if args.scene is not None:
+        _check_scene_estimate(args.scene, kind, args, parameters)
+    drawing = Progress(PROGRESS_UNITS, kind)
     try:
-        walkable = generate_layout(kind, height, width, seed=args.seed, **parameters)
+        walkable = generate_layout(
+            kind,
+            height,
+            width,
+            seed=args.seed,
+            progress=lambda share: drawing.advance(round(share * PROGRESS_UNITS) - drawing.done),
+            **parameters,
+        )
     except ValueError as error:
         raise SimError(f"generate: {error}") from None
+    finally:
+        drawing.close()
     # Every file's bytes are made before any is written: a refusal leaves nothing half done.
     # Moving AI files are Latin-1 (what their readers decode), scenes UTF-8.
     texts = {map_path: format_map(walkable).encode("latin-1")}
     notes = [f"{map_path} ({int((~walkable).sum())} of {walkable.size} cells blocked)"]
     if args.scen is not None:
+        progress = Progress(args.scen, "scenarios")
         try:
             scenarios = random_scenarios(
-                walkable, args.scen, seed=args.seed, map_name=map_path.name
+                walkable,
+                args.scen,
+                seed=args.seed,
+                map_name=map_path.name,
+                progress=progress.advance,
             )
         except ValueError as error:
             raise SimError(f"--scen: {error}") from None
+        finally:
+            progress.close()
         texts[scen_path] = format_scenarios(scenarios).encode("latin-1")
         notes.append(f"{scen_path} ({len(scenarios)} scenarios)")
     if args.scene is not None:
@@ -162,7 +192,7 @@ def run(args: argparse.Namespace) -> int:
             _say(f"sim: {output.flag} {output.path}: not written: {error.strerror or error}")
             status = EXIT_NOT_WRITTEN
     if status == 0:
-        print(f"{kind} {width}x{height}, seed {args.seed}: wrote " + ", ".join(notes))
+        print(shown(f"{kind} {width}x{height}, seed {args.seed}: wrote " + ", ".join(notes)))
     return status
 
 
@@ -179,6 +209,41 @@ def _parameters(args: argparse.Namespace, kind: str) -> dict[str, Any]:
             flags = " and ".join(f"--{parameter}" for parameter in takes)
             raise SimError(f"generate: --{name} does not apply to {kind} (it takes {flags})")
     return given
+
+
+def _check_scene_estimate(
+    path: Path, kind: str, args: argparse.Namespace, parameters: dict[str, Any]
+) -> None:
+    """Refuse a scene clearly past the size a scene may have, before the map is drawn.
+
+    The scene's size is measured on a sample of the same kind, flags and seed, at most
+    `SAMPLE_SIDE` a side, and scaled by area; only a scene `SCENE_ESTIMATE_MARGIN` times over
+    the limit is refused here, so a borderline one is still measured exactly once it is made.
+    """
+    from sim.scene.file import MAX_SCENE_BYTES
+    from sim.scene.layout import layout_scene_text
+
+    width, height = args.size
+    least = 2 + max((value for value in parameters.values() if isinstance(value, int)), default=0)
+    sample_side = max(SAMPLE_SIDE, 8 * least)
+    sample_width, sample_height = min(width, sample_side), min(height, sample_side)
+    if (sample_width, sample_height) == (width, height):
+        return  # small enough to make and measure
+    try:
+        sample = generate_layout(kind, sample_height, sample_width, seed=args.seed, **parameters)
+        sample_bytes = len(layout_scene_text(sample, name=kind).encode())
+    except ValueError:
+        return  # no sample to measure (a random one without 2 connected cells): made in full
+    scale = (width * height) / (sample_width * sample_height)
+    estimate = sample_bytes * scale
+    if estimate <= MAX_SCENE_BYTES * SCENE_ESTIMATE_MARGIN:
+        return
+    fits = math.isqrt(int(MAX_SCENE_BYTES / (sample_bytes / (sample_width * sample_height))))
+    raise SimError(
+        f"--scene {path}: a scene of this {width}x{height} {kind} would take about "
+        f"{estimate / 2**20:.0f} MB (measured on a {sample_width}x{sample_height} one), over "
+        f"the {MAX_SCENE_BYTES // 2**20} MB a scene may; at most about {fits}x{fits} fits"
+    )
 
 
 def _scene_text(path: Path, walkable: Any, kind: str, args: argparse.Namespace) -> str:
@@ -221,4 +286,4 @@ def _command_words(args: argparse.Namespace, kind: str) -> Sequence[str]:
 
 
 def _say(line: str) -> None:
-    print(line, file=sys.stderr, flush=True)
+    print(shown(line), file=sys.stderr, flush=True)

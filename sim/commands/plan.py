@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -36,7 +37,7 @@ from typing import Any
 import numpy as np
 
 from sim.commands.args import scenario_count
-from sim.errors import SimError
+from sim.errors import SimError, shown, storable
 from sim.files import load_file
 from sim.navigation import (
     MovingAIMap,
@@ -126,6 +127,11 @@ def run(args: argparse.Namespace) -> int:
             check_scenarios(grid, scenarios, scen_source=str(args.scen))
         except ScenarioMismatchError as error:
             raise SimError(str(error)) from None
+        if args.sample is not None and args.sample > len(scenarios):
+            _say(
+                f"sim: plan: --sample {args.sample}: {args.scen} holds only {len(scenarios)} "
+                f"scenarios; checking all {len(scenarios)}"
+            )
         chosen = _choose(scenarios, limit=args.limit, sample=args.sample)
         return _check_scenarios(planner, args.scen, chosen, as_json=args.json)
     start = _parse_point(grid, "--from", args.from_xy)
@@ -223,7 +229,7 @@ def _check_scenarios(
     grid = planner.grid
     if not as_json:
         print(
-            f"{grid.source}: {len(scenarios)} scenarios from {scen_path} "
+            f"{shown(grid.source)}: {len(scenarios)} scenarios from {shown(str(scen_path))} "
             f"(find_path, algorithm {planner.algorithm}, implementation {planner.implementation})"
         )
         print(
@@ -240,8 +246,8 @@ def _check_scenarios(
     failed = len(outcomes) - passed
     if as_json:
         document = {
-            "map": grid.source,
-            "scen": str(scen_path),
+            "map": storable(grid.source),
+            "scen": storable(str(scen_path)),
             "algorithm": planner.algorithm,
             "implementation": planner.implementation,
             "tolerance": REL_TOLERANCE,
@@ -294,7 +300,7 @@ def _print_path(
     start_xy, goal_xy = f"{start[1]},{start[0]}", f"{goal[1]},{goal[0]}"
     if as_json:
         document = {
-            "map": planner.grid.source,
+            "map": storable(planner.grid.source),
             "from": [start[1], start[0]],
             "to": [goal[1], goal[0]],
             "algorithm": planner.algorithm,
@@ -345,3 +351,8 @@ def _parse_point(grid: MovingAIMap, option: str, text: str) -> tuple[int, int]:
         terrain = grid.terrain((y, x))
         raise SimError(f"{grid.source}: {option} {x},{y} is on a blocked cell {terrain!r}")
     return y, x
+
+
+def _say(line: str) -> None:
+    """A note on stderr, beside the results on stdout (names escaped: `shown`)."""
+    print(shown(line), file=sys.stderr, flush=True)

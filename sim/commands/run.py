@@ -21,7 +21,7 @@ from sim.commands.args import (
     window_size,
 )
 from sim.config import DEFAULT_FIXED_FPS, DEFAULT_SCENE, LOOK_FALLBACK_FPS, LOOKS
-from sim.errors import SimError
+from sim.errors import SimError, shown
 from sim.scene.file import load_scene
 from sim.scene.writer import check_scene_target
 
@@ -303,7 +303,9 @@ def run(args: argparse.Namespace) -> int:
         if output.kind is OutputKind.GIF:
             reason = gif_failure
         if reason is not None:
-            print(f"sim: {output.flag} {output.path}: not written: {reason}", file=sys.stderr)
+            print(
+                shown(f"sim: {output.flag} {output.path}: not written: {reason}"), file=sys.stderr
+            )
             status = EXIT_OUTPUT_FAILED
     return status
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from sim.commands.args import positive_int
-from sim.errors import SimError
+from sim.errors import SimError, shown
 
 EXIT_FAILED = 1
 LAB_MODULES = ("dask", "distributed", "matplotlib")
@@ -71,13 +71,21 @@ def run(args: argparse.Namespace) -> int:
     from sim.lab.cluster import ChunkFailedError
     from sim.lab.sweep import SweepSettings, run_sweep
 
+    cores = _cores()
+    workers = args.workers or cores
+    if workers > cores:
+        # Each worker is a process of its own (memory, semaphores) and the searches are
+        # CPU-bound: past one per core they only wait their turn.
+        _say(f"sim: sweep: --workers {workers}: {cores} started, one per core here")
+        workers = cores
     settings = SweepSettings(
         experiment=args.experiment,
         out=args.out,
-        workers=args.workers or _cores(),
+        workers=workers,
         scheduler=args.scheduler,
         resume=args.resume,
         block=args.chunk,
+        note=lambda line: _say(f"sim: {line}"),
     )
     try:
         outcome = run_sweep(settings)
@@ -93,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
         f"{outcome.chunks_reused} kept from an earlier run"
     )
     for path in outcome.files:
-        print(f"wrote {path}")
+        print(f"wrote {shown(str(path))}")
     return 0
 
 
@@ -116,4 +124,4 @@ def _cores() -> int:
 
 def _say(line: str) -> None:
     with contextlib.suppress(OSError):  # stderr gone too: no one is left to tell
-        print(line, file=sys.stderr, flush=True)
+        print(shown(line), file=sys.stderr, flush=True)

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import signal
+import threading
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -64,16 +66,15 @@ def open_client(*, workers: int, scheduler: str | None) -> Iterator[tuple[Client
         SimError: the scheduler cannot be reached, or no worker joins it in time.
     """
     if scheduler is None:
-        with (
-            LocalCluster(
+        with _ctrl_c_for_this_process_only():
+            cluster = LocalCluster(
                 n_workers=workers,
                 threads_per_worker=1,
                 processes=True,
                 dashboard_address=None,  # no fixed port to collide with another sweep's
                 silence_logs=logging.CRITICAL,  # a failed chunk is reported once, in one line
-            ) as cluster,
-            Client(cluster) as client,
-        ):
+            )
+        with cluster, Client(cluster) as client:
             client.wait_for_workers(workers)
             yield client, _info(client, local=True)
         return
@@ -90,6 +91,26 @@ def open_client(*, workers: int, scheduler: str | None) -> Iterator[tuple[Client
                 "(start some with: dask worker " + scheduler + ")"
             ) from None
         yield client, _info(client, local=False)
+
+
+@contextlib.contextmanager
+def _ctrl_c_for_this_process_only() -> Iterator[None]:
+    """Start the cluster's processes with SIGINT ignored, which they keep (across exec too).
+
+    Ctrl+C reaches every process of the terminal's group: workers that took it died with a
+    traceback each and left their semaphores behind ("leaked semaphore objects"). Started
+    with it ignored, Python installs no KeyboardInterrupt in them, so Ctrl+C reaches this
+    process alone, whose guards stop the sweep and close the cluster in order. Only while the
+    workers start (a second or two) does this process ignore it too.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, signal.SIG_DFL if previous is None else previous)
 
 
 def run_chunks(

@@ -42,6 +42,11 @@ import numpy as np
 from numpy.typing import NDArray
 
 from sim.navigation import LAYOUT_KINDS, LAYOUT_PARAMETERS, Cell, find_path, generate_layout
+from sim.navigation.maps.generators import (
+    MAX_SCENARIOS,
+    SCENARIO_BYTES,
+    check_scenario_budget,
+)
 from sim.navigation.maps.input_file import read_input_file
 from sim.navigation.query import PathResult
 from sim.scene import values
@@ -212,6 +217,7 @@ def parse_experiment(document: object, path: Path) -> Experiment:
     for index, raw in enumerate(maps):
         entries += _map_entries(at.at("maps").at(index), raw, path.parent, seed)
     _check_unique_names(entries)
+    _check_scenario_budget(at.at("scenarios_per_map"), per_map, entries)
     specs = [_search(at.at("searches").at(index), raw) for index, raw in enumerate(searches)]
     _check_unique_searches(at, specs)
     return Experiment(path, name, seed, per_map, tuple(entries), tuple(specs))
@@ -295,6 +301,27 @@ def _seed(at: Reader, value: object) -> int:
     if not 0 <= seed < 2**63:
         raise at.error(f"must be from 0 to 2**63 - 1, got {values.short(seed)}")
     return seed
+
+
+def _check_scenario_budget(at: Reader, per_map: int, entries: list[MapEntry]) -> None:
+    """Refuse `per_map` past what any map can be given, before a map is read or drawn.
+
+    A generated map gets that many random scenarios (`check_scenario_budget` by its size); a
+    Moving AI map's file must hold them, which no file of the size we read could past
+    `MAX_SCENARIOS`.
+    """
+    try:
+        for entry in entries:
+            if isinstance(entry, GeneratedEntry):
+                check_scenario_budget(per_map, entry.height, entry.width)
+    except ValueError as error:
+        raise at.error(str(error)) from None
+    if per_map > MAX_SCENARIOS:
+        memory_gb = per_map * SCENARIO_BYTES / 1e9
+        raise at.error(
+            f"{per_map} scenarios a map would take about {memory_gb:.3g} GB; at most "
+            f"{MAX_SCENARIOS} fit"
+        )
 
 
 def _check_unique_names(entries: list[MapEntry]) -> None:

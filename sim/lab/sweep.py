@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
@@ -49,6 +50,8 @@ class SweepSettings:
         scheduler: an existing cluster's scheduler address, or None for a local cluster.
         resume: whether to keep the finished chunks of an earlier run in `out`.
         block: scenarios per chunk, or None for the rule in `sim.lab.chunks`.
+        note: told, in one line, when the local cluster gets fewer workers than `workers`
+            because fewer chunks are left to run (a worker without one would only start).
     """
 
     experiment: Path
@@ -57,6 +60,7 @@ class SweepSettings:
     scheduler: str | None = None
     resume: bool = False
     block: int | None = None
+    note: Callable[[str], object] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,7 +124,15 @@ def _run(
     """Run `pending` on the cluster, saving each chunk as it ends; describe the workers."""
     from sim.lab.cluster import open_client, run_chunks  # Dask: imported only to run
 
-    with open_client(workers=settings.workers, scheduler=settings.scheduler) as (client, info):
+    workers = settings.workers
+    if settings.scheduler is None and len(pending) < workers:
+        workers = len(pending)
+        if settings.note is not None:
+            settings.note(
+                f"sweep: {settings.workers} workers asked, {workers} started: only "
+                f"{len(pending)} chunk{'s' if len(pending) != 1 else ''} to run"
+            )
+    with open_client(workers=workers, scheduler=settings.scheduler) as (client, info):
         # Only now: a cluster that cannot be reached leaves no output folder behind.
         _start_output(settings.out, maps)
         # The clock of the ETA starts once the workers are up: their start is no searching.

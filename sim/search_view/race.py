@@ -34,10 +34,11 @@ import numpy as np
 from numpy.typing import NDArray
 
 from sim.navigation.catalogue import SearchKind
-from sim.navigation.diagonal import parse_diagonal
+from sim.navigation.diagonal import DiagonalRule, parse_diagonal
 from sim.navigation.replay.log import CellStatus
 from sim.navigation.replay.recorder import Replay
 from sim.navigation.replay.recorder import record as record_replay
+from sim.search_view.budget import check_recording_budget
 
 __all__ = [
     "DEFAULT_LINEUP",
@@ -178,7 +179,8 @@ class Race:
     ) -> Race:
         """A race of `entrants` on one grid; `heuristic` is the race's, `options` go to `record`.
 
-        A search that refuses the grid gets a lane that says why and takes no part.
+        A search that refuses the grid, or whose recording would not fit its share of the
+        budget (`check_recording_budget`), gets a lane that says why and takes no part.
         """
         lanes = []
         for entrant in entrants:
@@ -187,6 +189,15 @@ class Race:
             kind, name = entrant.kind, entrant.name(options.get("weight", 1.5))
             own = entrant.heuristic or heuristic
             try:
+                check_recording_budget(
+                    kind,
+                    walkable,
+                    recordings=len(entrants),
+                    ends=(start, goal),
+                    rule=options.get("rule", DiagonalRule.NO_CORNER_CUTTING),
+                    heuristic=own,
+                    costs=options.get("costs"),
+                )
                 replay = record(kind, walkable, start, goal, heuristic=own, **options)
             except ValueError as error:
                 lanes.append(RaceLane(entrant, name, None, f"cannot search this: {error}"))

@@ -38,6 +38,7 @@ from sim.navigation.diagonal import DiagonalRule, parse_diagonal
 from sim.navigation.regions.explain import NoPathExplanation
 from sim.navigation.replay.log import CellStatus
 from sim.navigation.replay.recorder import Replay, record
+from sim.search_view.budget import check_recording_budget
 from sim.search_view.geometry import (
     CELL_INSET,
     CELL_Z,
@@ -296,9 +297,22 @@ class SearchView(Component):
         self.restarts += 1
 
     def _record(self, problem: ViewProblem) -> Replay:
-        """A fresh replay of `problem` on the grid snapshot (ValueError when the search refuses)."""
+        """A fresh replay of `problem` on the grid snapshot.
+
+        Raises:
+            ValueError: the search refuses the grid, or recording it would not fit its
+                budget (`check_recording_budget`): the view says so instead of searching.
+        """
         assert self._walkable is not None  # _refresh took the snapshot first
         settings = problem.settings
+        check_recording_budget(
+            settings.choice,
+            self._walkable,
+            ends=(problem.start, problem.goal),
+            rule=settings.rule,
+            heuristic=settings.search_heuristic,
+            costs=self._costs,
+        )
         return record(
             settings.choice,
             self._walkable,

@@ -150,8 +150,10 @@ def test_parse_race_reads_names_and_heuristics():
         ("astar,nope", "unknown search 'nope'"),
         ("astar,theta:octile", "theta takes no heuristic"),
         ("astar,astar", "names a search twice"),
+        ("astar,astar:octile", "names a search twice: A\\* octile \\(a lane without"),
+        ("jps:manhattan,astar,jps:manhattan", "names a search twice: JPS manhattan$"),
     ],
-    ids=["one", "five", "name", "heuristic", "twice"],
+    ids=["one", "five", "name", "heuristic", "twice", "twice-by-the-race-heuristic", "twice-own"],
 )
 def test_parse_race_refuses_bad_lineups(text, message):
     with pytest.raises(ValueError, match=message):

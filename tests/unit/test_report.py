@@ -113,6 +113,7 @@ REPORT: dict[str, Any] = {
     "editor": {"undo_depth": 2, "redo_depth": 0, "selected": None},
     "errors": [],
     "scripts": {"count": 0, "trusted": True, "skipped": 0, "banner": None, "warnings": []},
+    "messages": ["saved default.toml"],
 }
 
 REPLAY_VIEW: dict[str, Any] = {

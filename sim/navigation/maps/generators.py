@@ -29,6 +29,7 @@ Algorithm", weblog.jamisbuck.org, 2011).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
@@ -71,6 +72,21 @@ PAIR_CANDIDATES: Final = 4
 BUCKET_LENGTH: Final = 4.0
 """A scenario's bucket is ``int(optimal_length / BUCKET_LENGTH)``, as in the Moving AI files."""
 
+PROGRESS_EDGES: Final = 1 << 16
+"""Edges Kruskal's loop tries between two calls of a layout's `progress` (some 0.1 s)."""
+
+MAX_SCENARIOS: Final = 1_000_000
+"""The most scenarios one `random_scenarios` call draws: a million hold about
+`SCENARIO_BYTES` each while drawn and written; Moving AI's own files hold a few thousand."""
+
+SCENARIO_BYTES: Final = 400
+"""Memory one drawn scenario takes, its object and its line of text, in round figures."""
+
+MAX_SCENARIO_CELL_VISITS: Final = 2**32
+"""The cells all of one `random_scenarios` call's distance fields may visit together (one field
+over the whole map per scenario): some minutes at the few million cells a second one field
+runs. A 4096 x 4096 map takes 256 scenarios, a 512 x 512 one 16,384."""
+
 
 def generate_layout(
     kind: str,
@@ -82,6 +98,7 @@ def generate_layout(
     room: int = 8,
     door: int = 1,
     density: float = 0.25,
+    progress: Callable[[float], object] | None = None,
 ) -> NDArray[np.bool_]:
     """Return a ``height x width`` walkable mask (``[row, col]``, True = walkable) of `kind`.
 
@@ -95,6 +112,8 @@ def generate_layout(
         room: "rooms": cells inside each room along a side, >= 1.
         door: "rooms": door width in cells, 1 to `room`.
         density: "random": chance each cell is blocked, 0 <= density < 1.
+        progress: called now and then with the share of the work done, 0 to 1, while a maze's
+            or rooms' spanning tree is drawn (a 4096 x 4096 maze takes a minute or more).
 
     Raises:
         ValueError: naming the value, for an unknown kind, a size out of bounds, or a bad
@@ -112,24 +131,62 @@ def generate_layout(
         raise ValueError(f"unknown layout kind {kind!r}; expected one of {', '.join(LAYOUT_KINDS)}")
     rng = np.random.default_rng(_seed(seed))
     if kind == "maze":
-        corridor = _whole("corridor", corridor, 1)
+        corridor = _inside("corridor", corridor, height, width)
         height, width = _check_size(f"a maze with corridor {corridor}", height, width, corridor + 2)
-        return _maze(rng, height, width, corridor)
+        return _maze(rng, height, width, corridor, progress)
     if kind == "rooms":
-        room = _whole("room", room, 1)
+        room = _inside("room", room, height, width)
         door = _whole("door", door, 1)
         if door > room:
             raise ValueError(f"door must be at most room ({room}), got {door}")
         height, width = _check_size(f"rooms of {room}", height, width, room + 2)
-        return _rooms(rng, height, width, room, door)
+        return _rooms(rng, height, width, room, door, progress)
     density = _density(density)
     height, width = _check_size("a random map", height, width, MIN_SIDE)
     walkable: NDArray[np.bool_] = rng.random((height, width)) >= density
     return walkable
 
 
+def most_scenarios(height: int, width: int) -> int:
+    """How many scenarios `random_scenarios` draws on a ``height x width`` map, at most.
+
+    >>> most_scenarios(64, 64), most_scenarios(4096, 4096)
+    (1000000, 256)
+    """
+    return max(1, min(MAX_SCENARIOS, MAX_SCENARIO_CELL_VISITS // max(height * width, 1)))
+
+
+def check_scenario_budget(count: int, height: int, width: int) -> None:
+    """Refuse `count` scenarios on a ``height x width`` map past the budget, with the estimate.
+
+    This costs nothing, so a command checks it before it draws the map.
+
+    Raises:
+        ValueError: naming the count, what it would take and the most this map allows.
+
+    >>> check_scenario_budget(100, 512, 512)
+    >>> check_scenario_budget(1000000000, 64, 64)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ValueError: 1000000000 scenarios on a 64x64 map would take about 400 GB and 4.1e+12 cell ...
+    """
+    most = most_scenarios(height, width)
+    if count <= most:
+        return
+    memory_gb = count * SCENARIO_BYTES / 1e9
+    visits = count * height * width
+    raise ValueError(
+        f"{count} scenarios on a {width}x{height} map would take about {memory_gb:.3g} GB and "
+        f"{visits:.2g} cell visits (a distance field over the map each); at most {most} fit"
+    )
+
+
 def random_scenarios(
-    walkable: NDArray[np.bool_], count: int, *, seed: int, map_name: str
+    walkable: NDArray[np.bool_],
+    count: int,
+    *,
+    seed: int,
+    map_name: str,
+    progress: Callable[[int], object] | None = None,
 ) -> list[Scenario]:
     """Draw `count` start/goal pairs that are connected, with their optimal lengths.
 
@@ -146,9 +203,11 @@ def random_scenarios(
         count: how many scenarios, >= 1.
         seed: the seed of ``np.random.default_rng``, >= 0; the same seed, the same scenarios.
         map_name: the map's name as the .scen file names it (a bare file name, ``x.map``).
+        progress: called with 1 after each scenario drawn (a progress bar's ``advance``).
 
     Raises:
-        ValueError: for a bad mask, count or name, or a map without 2 connected walkable cells.
+        ValueError: for a bad mask, count or name, a count past the budget
+            (`check_scenario_budget`), or a map without 2 connected walkable cells.
 
     >>> open_map = np.ones((1, 3), dtype=bool)
     >>> [(s.start, s.goal, s.optimal_length) for s in random_scenarios(open_map, 2, seed=0,
@@ -159,6 +218,7 @@ def random_scenarios(
     check_map_name(map_name)
     rng = np.random.default_rng(_seed(seed))
     graph = MoveGraph.build(walkable)  # checks the mask: 2-D, bool, not empty
+    check_scenario_budget(count, *graph.walkable.shape)
     mask = np.ascontiguousarray(graph.walkable, dtype=bool)
     starts = np.flatnonzero(_has_walkable_neighbour(mask))
     if starts.size == 0:
@@ -191,6 +251,8 @@ def random_scenarios(
                 fixed_decimals=True,
             )
         )
+        if progress is not None:
+            progress(1)
     drawn.sort(key=lambda scenario: scenario.bucket)
     return [_on_line(scenario, index + 2) for index, scenario in enumerate(drawn)]
 
@@ -291,13 +353,14 @@ class _Lattice:
         return np.outer(rows, open_lines(width, self.cols, self.col_offset))
 
     def spanning_tree(
-        self, rng: np.random.Generator
+        self, rng: np.random.Generator, progress: Callable[[float], object] | None = None
     ) -> tuple[NDArray[np.bool_], NDArray[np.intp], NDArray[np.intp]]:
         """Kruskal: edges in a random order, each kept when it joins two trees.
 
         Edge ``e`` joins square ``first[e]`` to ``second[e]`` (flat ``row * cols + col``); the
         edges between left and right squares come first. Returns which edges are in the tree,
-        and the two arrays.
+        and the two arrays. `progress` hears the share of edges tried after each block of
+        `PROGRESS_EDGES`.
         """
         squares = np.arange(self.rows * self.cols).reshape(self.rows, self.cols)
         first = np.concatenate([squares[:, :-1].ravel(), squares[:-1, :].ravel()])
@@ -312,11 +375,15 @@ class _Lattice:
 
         in_tree = np.zeros(first.size, dtype=bool)
         left, right = first.tolist(), second.tolist()
-        for edge in rng.permutation(first.size).tolist():
-            a, b = root(left[edge]), root(right[edge])
-            if a != b:
-                parent[a] = b
-                in_tree[edge] = True
+        order = rng.permutation(first.size).tolist()
+        for begin in range(0, len(order), PROGRESS_EDGES):
+            for edge in order[begin : begin + PROGRESS_EDGES]:
+                a, b = root(left[edge]), root(right[edge])
+                if a != b:
+                    parent[a] = b
+                    in_tree[edge] = True
+            if progress is not None:
+                progress(min(begin + PROGRESS_EDGES, len(order)) / len(order))
         return in_tree, first, second
 
     def open_walls(
@@ -344,21 +411,32 @@ class _Lattice:
         mask[wall_row[~sideways, None], left[~sideways, None] + across] = True
 
 
-def _maze(rng: np.random.Generator, height: int, width: int, corridor: int) -> NDArray[np.bool_]:
+def _maze(
+    rng: np.random.Generator,
+    height: int,
+    width: int,
+    corridor: int,
+    progress: Callable[[float], object] | None,
+) -> NDArray[np.bool_]:
     lattice = _Lattice.fit(height, width, corridor)
     mask = lattice.open_squares(height, width)
-    in_tree, first, second = lattice.spanning_tree(rng)
+    in_tree, first, second = lattice.spanning_tree(rng, progress)
     first, second = first[in_tree], second[in_tree]
     lattice.open_walls(mask, first, second, corridor, np.zeros(first.size, dtype=np.int64))
     return mask
 
 
 def _rooms(
-    rng: np.random.Generator, height: int, width: int, room: int, door: int
+    rng: np.random.Generator,
+    height: int,
+    width: int,
+    room: int,
+    door: int,
+    progress: Callable[[float], object] | None,
 ) -> NDArray[np.bool_]:
     lattice = _Lattice.fit(height, width, room)
     mask = lattice.open_squares(height, width)
-    in_tree, first, second = lattice.spanning_tree(rng)
+    in_tree, first, second = lattice.spanning_tree(rng, progress)
     doors = in_tree | (rng.random(in_tree.size) < EXTRA_DOOR_CHANCE)
     first, second = first[doors], second[doors]
     # Each door sits anywhere along its wall, as in 8room_000.
@@ -421,6 +499,20 @@ def _whole(name: str, value: object, least: int) -> int:
     if value < least:
         raise ValueError(f"{name} must be at least {least}, got {value}")
     return int(value)
+
+
+def _inside(name: str, value: object, height: object, width: object) -> int:
+    """A corridor or room width, >= 1; one wider than any map is refused with this map's range.
+
+    Checked against the size alone (`_check_size`) it would ask for sides no map may have.
+    """
+    value = _whole(name, value, 1)
+    if value + 2 > MAX_SIDE:
+        rows, cols = _check_size("a map", height, width, MIN_SIDE + 1)
+        raise ValueError(
+            f"{name} must be 1 to {min(rows, cols) - 2} on a {cols}x{rows} map, got {value}"
+        )
+    return value
 
 
 def _seed(value: object) -> int:

@@ -19,6 +19,7 @@ Malformed files raise `MapFormatError` whose message starts ``FILE:LINE:``.
 
 from __future__ import annotations
 
+import codecs
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -391,8 +392,10 @@ def _decimals(number: str) -> int:
 
 
 def _read_text(path: str | Path) -> str:
-    # latin-1 never fails to decode, so a stray byte is reported with its line number.
-    return read_input_file(path, MAX_FILE_BYTES).decode("latin-1")
+    # latin-1 never fails to decode, so a stray byte is reported with its line number. A UTF-8
+    # byte order mark (editors on Windows add one) is no part of the first line: it is dropped.
+    data = read_input_file(path, MAX_FILE_BYTES)
+    return data.removeprefix(codecs.BOM_UTF8).decode("latin-1")
 
 
 def _lines(text: str) -> list[str]:
