@@ -20,6 +20,7 @@ from sim.app.report import (
     EditorEntry,
     ExplanationEntry,
     GridEntry,
+    MapfEntry,
     ObjectEntry,
     PathEntry,
     RaceLaneEntry,
@@ -28,6 +29,7 @@ from sim.app.report import (
     SearchViewSettings,
 )
 from sim.components.agent_controller import ReplanCause
+from sim.components.mapf_group import MAPF_GROUP, MapfGroup
 from sim.navigation import TerrainSummary, terrain_summary
 
 if TYPE_CHECKING:
@@ -122,6 +124,7 @@ def build_report(parts: ReportParts, *, frames: int, look: Look, errors: list[st
         ),
         "editor": editor_entry(parts.editor),
         "errors": list(errors),
+        "mapf": mapf_entry(parts.world),
     }
 
 
@@ -247,6 +250,28 @@ def agent_entry(agent: AgentController) -> AgentEntry:
             "goal_moved": agent.replans_by_cause[ReplanCause.GOAL_MOVED],
         },
         "expanded_total": agent.expanded_total,
+        "planner": str(agent.config.planner),
+    }
+
+
+def mapf_entry(world: World) -> MapfEntry | None:
+    """The scene's joint plan (`MapfGroup`), or None when no agent plans jointly."""
+    holder = world.find(MAPF_GROUP)
+    groups = (
+        []
+        if holder is None
+        else [part for part in holder.components if isinstance(part, MapfGroup)]
+    )
+    if not groups:
+        return None
+    summary = groups[0].summary
+    return {
+        "solver": summary.solver,
+        "solved": summary.solved,
+        "soc": summary.soc,
+        "makespan": summary.makespan,
+        "replans": summary.replans,
+        "agents": summary.agents,
     }
 
 
