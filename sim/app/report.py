@@ -162,7 +162,7 @@ class AgentEntry(TypedDict):
     pushes: int
     replans_by_cause: ReplansByCause
     expanded_total: int
-    planner: str
+    planner: NotRequired[str]  # added with joint plans: older reports have none
 
 
 class MapfEntry(TypedDict):
@@ -310,7 +310,7 @@ class Report(TypedDict):
     search_view: SearchViewEntry
     editor: EditorEntry
     errors: list[str]
-    mapf: MapfEntry | None
+    mapf: NotRequired[MapfEntry | None]  # added with joint plans: older reports have none
 
 
 def validate_report(data: object) -> list[str]:
