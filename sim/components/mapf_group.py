@@ -18,11 +18,13 @@ Its agents stay `AgentController`s (the report, the trace and the HUD read them 
 their crowd marks their rows joint: the controllers do not steer them, their avoidance is off
 (the others go around them; they do not give way) and the group commits their poses.
 A plan the solver does not find leaves every agent where it stands, in state ``no path``,
-until the world changes again.
+until the world changes again. An agent removed from the scene leaves the group, which plans
+again from where the others stand.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -104,6 +106,7 @@ class MapfGroup(Component):
 
     def update(self, dt: float) -> None:
         """Plan again when the world changed (at a step boundary), then move along the plan."""
+        self._drop_the_removed()
         if not self.agents:
             return
         if not self._indices:
@@ -127,6 +130,15 @@ class MapfGroup(Component):
         if follower is not None:
             follower.advance(dt, stop_at_boundary=self._pending is not None)
             self._move(follower, dt)
+
+    def _drop_the_removed(self) -> None:
+        """Forget agents removed from the scene (the editor deletes); the rest plan again."""
+        kept = tuple(agent for agent in self.agents if agent.game_object.alive)
+        if len(kept) == len(self.agents):
+            return
+        self.agents, self._indices = kept, []
+        self._follower, self._planned = None, None
+        self._summary = dataclasses.replace(self._summary, agents=len(kept))
 
     # ---- Planning ---------------------------------------------------------------------------
 

@@ -20,7 +20,7 @@ now (`locate`). Two kinds of rows, and a third:
 Agents with ``planner = "mapf"`` (the **joint** rows) are neither: the scene's joint plan moves
 them (`sim.crowd.joint`) and commits where they stand, no field takes them over, and they never
 give way: ORCA counts them as agents that do not avoid, so the others go around them.
-`is_driven` is True for them (their owners do not steer).
+`is_driven` is True for them (their owners do not steer) in a crowd with fields, the scene's.
 
 A driven agent's replans are the fields it takes (`TargetGroup.take`), counted by cause as a
 self-steered agent counts its own: `goal_moved` when the target went to another cell, `path_cut`
@@ -106,7 +106,7 @@ class Crowd:
     Args:
         grid: The scene's grid.
         fields: The shared distance fields; None: a crowd that drives no one (its agents steer
-            themselves).
+            themselves, joint ones too: such a crowd is an agent's own, off the scene's plan).
         settings: Avoidance and arrival tunables (`StepSettings`).
     """
 
@@ -121,6 +121,7 @@ class Crowd:
         self._rows = AgentRows()
         self._keys = TargetKeys()
         self._driving = Driving(self._rows, grid, fields, self.settings)
+        self._plans_jointly = fields is not None
         self._row_of: dict[int, int] = {}
         self._next_index = 0
         self._left: list[int] = []
@@ -281,7 +282,8 @@ class Crowd:
     def is_driven(self, index: int) -> bool:
         """Whether the crowd moves agent `index`, or the joint plan (else its owner steers it)."""
         row = self._row(index)
-        return bool(self._rows.driven[row] or self._rows.joint[row])
+        rows = self._rows
+        return bool(rows.driven[row] or (self._plans_jointly and rows.joint[row]))
 
     def owner(self, index: int) -> object:
         """Who steers agent `index` when the crowd does not (`add_agent`)."""

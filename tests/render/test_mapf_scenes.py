@@ -129,3 +129,19 @@ def test_a_door_that_opens_makes_the_group_plan_again_and_arrive(tmp_path):
         assert entry["replans_by_cause"]["path_cut"] >= 1
     still = [frame["pos"] for frame in frames if frame["t"] < 1.9]
     assert still[0] == still[-1], "nobody moves while no plan exists"
+
+
+def test_an_agent_removed_mid_plan_leaves_the_group_and_the_rest_arrive(open_app):
+    app = open_app(MAPF_SCENES / "corridor.toml", size=(64, 48))
+    for _ in range(30):
+        app.step()
+    gone = next(agent for agent in app.agents if agent.game_object.name == "eastbound-1")
+    app.world.destroy(gone.game_object)
+    app.agents.remove(gone)  # the app's list reads every agent's node, which is gone now
+    for _ in range(round(BUDGET_S["corridor"] * 60)):
+        app.step()
+        if all(agent.reached_goal for agent in app.agents):
+            break
+    assert len(app.agents) == 5
+    assert all(agent.reached_goal for agent in app.agents)
+    assert app.report()["mapf"]["agents"] == 5

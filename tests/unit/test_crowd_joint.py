@@ -87,15 +87,29 @@ class OpenGrid:
     version = mask_version = 0
 
 
-def test_a_joint_row_is_moved_by_the_plan_and_never_gives_way():
+class Fields:
+    """Stands for the scene's shared fields: only a crowd given fields follows a joint plan."""
+
+    threshold = 8
+
+
+def test_the_scenes_crowd_leaves_a_joint_row_to_the_plan():
     from sim.crowd.crowd import Crowd
 
-    crowd = Crowd(OpenGrid())  # type: ignore[arg-type]
+    crowd = Crowd(OpenGrid(), Fields())  # type: ignore[arg-type]
     alone = crowd.add_agent(AgentConfig())
     joint = crowd.add_agent(AgentConfig(planner=Planner.MAPF))
     assert (crowd.is_driven(alone), crowd.is_driven(joint)) == (False, True)
     crowd.update_agent(joint, planner=Planner.INDEPENDENT)
     assert not crowd.is_driven(joint)
+
+
+def test_an_agents_own_crowd_lets_it_steer_itself():
+    from sim.crowd.crowd import Crowd
+
+    own = Crowd(OpenGrid())  # type: ignore[arg-type]
+    joint = own.add_agent(AgentConfig(planner=Planner.MAPF))
+    assert not own.is_driven(joint)
 
 
 def test_others_go_around_a_joint_agent():

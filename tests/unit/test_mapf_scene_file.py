@@ -52,16 +52,19 @@ def write(tmp_path: Path):
 
 
 def test_without_a_key_agents_plan_alone_and_the_table_has_its_defaults(write):
-    scene = load_scene(write(scene_text()))
-    assert scene.objects[0].agent == AgentConfig(radius=scene.objects[0].agent.radius)
-    assert scene.objects[0].agent.planner is Planner.INDEPENDENT
-    assert scene.mapf == MapfSpec("lacam", 1.0, 4)
+    agent = load_scene(write(scene_text())).objects[0].agent
+    assert agent is not None
+    assert agent == AgentConfig(radius=agent.radius)
+    assert agent.planner is Planner.INDEPENDENT
+    assert load_scene(write(scene_text())).mapf == MapfSpec("lacam", 1.0, 4)
 
 
 def test_the_keys_are_read(write):
     mapf = 'solver = "cbs"\ntime_limit_s = 0.5\nconnectivity = 4'
     scene = load_scene(write(scene_text(mapf=mapf, agent='planner = "mapf"')))
-    assert scene.objects[0].agent.planner is Planner.MAPF
+    agent = scene.objects[0].agent
+    assert agent is not None
+    assert agent.planner is Planner.MAPF
     assert scene.mapf == MapfSpec("cbs", 0.5, 4)
 
 
@@ -125,5 +128,7 @@ def test_saving_keeps_the_table_and_the_planner(tmp_path):
         edits.append(state)
     saved = load_scene(save_scene(source, edits, target=tmp_path / "saved.toml"))
     assert saved.mapf == spec.mapf
-    assert saved.find("going-east").pos == (1.5, 1.5, 0.0)
+    moved = saved.find("going-east")
+    assert moved is not None
+    assert moved.pos == (1.5, 1.5, 0.0)
     assert [obj.agent.planner for obj in saved.objects if obj.agent] == [Planner.MAPF] * 2
