@@ -132,7 +132,7 @@ class MapfGroup(Component):
             self._move(follower, dt)
 
     def _drop_the_removed(self) -> None:
-        """Forget agents removed from the scene (the editor deletes); the rest plan again."""
+        """Forget agents destroyed in the scene (by a script, say); the rest plan again."""
         kept = tuple(agent for agent in self.agents if agent.game_object.alive)
         if len(kept) == len(self.agents):
             return
