@@ -46,6 +46,13 @@ class AgentMode(StrEnum):
     PATROL = "patrol"
 
 
+class Planner(StrEnum):
+    """How an agent plans: alone (and avoids the others), or jointly with every "mapf" agent."""
+
+    INDEPENDENT = "independent"
+    MAPF = "mapf"
+
+
 @dataclass(frozen=True, slots=True)
 class AgentConfig:
     """How an Agent-tagged object moves and how big it is; units are world units and seconds.
@@ -55,6 +62,7 @@ class AgentConfig:
     `avoidance` False lets the agent walk through other agents (for comparison). `target` names
     the object the agent goes to (any object of the scene, another agent too); None is the
     End-tagged one. In patrol mode the agent goes back and forth between Start and its target.
+    `planner` MAPF hands the agent to the scene's joint plan (`sim.components.mapf_group`).
     """
 
     speed: float = 3.0
@@ -66,6 +74,7 @@ class AgentConfig:
     radius: float = AGENT_MODEL_RADIUS
     avoidance: bool = True
     target: str | None = None
+    planner: Planner = Planner.INDEPENDENT
 
 
 class MoverMode(StrEnum):

@@ -141,7 +141,8 @@ class AgentEntry(TypedDict):
     `radius` is the agent's size in world units; `path_cost` the cost of its current planned
     route (world units times the cells' costs, as `path.cost`), null while it has none.
     `pushes` counts the frames an obstacle moved onto the agent and pushed it aside,
-    `expanded_total` the nodes all its plans expanded.
+    `expanded_total` the nodes all its plans expanded. `planner` is "independent" or "mapf"
+    (planned with the others: see `mapf`).
     """
 
     name: str
@@ -161,6 +162,23 @@ class AgentEntry(TypedDict):
     pushes: int
     replans_by_cause: ReplansByCause
     expanded_total: int
+    planner: NotRequired[str]  # added with joint plans: older reports have none
+
+
+class MapfEntry(TypedDict):
+    """The joint plan of the agents with ``planner = "mapf"`` (null in a scene without any).
+
+    `solver` is the scene's `[mapf]` solver; `solved`, `soc` (sum of costs, in time steps) and
+    `makespan` describe its last plan (0 when not solved); `replans` counts the plans after
+    the first (the world changed); `agents` how many agents it plans.
+    """
+
+    solver: str
+    solved: bool
+    soc: int
+    makespan: int
+    replans: int
+    agents: int
 
 
 class CompareEntry(TypedDict):
@@ -313,6 +331,7 @@ class Report(TypedDict):
     messages: list[str]
     """The HUD's last messages (edits, saves, notices), oldest first: the one showing may
     already have given way to a newer one."""
+    mapf: NotRequired[MapfEntry | None]  # added with joint plans: older reports have none
 
 
 def validate_report(data: object) -> list[str]:

@@ -20,6 +20,7 @@ from sim.app.report import (
     EditorEntry,
     ExplanationEntry,
     GridEntry,
+    MapfEntry,
     ObjectEntry,
     PathEntry,
     RaceLaneEntry,
@@ -29,6 +30,7 @@ from sim.app.report import (
     SearchViewSettings,
 )
 from sim.components.agent_controller import ReplanCause
+from sim.components.mapf_group import MAPF_GROUP, MapfGroup
 from sim.errors import storable
 from sim.navigation import TerrainSummary, terrain_summary
 
@@ -131,6 +133,7 @@ def build_report(parts: ReportParts, *, frames: int, look: Look, errors: list[st
         "errors": [storable(error) for error in errors],
         "scripts": parts.scripts(),
         "messages": [storable(message) for message in parts.messages.history()],
+        "mapf": mapf_entry(parts.world),
     }
 
 
@@ -256,6 +259,28 @@ def agent_entry(agent: AgentController) -> AgentEntry:
             "goal_moved": agent.replans_by_cause[ReplanCause.GOAL_MOVED],
         },
         "expanded_total": agent.expanded_total,
+        "planner": str(agent.config.planner),
+    }
+
+
+def mapf_entry(world: World) -> MapfEntry | None:
+    """The scene's joint plan (`MapfGroup`), or None when no agent plans jointly."""
+    holder = world.find(MAPF_GROUP)
+    groups = (
+        []
+        if holder is None
+        else [part for part in holder.components if isinstance(part, MapfGroup)]
+    )
+    if not groups:
+        return None
+    summary = groups[0].summary
+    return {
+        "solver": summary.solver,
+        "solved": summary.solved,
+        "soc": summary.soc,
+        "makespan": summary.makespan,
+        "replans": summary.replans,
+        "agents": summary.agents,
     }
 
 

@@ -12,9 +12,10 @@ from typing import TYPE_CHECKING
 from sim.app.process import tell
 from sim.components.agent_controller import ROUTES_DRAWN, AgentController
 from sim.components.grid_manager import GridManager
+from sim.components.mapf_group import MAPF_GROUP, MapfGroup
 from sim.components.terrain import TerrainPatch
 from sim.components.terrain_legend import TerrainLegend
-from sim.config import AgentConfig, Tag
+from sim.config import AgentConfig, Planner, Tag
 from sim.scene.grid import obstacle_box
 
 if TYPE_CHECKING:
@@ -62,7 +63,11 @@ def add_agents(
     crowd_sim: CrowdSim,
     dragging: Callable[[], bool],
 ) -> list[AgentController]:
-    """Give each Agent object (`objects` as built from `scene`) its controller."""
+    """Give each Agent object (`objects` as built from `scene`) its controller.
+
+    The agents with ``planner = "mapf"`` also get one `MapfGroup` (a game object of its own,
+    `MAPF_GROUP`, updated after them) that plans them together with the scene's `[mapf]`.
+    """
     controllers: list[AgentController] = []
     for spec, game_object in zip(scene.objects, objects, strict=True):
         if spec.tag == Tag.AGENT:
@@ -77,6 +82,11 @@ def add_agents(
                 crowd_sim=crowd_sim,
             )
             controllers.append(game_object.add_component(controller))
+    joint = [agent for agent in controllers if agent.config.planner is Planner.MAPF]
+    world = crowd_sim.world
+    if joint and world is not None:
+        group = MapfGroup(grid, scene.mapf, joint, crowd_sim.crowd)
+        world.spawn(MAPF_GROUP).add_component(group)
     return controllers
 
 

@@ -7,7 +7,7 @@ Its state lives in a row of `AgentRows` (struct of arrays); an index stays the a
 row moves (rows close up when agents leave).
 
 `update(dt, locate)` moves every agent the crowd drives, given where each chased target stands
-now (`locate`). Two kinds of rows:
+now (`locate`). Two kinds of rows, and a third:
 
 - **Driven** rows: the agents of a target that `SharedFields.threshold` agents or more chase (and
   small enough for the shared field: at most half a cell). The crowd moves them all each frame
@@ -16,6 +16,11 @@ now (`locate`). Two kinds of rows:
 - **Self-steered** rows: everyone else (lone agents, small groups). Their owners steer them and
   commit where they stand (`commit_pose`); they ask `avoid` for the velocity ORCA gives them
   against every row and arrive by the crowd's rule (`joins_cluster`).
+
+Agents with ``planner = "mapf"`` (the **joint** rows) are neither: the scene's joint plan moves
+them (`sim.crowd.joint`) and commits where they stand, no field takes them over, and they never
+give way: ORCA counts them as agents that do not avoid, so the others go around them.
+`is_driven` is True for them (their owners do not steer) in a crowd with fields, the scene's.
 
 A driven agent's replans are the fields it takes (`TargetGroup.take`), counted by cause as a
 self-steered agent counts its own: `goal_moved` when the target went to another cell, `path_cut`
@@ -41,7 +46,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from sim.config import AgentConfig, AgentMode
+from sim.config import AgentConfig, AgentMode, Planner
 from sim.crowd.driving import CAUSE_CODE, CAUSES, STATE_CODE, STATES, Driving, FieldPlan
 from sim.crowd.goals import START_KEY, SharedFields, TargetKeys
 from sim.crowd.grid import CrowdGrid, Point
@@ -101,7 +106,7 @@ class Crowd:
     Args:
         grid: The scene's grid.
         fields: The shared distance fields; None: a crowd that drives no one (its agents steer
-            themselves).
+            themselves, joint ones too: such a crowd is an agent's own, off the scene's plan).
         settings: Avoidance and arrival tunables (`StepSettings`).
     """
 
@@ -116,6 +121,7 @@ class Crowd:
         self._rows = AgentRows()
         self._keys = TargetKeys()
         self._driving = Driving(self._rows, grid, fields, self.settings)
+        self._plans_jointly = fields is not None
         self._row_of: dict[int, int] = {}
         self._next_index = 0
         self._left: list[int] = []
@@ -161,7 +167,8 @@ class Crowd:
             speeds=config.speed,
             arrival_radii=config.arrival_radius,
             turn_rates=config.turn_rate,
-            avoidance=config.avoidance,
+            avoidance=config.avoidance and config.planner is Planner.INDEPENDENT,
+            joint=config.planner is Planner.MAPF,
             key=self._keys.key_for(config.target),
             colors=color,
         )
@@ -209,6 +216,9 @@ class Crowd:
         rows.configs[row] = new
         for name, column in _COLUMNS_OF_SETTINGS.items():
             getattr(rows, column)[row] = getattr(new, name)
+        joint = new.planner is Planner.MAPF
+        rows.joint[row] = joint
+        rows.avoidance[row] = new.avoidance and not joint
         if "mode" in settings or new.mode is not old.mode:
             rows.patrol[row] = new.mode is AgentMode.PATROL
         if new.target != old.target:
@@ -270,9 +280,10 @@ class Crowd:
         return config
 
     def is_driven(self, index: int) -> bool:
-        """Whether the crowd moves agent `index` (else its owner steers it)."""
+        """Whether the crowd moves agent `index`, or the joint plan (else its owner steers it)."""
         row = self._row(index)
-        return bool(self._rows.driven[row])
+        rows = self._rows
+        return bool(rows.driven[row] or (self._plans_jointly and rows.joint[row]))
 
     def owner(self, index: int) -> object:
         """Who steers agent `index` when the crowd does not (`add_agent`)."""

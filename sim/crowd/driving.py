@@ -127,7 +127,8 @@ class Driving:
         found[[key for key, target in targets.items() if target is not None]] = True
         has_target = found[keys]
         fits = rows.radii <= self._grid.grid_cell_size / 2.0
-        wanted = fits & has_target & (counts[keys] >= self._fields.threshold)
+        # The joint plan moves its agents; no field may take them over.
+        wanted = fits & has_target & ~rows.joint & (counts[keys] >= self._fields.threshold)
         handed = []
         for row in np.flatnonzero(wanted != rows.driven):
             if wanted[row]:

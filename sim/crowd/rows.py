@@ -27,6 +27,7 @@ COLUMNS: dict[str, tuple[type, tuple[int, ...], Any]] = {
     "colors": (np.float64, (4,), 1.0),
     "avoidance": (np.bool_, (), True),
     "driven": (np.bool_, (), False),  # moved by the crowd (else by its owner)
+    "joint": (np.bool_, (), False),  # follows the scene's joint (MAPF) plan
     "patrol": (np.bool_, (), False),  # patrol mode (else chase)
     "to_start": (np.bool_, (), False),  # patrolling back to Start
     "key": (np.int32, (), 0),  # which target it chases (`Crowd` keeps the keys)
@@ -70,6 +71,7 @@ class AgentRows:
     colors: NDArray[np.float64]
     avoidance: NDArray[np.bool_]
     driven: NDArray[np.bool_]
+    joint: NDArray[np.bool_]
     patrol: NDArray[np.bool_]
     to_start: NDArray[np.bool_]
     key: NDArray[np.int32]

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-from sim.config import AgentConfig, AgentMode
+from sim.config import AgentConfig, AgentMode, Planner
 from sim.scene import values
 from sim.scene.spec import SceneSpec
 from sim.scene.values import Reader, Table
@@ -31,6 +31,7 @@ AGENT_KEYS: Final = (
     "radius",
     "avoidance",
     "target",
+    "planner",
 )
 # An agent is no faster than crossing the whole world (MAX_COORDINATE) in a second.
 MAX_SPEED: Final = values.MAX_COORDINATE
@@ -45,6 +46,7 @@ _speed = values.within(values.MIN_SIZE, MAX_SPEED)
 _turn_rate = values.within(values.MIN_SIZE, MAX_TURN_RATE)
 _replan_interval = values.within(values.MIN_SIZE, MAX_REPLAN_INTERVAL_S)
 _mode = values.choice(AgentMode)
+_planner = values.choice(Planner)
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +75,7 @@ class AgentReader:
             radius=table.get("radius", values.length, default.radius),
             avoidance=table.get("avoidance", values.boolean, default.avoidance),
             target=table.get("target", values.non_empty_string, default.target),
+            planner=table.get("planner", _planner, default.planner),
         )
 
 

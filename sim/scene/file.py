@@ -28,6 +28,7 @@ from sim.navigation.maps.input_file import read_input_file
 from sim.scene import values
 from sim.scene.agents import AgentReader, check_targets, object_path
 from sim.scene.grid import scene_grid
+from sim.scene.mapf import read_mapf
 from sim.scene.motion import MOTION_KEYS, read_motion
 from sim.scene.scripts import read_scripts
 from sim.scene.spec import (
@@ -35,6 +36,7 @@ from sim.scene.spec import (
     CameraSpec,
     CrowdSpec,
     GridSpec,
+    MapfSpec,
     ObjectSpec,
     SceneError,
     SceneSpec,
@@ -149,7 +151,8 @@ def parse_scene(
     crowds = root.get("crowds", _Crowds(models, agent, objects), no_crowds)
     for crowd in crowds:
         objects += crowd_objects(crowd)
-    scene = SceneSpec(Path(source), version, name, grid, camera, objects, crowds)
+    mapf = root.get("mapf", read_mapf, MapfSpec())
+    scene = SceneSpec(Path(source), version, name, grid, camera, objects, crowds, mapf)
     check_targets(Reader(source), scene)
     _check_agents_fit(Reader(source), scene)
     return scene
@@ -206,7 +209,7 @@ def _version(at: Reader, value: object) -> int:
 
 # --- the tables -------------------------------------------------------------------------------
 
-_ROOT_KEYS = ("version", "name", "grid", "camera", "objects", "crowds")
+_ROOT_KEYS = ("version", "name", "grid", "camera", "objects", "crowds", "mapf")
 _CROWD_KEYS = ("name", "count", "area", "seed", "model", "heading", "color", "agent")
 _GRID_KEYS = ("origin", "rows", "columns", "cell_size", "connectivity", "diagonal")
 _CAMERA_KEYS = ("target", "distance", "heading", "pitch")

@@ -174,11 +174,26 @@ class CrowdSpec:
 
 
 @dataclass(frozen=True, slots=True)
+class MapfSpec:
+    """The scene's `[mapf]` table: how the agents with ``planner = "mapf"`` are planned together.
+
+    `solver` is one of `sim.mapf.SOLVERS`, `time_limit_s` the seconds each joint (re)plan may
+    take, `connectivity` the moves a plan may make (4: the benchmark's rule, the only one the
+    solvers support so far).
+    """
+
+    solver: str = "lacam"
+    time_limit_s: float = 1.0
+    connectivity: int = 4
+
+
+@dataclass(frozen=True, slots=True)
 class SceneSpec:
     """A whole validated scene, as read from `path`.
 
     `objects` holds the file's `[[objects]]` in order, then the agents each of `crowds` expands
-    into, crowd by crowd; `listed_objects` and `crowd_members` tell the two apart.
+    into, crowd by crowd; `listed_objects` and `crowd_members` tell the two apart. `mapf` is
+    the `[mapf]` table (its defaults when the file has none).
     """
 
     path: Path
@@ -188,6 +203,7 @@ class SceneSpec:
     camera: CameraSpec
     objects: tuple[ObjectSpec, ...] = field(default_factory=tuple)
     crowds: tuple[CrowdSpec, ...] = field(default_factory=tuple)
+    mapf: MapfSpec = MapfSpec()
 
     @property
     def listed_objects(self) -> tuple[ObjectSpec, ...]:
