@@ -10,7 +10,6 @@ from direct.task.Task import Task
 from panda3d.core import (
     ButtonThrower,
     ClockObject,
-    GraphicsWindow,
     ModifierButtons,
     MouseWatcher,
     Point3,
@@ -21,9 +20,10 @@ from sim.app.actions import key_actions
 from sim.app.controls import bind_controls, hud_help, panel_help, table_keys
 from sim.app.generator_menu import GeneratorMenu
 from sim.app.legend_setup import add_legend
+from sim.app.mapf_playback import MapfPlayback
 from sim.app.modes import Modes
 from sim.app.outputs import RunOutputs
-from sim.app.process import sigterm_stops_the_loop, tell
+from sim.app.process import quit_on_close_request, sigterm_stops_the_loop, tell
 from sim.app.race_control import RaceControl
 from sim.app.report import Report
 from sim.app.report_builder import ReportParts, build_report
@@ -66,7 +66,6 @@ MESSAGE_S = 4.0  # how long an edit or save message stays on the HUD
 # The search view's playback and panel run on frame time (Phase.UI), so Space, which pauses
 # simulated time, leaves them working.
 SEARCH_TASK = "search-view"
-CLOSE_REQUEST_EVENT = "window-close-request"
 EXIT_INTERRUPTED = 130  # Ctrl+C: 128 + SIGINT, as shells report it
 EXIT_TERMINATED = 143  # SIGTERM: 128 + SIGTERM
 
@@ -230,6 +229,7 @@ class SimApp:
         self.failed_outputs = self.outputs.failed_outputs
         self.trace = self._open_trace()
         self._message: tuple[str, float] | None = None
+        self.mapf_playback: MapfPlayback | None = None  # a MAPF plan's, set by `sim run`
         self._next_report_s = 0.0
         self._bind_keys()
         self._report_parts = ReportParts(
@@ -249,8 +249,9 @@ class SimApp:
             window_size=self.window_size,
             screen_of=self.screen_of,
             screen_of_point=self.screen_of_point,
+            mapf_playback=lambda: self.mapf_playback,
         )
-        self._quit_on_close_request()
+        quit_on_close_request(self.base)
         if self.base.mouseWatcherNode is not None:
             # The stubs type buttonThrowers as the nodes; ShowBase holds their NodePaths.
             thrower = self.base.buttonThrowers[0].node()  # type: ignore[attr-defined]
@@ -330,17 +331,6 @@ class SimApp:
         bind_controls(
             self.base, actions, search_open=self.modes.search_keys, captured=self.modes.captured
         )
-
-    def _quit_on_close_request(self) -> None:
-        """Closing the window quits as Esc does, with the window still open for the screenshot.
-
-        Without a close request event Panda3D closes the window itself before the loop ends, so
-        there would be no last frame to save.
-        """
-        window = self.base.win
-        if isinstance(window, GraphicsWindow):
-            window.set_close_request_event(CLOSE_REQUEST_EVENT)
-            self.base.accept(CLOSE_REQUEST_EVENT, self.base.userExit)
 
     def toggle_parent_arrows(self) -> None:
         """Show or hide the search view's arrows from each cell to its parent."""
@@ -462,6 +452,7 @@ class SimApp:
             crowd_sim=self.crowd_sim,
             crowd=self.crowd,
             message=message,
+            mapf=self.mapf_playback,
         )
 
     def step(self) -> None:

@@ -1,4 +1,4 @@
-"""The running app's ties to its process: stdout that may fail, and SIGTERM ending a frame loop."""
+"""The running app's ties to its process: stdout, SIGTERM, the window's close button."""
 
 from __future__ import annotations
 
@@ -6,6 +6,14 @@ import contextlib
 import signal
 import threading
 from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING
+
+from panda3d.core import GraphicsWindow
+
+if TYPE_CHECKING:
+    from direct.showbase.ShowBase import ShowBase
+
+CLOSE_REQUEST_EVENT = "window-close-request"
 
 
 def tell(line: str) -> None:
@@ -34,3 +42,15 @@ def sigterm_stops_the_loop() -> Iterator[Callable[[], bool]]:
     finally:
         # None: a handler installed from C, which Python cannot restore; the default is closest.
         signal.signal(signal.SIGTERM, signal.SIG_DFL if previous is None else previous)
+
+
+def quit_on_close_request(base: ShowBase) -> None:
+    """Closing the window quits as Esc does, with the window still open for the screenshot.
+
+    Without a close request event Panda3D closes the window itself before the loop ends, so
+    there would be no last frame to save.
+    """
+    window = base.win
+    if isinstance(window, GraphicsWindow):
+        window.set_close_request_event(CLOSE_REQUEST_EVENT)
+        base.accept(CLOSE_REQUEST_EVENT, base.userExit)

@@ -276,8 +276,34 @@ class EditorEntry(TypedDict):
     selected: str | None
 
 
+class MapfStates(TypedDict):
+    """How many of a played MAPF plan's agents are in each state at its current step."""
+
+    moving: int
+    waiting: int
+    at_goal: int
+
+
+class MapfPlaybackEntry(TypedDict):
+    """`mapf_playback`: a MAPF plan played on a map (`sim run MAP.map --agents K`).
+
+    `step` is the timeline's step now (`time` the same in fractional steps), `steps` its last
+    step; `cells` each agent's cell at `step` as ``[x, y]`` (column, row of the map).
+    """
+
+    step: int
+    time: float
+    steps: int
+    agents: int
+    solver: str
+    soc: int
+    makespan: int
+    states: MapfStates
+    cells: list[list[int]]
+
+
 class Report(TypedDict):
-    """The whole report, as `sim run --report` writes it."""
+    """The whole report, as `sim run --report` writes it (`mapf_playback` only with a plan)."""
 
     scene: str
     frames: int
@@ -292,6 +318,7 @@ class Report(TypedDict):
     search_view: SearchViewEntry
     editor: EditorEntry
     errors: list[str]
+    mapf_playback: NotRequired[MapfPlaybackEntry]
 
 
 def validate_report(data: object) -> list[str]:

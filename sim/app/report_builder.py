@@ -31,6 +31,7 @@ from sim.components.agent_controller import ReplanCause
 from sim.navigation import TerrainSummary, terrain_summary
 
 if TYPE_CHECKING:
+    from sim.app.mapf_playback import MapfPlayback
     from sim.components.agent_controller import AgentController
     from sim.components.grid_manager import GridManager, PlanOutcome
     from sim.components.hud import Hud
@@ -69,6 +70,7 @@ class ReportParts:
         window_size: The window's size in pixels now.
         screen_of: Where an object shows in the window, if it does.
         screen_of_point: Where a world point shows in the window, if it does.
+        mapf_playback: The MAPF plan playing, if one is (`sim run MAP.map --agents K`).
     """
 
     scene_path: str
@@ -87,6 +89,7 @@ class ReportParts:
     window_size: Callable[[], tuple[int, int]]
     screen_of: Callable[[GameObject], tuple[int, int] | None]
     screen_of_point: ScreenOf
+    mapf_playback: Callable[[], MapfPlayback | None]
 
 
 def build_report(parts: ReportParts, *, frames: int, look: Look, errors: list[str]) -> Report:
@@ -96,7 +99,7 @@ def build_report(parts: ReportParts, *, frames: int, look: Look, errors: list[st
     run's errors so far.
     """
     window_size = parts.window_size()
-    return {
+    report: Report = {
         "scene": parts.scene_path,
         "frames": frames,
         "sim_time_s": round(parts.world.time_s, 6),
@@ -123,6 +126,10 @@ def build_report(parts: ReportParts, *, frames: int, look: Look, errors: list[st
         "editor": editor_entry(parts.editor),
         "errors": list(errors),
     }
+    playback = parts.mapf_playback()
+    if playback is not None:
+        report["mapf_playback"] = playback.entry()
+    return report
 
 
 def editor_entry(editor: SceneEditor) -> EditorEntry:

@@ -18,9 +18,9 @@ from sim.commands.args import (
     positive_int,
     window_size,
 )
+from sim.commands.run_map import add_map_arguments, open_scene, play_plan
 from sim.config import DEFAULT_FIXED_FPS, DEFAULT_SCENE, LOOK_FALLBACK_FPS, LOOKS
 from sim.errors import SimError
-from sim.scene.file import load_scene
 from sim.scene.writer import check_scene_target
 
 if TYPE_CHECKING:
@@ -76,7 +76,11 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
-        "scene", nargs="?", type=Path, default=DEFAULT_SCENE, help="scene file (.toml)"
+        "scene",
+        nargs="?",
+        type=Path,
+        default=DEFAULT_SCENE,
+        help="scene file (.toml), or a Moving AI map (.map) opened as a scene",
     )
     parser.add_argument(
         "--headless",
@@ -166,6 +170,7 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
         metavar="NAME[:H],NAME[:H][,...]",
         help="open a race of 2 to 4 searches side by side (e.g. astar,jps,bidirectional)",
     )
+    add_map_arguments(parser)
     parser.set_defaults(func=run)
 
 
@@ -221,7 +226,10 @@ def run(args: argparse.Namespace) -> int:
         raise SimError("--trace-every needs --trace FILE.jsonl")
     race = _race_request(args)
     request = None if race is not None else _search_request(args)
-    scene = load_scene(args.scene)
+    opened = open_scene(args)
+    if opened.scene is None:
+        return opened.status or 0
+    scene = opened.scene
     asked = (
         ("--screenshot", args.screenshot, OutputKind.IMAGE),
         ("--report", args.report, OutputKind.JSON),
@@ -231,8 +239,8 @@ def run(args: argparse.Namespace) -> int:
     )
     outputs = [Output(flag, path, kind) for flag, path, kind in asked if path is not None]
     check_outputs(args.scene, outputs)
-    if args.save_as is not None:
-        check_scene_target("--save-as", args.save_as)
+    if opened.save_as is not None:
+        check_scene_target("--save-as", opened.save_as)
     # Panda3D is imported only now, so `sim plan` and argument errors never pay for it.
     from sim.app.composition import RunOptions, SimApp
     from sim.engine.showbase import DisplaySettings
@@ -251,7 +259,7 @@ def run(args: argparse.Namespace) -> int:
         frames=frames,
         screenshot=args.screenshot,
         report=args.report,
-        save_as=args.save_as,
+        save_as=opened.save_as,
         trace=args.trace,
         trace_every=args.trace_every or 1,
     )
@@ -261,6 +269,15 @@ def run(args: argparse.Namespace) -> int:
         raise SimError(str(error)) from error
     gif_failure = None
     try:
+        if opened.plan is not None:
+            app.mapf_playback = play_plan(
+                opened.plan,
+                world=app.world,
+                root=app.base.render,
+                corner=app.base.a2dBottomLeft,
+                hud_visible=lambda: app.hud.visible,
+                captured=app.modes.captured,
+            )
         if request is not None:
             gif_failure = _start_search(
                 request,
