@@ -99,6 +99,7 @@ CONTROLS: tuple[Control, ...] = (
     Control("z", "undo", _UNDO_HELP, 1, modifier="control", bound_by=_EDITOR),
     Control("z", "redo", _UNDO_HELP, 1, modifier="control+shift", bound_by=_EDITOR),
     Control("y", "redo", _UNDO_HELP, 1, modifier="control", bound_by=_EDITOR),
+    Control("/", "toggle_plan_play", "/ plan play", 1, bound_by=_PLAYBACK),
     Control(",", "step_plan_back", ",/. plan step", 1, repeats=True, bound_by=_PLAYBACK),
     Control(".", "step_plan_forward", ",/. plan step", 1, repeats=True, bound_by=_PLAYBACK),
     Control("[", "scrub_plan_back", "[/] plan scrub", 1, repeats=True, bound_by=_PLAYBACK),

@@ -79,6 +79,7 @@ class MapfPlayback(Component):
     def awake(self) -> None:
         """Bind the timeline keys."""
         actions: dict[str, Callable[[], None]] = {
+            "toggle_plan_play": self.agents.toggle_play,
             "step_plan_back": self.agents.step_back,
             "step_plan_forward": self.agents.step_forward,
             "scrub_plan_back": lambda: self.agents.scrub(-SCRUB_STEPS),
@@ -96,7 +97,8 @@ class MapfPlayback(Component):
         counts = agents.state_counts()
         states = ", ".join(f"{count} {label}" for label, count in counts.items())
         return [
-            f"MAPF {result.solver}: step {agents.step} / {agents.makespan}   "
+            f"MAPF {result.solver}: step {agents.step} / {agents.makespan}"
+            f"{'' if agents.playing else ' (paused)'}   "
             f"sum of costs {result.soc}   makespan {result.makespan}",
             f"{agents.agents} agents: {states}",
         ]
@@ -109,6 +111,7 @@ class MapfPlayback(Component):
         return {
             "step": agents.step,
             "time": round(agents.time, 6),
+            "playing": agents.playing,
             "steps": agents.makespan,
             "agents": agents.agents,
             "solver": result.solver,

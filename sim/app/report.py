@@ -287,12 +287,14 @@ class MapfStates(TypedDict):
 class MapfPlaybackEntry(TypedDict):
     """`mapf_playback`: a MAPF plan played on a map (`sim run MAP.map --agents K`).
 
-    `step` is the timeline's step now (`time` the same in fractional steps), `steps` its last
-    step; `cells` each agent's cell at `step` as ``[x, y]`` (column, row of the map).
+    `step` is the timeline's step now (`time` the same in fractional steps), `playing` whether
+    it advances (`/` pauses it), `steps` its last step; `cells` each agent's cell at `step` as
+    ``[x, y]`` (column, row of the map).
     """
 
     step: int
     time: float
+    playing: bool
     steps: int
     agents: int
     solver: str

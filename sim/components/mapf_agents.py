@@ -7,9 +7,9 @@ Positions are interpolated linearly between time steps, so agents glide from cel
 step; the colour says each agent's state at the current step: moving (it leaves its cell
 next step), waiting (it stays, not yet home for good), or at goal (it never leaves again).
 
-The timeline is `time` in steps, from 0 to the makespan: `update` advances it while the world
-runs (Space pauses it, as every simulated thing), `step_forward`, `step_back` and `scrub` move
-it by whole steps at any time.
+The timeline is `time` in steps, from 0 to the makespan: `update` advances it while `playing`
+and the world runs (Space pauses it, as every simulated thing; `toggle_play` only it), and
+`step_forward`, `step_back` and `scrub` move it by whole steps at any time.
 """
 
 from __future__ import annotations
@@ -135,6 +135,7 @@ class MapfAgents(Component):
         self.geometry = geometry
         self.steps_per_s = steps_per_s
         self.time = 0.0
+        self.playing = True
         self._x, self._y = geometry.centres(self.paths)
         self._arrival = _arrivals(self.paths, self.goals)
         self.root = root.attach_new_node("mapf-agents")
@@ -169,8 +170,12 @@ class MapfAgents(Component):
 
     def update(self, dt: float) -> None:
         """Advance the timeline with simulated time, stopping at the makespan."""
-        if self.time < self.makespan:
+        if self.playing and self.time < self.makespan:
             self.set_time(self.time + dt * self.steps_per_s)
+
+    def toggle_play(self) -> None:
+        """Pause or resume the timeline (simulated time goes on)."""
+        self.playing = not self.playing
 
     def set_time(self, time: float) -> None:
         """Show the plan at `time` (steps; clamped to 0..makespan)."""

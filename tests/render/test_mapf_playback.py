@@ -18,7 +18,7 @@ from sim.app.composition import RunOptions, SimApp
 from sim.app.report import validate_report
 from sim.commands.dispatch import build_parser
 from sim.commands.run_map import MapPlan, OpenedScene, open_scene, play_plan
-from sim.components.mapf_agents import STATE_COLORS, AgentState
+from sim.components.mapf_agents import STATE_COLORS, AgentState, MapfAgents
 from sim.engine.showbase import DisplaySettings
 from sim.mapf.checker import check_plan, flat_to_pairs
 from sim.scene.grid import scene_grid
@@ -61,8 +61,8 @@ def write_instance(folder: Path) -> tuple[Path, Path]:
 class Played:
     """A headless app playing a plan, with its keyboard."""
 
-    def __init__(self, app: SimApp, plan: MapPlan) -> None:
-        self.app, self.plan = app, plan
+    def __init__(self, app: SimApp, plan: MapPlan, agents: MapfAgents) -> None:
+        self.app, self.plan, self.agents = app, plan, agents
         self.keys = Mouse(app)
         self.paths = np.array(plan.result.paths)
 
@@ -87,7 +87,7 @@ def played(tmp_path: Path) -> Iterator[Played]:
     display = DisplaySettings(headless=True, size=(640, 480))
     app = SimApp(RunOptions(scene=opened.scene, display=display, save_as=opened.save_as))
     try:
-        app.mapf_playback = play_plan(
+        playback = play_plan(
             opened.plan,
             world=app.world,
             root=app.base.render,
@@ -95,9 +95,10 @@ def played(tmp_path: Path) -> Iterator[Played]:
             hud_visible=lambda: app.hud.visible,
             captured=app.modes.captured,
         )
+        app.mapf_playback = playback
         app.step()
         app.toggle_pause()  # the timeline then moves only by its keys
-        yield Played(app, opened.plan)
+        yield Played(app, opened.plan, playback.agents)
         assert validate_report(as_read(app.report())) == []
     finally:
         app.destroy()
@@ -114,7 +115,7 @@ def test_the_plan_is_valid_and_the_report_names_it(played: Played) -> None:
 
 
 def test_step_forward_and_back_put_the_agents_on_the_plans_cells(played: Played) -> None:
-    played.app.mapf_playback.agents.set_time(0.0)
+    played.agents.set_time(0.0)
     assert played.entry()["cells"] == played.cells_at(0)
     played.keys.key(".")
     played.keys.key(".")
@@ -138,7 +139,7 @@ def test_scrubbing_stops_at_both_ends(played: Played) -> None:
 
 
 def test_agents_glide_between_steps(played: Played) -> None:
-    agents = played.app.mapf_playback.agents
+    agents = played.agents
     agents.set_time(0.5)
     centres = agents.geometry.centres(played.paths[:, :2])
     x, y = (axis.mean(axis=1) for axis in centres)
@@ -182,7 +183,7 @@ def test_the_agents_show_in_their_state_colours(played: Played) -> None:
     played.app.toggle_hud()  # the legend's swatches hold the same colours: hide them
     played.app.step()
     image = screenshot_rgb(played.app.base.win)
-    states = played.app.mapf_playback.agents.states()
+    states = played.agents.states()
     for state in {AgentState(int(value)) for value in states}:
         assert near(image, rgb(STATE_COLORS[state]), 12).sum() > 20, state
 
