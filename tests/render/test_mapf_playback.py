@@ -15,6 +15,7 @@ import pytest
 from panda3d.core import KeyboardButton
 
 from sim.app.composition import RunOptions, SimApp
+from sim.app.controls import CONTROLS, Binder
 from sim.app.report import validate_report
 from sim.commands.dispatch import build_parser
 from sim.commands.run_map import MapPlan, OpenedScene, open_scene, play_plan
@@ -201,3 +202,10 @@ def test_a_scene_file_keeps_its_own_save_target(tmp_path: Path) -> None:
     assert isinstance(opened, OpenedScene)
     assert opened.plan is None
     assert opened.save_as is None
+
+
+def test_every_timeline_key_of_the_controls_table_is_bound(played: Played) -> None:
+    rows = [c for c in CONTROLS if c.bound_by is Binder.PLAYBACK]
+    wanted = {c.key for c in rows} | {f"{c.key}-repeat" for c in rows if c.repeats}
+    accepting = played.app.base.messenger.whoAccepts
+    assert {event for event in wanted if accepting(event)} == wanted
