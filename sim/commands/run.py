@@ -60,6 +60,11 @@ most 300 frames, rendered before the run with simulated time paused.
 --race NAME[:HEURISTIC],NAME[:HEURISTIC][,...] opens a race of 2 to 4 of those searches in split
 views, in lock-step (W opens one in the app), at --search-step N (ticks) or its finish.
 
+SCENE may be a Moving AI map (MAP.map): its walls become few boxes, Start and End stand on
+--scen FILE's line --index N, and Ctrl+S saves the scene to --save-as (default NAME.toml here).
+With --scen and --agents K the first K agents are solved jointly (--solver, --time-limit) and
+their plan plays: / pauses it, , and . step it, [ and ] jump 10 steps.
+
 An output (--screenshot, --report, --save-as, --trace, --record-search) must be a new file or an
 existing one of its own kind (an image, a JSON file, a JSON Lines file, a GIF), and neither the
 scene nor another output; anything else is refused before the run (exit status 2). An output
