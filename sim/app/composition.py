@@ -10,7 +10,6 @@ from direct.task.Task import Task
 from panda3d.core import (
     ButtonThrower,
     ClockObject,
-    GraphicsWindow,
     ModifierButtons,
     MouseWatcher,
     Point3,
@@ -18,9 +17,11 @@ from panda3d.core import (
 
 from sim.app import hud_text, trace
 from sim.app.actions import key_actions
+from sim.app.close_request import quit_on_close_request
 from sim.app.controls import bind_controls, hud_help, panel_help, table_keys
 from sim.app.generator_menu import GeneratorMenu
 from sim.app.legend_setup import add_legend
+from sim.app.mapf_playback import MapfPlayback
 from sim.app.messages import Messages
 from sim.app.modes import Modes
 from sim.app.outputs import RunOutputs
@@ -67,7 +68,6 @@ REPORT_EVERY_S = 1.0
 # The search view's playback and panel run on frame time (Phase.UI), so Space, which pauses
 # simulated time, leaves them working.
 SEARCH_TASK = "search-view"
-CLOSE_REQUEST_EVENT = "window-close-request"
 EXIT_INTERRUPTED = 130  # Ctrl+C: 128 + SIGINT, as shells report it
 
 
@@ -232,6 +232,7 @@ class SimApp:
         self.failed_outputs = self.outputs.failed_outputs
         self.trace = self._open_trace()
         self.messages = Messages()
+        self.mapf_playback: MapfPlayback | None = None  # a MAPF plan's, set by `sim run`
         self._next_report_s = 0.0
         self._bind_keys()
         self._report_parts = ReportParts(
@@ -253,8 +254,9 @@ class SimApp:
             screen_of=self.screen_of,
             screen_of_point=self.screen_of_point,
             scripts=self.script_gate.entry,
+            mapf_playback=lambda: self.mapf_playback,
         )
-        self._quit_on_close_request()
+        quit_on_close_request(self.base)
         if self.base.mouseWatcherNode is not None:
             # The stubs type buttonThrowers as the nodes; ShowBase holds their NodePaths.
             thrower = self.base.buttonThrowers[0].node()  # type: ignore[attr-defined]
@@ -335,17 +337,6 @@ class SimApp:
         bind_controls(
             self.base, actions, search_open=self.modes.search_keys, captured=self.modes.captured
         )
-
-    def _quit_on_close_request(self) -> None:
-        """Closing the window quits as Esc does, with the window still open for the screenshot.
-
-        Without a close request event Panda3D closes the window itself before the loop ends, so
-        there would be no last frame to save.
-        """
-        window = self.base.win
-        if isinstance(window, GraphicsWindow):
-            window.set_close_request_event(CLOSE_REQUEST_EVENT)
-            self.base.accept(CLOSE_REQUEST_EVENT, self.base.userExit)
 
     def toggle_parent_arrows(self) -> None:
         """Show or hide the search view's arrows from each cell to its parent."""
@@ -459,6 +450,7 @@ class SimApp:
             crowd_sim=self.crowd_sim,
             crowd=self.crowd,
             message=self.messages.showing(now_s=self.world.time_s),
+            mapf=self.mapf_playback,
         )
 
     def step(self) -> None:

@@ -36,6 +36,7 @@ class Binder(StrEnum):
     TABLE = "table"  # `bind_controls`: a plain key press runs the named action
     CAMERA = "camera"  # `OrbitCameraInput` (orbit, pan, zoom)
     EDITOR = "editor"  # `SceneEditor.bind` (drag, add, Ctrl+S, undo, redo)
+    PLAYBACK = "playback"  # `MapfPlayback` (a MAPF plan's timeline), only while one plays
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +68,7 @@ class Control:
 
 
 _EDITOR, _CAMERA, _SEARCH = Binder.EDITOR, Binder.CAMERA, Mode.SEARCH
+_PLAYBACK = Binder.PLAYBACK
 _UNDO_HELP = "Ctrl+Z undo, Ctrl+Shift+Z/Y redo"
 
 CONTROLS: tuple[Control, ...] = (
@@ -98,6 +100,11 @@ CONTROLS: tuple[Control, ...] = (
     Control("z", "undo", _UNDO_HELP, 1, modifier="control", bound_by=_EDITOR),
     Control("z", "redo", _UNDO_HELP, 1, modifier="control+shift", bound_by=_EDITOR),
     Control("y", "redo", _UNDO_HELP, 1, modifier="control", bound_by=_EDITOR),
+    Control("/", "toggle_plan_play", "/ plan play", 1, bound_by=_PLAYBACK),
+    Control(",", "step_plan_back", ",/. plan step", 1, repeats=True, bound_by=_PLAYBACK),
+    Control(".", "step_plan_forward", ",/. plan step", 1, repeats=True, bound_by=_PLAYBACK),
+    Control("[", "scrub_plan_back", "[/] plan scrub", 1, repeats=True, bound_by=_PLAYBACK),
+    Control("]", "scrub_plan_forward", "[/] plan scrub", 1, repeats=True, bound_by=_PLAYBACK),
     Control("g", "toggle_grid", "G grid", 2),
     Control("b", "toggle_blocks", "B blocks", 2),
     Control("p", "toggle_path", "P path", 2),

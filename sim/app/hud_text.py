@@ -16,6 +16,7 @@ from sim.navigation.query import Algorithm, resolve_auto
 from sim.navigation.regions.explain import NoPathExplanation
 
 if TYPE_CHECKING:
+    from sim.app.mapf_playback import MapfPlayback
     from sim.components.crowd import CrowdField
     from sim.components.crowd_sim import CrowdSim
     from sim.components.start_end_path import StartEndPath
@@ -35,14 +36,18 @@ def status_lines(
     crowd_sim: CrowdSim,
     crowd: CrowdField,
     message: str | None,
+    mapf: MapfPlayback | None = None,
 ) -> list[str]:
     """Everything the HUD shows now, with `message` (an edit's or a save's) last.
 
     Names the user chose (the scene's, in the message a file's) are shown escaped (`shown`).
+    A MAPF plan playing (`mapf`) has its lines under the scene's name, instead of the line
+    saying the scene has no agents.
     """
     lines = [
         fps_line(fps, paused=paused),
         f"scene: {shown(scene_name)}",
+        *([] if mapf is None else mapf.status_lines()),
         planner_line(grid),
         *path_lines(path.outcome, path.plans, path.explanation),
     ]
@@ -58,7 +63,7 @@ def status_lines(
         lines += [agent_line(agent) for agent in agents]
         replan = replan_line(agents[0]) if agents else None
         lines += [] if replan is None else [replan]
-    if not agents:
+    if not agents and mapf is None:
         lines.append(NO_AGENT_TEXT)
     if message is not None:
         lines.append(shown(message))

@@ -311,8 +311,36 @@ class ScriptsEntry(TypedDict):
     warnings: list[str]
 
 
+class MapfStates(TypedDict):
+    """How many of a played MAPF plan's agents are in each state at its current step."""
+
+    moving: int
+    waiting: int
+    at_goal: int
+
+
+class MapfPlaybackEntry(TypedDict):
+    """`mapf_playback`: a MAPF plan played on a map (`sim run MAP.map --agents K`).
+
+    `step` is the timeline's step now (`time` the same in fractional steps), `playing` whether
+    it advances (`/` pauses it), `steps` its last step; `cells` each agent's cell at `step` as
+    ``[x, y]`` (column, row of the map).
+    """
+
+    step: int
+    time: float
+    playing: bool
+    steps: int
+    agents: int
+    solver: str
+    soc: int
+    makespan: int
+    states: MapfStates
+    cells: list[list[int]]
+
+
 class Report(TypedDict):
-    """The whole report, as `sim run --report` writes it."""
+    """The whole report, as `sim run --report` writes it (`mapf_playback` only with a plan)."""
 
     scene: str
     frames: int
@@ -332,6 +360,7 @@ class Report(TypedDict):
     """The HUD's last messages (edits, saves, notices), oldest first: the one showing may
     already have given way to a newer one."""
     mapf: NotRequired[MapfEntry | None]  # added with joint plans: older reports have none
+    mapf_playback: NotRequired[MapfPlaybackEntry]
 
 
 def validate_report(data: object) -> list[str]:

@@ -35,6 +35,7 @@ from sim.errors import storable
 from sim.navigation import TerrainSummary, terrain_summary
 
 if TYPE_CHECKING:
+    from sim.app.mapf_playback import MapfPlayback
     from sim.app.messages import Messages
     from sim.components.agent_controller import AgentController
     from sim.components.grid_manager import GridManager, PlanOutcome
@@ -76,6 +77,7 @@ class ReportParts:
         screen_of: Where an object shows in the window, if it does.
         screen_of_point: Where a world point shows in the window, if it does.
         scripts: The report's `scripts` (`sim.app.script_gate.ScriptGate.entry`).
+        mapf_playback: The MAPF plan playing, if one is (`sim run MAP.map --agents K`).
     """
 
     scene_path: str
@@ -96,6 +98,7 @@ class ReportParts:
     screen_of: Callable[[GameObject], tuple[int, int] | None]
     screen_of_point: ScreenOf
     scripts: Callable[[], ScriptsEntry]
+    mapf_playback: Callable[[], MapfPlayback | None]
 
 
 def build_report(parts: ReportParts, *, frames: int, look: Look, errors: list[str]) -> Report:
@@ -105,7 +108,7 @@ def build_report(parts: ReportParts, *, frames: int, look: Look, errors: list[st
     run's errors so far. Text that may hold a file name is kept valid UTF-8 (`storable`).
     """
     window_size = parts.window_size()
-    return {
+    report: Report = {
         "scene": storable(parts.scene_path),
         "frames": frames,
         "sim_time_s": round(parts.world.time_s, 6),
@@ -135,6 +138,10 @@ def build_report(parts: ReportParts, *, frames: int, look: Look, errors: list[st
         "messages": [storable(message) for message in parts.messages.history()],
         "mapf": mapf_entry(parts.world),
     }
+    playback = parts.mapf_playback()
+    if playback is not None:
+        report["mapf_playback"] = playback.entry()
+    return report
 
 
 def editor_entry(editor: SceneEditor) -> EditorEntry:

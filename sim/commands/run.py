@@ -20,9 +20,9 @@ from sim.commands.args import (
     positive_int,
     window_size,
 )
+from sim.commands.run_map import add_map_arguments, open_scene, play_plan
 from sim.config import DEFAULT_FIXED_FPS, DEFAULT_SCENE, LOOK_FALLBACK_FPS, LOOKS
 from sim.errors import SimError, shown
-from sim.scene.file import load_scene
 from sim.scene.writer import check_scene_target
 
 if TYPE_CHECKING:
@@ -67,6 +67,11 @@ when the scene lies in a trusted folder (the project's scenes/, a folder in SIM_
 or in the settings file's [scripts] trusted_folders; see the docs' Scripts page). Otherwise the
 scene runs without them and says so in one line; in a window, a banner offers A to allow them.
 
+SCENE may be a Moving AI map (MAP.map): its walls become few boxes, Start and End stand on
+--scen FILE's line --index N, and Ctrl+S saves the scene to --save-as (default NAME.toml here).
+With --scen and --agents K the first K agents are solved jointly (--solver, --time-limit) and
+their plan plays: / pauses it, , and . step it, [ and ] jump 10 steps.
+
 An output (--screenshot, --report, --save-as, --trace, --record-search) must be a new file or an
 existing one of its own kind (an image, a JSON file, a JSON Lines file, a GIF), and neither the
 scene nor another output; anything else is refused before the run (exit status 2). An output
@@ -83,7 +88,11 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
-        "scene", nargs="?", type=Path, default=DEFAULT_SCENE, help="scene file (.toml)"
+        "scene",
+        nargs="?",
+        type=Path,
+        default=DEFAULT_SCENE,
+        help="scene file (.toml), or a Moving AI map (.map) opened as a scene",
     )
     parser.add_argument(
         "--headless",
@@ -178,6 +187,7 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
         action="store_true",
         help="run the scene's scripts (Python code) even if it is not in a trusted folder",
     )
+    add_map_arguments(parser)
     parser.set_defaults(func=run)
 
 
@@ -238,7 +248,10 @@ def run(args: argparse.Namespace) -> int:
         raise SimError("--trace-every needs --trace FILE.jsonl")
     race = _race_request(args)
     request = None if race is not None else _search_request(args)
-    scene = load_scene(args.scene)
+    opened = open_scene(args)
+    if opened.scene is None:
+        return opened.status or 0
+    scene = opened.scene
     asked = (
         ("--screenshot", args.screenshot, OutputKind.IMAGE),
         ("--report", args.report, OutputKind.JSON),
@@ -248,8 +261,8 @@ def run(args: argparse.Namespace) -> int:
     )
     outputs = [Output(flag, path, kind) for flag, path, kind in asked if path is not None]
     check_outputs(args.scene, outputs)
-    if args.save_as is not None:
-        check_scene_target("--save-as", args.save_as)
+    if opened.save_as is not None:
+        check_scene_target("--save-as", opened.save_as)
     trust = decide(scene, asked=args.trust_scripts)
     if not trust.allowed and script_count(scene) and args.headless:
         warn(f"sim: {skipped_line(scene)}")
@@ -272,7 +285,7 @@ def run(args: argparse.Namespace) -> int:
         # Absolute before any script runs: a script's os.chdir must not send them elsewhere.
         screenshot=absolute(args.screenshot),
         report=absolute(args.report),
-        save_as=absolute(args.save_as),
+        save_as=absolute(opened.save_as),
         trace=absolute(args.trace),
         trace_every=args.trace_every or 1,
         scripts=trust,
@@ -283,6 +296,15 @@ def run(args: argparse.Namespace) -> int:
         raise SimError(str(error)) from error
     gif_failure = None
     try:
+        if opened.plan is not None:
+            app.mapf_playback = play_plan(
+                opened.plan,
+                world=app.world,
+                root=app.base.render,
+                corner=app.base.a2dBottomLeft,
+                hud_visible=lambda: app.hud.visible,
+                captured=app.modes.captured,
+            )
         if request is not None:
             gif_failure = _start_search(
                 request,

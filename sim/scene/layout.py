@@ -46,8 +46,38 @@ def layout_scene_text(walkable: NDArray[np.bool_], *, name: str, comment: str = 
     True
     """
     mask = check_walkable(walkable)
+    return _scene_text(mask, name, distant_pair(mask), comment, chaser=True)
+
+
+def map_scene_text(
+    walkable: NDArray[np.bool_],
+    *,
+    name: str,
+    endpoints: tuple[Cell, Cell] | None,
+    comment: str = "",
+) -> str:
+    """Return the TOML text of a scene of `walkable` with Start and End on `endpoints`.
+
+    As `layout_scene_text`, without the agent: `endpoints` are map cells ``(row, col)`` for
+    the Start and End cubes, or None for a scene without them (a map opened with no scenario).
+
+    >>> text = map_scene_text(np.array([[True, False]]), name="tiny", endpoints=None)
+    >>> 'tag = "Start"' in text, 'name = "obstacle_1"' in text
+    (False, True)
+    """
+    return _scene_text(check_walkable(walkable), name, endpoints, comment, chaser=False)
+
+
+def _scene_text(
+    mask: NDArray[np.bool_],
+    name: str,
+    endpoints: tuple[Cell, Cell] | None,
+    comment: str,
+    *,
+    chaser: bool,
+) -> str:
+    """The scene's text; `chaser` adds an agent on Start that chases End."""
     height, width = mask.shape
-    start, end = distant_pair(mask)
     radius = math.hypot(width, height) / 2
     distance = radius / math.sin(math.radians(_FOV_DEG / 2))
     lines = [f"# {line}".rstrip() for line in comment.splitlines()]
@@ -72,11 +102,13 @@ def layout_scene_text(walkable: NDArray[np.bool_], *, name: str, comment: str = 
         f"pitch = {CAMERA_PITCH_DEG}",
         "",
     ]
-    start_x, start_y = _centre(start, height, width)
-    end_x, end_y = _centre(end, height, width)
-    lines += _object("start", "Start", "cube", start_x, start_y, _MARKER_SCALE)
-    lines += _object("end", "End", "cube", end_x, end_y, _MARKER_SCALE)
-    lines += _object("agent", "Agent", "agent", start_x, start_y, None)
+    if endpoints is not None:
+        start_x, start_y = _centre(endpoints[0], height, width)
+        end_x, end_y = _centre(endpoints[1], height, width)
+        lines += _object("start", "Start", "cube", start_x, start_y, _MARKER_SCALE)
+        lines += _object("end", "End", "cube", end_x, end_y, _MARKER_SCALE)
+        if chaser:
+            lines += _object("agent", "Agent", "agent", start_x, start_y, None)
     for index, (row0, col0, row1, col1) in enumerate(blocked_rectangles(mask), start=1):
         x = -width / 2 + (col0 + col1) / 2
         y = height / 2 - (row0 + row1) / 2
