@@ -145,7 +145,7 @@ def instances(
             scen = directory / "scen-random" / f"{name}-random-{index}.scen"
             if not scen.is_file():
                 raise SimError(f"bench: {scen} is missing (fewer than {scens} scenario files)")
-            lines = _agent_lines(scen)
+            lines = agent_lines(scen)
             found += [
                 Instance(directory / "maps" / f"{name}.map", scen, count)
                 for count in agents
@@ -154,7 +154,7 @@ def instances(
     return found
 
 
-def _agent_lines(scen: Path) -> int:
+def agent_lines(scen: Path) -> int:
     """Agent lines of a scenario file (all but the version line and blank lines)."""
     text = scen.read_text(encoding="utf-8")
     return sum(1 for line in text.splitlines()[1:] if line.strip())

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from sim.bench.mapf import mapf_dir
+from sim.bench.mapf import agent_lines, mapf_dir
 from sim.lab.experiment import experiment_kind
 from sim.mapf import SOLVERS
 from sim.scene import values
@@ -123,7 +123,7 @@ def parse_mapf_experiment(document: object, path: Path) -> MapfExperiment:
     for index, raw in enumerate(maps):
         scenarios += _scenarios(at.at("maps").at(index), raw, path.parent)
     for map_index, (_, scen) in enumerate(scenarios):
-        lines = _agent_lines(scen)
+        lines = agent_lines(scen)
         if max(agents) > lines:
             raise at.at("agents").error(
                 f"{max(agents)} agents, but {scen.name} holds only {lines} "
@@ -171,12 +171,6 @@ def _scenarios(at: Reader, raw: object, base: Path) -> list[tuple[Path, Path]]:
             raise at.at("scen").error(f"{pattern!r} names no .scen file (looked for {full})")
         return [(map_path, scen) for scen in scens]
     raise at.error("expected a 'benchmark' map name, or a 'map' with its 'scen' files")
-
-
-def _agent_lines(scen: Path) -> int:
-    """Agent lines of a scenario file (all but the version line and blank lines)."""
-    text = scen.read_text(encoding="utf-8")
-    return sum(1 for line in text.splitlines()[1:] if line.strip())
 
 
 def _agent_counts(at: Reader, value: object) -> tuple[int, ...]:
