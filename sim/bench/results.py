@@ -176,6 +176,11 @@ def write_dynamic_section(report: DynamicReport, command: str) -> Path:
     return _write_section(f"## {SECTION_TITLE}", [*_dynamic_section(report, command), ""])
 
 
+def write_mapf_section(section: list[str]) -> Path:
+    """Put `section` (`sim.bench.mapf.section_lines`) into `RESULTS_PATH`, as the dynamic one."""
+    return _write_section(section[0], section)
+
+
 def write_crowd_section(report: CrowdReport, command: str) -> Path:
     """Put the crowd's section (and chart) into `RESULTS_PATH`, as `write_dynamic_section`.
 

@@ -3,7 +3,8 @@
 Per map, one table of every planner on the same seeded queries (`sim.bench.maps`); then the
 first path of a fresh process (`sim.bench.startup`) and one line per target
 (`sim.bench.results`). ``--crowd`` runs only the crowd throughput (`sim.bench.crowd`);
-``--dynamic`` only incremental replanning against A* from scratch (`sim.bench.dynamic`).
+``--dynamic`` only incremental replanning against A* from scratch (`sim.bench.dynamic`);
+``--mapf`` only our MAPF solvers against pymapf's on the MAPF benchmark (`sim.bench.mapf`).
 ``--write-results`` runs the maps, then the crowd, then the dynamic benchmark, and writes them
 all, with the targets, into benchmarks/RESULTS.md; with ``--crowd`` or ``--dynamic`` it
 rewrites only that section. ``--json FILE`` writes what the run measured: the maps (every
@@ -16,12 +17,13 @@ import argparse
 import contextlib
 import dataclasses
 import functools
+import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sim.bench import dynamic
+from sim.bench import dynamic, mapf
 from sim.bench.dynamic_report import DynamicReport
 from sim.bench.map_targets import maps_json
 from sim.bench.maps import (
@@ -38,10 +40,19 @@ from sim.bench.results import (
     targets_of,
     write_crowd_section,
     write_dynamic_section,
+    write_mapf_section,
     write_results,
 )
 from sim.bench.startup import first_path_timing
-from sim.commands.args import Output, OutputKind, check_output, scenario_count
+from sim.commands.args import (
+    Output,
+    OutputKind,
+    check_output,
+    positive_float,
+    positive_int,
+    scenario_count,
+)
+from sim.config import REPO_ROOT
 from sim.errors import SimError, shown
 from sim.files import write_json_atomic
 
@@ -77,6 +88,35 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
         help="instead: incremental replanning (D* Lite) against A* from scratch while "
         f"{dynamic.CHANGED_CELLS} cells change near the path each round (default maps: the "
         f"{dynamic.DEFAULT_SIDE}x{dynamic.DEFAULT_SIDE} ones); exit 1 if any cost differs",
+    )
+    parser.add_argument(
+        "--mapf",
+        action="store_true",
+        help="instead: our MAPF solvers (lacam, pibt, cbs) against pymapf's on the MAPF "
+        "benchmark ($MAPF_DIR; --peers none: ours alone); default maps "
+        f"{' '.join(mapf.DEFAULT_MAPS)}, about a minute; exit 1 if a plan of ours is invalid",
+    )
+    parser.add_argument(
+        "--agents",
+        type=_agent_counts,
+        default=list(mapf.DEFAULT_AGENTS),
+        metavar="LIST",
+        help="with --mapf: comma-separated agent counts "
+        f"(default {','.join(map(str, mapf.DEFAULT_AGENTS))})",
+    )
+    parser.add_argument(
+        "--time-limit",
+        type=positive_float,
+        default=mapf.DEFAULT_TIME_LIMIT_S,
+        metavar="S",
+        help=f"with --mapf: seconds per solver run (default {mapf.DEFAULT_TIME_LIMIT_S:g})",
+    )
+    parser.add_argument(
+        "--scens",
+        type=positive_int,
+        default=mapf.DEFAULT_SCENS,
+        metavar="N",
+        help=f"with --mapf: random scenario files 1..N per map (default {mapf.DEFAULT_SCENS})",
     )
     parser.add_argument(
         "--json",
@@ -127,6 +167,10 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``sim bench``; return 0, or 1 when --dynamic fails (SimError for bad input)."""
+    if args.mapf:
+        if args.crowd or args.dynamic:
+            raise SimError("bench: --mapf, --crowd and --dynamic are separate runs; give one")
+        return _bench_mapf(args)
     if args.dynamic:
         if args.crowd:
             raise SimError("bench: --dynamic and --crowd are separate runs; give one of them")
@@ -200,6 +244,69 @@ def _bench_dynamic(args: argparse.Namespace) -> int:
             _say(f"sim: --json {args.json}: not written: {error.strerror or error}")
             status = 1
     return status if report.costs_equal else _disagreed(report)
+
+
+def _bench_mapf(args: argparse.Namespace) -> int:
+    """``sim bench --mapf``: print the table and targets; write --json, RESULTS.md's part."""
+    if args.json is not None:
+        check_output(Output("--json", args.json, OutputKind.JSON))
+    found = mapf.instances(mapf.mapf_dir(), args.maps, args.agents, args.scens)
+    if not found:
+        raise SimError("bench: no MAPF instance: every --agents count exceeds the files")
+    rows, notes = mapf.run_bench(
+        found, time_limit_s=args.time_limit, seed=args.seed, peer=bool(args.peers)
+    )
+    print("\n".join([*notes, *mapf.report_lines(rows)]), flush=True)
+    status = 0 if all(row.valid is not False for row in rows if row.peer == mapf.OURS) else 1
+    if args.write_results:
+        section = mapf.section_lines(
+            rows, _mapf_command(args), _commit(), time_limit_s=args.time_limit
+        )
+        print(f"\nwrote {write_mapf_section(section)}")
+    if args.json is not None:
+        try:
+            write_json_atomic(args.json, mapf.to_json(rows))
+        except OSError as error:
+            _say(f"sim: --json {args.json}: not written: {error.strerror or error}")
+            status = 1
+    return status
+
+
+def _mapf_command(args: argparse.Namespace) -> str:
+    parts = ["sim", "bench", "--mapf"]
+    if args.maps:
+        parts += ["--maps", *args.maps]
+    parts += ["--agents", ",".join(map(str, args.agents)), "--scens", str(args.scens)]
+    return " ".join([*parts, "--time-limit", f"{args.time_limit:g}", "--write-results"])
+
+
+def _commit() -> str:
+    """The checked-out commit's short hash, or "unknown" outside a git checkout."""
+    try:
+        done = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"],
+            cwd=REPO_ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    return done.stdout.strip()
+
+
+def _agent_counts(text: str) -> list[int]:
+    """Parse ``--agents``: comma-separated whole numbers >= 1, e.g. ``10,50,100``."""
+    counts = []
+    for part in text.split(","):
+        try:
+            count = int(part)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected whole numbers, got {part!r}") from None
+        if count < 1:
+            raise argparse.ArgumentTypeError(f"agent counts must be >= 1, got {count}")
+        counts.append(count)
+    return sorted(set(counts))
 
 
 def _run_dynamic(directory: Path, names: Sequence[str] | None, seed: int) -> DynamicReport:

@@ -20,9 +20,9 @@ import logging
 import signal
 import threading
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, TypeVar
 
 from distributed import Client, LocalCluster, as_completed
 
@@ -31,6 +31,8 @@ from sim.lab.chunks import Chunk
 from sim.lab.rows import Row
 from sim.lab.task import run_chunk
 
+T = TypeVar("T")
+R = TypeVar("R")
 RETRIES: Final = 2
 CONNECT_TIMEOUT_S: Final = 15
 WORKERS_TIMEOUT_S: Final = 60
@@ -137,6 +139,41 @@ def run_chunks(
                     f"{type(error).__name__}: {error}"
                 ) from error
             on_done(chunk, rows)
+            future.release()
+    finally:
+        client.cancel([future for future in futures if not future.done()])
+
+
+def run_each(
+    client: Client,
+    function: Callable[[T], R],
+    items: Sequence[T],
+    name: Callable[[T], str],
+    on_done: Callable[[T, R], None],
+) -> None:
+    """Run ``function(item)`` for every item on `client`'s cluster, one task each.
+
+    As `run_chunks` runs chunks: ``on_done(item, result)`` as each ends, `RETRIES` retries.
+
+    Raises:
+        ChunkFailedError: a task failed every try (the message starts with ``name(item)``);
+            the others are cancelled.
+    """
+    run = uuid.uuid4().hex[:8]
+    futures = {
+        client.submit(function, item, key=f"sim-sweep-{run}-{name(item)}", retries=RETRIES): item
+        for item in items
+    }
+    try:
+        for future in as_completed(futures):
+            item = futures[future]
+            try:
+                result: R = future.result()
+            except Exception as error:
+                raise ChunkFailedError(
+                    f"{name(item)} failed: {type(error).__name__}: {error}"
+                ) from error
+            on_done(item, result)
             future.release()
     finally:
         client.cancel([future for future in futures if not future.done()])

@@ -21,6 +21,8 @@ The format (`experiments/demo.toml` is one)::
     connectivity = 8             # optional, 4 or 8
     implementation = "auto"      # optional: auto, c or python, as find_path takes it
 
+``kind = "mapf"`` at the top makes it a multi-agent experiment instead, read by
+`sim.lab.mapf_experiment`; ``kind = "path"`` (the default) is the format above.
 Every problem is a `SimError` naming the file, the key and what is wrong, e.g.
 ``exp.toml: searches[1].connectivity: expected 4 or 8, got 6``. Searches are checked by
 `find_path` itself on a tiny grid, so any algorithm or option it accepts is accepted here and
@@ -56,7 +58,8 @@ from sim.scene.values import Reader, Table
 MAX_FILE_BYTES: Final = 1 * 2**20
 """An experiment file is a page of TOML; a megabyte is a mistake (or a FIFO)."""
 
-TOP_KEYS: Final = ("name", "seed", "scenarios_per_map", "maps", "searches")
+KINDS: Final = ("path", "mapf")
+TOP_KEYS: Final = ("kind", "name", "seed", "scenarios_per_map", "maps", "searches")
 SEARCH_KEYS: Final = ("algorithm", "heuristic", "weight", "connectivity", "implementation")
 MOVINGAI_KEYS: Final = ("movingai",)
 GENERATE_KEYS: Final = ("generate", "size", "seed")
@@ -186,6 +189,11 @@ class Experiment:
 
 def read_experiment(path: Path) -> Experiment:
     """Read and check the experiment file `path`; `SimError` (one line) if anything is wrong."""
+    return parse_experiment(read_document(path), path)
+
+
+def read_document(path: Path) -> object:
+    """Read the TOML of the experiment file `path`, unchecked; `SimError` (one line) if unread."""
     at = Reader(str(path))
     try:
         data = read_input_file(path, MAX_FILE_BYTES)
@@ -201,12 +209,25 @@ def read_experiment(path: Path) -> Experiment:
         raise at.error(f"invalid TOML: {values.one_line(str(error))}") from None
     except ValueError:  # an integer past Python's int-to-str digit limit
         raise at.error("invalid TOML: a number is too long") from None
-    return parse_experiment(document, path)
+    return document
+
+
+def experiment_kind(document: object, path: Path) -> str:
+    """The experiment's ``kind``: ``path`` (the default) or ``mapf``; `SimError` otherwise."""
+    if not isinstance(document, dict) or "kind" not in document:
+        return "path"
+    at = Reader(str(path)).at("kind")
+    kind = values.string(at, document["kind"])
+    if kind not in KINDS:
+        raise at.error(f"expected {values.either(KINDS)}, got {values.short(kind)}")
+    return kind
 
 
 def parse_experiment(document: object, path: Path) -> Experiment:
     """Check an already-parsed experiment (what `tomllib` returns) read from `path`."""
     at = Reader(str(path))
+    if experiment_kind(document, path) != "path":
+        raise at.at("kind").error("a 'mapf' experiment is read by sim.lab.mapf_experiment")
     top = Table(at, document, TOP_KEYS)
     name = top.get("name", values.non_empty_string, path.name.removesuffix(".toml"))
     seed = top.get("seed", _seed, DEFAULT_SEED)

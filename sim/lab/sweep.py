@@ -21,7 +21,8 @@ from typing import Final
 from sim.bench.progress import Progress
 from sim.errors import SimError
 from sim.lab.chunks import Chunk, make_chunks
-from sim.lab.experiment import read_experiment
+from sim.lab.experiment import experiment_kind, parse_experiment, read_document
+from sim.lab.mapf_experiment import parse_mapf_experiment
 from sim.lab.maps import PreparedMap, prepare_maps, write_generated
 from sim.lab.rows import Row, format_rows
 from sim.lab.store import (
@@ -82,7 +83,19 @@ def run_sweep(settings: SweepSettings) -> SweepOutcome:
         sim.lab.cluster.ChunkFailedError: a chunk failed on every try.
     """
     began = time.perf_counter()
-    experiment = read_experiment(settings.experiment)
+    document = read_document(settings.experiment)
+    if experiment_kind(document, settings.experiment) == "mapf":
+        from sim.lab.mapf_sweep import run_mapf_sweep  # its own rows, plots and summary
+
+        runs, files = run_mapf_sweep(
+            parse_mapf_experiment(document, settings.experiment),
+            settings.out,
+            workers=settings.workers,
+            scheduler=settings.scheduler,
+            resume=settings.resume,
+        )
+        return SweepOutcome(runs, runs, 0, files)
+    experiment = parse_experiment(document, settings.experiment)
     out = settings.out
     maps = prepare_maps(experiment, Path(os.path.abspath(out / MAPS_DIR)))
     _check_out(out, resume=settings.resume)
