@@ -37,7 +37,6 @@ from sim.app.scene_parts import (
     replan_interval,
 )
 from sim.app.script_gate import ScriptGate
-from sim.app.script_trust import UNTRUSTED, ScriptTrust
 from sim.app.trace import TraceWriter
 from sim.components.crowd import CrowdField
 from sim.components.crowd_render import CrowdRenderer, frames_of
@@ -58,6 +57,7 @@ from sim.engine.projection import world_to_pixel
 from sim.engine.showbase import DisplaySettings, open_showbase
 from sim.errors import shown
 from sim.scene.builder import build_scene
+from sim.scene.script_trust import UNTRUSTED, ScriptTrust
 from sim.scene.spec import SceneSpec
 from sim.search_view.panel import SearchPanel
 from sim.search_view.view import LABEL_COLOR, LABEL_LINE_HEIGHT, SearchView
@@ -84,7 +84,7 @@ class RunOptions:
         save_as: Ctrl+S saves the edited scene here instead of over its own file.
         trace: Write the agents' trace here (`sim.app.trace`), one line per traced frame.
         trace_every: Trace every this many frames.
-        scripts: Whether the scene's scripts run from the start (`sim.app.script_trust`).
+        scripts: Whether the scene's scripts run from the start (`sim.scene.script_trust`).
     """
 
     scene: SceneSpec

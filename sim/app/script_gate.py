@@ -1,6 +1,6 @@
 """A scene's scripts behind the user's permission: run from the start, or once the user allows.
 
-A scene the user trusts (`sim.app.script_trust`) has its scripts imported before any window
+A scene the user trusts (`sim.scene.script_trust`) has its scripts imported before any window
 opens and running from the first frame. Any other scene runs without them; a banner along the
 top says how many it has and which key allows them, as Blender's bar does for a .blend file's
 scripts. Allowed there, they are imported then and start on the scene as it stands.
@@ -15,8 +15,8 @@ from direct.gui.OnscreenText import OnscreenText
 from panda3d.core import NodePath, TextNode
 
 from sim.app.report import ScriptsEntry
-from sim.app.script_trust import ScriptTrust, script_count
 from sim.engine import GameObject, World
+from sim.scene.script_trust import ScriptTrust, script_count
 from sim.scene.spec import SceneError, SceneSpec
 from sim.scripting.loader import LoadedScript, hook_warnings, load_scripts
 from sim.scripting.runner import ScriptRunner

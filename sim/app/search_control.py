@@ -6,7 +6,7 @@ the replay at that step (default: the end), so screenshots and the report show i
 `--record-search OUT.gif` writes the search as an animated GIF: every k-th step from step 0 to
 the end, k chosen so the film has at most `MAX_GIF_FRAMES` frames (fewer for a window so large
 that the film would pass `MAX_GIF_BYTES`), the last one the end, written frame by frame
-(`sim.app.gif`) into a temporary file renamed into place at the end. The
+(`sim.search_view.gif`) into a temporary file renamed into place at the end. The
 view opens after the run's first frame (which puts the obstacles in the grid); the film's
 frames are rendered then, with simulated time paused, so the agents wait and the run's other
 `--frames` are left to it. Like the view in the app, a scene whose obstacles move restarts it.
@@ -170,7 +170,7 @@ def _record_gif(
         OSError: The GIF could not be written; `path` is as it was.
     """
     # Pillow comes with the app's dependencies; imported here so `sim run` alone never pays.
-    from sim.app.gif import GifStream
+    from sim.search_view.gif import GifStream
 
     replay = view.replay
     assert replay is not None  # start_search checked

@@ -320,7 +320,7 @@ class Verdict:
 
 
 def verdicts(rows: Sequence[MapfRow]) -> list[Verdict]:
-    """The issue's targets, judged on `rows`."""
+    """The MAPF targets, judged on `rows`."""
     found = [_lacam_share(rows)]
     found += [_speedup(rows, solver) for solver in ("lacam", "pibt")]
     found.append(_cbs_equal(rows))

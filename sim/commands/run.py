@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, Any
 
 from sim.app.process import warn
 from sim.app.race_args import parse_race
-from sim.app.script_trust import decide, script_count, skipped_line
 from sim.app.search_control import SearchRequest, parse_search, parse_search_step
 from sim.commands.args import (
     IMAGE_EXTENSIONS,
@@ -23,6 +22,7 @@ from sim.commands.args import (
 from sim.commands.run_map import add_map_arguments, open_scene, play_plan
 from sim.config import DEFAULT_FIXED_FPS, DEFAULT_SCENE, LOOK_FALLBACK_FPS, LOOKS
 from sim.errors import SimError, shown
+from sim.scene.script_trust import decide, script_count, skipped_line
 from sim.scene.writer import check_scene_target
 
 if TYPE_CHECKING:

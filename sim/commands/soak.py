@@ -34,11 +34,11 @@ from typing import TYPE_CHECKING, Any
 
 from sim.app.process import warn
 from sim.app.report import validate_report
-from sim.app.script_trust import decide, script_count, skipped_line
 from sim.commands.args import Output, OutputKind, check_outputs, positive_float
 from sim.config import DEFAULT_SCENE, Tag
 from sim.errors import Interrupted, SimError
 from sim.scene.file import load_scene
+from sim.scene.script_trust import decide, script_count, skipped_line
 from sim.scene.spec import SceneSpec
 
 if TYPE_CHECKING:
@@ -219,7 +219,7 @@ def soak(
         seed: Seeds every random move, so a soak repeats exactly.
         report: Where the app keeps its JSON report (it must be writable).
         trust_scripts: Run the scene's scripts wherever it lies (else only from a trusted
-            folder, `sim.app.script_trust`).
+            folder, `sim.scene.script_trust`).
 
     Returns:
         What was seen; the caller decides what counts as failure (`SoakResult.failures`).

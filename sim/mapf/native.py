@@ -8,13 +8,43 @@ return the same plans.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
 from numpy.typing import NDArray
 
-if TYPE_CHECKING:  # problem.py calls in here for its tables: a real import would be a cycle
-    from sim.mapf.problem import MapfProblem
+
+class MapfProblem(Protocol):
+    """What the kernels read of `sim.mapf.problem.MapfProblem`.
+
+    Named here because problem.py calls in here for its tables: importing it back would close
+    a circle.
+    """
+
+    @property
+    def walkable(self) -> NDArray[np.bool_]:
+        """``[row, col]`` True where free."""
+
+    @property
+    def height(self) -> int:
+        """Rows."""
+
+    @property
+    def width(self) -> int:
+        """Columns."""
+
+    @property
+    def agents(self) -> int:
+        """How many agents."""
+
+    @property
+    def starts(self) -> tuple[int, ...]:
+        """Each agent's start, a flat cell."""
+
+    @property
+    def goals(self) -> tuple[int, ...]:
+        """Each agent's goal, a flat cell."""
+
 
 _kernel: Any
 try:

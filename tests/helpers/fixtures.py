@@ -14,9 +14,9 @@ import pytest
 
 from sim.app.composition import RunOptions, SimApp
 from sim.app.report import validate_report
-from sim.app.script_trust import ScriptTrust
 from sim.engine.showbase import DisplaySettings
 from sim.scene.file import load_scene
+from sim.scene.script_trust import ScriptTrust
 from tests.helpers.paths import DEFAULT_SCENE, artifact
 from tests.helpers.reports import as_read
 from tests.helpers.virtual_mouse import Mouse

@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from sim.app.gif import GifStream
 from sim.commands.cli import main
+from sim.search_view.gif import GifStream
 
 pytestmark = pytest.mark.render
 
