@@ -33,7 +33,7 @@ from sim.commands.compare_export import (
     write_csv,
 )
 from sim.config import Tag
-from sim.errors import SimError
+from sim.errors import SimError, shown
 from sim.navigation.replay.compare import compare_searches, format_table
 from sim.scene.file import load_scene
 from sim.scene.grid import scene_endpoints, scene_grid
@@ -137,9 +137,12 @@ def _export(flag: str, path: Path, write: Callable[[], None]) -> bool:
         write()
     except OSError as error:
         with contextlib.suppress(OSError):  # stderr gone too: no one is left to tell
-            print(f"sim: {flag} {path}: not written: {error.strerror or error}", file=sys.stderr)
+            print(
+                f"sim: {flag} {shown(str(path))}: not written: {error.strerror or error}",
+                file=sys.stderr,
+            )
         return False
-    print(f"wrote {path}")
+    print(f"wrote {shown(str(path))}")
     return True
 
 

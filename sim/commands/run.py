@@ -274,7 +274,7 @@ def run(args: argparse.Namespace) -> int:
     frames = args.frames
     if frames is None and args.headless:
         frames = HEADLESS_DEFAULT_FRAMES
-    title = f"gridpath-sim: {scene.name}"
+    title = f"gridpath-sim: {shown(scene.name)}"
     display = DisplaySettings(
         headless=args.headless, size=size, title=title, fixed_fps=args.fps, look=args.look
     )

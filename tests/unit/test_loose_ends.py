@@ -168,3 +168,14 @@ def test_generate_echoes_the_names_it_wrote_escaped(
     assert "m\\x1b[31m.map" in printed
     assert "\x1b" not in printed
     assert out.is_file()
+
+
+def test_compare_echoes_the_table_it_wrote_escaped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "t\x1b[31m.csv"
+    assert main(["compare", str(DEFAULT_SCENE), "--repeat", "1", "--csv", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "t\\x1b[31m.csv" in printed
+    assert "\x1b" not in printed
+    assert out.is_file()
