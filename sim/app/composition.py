@@ -110,6 +110,8 @@ class SimApp:
 
     def __init__(self, options: RunOptions) -> None:
         self.options = options
+        # First: the scripts' load warnings are told before anything else is built.
+        self.messages = Messages()
         # The scene's scripts are imported and built first (if allowed): one that does not load
         # is a one-line SceneError before any window opens.
         self.script_gate = ScriptGate(options.scene, options.scripts, notify=self.notify)
@@ -231,7 +233,6 @@ class SimApp:
         self.frames = 0
         self.failed_outputs = self.outputs.failed_outputs
         self.trace = self._open_trace()
-        self.messages = Messages()
         self.mapf_playback: MapfPlayback | None = None  # a MAPF plan's, set by `sim run`
         self._next_report_s = 0.0
         self._bind_keys()
