@@ -112,9 +112,7 @@ def solve(
                 first_plan=first_plan,
             )
         else:
-            outcome = lacam(
-                problem, tables, time_limit_s=left_s, seed=seed, first_plan=first_plan
-            )
+            outcome = lacam(problem, tables, time_limit_s=left_s, seed=seed, first_plan=first_plan)
             configs, exhausted = outcome.configs, outcome.exhausted
         paths = paths_from_configs(configs)
         # Optimal for the sum of loss, and so for the sum of costs when the two agree.
