@@ -112,6 +112,11 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
         help=f"with --mapf: seconds per solver run (default {mapf.DEFAULT_TIME_LIMIT_S:g})",
     )
     parser.add_argument(
+        "--first-plan",
+        action="store_true",
+        help="with --mapf: our LaCAM* only to its first plan (skip its anytime runs)",
+    )
+    parser.add_argument(
         "--scens",
         type=positive_int,
         default=mapf.DEFAULT_SCENS,
@@ -254,7 +259,11 @@ def _bench_mapf(args: argparse.Namespace) -> int:
     if not found:
         raise SimError("bench: no MAPF instance: every --agents count exceeds the files")
     rows, notes = mapf.run_bench(
-        found, time_limit_s=args.time_limit, seed=args.seed, peer=bool(args.peers)
+        found,
+        time_limit_s=args.time_limit,
+        seed=args.seed,
+        peer=bool(args.peers),
+        anytime=not args.first_plan,
     )
     print("\n".join([*notes, *mapf.report_lines(rows)]), flush=True)
     status = 0 if all(row.valid is not False for row in rows if row.peer == mapf.OURS) else 1
@@ -277,7 +286,9 @@ def _mapf_command(args: argparse.Namespace) -> str:
     if args.maps:
         parts += ["--maps", *args.maps]
     parts += ["--agents", ",".join(map(str, args.agents)), "--scens", str(args.scens)]
-    return " ".join([*parts, "--time-limit", f"{args.time_limit:g}", "--write-results"])
+    parts += ["--time-limit", f"{args.time_limit:g}"]
+    parts += ["--first-plan"] * args.first_plan + ["--peers", "none"] * (not args.peers)
+    return " ".join([*parts, "--write-results"])
 
 
 def _commit() -> str:

@@ -1,11 +1,12 @@
 """`sim mapf`: solve a multi-agent path finding instance, or check a plan for one.
 
 ``sim mapf MAP.map SCEN.scen --agents K [--solver lacam|pibt|cbs] [--time-limit S] [--seed N]
-[--plan OUT.txt] [--json OUT.json]`` runs the solver on the first K agents of the scenario
-file and prints whether it solved them, the sum of costs, the makespan, both lower bounds and
-the time. ``--plan`` writes the plan in the format of Kei18's mapf-visualizer, ``--json`` a
-summary. ``sim mapf --check MAP.map SCEN.scen PLAN.txt`` lists every conflict, illegal move and
-wrong start or goal of a plan in that format.
+[--first-plan] [--plan OUT.txt] [--json OUT.json]`` runs the solver on the first K agents of
+the scenario file and prints whether it solved them, the sum of costs, the makespan, both lower
+bounds and the time. LaCAM* improves its plan until the time limit unless ``--first-plan``
+stops it at its first. ``--plan`` writes the plan in the format of Kei18's mapf-visualizer,
+``--json`` a summary. ``sim mapf --check MAP.map SCEN.scen PLAN.txt`` lists every conflict,
+illegal move and wrong start or goal of a plan in that format.
 
 Exit status: 0 solved (or a valid plan); 1 not solved within the time limit (``--plan`` is not
 written), a plan that breaks a rule, or an output that could not be written; 2 bad input, in
@@ -67,7 +68,13 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
         type=positive_float,
         default=DEFAULT_TIME_LIMIT_S,
         metavar="S",
-        help=f"seconds, > 0 (default {DEFAULT_TIME_LIMIT_S:g}); lacam uses all of it to improve",
+        help=f"seconds, > 0 (default {DEFAULT_TIME_LIMIT_S:g}); lacam uses all of it to improve "
+        "unless --first-plan",
+    )
+    parser.add_argument(
+        "--first-plan",
+        action="store_true",
+        help="lacam: stop at the first plan instead of improving it until the time limit",
     )
     parser.add_argument("--seed", type=seed_value, default=0, metavar="N", help="default 0")
     parser.add_argument(
@@ -111,6 +118,7 @@ def run(args: argparse.Namespace) -> int:
         seed=args.seed,
         implementation=args.implementation,
         tables=tables,
+        first_plan=args.first_plan,
     )
     status = 0
     if result.solved:

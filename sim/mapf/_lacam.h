@@ -28,6 +28,7 @@ typedef struct {
     Rng rng;
     double deadline;
     Py_ssize_t max_nodes;
+    int first_plan; /* stop once the goals are reached */
     /* the search */
     Node *nodes;
     size_t node_count, node_capacity;
@@ -293,8 +294,13 @@ static int lacam_search(LacamRun *run) {
             return -1;
         int32_t node = run->frontier.items[run->frontier.count - 1];
         if (best == NOBODY &&
-            memcmp(CONFIG(run, node), run->goals, sizeof(int32_t) * k) == 0)
+            memcmp(CONFIG(run, node), run->goals, sizeof(int32_t) * k) == 0) {
             best = node;
+            if (run->first_plan) {
+                run->exhausted = 0;
+                break;
+            }
+        }
         if ((best != NOBODY && run->nodes[best].g <= F(run, node)) ||
             run->nodes[node].tree_head == NOBODY) {
             run->frontier.count--;

@@ -472,8 +472,9 @@ static PyObject *py_lacam(PyObject *Py_UNUSED(self), PyObject *args) {
     unsigned long long seed;
     Py_ssize_t max_nodes;
     double time_limit_s;
-    if (!PyArg_ParseTuple(args, "y*iiy*y*y*Kdn:lacam", &walkable, &height, &width, &starts,
-                          &goals, &tables, &seed, &time_limit_s, &max_nodes))
+    int first_plan;
+    if (!PyArg_ParseTuple(args, "y*iiy*y*y*Kdnp:lacam", &walkable, &height, &width, &starts,
+                          &goals, &tables, &seed, &time_limit_s, &max_nodes, &first_plan))
         return NULL;
     PyObject *result = NULL;
     if (check_sizes(&walkable, &starts, &goals, &tables, height, width) == 0) {
@@ -490,6 +491,7 @@ static PyObject *py_lacam(PyObject *Py_UNUSED(self), PyObject *args) {
             run.rng.state = seed;
             run.deadline = now_s() + time_limit_s;
             run.max_nodes = max_nodes;
+            run.first_plan = first_plan;
             int searched = lacam_search(&run);
             if (searched == -1) {
                 PyErr_NoMemory();
@@ -516,8 +518,8 @@ static PyMethodDef methods[] = {
      "pibt(walkable, height, width, starts, goals, tables, seed, time_limit_s, max_steps)"
      " -> (solved, configs bytes)."},
     {"lacam", py_lacam, METH_VARARGS,
-     "lacam(walkable, height, width, starts, goals, tables, seed, time_limit_s, max_nodes)"
-     " -> (exhausted, nodes, configs bytes)."},
+     "lacam(walkable, height, width, starts, goals, tables, seed, time_limit_s, max_nodes,"
+     " first_plan) -> (exhausted, nodes, configs bytes)."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -21,5 +21,6 @@ def lacam(
     seed: int,
     time_limit_s: float,
     max_nodes: int,
+    first_plan: bool,
     /,
 ) -> tuple[bool, int, bytes]: ...

@@ -18,6 +18,9 @@ exceeds the sum of costs (it does not charge an agent for waiting at its goal be
 again), so a plan found optimal whose sum of costs equals its sum of loss is optimal for the
 sum of costs too: that is what `sim.mapf.solvers.MapfResult.optimal` reports.
 
+With ``first_plan`` the search stops at its first plan instead, as LaCAM (without the star)
+does: the time to a first solution that the LaCAM papers report.
+
 This is the readable reference; ``_mapf.c`` runs the same search with the same random draws.
 """
 
@@ -65,6 +68,7 @@ class LacamOutcome:
         configs: the best plan as configurations from time 0; empty when none was found.
         exhausted: the search ran out of configurations before the time limit: with `configs`,
             the plan is optimal for the sum of loss; without, the instance has no solution.
+            False when it stopped at its first plan.
         nodes: configurations generated.
     """
 
@@ -138,10 +142,12 @@ def lacam(
     time_limit_s: float,
     seed: int,
     node_limit: int | None = None,
+    first_plan: bool = False,
 ) -> LacamOutcome:
     """Search with LaCAM* until the search space is exhausted or a limit is reached.
 
-    The limits: `time_limit_s`, and `node_limit` configurations (default `max_nodes`).
+    The limits: `time_limit_s`, and `node_limit` configurations (default `max_nodes`); with
+    `first_plan`, the search also stops as soon as it reaches the goals.
 
     >>> from sim.mapf.problem import distance_tables
     >>> problem = MapfProblem.from_cells(np.ones((1, 3), bool), [(0, 0)], [(0, 2)])
@@ -173,6 +179,8 @@ def lacam(
         node = frontier[-1]
         if best is None and node.config == goals:
             best = node
+            if first_plan:
+                return LacamOutcome(_backtrack(best), False, len(explored))
         if (best is not None and best.g <= node.f) or not node.tree:
             frontier.pop()
             continue

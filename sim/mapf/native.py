@@ -123,6 +123,7 @@ def lacam_configs(
     time_limit_s: float,
     seed: int,
     max_nodes: int,
+    first_plan: bool = False,
 ) -> tuple[list[list[int]], bool, int]:
     """`sim.mapf.lacam.lacam` in C: the configurations, whether exhausted, nodes generated."""
     exhausted, nodes, raw = _kernel.lacam(
@@ -133,6 +134,7 @@ def lacam_configs(
         seed,
         time_limit_s,
         max_nodes,
+        first_plan,
     )
     configs: list[list[int]] = (
         np.frombuffer(raw, dtype=np.int32).reshape(-1, max(1, problem.agents)).tolist()

@@ -1,7 +1,8 @@
 """One interface to every solver: a problem, a time limit and a seed in, a `MapfResult` out.
 
 ``pibt`` runs PIBT once (fast, may fail), ``lacam`` LaCAM* (complete and anytime: it keeps
-improving its plan until the time limit, and says when it proved it optimal), ``cbs``
+improving its plan until the time limit, and says when it proved it optimal; with
+``first_plan`` it returns its first plan instead), ``cbs``
 Conflict-Based Search (optimal sum of costs, for small instances). PIBT and LaCAM* run in C
 when the extension is built (``implementation="auto"``); their Python references give the
 same plans for the same seed.
@@ -58,6 +59,7 @@ def solve(
     seed: int = 0,
     implementation: str = "auto",
     tables: NDArray[np.int32] | None = None,
+    first_plan: bool = False,
 ) -> MapfResult:
     """Run `solver` on `problem` for at most about `time_limit_s` seconds.
 
@@ -68,6 +70,8 @@ def solve(
         seed: the random stream's seed; the same seed gives the same plan (time permitting).
         implementation: "auto", "c" or "python" for pibt and lacam (cbs is Python only).
         tables: `distance_tables(problem)` when the caller has them already.
+        first_plan: lacam stops at its first plan rather than improving it until the time
+            limit (pibt and cbs always stop at theirs).
 
     Raises:
         ValueError: for an unknown solver or implementation, or a time limit that is not > 0.
@@ -105,9 +109,10 @@ def solve(
                 time_limit_s=left_s,
                 seed=seed,
                 max_nodes=max_nodes(problem.agents),
+                first_plan=first_plan,
             )
         else:
-            outcome = lacam(problem, tables, time_limit_s=left_s, seed=seed)
+            outcome = lacam(problem, tables, time_limit_s=left_s, seed=seed, first_plan=first_plan)
             configs, exhausted = outcome.configs, outcome.exhausted
         paths = paths_from_configs(configs)
         # Optimal for the sum of loss, and so for the sum of costs when the two agree.

@@ -66,7 +66,8 @@ def test_tiny_run_writes_the_issues_json_without_the_peer(
         for key, kind in ISSUE_KEYS.items():
             assert isinstance(row[key], kind), key
     runs = {(row["agents"], row["solver"], row["peer"]) for row in data["rows"]}
-    assert runs == {(k, s, "ours") for k in (2, 4) for s in ("lacam", "pibt", "cbs")}
+    solvers = ("lacam", "lacam-anytime", "pibt", "cbs")
+    assert runs == {(k, s, "ours") for k in (2, 4) for s in solvers}
     assert all(row["sum_of_costs"] >= row["soc_lower_bound"] for row in data["rows"])
 
 
@@ -78,6 +79,20 @@ def test_write_results_puts_the_section_with_its_command(
     text = results.RESULTS_PATH.read_text()
     assert text.count(mapf.SECTION_HEADING) == 1
     assert "sim bench --mapf --maps tiny --agents 2 --scens 1 --time-limit 0.1" in text
+
+
+def test_first_plan_skips_the_anytime_runs_and_says_so(
+    tiny: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["bench", "--mapf", "--maps", "tiny", "--agents", "2", "--time-limit", "0.1"]
+    assert main([*argv, "--first-plan", "--peers", "none", "--write-results"]) == 0
+    printed = capsys.readouterr().out
+    assert "| tiny | lacam | ours | 1 | 100% |" in printed
+    assert "lacam-anytime" not in printed
+    assert "(time to its first plan): MET: 1 of 1" in printed
+    text = results.RESULTS_PATH.read_text()
+    assert "--time-limit 0.1 --first-plan --peers none --write-results" in text
+    assert "did not run anytime" in text
 
 
 def test_a_peer_plan_that_breaks_the_rules_is_counted_invalid(tiny: Path) -> None:
@@ -115,6 +130,18 @@ def test_the_targets_judge_speed_and_equal_costs() -> None:
     assert lines["cbs"].met is False
     assert "20 vs 21" in lines["cbs"].detail
     assert lines["lacam"].met is None  # no pymapf lacam run to compare with
+
+
+def test_lacam_is_judged_on_its_first_plan_not_its_anytime_run() -> None:
+    rows = [
+        row("lacam", "ours", 0.01, 30),
+        row("lacam", "pymapf", 0.2, 30),
+        row("lacam-anytime", "ours", 1.0, 25),
+    ]
+    lacam = next(v for v in mapf.verdicts(rows) if v.name.startswith("lacam:"))
+    assert "time to the first plan" in lacam.name
+    assert lacam.met is True
+    assert "20.0x" in lacam.detail
 
 
 @pytest.mark.parametrize(

@@ -67,6 +67,17 @@ def test_solve_prints_costs_and_bounds_and_writes_plan_and_json(corridor, tmp_pa
     assert "valid plan for 2 agents: sum of costs 11, makespan 6" in capsys.readouterr().out
 
 
+def test_first_plan_stops_lacam_before_it_proves_the_optimum(corridor, capsys):
+    map_path, scen_path = corridor
+    argv = [str(map_path), str(scen_path), "--agents", "2", "--time-limit", "5"]
+    assert main(["mapf", *argv]) == 0
+    assert "(proved optimal)" in capsys.readouterr().out
+    assert main(["mapf", *argv, "--first-plan"]) == 0
+    out = capsys.readouterr().out
+    assert "lacam: solved 2 agents on corridor.map" in out
+    assert "(proved optimal)" not in out
+
+
 @pytest.mark.parametrize("solver", ["pibt", "cbs"])
 def test_each_solver_runs(corridor, capsys, solver):
     map_path, scen_path = corridor

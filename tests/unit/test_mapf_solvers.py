@@ -170,6 +170,37 @@ def test_c_and_python_lacam_agree_when_a_node_limit_stops_them(seed: int) -> Non
     assert [list(config) for config in python.configs] == configs
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_c_and_python_lacam_stop_at_the_same_first_plan(seed: int) -> None:
+    # 30 agents: the anytime search would go on long after this first plan.
+    problem = connected_problem(seed, 10, 30)
+    tables = distance_tables(problem)
+    python = lacam(problem, tables, time_limit_s=600.0, seed=seed, first_plan=True)
+    configs, exhausted, nodes = native.lacam_configs(
+        problem, tables, time_limit_s=600.0, seed=seed, max_nodes=10**6, first_plan=True
+    )
+    assert python.configs
+    assert python.configs[-1] == problem.goals
+    assert (python.exhausted, python.nodes) == (exhausted, nodes)
+    assert not exhausted
+    assert [list(config) for config in python.configs] == configs
+    assert nodes < 1500  # well short of where the node-limit test above stops the anytime search
+
+
+@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
+def test_first_plan_stops_before_the_optimum_is_proved(implementation: str) -> None:
+    problem = corridor()
+    first = solve(
+        problem, "lacam", time_limit_s=30.0, implementation=implementation, first_plan=True
+    )
+    anytime = solve(problem, "lacam", time_limit_s=30.0, implementation=implementation)
+    assert first.solved
+    assert_valid(problem, first.paths)
+    assert not first.optimal
+    assert anytime.optimal
+    assert first.soc >= anytime.soc
+
+
 @pytest.mark.parametrize(
     ("solver", "limit", "message"),
     [("astar", 1.0, "solver must be one of"), ("lacam", 0.0, "time limit must be > 0")],
