@@ -94,7 +94,7 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
         action="store_true",
         help="instead: our MAPF solvers (lacam, pibt, cbs) against pymapf's on the MAPF "
         "benchmark ($MAPF_DIR; --peers none: ours alone); default maps "
-        f"{' '.join(mapf.DEFAULT_MAPS)}, about a minute; exit 1 if a plan of ours is invalid",
+        f"{' '.join(mapf.DEFAULT_MAPS)}, about 15 s; exit 1 if a plan of ours is invalid",
     )
     parser.add_argument(
         "--agents",
