@@ -225,7 +225,7 @@ static int expand(LacamRun *run, int32_t node, int32_t *best) {
     int32_t depth = run->constraints[constraint].depth;
     if (depth < run->agents) {
         int32_t agent = run->orders[(size_t)node * k + (size_t)depth];
-        int32_t cells[5];
+        int32_t cells[MAX_DEGREE + 1];
         int count = moves(run->grid, CONFIG(run, node)[agent], cells);
         shuffle(&run->rng, cells, count);
         for (int m = 0; m < count; m++) {

@@ -48,29 +48,44 @@ static double now_s(void) {
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* ---- the grid: walkable 4-neighbours in the order up, left, right, down ---- */
+/* ---- the grid: the moves of MapfProblem.neighbours ---- */
+
+#define MAX_DEGREE 8
 
 typedef struct {
     int32_t width, height, cells;
-    int32_t *next_to; /* cells * 4 */
+    int diagonal;     /* 8-connected */
+    int32_t *next_to; /* cells * MAX_DEGREE */
     uint8_t *degree;  /* cells */
 } Grid;
 
-static int grid_init(Grid *grid, const uint8_t *walkable, int32_t height, int32_t width) {
+static int free_at(const uint8_t *walkable, int32_t height, int32_t width, int32_t r, int32_t c) {
+    return r >= 0 && r < height && c >= 0 && c < width && walkable[r * width + c];
+}
+
+/* Walkable neighbours up, left, right, down; then, 8-connected, up-left, up-right, down-left,
+ * down-right, each with both orthogonal cells beside it walkable (no corner cutting). */
+static int grid_init(Grid *grid, const uint8_t *walkable, int32_t height, int32_t width,
+                     int connectivity) {
+    static const int32_t steps[MAX_DEGREE][2] = {{-1, 0}, {0, -1}, {0, 1},  {1, 0},
+                                                 {-1, -1}, {-1, 1}, {1, -1}, {1, 1}};
     grid->width = width;
     grid->height = height;
     grid->cells = width * height;
-    grid->next_to = malloc(sizeof(int32_t) * 4 * (size_t)grid->cells);
+    grid->diagonal = connectivity == 8;
+    grid->next_to = malloc(sizeof(int32_t) * MAX_DEGREE * (size_t)grid->cells);
     grid->degree = calloc((size_t)grid->cells, 1);
     if (!grid->next_to || !grid->degree) return -1;
     for (int32_t cell = 0; cell < grid->cells; cell++) {
         int32_t row = cell / width, col = cell % width;
-        int32_t candidates[4][2] = {{row - 1, col}, {row, col - 1}, {row, col + 1}, {row + 1, col}};
         if (!walkable[cell]) continue;
-        for (int k = 0; k < 4; k++) {
-            int32_t r = candidates[k][0], c = candidates[k][1];
-            if (r < 0 || r >= height || c < 0 || c >= width || !walkable[r * width + c]) continue;
-            grid->next_to[4 * cell + grid->degree[cell]++] = r * width + c;
+        for (int k = 0; k < (grid->diagonal ? 8 : 4); k++) {
+            int32_t r = row + steps[k][0], c = col + steps[k][1];
+            if (!free_at(walkable, height, width, r, c)) continue;
+            if (k >= 4 && (!free_at(walkable, height, width, r, col) ||
+                           !free_at(walkable, height, width, row, c)))
+                continue;
+            grid->next_to[MAX_DEGREE * cell + grid->degree[cell]++] = r * width + c;
         }
     }
     return 0;
@@ -119,7 +134,7 @@ static void stepper_free(Stepper *s) {
 /* The cells an agent at `cell` may take: its neighbours, then `cell`; returns the count. */
 static int moves(const Grid *grid, int32_t cell, int32_t *out) {
     int count = grid->degree[cell];
-    memcpy(out, grid->next_to + 4 * cell, sizeof(int32_t) * (size_t)count);
+    memcpy(out, grid->next_to + MAX_DEGREE * cell, sizeof(int32_t) * (size_t)count);
     out[count] = cell;
     return count + 1;
 }
@@ -131,7 +146,7 @@ static int corridor_step(const Stepper *s, int32_t behind, int32_t ahead, int32_
     int count = 0;
     *onward = NOBODY;
     for (int k = 0; k < s->grid->degree[ahead]; k++) {
-        int32_t cell = s->grid->next_to[4 * ahead + k];
+        int32_t cell = s->grid->next_to[MAX_DEGREE * ahead + k];
         int32_t resting = s->occupied_now[cell];
         if (cell == behind ||
             (s->grid->degree[cell] == 1 && resting != NOBODY && s->goals[resting] == cell))
@@ -179,7 +194,7 @@ static int32_t swap_partner(const Stepper *s, int32_t agent, int32_t here, int32
         swap_required(s, agent, other, here, best) && swap_possible(s, best, here))
         return other;
     for (int k = 0; k < s->grid->degree[here]; k++) { /* one behind, bound through `best` */
-        int32_t cell = s->grid->next_to[4 * here + k];
+        int32_t cell = s->grid->next_to[MAX_DEGREE * here + k];
         int32_t behind = s->occupied_now[cell];
         if (behind != NOBODY && best != cell && swap_required(s, behind, agent, here, best) &&
             swap_possible(s, best, here))
@@ -188,10 +203,25 @@ static int32_t swap_partner(const Stepper *s, int32_t agent, int32_t here, int32
     return NOBODY;
 }
 
+/* Whether the step `before` -> `after` crosses a diagonal step already chosen, as
+ * Stepper._crosses. */
+static int crosses(const Stepper *s, int32_t before, int32_t after) {
+    if (!s->grid->diagonal) return 0;
+    int32_t width = s->grid->width;
+    int32_t row = before / width, col = before % width;
+    int32_t to_row = after / width, to_col = after % width;
+    if (abs(to_row - row) != 1 || abs(to_col - col) != 1) return 0;
+    int32_t first = row * width + to_col, second = to_row * width + col;
+    int32_t other = s->occupied_now[first];
+    if (other != NOBODY && s->going_to[other] == second) return 1;
+    other = s->occupied_now[second];
+    return other != NOBODY && s->going_to[other] == first;
+}
+
 static int plan(Stepper *s, int32_t agent) {
     int32_t here = s->came_from[agent];
-    int32_t candidates[5];
-    int64_t keys[5];
+    int32_t candidates[MAX_DEGREE + 1];
+    int64_t keys[MAX_DEGREE + 1];
     int count = moves(s->grid, here, candidates);
     shuffle(s->rng, candidates, count);
     const int32_t *table = s->tables + (size_t)agent * (size_t)s->grid->cells;
@@ -222,12 +252,13 @@ static int plan(Stepper *s, int32_t agent) {
         if (s->occupied_next[cell] != NOBODY) continue;
         int32_t other = s->occupied_now[cell];
         if (other != NOBODY && s->going_to[other] == here) continue;
+        if (crosses(s, here, cell)) continue;
         s->occupied_next[cell] = agent;
         s->going_to[agent] = cell;
         if (other != NOBODY && other != agent && s->going_to[other] == NOBODY && !plan(s, other))
             continue;
         if (k == 0 && partner != NOBODY && s->going_to[partner] == NOBODY &&
-            s->occupied_next[here] == NOBODY) {
+            s->occupied_next[here] == NOBODY && !crosses(s, s->came_from[partner], here)) {
             s->occupied_next[here] = partner;
             s->going_to[partner] = here;
         }
@@ -252,7 +283,8 @@ static int step(Stepper *s, const int32_t *config, const int32_t *order,
         int32_t agent = fixed_agents[k], cell = fixed_cells[k];
         int32_t mover = s->occupied_next[config[agent]];
         if (s->occupied_next[cell] != NOBODY ||
-            (mover != NOBODY && mover == s->occupied_now[cell])) {
+            (mover != NOBODY && mover == s->occupied_now[cell]) ||
+            crosses(s, config[agent], cell)) {
             ok = 0;
             break;
         }
@@ -349,8 +381,9 @@ static int check_sizes(Py_buffer *walkable, Py_buffer *starts, Py_buffer *goals,
 
 static PyObject *py_distances(PyObject *Py_UNUSED(self), PyObject *args) {
     Py_buffer walkable, goals;
-    int height, width;
-    if (!PyArg_ParseTuple(args, "y*iiy*:distances", &walkable, &height, &width, &goals))
+    int height, width, connectivity;
+    if (!PyArg_ParseTuple(args, "y*iiiy*:distances", &walkable, &height, &width, &connectivity,
+                          &goals))
         return NULL;
     PyObject *result = NULL;
     Py_ssize_t cells = (Py_ssize_t)height * width, agents = goals.len / 4;
@@ -361,7 +394,7 @@ static PyObject *py_distances(PyObject *Py_UNUSED(self), PyObject *args) {
     result = PyBytes_FromStringAndSize(NULL, 4 * agents * cells);
     int32_t *queue = malloc(sizeof(int32_t) * (size_t)cells);
     Grid grid = {0};
-    if (!result || !queue || grid_init(&grid, walkable.buf, height, width) < 0) {
+    if (!result || !queue || grid_init(&grid, walkable.buf, height, width, connectivity) < 0) {
         Py_XDECREF(result);
         result = PyErr_NoMemory();
     } else {
@@ -378,7 +411,7 @@ static PyObject *py_distances(PyObject *Py_UNUSED(self), PyObject *args) {
             while (head < tail) {
                 int32_t current = queue[head++];
                 for (int k = 0; k < grid.degree[current]; k++) {
-                    int32_t next = grid.next_to[4 * current + k];
+                    int32_t next = grid.next_to[MAX_DEGREE * current + k];
                     if (table[next] != UNREACHABLE) continue;
                     table[next] = table[current] + 1;
                     queue[tail++] = next;
@@ -396,12 +429,13 @@ done:
 
 static PyObject *py_pibt(PyObject *Py_UNUSED(self), PyObject *args) {
     Py_buffer walkable, starts, goals, tables;
-    int height, width;
+    int height, width, connectivity;
     unsigned long long seed;
     Py_ssize_t max_steps;
     double time_limit_s;
-    if (!PyArg_ParseTuple(args, "y*iiy*y*y*Kdn:pibt", &walkable, &height, &width, &starts,
-                          &goals, &tables, &seed, &time_limit_s, &max_steps))
+    if (!PyArg_ParseTuple(args, "y*iiiy*y*y*Kdn:pibt", &walkable, &height, &width,
+                          &connectivity, &starts, &goals, &tables, &seed, &time_limit_s,
+                          &max_steps))
         return NULL;
     PyObject *result = NULL;
     if (check_sizes(&walkable, &starts, &goals, &tables, height, width) == 0) {
@@ -416,7 +450,7 @@ static PyObject *py_pibt(PyObject *Py_UNUSED(self), PyObject *args) {
         Ranked *scratch = malloc(sizeof(Ranked) * (size_t)(agents + 1));
         int32_t *order = malloc(sizeof(int32_t) * (size_t)(agents + 1));
         int failed = !priorities || !scratch || !order ||
-                     grid_init(&grid, walkable.buf, height, width) < 0 ||
+                     grid_init(&grid, walkable.buf, height, width, connectivity) < 0 ||
                      stepper_init(&stepper, &grid, tables.buf, goal_cells, agents, &rng) < 0;
         for (int32_t agent = 0; agent < agents && !failed; agent++) {
             failed = ints_push(&configs, ((const int32_t *)starts.buf)[agent]) < 0;
@@ -468,18 +502,19 @@ static PyObject *py_pibt(PyObject *Py_UNUSED(self), PyObject *args) {
 
 static PyObject *py_lacam(PyObject *Py_UNUSED(self), PyObject *args) {
     Py_buffer walkable, starts, goals, tables;
-    int height, width;
+    int height, width, connectivity;
     unsigned long long seed;
     Py_ssize_t max_nodes;
     double time_limit_s;
     int first_plan;
-    if (!PyArg_ParseTuple(args, "y*iiy*y*y*Kdnp:lacam", &walkable, &height, &width, &starts,
-                          &goals, &tables, &seed, &time_limit_s, &max_nodes, &first_plan))
+    if (!PyArg_ParseTuple(args, "y*iiiy*y*y*Kdnp:lacam", &walkable, &height, &width,
+                          &connectivity, &starts, &goals, &tables, &seed, &time_limit_s,
+                          &max_nodes, &first_plan))
         return NULL;
     PyObject *result = NULL;
     if (check_sizes(&walkable, &starts, &goals, &tables, height, width) == 0) {
         Grid grid = {0};
-        if (grid_init(&grid, walkable.buf, height, width) < 0) {
+        if (grid_init(&grid, walkable.buf, height, width, connectivity) < 0) {
             PyErr_NoMemory();
         } else {
             LacamRun run = {0};
@@ -513,13 +548,14 @@ static PyObject *py_lacam(PyObject *Py_UNUSED(self), PyObject *args) {
 
 static PyMethodDef methods[] = {
     {"distances", py_distances, METH_VARARGS,
-     "distances(walkable, height, width, goals) -> bytes: int32 BFS tables, agent by agent."},
+     "distances(walkable, height, width, connectivity, goals) -> bytes: int32 BFS tables,"
+     " agent by agent."},
     {"pibt", py_pibt, METH_VARARGS,
-     "pibt(walkable, height, width, starts, goals, tables, seed, time_limit_s, max_steps)"
-     " -> (solved, configs bytes)."},
+     "pibt(walkable, height, width, connectivity, starts, goals, tables, seed, time_limit_s,"
+     " max_steps) -> (solved, configs bytes)."},
     {"lacam", py_lacam, METH_VARARGS,
-     "lacam(walkable, height, width, starts, goals, tables, seed, time_limit_s, max_nodes,"
-     " first_plan) -> (exhausted, nodes, configs bytes)."},
+     "lacam(walkable, height, width, connectivity, starts, goals, tables, seed, time_limit_s,"
+     " max_nodes, first_plan) -> (exhausted, nodes, configs bytes)."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -1,8 +1,11 @@
-def distances(walkable: bytes, height: int, width: int, goals: bytes, /) -> bytes: ...
+def distances(
+    walkable: bytes, height: int, width: int, connectivity: int, goals: bytes, /
+) -> bytes: ...
 def pibt(
     walkable: bytes,
     height: int,
     width: int,
+    connectivity: int,
     starts: bytes,
     goals: bytes,
     tables: object,
@@ -15,6 +18,7 @@ def lacam(
     walkable: bytes,
     height: int,
     width: int,
+    connectivity: int,
     starts: bytes,
     goals: bytes,
     tables: object,

@@ -10,6 +10,11 @@ grow exponentially with the conflicts, so the search stops at a node limit or a 
 
 An agent's cost is the time it last arrives at its goal, so the low level ends a path only
 where no later constraint forbids the goal.
+
+On an 8-connected problem two agents taking the two diagonals of one 2x2 block in one step
+conflict too. Such a crossing splits like a swap: each child forbids one of the two steps to
+its agent ("may not move u -> v arriving at t"). Every valid plan leaves out at least one of
+the two steps, so it obeys one child's constraints: no solution is lost and CBS stays optimal.
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from sim.mapf.problem import UNREACHABLE, MapfProblem, arrival_time
+from sim.mapf.problem import UNREACHABLE, MapfProblem, arrival_time, diagonal_corners
 
 MAX_NODES = 100_000
 """High-level nodes generated before the search gives up."""
@@ -46,17 +51,23 @@ class CbsOutcome:
     nodes: int
 
 
-def first_conflict(paths: Sequence[Path]) -> tuple[int, int, Constraint, Constraint] | None:
+def first_conflict(
+    paths: Sequence[Path], width: int
+) -> tuple[int, int, Constraint, Constraint] | None:
     """The earliest conflict, as two agents and the constraint that forbids it to each.
 
-    Paths shorter than the longest are read as waiting at their last cell. A vertex conflict
-    at ``(v, t)`` gives both agents ``(v, t)``; a swap ``u <-> v`` arriving at ``t`` gives
-    ``(u, v, t)`` to the one moving ``u -> v`` and ``(v, u, t)`` to the other.
+    Paths (flat cells of a grid `width` columns wide) shorter than the longest are read as
+    waiting at their last cell. A vertex conflict at ``(v, t)`` gives both agents ``(v, t)``;
+    a swap ``u <-> v`` arriving at ``t`` gives ``(u, v, t)`` to the one moving ``u -> v`` and
+    ``(v, u, t)`` to the other; a crossing of diagonal steps ``u -> v`` and ``w -> x``
+    arriving at ``t`` gives ``(u, v, t)`` to the one and ``(w, x, t)`` to the other.
 
-    >>> first_conflict([(0, 1, 2), (2, 1, 0)])
+    >>> first_conflict([(0, 1, 2), (2, 1, 0)], 3)
     (0, 1, (1, 1), (1, 1))
-    >>> first_conflict([(0, 1), (1, 0)])
+    >>> first_conflict([(0, 1), (1, 0)], 2)
     (0, 1, (0, 1, 1), (1, 0, 1))
+    >>> first_conflict([(0, 3), (1, 2)], 2)
+    (0, 1, (0, 3, 1), (1, 2, 1))
     """
     horizon = max((len(path) for path in paths), default=0)
     for t in range(horizon):
@@ -76,6 +87,11 @@ def first_conflict(paths: Sequence[Path]) -> tuple[int, int, Constraint, Constra
             other = moves.get((after, before))
             if other is not None:
                 return other, agent, (after, before, t), (before, after, t)
+            corners = diagonal_corners(before, after, width)
+            for step in () if corners is None else (corners, corners[::-1]):
+                other = moves.get(step)
+                if other is not None:
+                    return other, agent, (*step, t), (before, after, t)
             moves[(before, after)] = agent
     return None
 
@@ -169,7 +185,7 @@ def cbs(
     nodes = 1
     while frontier and nodes < max_nodes and time.perf_counter() <= deadline:
         _, _, constraints, paths = heapq.heappop(frontier)
-        conflict = first_conflict(paths)
+        conflict = first_conflict(paths, problem.width)
         if conflict is None:
             return CbsOutcome(tuple(paths), nodes)
         first, second, for_first, for_second = conflict

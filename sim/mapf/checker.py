@@ -3,9 +3,10 @@
 A plan is one path per agent, a ``(row, col)`` cell per time step from time 0 (pairs, not flat
 cells, so that a cell off the map stays itself); paths shorter than the longest wait at their
 last cell. The rules: each path starts at its agent's start and ends at its goal; every step
-goes to a walkable 4-neighbour on the map or waits; no two agents share a cell at one time;
-no two agents trade cells in one step. `check_plan` lists every violation, not only the
-first, in time order.
+goes to a walkable 4-neighbour on the map or waits (8-connected: or to a diagonal neighbour
+whose two orthogonal cells beside the step are walkable); no two agents share a cell at one
+time; no two agents trade cells in one step; no two agents take the two diagonals of one 2x2
+block in one step. `check_plan` lists every violation, not only the first, in time order.
 """
 
 from __future__ import annotations
@@ -28,8 +29,11 @@ class ViolationKind(StrEnum):
     OFF_MAP = "off the map"
     INTO_WALL = "into a wall"
     NOT_ADJACENT = "not adjacent"
+    DIAGONAL = "diagonal step"
+    CORNER_CUT = "corner cut"
     VERTEX_CONFLICT = "vertex conflict"
     SWAP_CONFLICT = "swap conflict"
+    CROSSING_CONFLICT = "crossing conflict"
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,6 +126,31 @@ def _conflicts(problem: MapfProblem, paths: Sequence[Sequence[Pair]]) -> list[Vi
                         f"{_name(before)} and {_name(after)}",
                     )
                 )
+            found += _crossings(mover, t, agent, before, after)
+    return found
+
+
+def _crossings(
+    mover: dict[tuple[Pair, Pair], int], t: int, agent: int, before: Pair, after: Pair
+) -> list[Violation]:
+    """The crossing conflicts of `agent`'s step, each told once (by the lower agent)."""
+    if abs(after[0] - before[0]) != 1 or abs(after[1] - before[1]) != 1:
+        return []
+    corners = (before[0], after[1]), (after[0], before[1])
+    found = []
+    for step in (corners, corners[::-1]):
+        other = mover.get(step)
+        if other is not None and other > agent:
+            found.append(
+                Violation(
+                    ViolationKind.CROSSING_CONFLICT,
+                    t,
+                    (agent, other),
+                    f"t={t}: crossing conflict: agent {agent} moves from {_name(before)} to "
+                    f"{_name(after)} across agent {other} moving from {_name(step[0])} to "
+                    f"{_name(step[1])}",
+                )
+            )
     return found
 
 
@@ -186,8 +215,15 @@ def _step_problem(problem: MapfProblem, before: Pair, after: Pair) -> ViolationK
         return ViolationKind.OFF_MAP
     if not problem.walkable[after]:
         return ViolationKind.INTO_WALL
-    if abs(after[0] - before[0]) + abs(after[1] - before[1]) > 1:
+    rows, cols = abs(after[0] - before[0]), abs(after[1] - before[1])
+    if rows > 1 or cols > 1:
         return ViolationKind.NOT_ADJACENT
+    if rows and cols:
+        if problem.connectivity == 4:
+            return ViolationKind.DIAGONAL
+        corners = (before[0], after[1]), (after[0], before[1])
+        if not all(_on_map(problem, c) and problem.walkable[c] for c in corners):
+            return ViolationKind.CORNER_CUT
     return None
 
 

@@ -34,6 +34,10 @@ class MapfProblem(Protocol):
         """Columns."""
 
     @property
+    def connectivity(self) -> int:
+        """4, or 8 with diagonal steps."""
+
+    @property
     def agents(self) -> int:
         """How many agents."""
 
@@ -76,8 +80,13 @@ def choose(implementation: str) -> bool:
     return implementation != "python" and _kernel is not None
 
 
-def _grid_args(problem: MapfProblem) -> tuple[bytes, int, int]:
-    return problem.walkable.astype(np.uint8).tobytes(), problem.height, problem.width
+def _grid_args(problem: MapfProblem) -> tuple[bytes, int, int, int]:
+    return (
+        problem.walkable.astype(np.uint8).tobytes(),
+        problem.height,
+        problem.width,
+        problem.connectivity,
+    )
 
 
 def _cells(cells: tuple[int, ...]) -> bytes:

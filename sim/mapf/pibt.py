@@ -10,8 +10,10 @@ not go, the two swap instead: one backs off to the nearest junction, pulling the
 agent home is not promised, which is why `lacam` wraps this generator in a complete search.
 
 `Stepper.step` is the configuration generator LaCAM calls, with some agents' next cells fixed
-by constraints. This module is the readable reference; ``_mapf.c`` runs the same steps with
-the same random draws (`SplitMix64`), so both give the same plan for the same seed.
+by constraints. On an 8-connected problem a diagonal step is refused, like a swap, when another
+agent already takes the other diagonal of the same 2x2 block. This module is the readable
+reference; ``_mapf.c`` runs the same steps with the same random draws (`SplitMix64`), so both
+give the same plan for the same seed.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from collections.abc import Sequence
 import numpy as np
 from numpy.typing import NDArray
 
-from sim.mapf.problem import MapfProblem, paths_from_configs
+from sim.mapf.problem import MapfProblem, diagonal_corners, paths_from_configs
 from sim.mapf.rng import SplitMix64
 
 NOBODY = -1
@@ -73,6 +75,8 @@ class Stepper:
         self._neighbours = [problem.neighbours(cell) for cell in range(problem.walkable.size)]
         self._tables: list[list[int]] = tables.tolist()
         self._goals = problem.goals
+        self._width = problem.width
+        self._diagonal = problem.connectivity == 8
         self._rng = rng
         self._occupied_now = [NOBODY] * problem.walkable.size
         self._occupied_next = [NOBODY] * problem.walkable.size
@@ -105,6 +109,8 @@ class Stepper:
                 mover = self._occupied_next[config[agent]]
                 if mover != NOBODY and mover == self._occupied_now[cell]:
                     return None  # the two would swap
+                if self._crosses(config[agent], cell):
+                    return None
                 self._going_to[agent] = cell
                 self._occupied_next[cell] = agent
             for agent in order:
@@ -157,6 +163,8 @@ class Stepper:
             other = self._occupied_now[cell]
             if other != NOBODY and self._going_to[other] == here:
                 continue  # the two would swap
+            if self._crosses(here, cell):
+                continue
             self._occupied_next[cell] = agent
             self._going_to[agent] = cell
             pushed = other not in (NOBODY, agent) and self._going_to[other] == NOBODY
@@ -167,12 +175,26 @@ class Stepper:
                 and partner != NOBODY
                 and self._going_to[partner] == NOBODY
                 and self._occupied_next[here] == NOBODY
+                and not self._crosses(self._came_from[partner], here)
             ):
                 self._occupied_next[here] = partner
                 self._going_to[partner] = here
             return True
         self._occupied_next[here] = agent
         self._going_to[agent] = here
+        return False
+
+    def _crosses(self, before: int, after: int) -> bool:
+        """Whether the step `before` -> `after` crosses a diagonal step already chosen."""
+        if not self._diagonal:
+            return False
+        corners = diagonal_corners(before, after, self._width)
+        if corners is None:
+            return False
+        for start, end in (corners, corners[::-1]):
+            other = self._occupied_now[start]
+            if other != NOBODY and self._going_to[other] == end:
+                return True
         return False
 
     # The swap of "Engineering LaCAM*" (Okumura 2024): in a corridor two agents heading for

@@ -8,11 +8,18 @@ those costs and their maximum (the makespan) are what a plan is judged by; the s
 distances, each agent alone on the grid, bound both from below (Stern et al. 2019, "Multi-Agent
 Pathfinding: Definitions, Variants, and Benchmarks").
 
+That 4-connected rule is the benchmark's and the default. A problem may be 8-connected instead:
+an agent may also step diagonally when both orthogonal cells beside the step are walkable (no
+corner cutting, the project's rule), and two agents may not take the two diagonals of one 2x2
+block in the same step (a crossing conflict). A diagonal step takes one time step, like an
+orthogonal one: costs stay unit, and the distance tables count steps under the same moves.
+
 Cells are flat ints, ``row * width + col``; a path is one cell per time step, from time 0.
 """
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -25,20 +32,30 @@ from sim.navigation.field import distance_field
 UNREACHABLE = 2**30
 """Distance table entry of a cell from which the goal cannot be reached (and of walls)."""
 
+CONNECTIVITIES = (4, 8)
+"""The move rules a problem may have: 4 the benchmark's, 8 with diagonals (no corner cutting)."""
+
+_ORTHOGONAL = ((-1, 0), (0, -1), (0, 1), (1, 0))
+# After the orthogonal moves, so that a 4-connected problem's order stays what it was.
+_DIAGONAL = ((-1, -1), (-1, 1), (1, -1), (1, 1))
+
 
 @dataclass(frozen=True, slots=True, eq=False)
 class MapfProblem:
-    """A MAPF instance on a 4-connected grid.
+    """A MAPF instance on a grid, 4-connected (the benchmark's rule) or 8-connected.
 
     Attributes:
         walkable: ``[row, col]`` bool, True where an agent may stand.
         starts: each agent's start cell (flat), pairwise distinct, all walkable.
         goals: each agent's goal cell (flat), pairwise distinct, all walkable.
         name: the map's name, for reports (``random-32-32-20.map``).
+        connectivity: 4, or 8 for diagonal steps too (each one time step, never cutting a
+            corner; see the module).
 
     Raises:
         ValueError: naming the agent and the cell, when the lists differ in length, a cell
-            lies off the grid or on a wall, or two agents share a start or a goal.
+            lies off the grid or on a wall, or two agents share a start or a goal; or for a
+            connectivity other than 4 or 8.
 
     >>> problem = MapfProblem.from_cells(np.ones((1, 3), bool), [(0, 0)], [(0, 2)])
     >>> problem.starts, problem.goals, problem.agents
@@ -49,8 +66,11 @@ class MapfProblem:
     starts: tuple[int, ...]
     goals: tuple[int, ...]
     name: str = "<grid>"
+    connectivity: int = 4
 
     def __post_init__(self) -> None:
+        if self.connectivity not in CONNECTIVITIES:
+            raise ValueError(f"connectivity must be 4 or 8, got {self.connectivity!r}")
         if self.walkable.ndim != 2 or self.walkable.dtype != np.bool_:
             raise ValueError(f"walkable must be a 2-D bool array, got {self.walkable.dtype}")
         if len(self.starts) != len(self.goals):
@@ -74,6 +94,7 @@ class MapfProblem:
         goals: Sequence[tuple[int, int]],
         *,
         name: str = "<grid>",
+        connectivity: int = 4,
     ) -> MapfProblem:
         """Build a problem from ``(row, col)`` starts and goals (checked as in the class).
 
@@ -89,7 +110,7 @@ class MapfProblem:
                         f"{width}x{walkable.shape[0]} map"
                     )
         flat = [tuple(r * width + c for r, c in cells) for cells in (starts, goals)]
-        return cls(walkable, flat[0], flat[1], name)
+        return cls(walkable, flat[0], flat[1], name, connectivity)
 
     @property
     def agents(self) -> int:
@@ -116,17 +137,34 @@ class MapfProblem:
         return f"(x={col}, y={row})"
 
     def neighbours(self, cell: int) -> list[int]:
-        """Walkable 4-neighbours of `cell`, in the fixed order up, left, right, down.
+        """The walkable cells `cell` may step to, in a fixed order.
+
+        Up, left, right, down; then, when 8-connected, up-left, up-right, down-left,
+        down-right, each only when both orthogonal cells beside it are walkable.
 
         >>> MapfProblem(np.ones((2, 3), bool), (), ()).neighbours(1)
         [0, 2, 4]
+        >>> MapfProblem(np.ones((2, 3), bool), (), (), connectivity=8).neighbours(1)
+        [0, 2, 4, 3, 5]
         """
         row, col = divmod(cell, self.width)
-        found = []
-        for r, c in ((row - 1, col), (row, col - 1), (row, col + 1), (row + 1, col)):
-            if 0 <= r < self.height and 0 <= c < self.width and self.walkable[r, c]:
-                found.append(r * self.width + c)
+        found = [
+            (row + dr) * self.width + col + dc
+            for dr, dc in _ORTHOGONAL
+            if self._free(row + dr, col + dc)
+        ]
+        if self.connectivity == 8:
+            found += [
+                (row + dr) * self.width + col + dc
+                for dr, dc in _DIAGONAL
+                if self._free(row + dr, col + dc)
+                and self._free(row + dr, col)
+                and self._free(row, col + dc)
+            ]
         return found
+
+    def _free(self, row: int, col: int) -> bool:
+        return 0 <= row < self.height and 0 <= col < self.width and bool(self.walkable[row, col])
 
     def _check_cell(self, kind: str, agent: int, cell: int) -> None:
         if not 0 <= cell < self.walkable.size:
@@ -150,11 +188,14 @@ class LowerBounds:
 
 
 def distance_tables(problem: MapfProblem, *, implementation: str = "auto") -> NDArray[np.int32]:
-    """Return ``[agent, cell]`` the 4-connected step count from each cell to the agent's goal.
+    """Return ``[agent, cell]`` the step count from each cell to the agent's goal.
 
-    Walls and cells that cannot reach the goal hold `UNREACHABLE`. "c" runs the breadth-first
-    search of the compiled extension, "python" `sim.navigation.distance_field` (unit costs, no
-    diagonals) once per goal, "auto" the first when it is built; both give equal tables.
+    Steps are the problem's moves (`MapfProblem.neighbours`), a diagonal one step like the
+    rest. Walls and cells that cannot reach the goal hold `UNREACHABLE`. "c" runs the
+    breadth-first search of the compiled extension, "python" `sim.navigation.distance_field`
+    (unit costs, no diagonals) once per goal when 4-connected and a breadth-first search over
+    `MapfProblem.neighbours` when 8-connected (the field would charge a diagonal its length),
+    "auto" the first when it is built; both give equal tables.
 
     >>> problem = MapfProblem.from_cells(np.array([[1, 1, 0]], bool), [(0, 0)], [(0, 1)])
     >>> distance_tables(problem, implementation="python").tolist()
@@ -163,6 +204,10 @@ def distance_tables(problem: MapfProblem, *, implementation: str = "auto") -> ND
     if native.choose(implementation):
         return native.distance_tables(problem)
     tables = np.full((problem.agents, problem.walkable.size), UNREACHABLE, dtype=np.int32)
+    if problem.connectivity == 8:
+        for agent, goal in enumerate(problem.goals):
+            tables[agent] = _steps_to(problem, goal)
+        return tables
     for agent, goal in enumerate(problem.goals):
         field = distance_field(
             problem.walkable, divmod(goal, problem.width), diagonal=False, implementation="python"
@@ -170,6 +215,20 @@ def distance_tables(problem: MapfProblem, *, implementation: str = "auto") -> ND
         reached = np.isfinite(field)
         tables[agent, reached] = field[reached].astype(np.int32)
     return tables
+
+
+def _steps_to(problem: MapfProblem, goal: int) -> list[int]:
+    """Breadth-first steps from every cell to `goal`; moves are symmetric, so outwards works."""
+    steps = [UNREACHABLE] * problem.walkable.size
+    steps[goal] = 0
+    queue = deque([goal])
+    while queue:
+        current = queue.popleft()
+        for cell in problem.neighbours(current):
+            if steps[cell] == UNREACHABLE:
+                steps[cell] = steps[current] + 1
+                queue.append(cell)
+    return steps
 
 
 def lower_bounds(problem: MapfProblem, tables: NDArray[np.int32]) -> LowerBounds:
@@ -190,6 +249,21 @@ def lower_bounds(problem: MapfProblem, tables: NDArray[np.int32]) -> LowerBounds
                 f"from its start {problem.describe(problem.starts[agent])}"
             )
     return LowerBounds(sum(alone), max(alone, default=0))
+
+
+def diagonal_corners(before: int, after: int, width: int) -> tuple[int, int] | None:
+    """The two other cells of the 2x2 block a diagonal step crosses; None for any other step.
+
+    A step between those two, either way, in the same time step crosses this one.
+
+    >>> diagonal_corners(0, 4, 3), diagonal_corners(0, 1, 3)
+    ((1, 3), None)
+    """
+    row, col = divmod(before, width)
+    to_row, to_col = divmod(after, width)
+    if abs(to_row - row) != 1 or abs(to_col - col) != 1:
+        return None
+    return row * width + to_col, to_row * width + col
 
 
 def arrival_time(path: Sequence[int], goal: int) -> int:

@@ -33,20 +33,22 @@ def rotation() -> MapfProblem:
     return MapfProblem.from_cells(np.ones((2, 2), bool), cells, cells[1:] + cells[:1])
 
 
-def random_problem(seed: int, size: int, agents: int, density: float = 0.2) -> MapfProblem:
+def random_problem(
+    seed: int, size: int, agents: int, density: float = 0.2, connectivity: int = 4
+) -> MapfProblem:
     rng = np.random.default_rng(seed)
     walkable = rng.random((size, size)) >= density
     free = [divmod(int(c), size) for c in np.flatnonzero(walkable)]
     order = rng.permutation(len(free))
     starts = [free[i] for i in order[:agents]]
     goals = [free[i] for i in order[agents : 2 * agents]]
-    return MapfProblem.from_cells(walkable, starts, goals)
+    return MapfProblem.from_cells(walkable, starts, goals, connectivity=connectivity)
 
 
-def connected_problem(seed: int, size: int, agents: int) -> MapfProblem:
+def connected_problem(seed: int, size: int, agents: int, connectivity: int = 4) -> MapfProblem:
     """A random problem every agent of which can reach its goal alone."""
     for attempt in range(100):
-        problem = random_problem(seed * 100 + attempt, size, agents)
+        problem = random_problem(seed * 100 + attempt, size, agents, connectivity=connectivity)
         tables = distance_tables(problem)
         if all(tables[i, s] < 2**30 for i, s in enumerate(problem.starts)):
             return problem
@@ -118,12 +120,13 @@ def test_lacam_claims_no_optimum_when_its_sum_of_loss_is_not_the_sum_of_costs() 
     assert solve(problem, "cbs", time_limit_s=60.0).soc == 16
 
 
+@pytest.mark.parametrize("connectivity", [4, 8])
 @pytest.mark.parametrize(
     ("solver", "implementation"),
     [("pibt", "python"), ("pibt", "c"), ("lacam", "python"), ("lacam", "c"), ("cbs", "python")],
 )
-def test_same_seed_same_plan(solver: str, implementation: str) -> None:
-    problem = connected_problem(7, 8, 5)
+def test_same_seed_same_plan(solver: str, implementation: str, connectivity: int) -> None:
+    problem = connected_problem(7, 8, 5, connectivity)
     first = solve(problem, solver, time_limit_s=30.0, seed=3, implementation=implementation)
     again = solve(problem, solver, time_limit_s=30.0, seed=3, implementation=implementation)
     assert first.paths == again.paths
@@ -131,9 +134,10 @@ def test_same_seed_same_plan(solver: str, implementation: str) -> None:
         assert_valid(problem, first.paths)
 
 
+@pytest.mark.parametrize("connectivity", [4, 8])
 @pytest.mark.parametrize("seed", range(2, 7))
-def test_c_and_python_pibt_give_the_same_plan(seed: int) -> None:
-    problem = connected_problem(seed - 1, 12, 12)
+def test_c_and_python_pibt_give_the_same_plan(seed: int, connectivity: int) -> None:
+    problem = connected_problem(seed - 1, 12, 12, connectivity)
     tables = distance_tables(problem)
     steps = MAX_STEPS_PER_CELL * int(problem.walkable.sum())
     python = pibt_configs(problem, tables, time_limit_s=60.0, seed=seed)
@@ -142,9 +146,10 @@ def test_c_and_python_pibt_give_the_same_plan(seed: int) -> None:
     assert python == c
 
 
+@pytest.mark.parametrize("connectivity", [4, 8])
 @pytest.mark.parametrize("seed", range(6))
-def test_c_and_python_lacam_give_the_same_plan(seed: int) -> None:
-    problem = connected_problem(seed, 4, 3)
+def test_c_and_python_lacam_give_the_same_plan(seed: int, connectivity: int) -> None:
+    problem = connected_problem(seed, 4, 3, connectivity)
     tables = distance_tables(problem)
     python = lacam(problem, tables, time_limit_s=120.0, seed=seed)
     configs, exhausted, nodes = native.lacam_configs(
@@ -156,10 +161,13 @@ def test_c_and_python_lacam_give_the_same_plan(seed: int) -> None:
     assert python.nodes == nodes
 
 
+@pytest.mark.parametrize("connectivity", [4, 8])
 @pytest.mark.parametrize("seed", range(3))
-def test_c_and_python_lacam_agree_when_a_node_limit_stops_them(seed: int) -> None:
+def test_c_and_python_lacam_agree_when_a_node_limit_stops_them(
+    seed: int, connectivity: int
+) -> None:
     # 30 agents cannot be searched to the end; a node limit stops both at the same place.
-    problem = connected_problem(seed, 10, 30)
+    problem = connected_problem(seed, 10, 30, connectivity)
     tables = distance_tables(problem)
     python = lacam(problem, tables, time_limit_s=600.0, seed=seed, node_limit=1500)
     configs, exhausted, nodes = native.lacam_configs(
@@ -170,10 +178,11 @@ def test_c_and_python_lacam_agree_when_a_node_limit_stops_them(seed: int) -> Non
     assert [list(config) for config in python.configs] == configs
 
 
+@pytest.mark.parametrize("connectivity", [4, 8])
 @pytest.mark.parametrize("seed", range(4))
-def test_c_and_python_lacam_stop_at_the_same_first_plan(seed: int) -> None:
+def test_c_and_python_lacam_stop_at_the_same_first_plan(seed: int, connectivity: int) -> None:
     # 30 agents: the anytime search would go on long after this first plan.
-    problem = connected_problem(seed, 10, 30)
+    problem = connected_problem(seed, 10, 30, connectivity)
     tables = distance_tables(problem)
     python = lacam(problem, tables, time_limit_s=600.0, seed=seed, first_plan=True)
     configs, exhausted, nodes = native.lacam_configs(
