@@ -1,12 +1,15 @@
 """`sim mapf`: solve a multi-agent path finding instance, or check a plan for one.
 
 ``sim mapf MAP.map SCEN.scen --agents K [--solver lacam|pibt|cbs] [--time-limit S] [--seed N]
-[--first-plan] [--plan OUT.txt] [--json OUT.json]`` runs the solver on the first K agents of
-the scenario file and prints whether it solved them, the sum of costs, the makespan, both lower
-bounds and the time. LaCAM* improves its plan until the time limit unless ``--first-plan``
-stops it at its first. ``--plan`` writes the plan in the format of Kei18's mapf-visualizer,
-``--json`` a summary. ``sim mapf --check MAP.map SCEN.scen PLAN.txt`` lists every conflict,
-illegal move and wrong start or goal of a plan in that format.
+[--first-plan] [--connectivity 4|8] [--plan OUT.txt] [--json OUT.json]`` runs the solver on
+the first K agents of the scenario file and prints whether it solved them, the sum of costs,
+the makespan, both lower bounds and the time. ``--connectivity 8`` lets agents step
+diagonally too (one time step, never cutting a corner, two diagonals of one 2x2 block never
+crossed at once); 4, the benchmark's rule, is the default. LaCAM* improves its plan until
+the time limit unless ``--first-plan`` stops it at its first. ``--plan`` writes the plan in the
+format of Kei18's mapf-visualizer, ``--json`` a summary. ``sim mapf --check MAP.map SCEN.scen
+PLAN.txt`` lists every conflict, illegal move and wrong start or goal of a plan in that format,
+under the same ``--connectivity``.
 
 Exit status: 0 solved (or a valid plan); 1 not solved within the time limit (``--plan`` is not
 written), a plan that breaks a rule, or an output that could not be written; 2 bad input, in
@@ -35,7 +38,7 @@ from sim.files import write_bytes_atomic
 from sim.mapf import SOLVERS, MapfProblem, MapfResult, distance_tables, lower_bounds, solve
 from sim.mapf.checker import check_plan, flat_to_pairs
 from sim.mapf.plan_file import format_plan, parse_plan
-from sim.mapf.problem import LowerBounds, plan_costs
+from sim.mapf.problem import CONNECTIVITIES, LowerBounds, plan_costs
 from sim.mapf.scenario import load_problem
 from sim.navigation.maps.input_file import read_input_file
 
@@ -78,6 +81,13 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
     )
     parser.add_argument("--seed", type=seed_value, default=0, metavar="N", help="default 0")
     parser.add_argument(
+        "--connectivity",
+        type=int,
+        choices=CONNECTIVITIES,
+        default=4,
+        help="4 (the benchmark's rule, default) or 8: diagonal steps too, no corner cutting",
+    )
+    parser.add_argument(
         "--implementation",
         choices=("auto", "c", "python"),
         default="auto",
@@ -108,7 +118,7 @@ def run(args: argparse.Namespace) -> int:
     if args.agents is None:
         raise SimError("mapf: give --agents K, the number of scenario lines to solve")
     _check_outputs(args)
-    problem = _load(args.map, args.scen, args.agents)
+    problem = _load(args.map, args.scen, args.agents, args.connectivity)
     tables = distance_tables(problem)
     bounds = _bounds(problem, tables)
     result = solve(
@@ -187,7 +197,7 @@ def _check(args: argparse.Namespace) -> int:
         raise SimError(f"{args.plan_in}: the plan moves {len(paths)} agents, not --agents {agents}")
     if agents == 0:
         raise SimError(f"{args.plan_in}: the plan has no steps")
-    problem = _load(args.map, args.scen, agents)
+    problem = _load(args.map, args.scen, agents, args.connectivity)
     violations = check_plan(problem, paths)
     for violation in violations:
         print(violation)
@@ -202,10 +212,10 @@ def _check(args: argparse.Namespace) -> int:
     return 0
 
 
-def _load(map_path: Path, scen_path: Path, agents: int) -> MapfProblem:
+def _load(map_path: Path, scen_path: Path, agents: int, connectivity: int) -> MapfProblem:
     """The problem, every file or content problem a SimError of one line."""
     try:
-        return load_problem(map_path, scen_path, agents)
+        return load_problem(map_path, scen_path, agents, connectivity=connectivity)
     except FileNotFoundError as error:
         raise SimError(f"{error.filename}: no such file") from None
     except IsADirectoryError as error:

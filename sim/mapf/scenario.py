@@ -2,8 +2,9 @@
 
 The benchmark of Stern et al. (2019) reuses the grid benchmark's formats (read by
 `sim.navigation.maps.movingai`): one agent per scenario line, x the column and y the row.
-The line's optimal length is the single agent's 8-connected length, not used here: MAPF is
-4-connected and `sim.mapf.problem.lower_bounds` computes its own distances.
+The line's optimal length is the single agent's 8-connected length (diagonals cost sqrt(2)),
+not used here: MAPF steps cost 1 each, 4- or 8-connected, and `sim.mapf.problem.lower_bounds`
+computes its own distances.
 """
 
 from __future__ import annotations
@@ -14,8 +15,12 @@ from sim.mapf.problem import MapfProblem
 from sim.navigation.maps.movingai import check_scenarios, read_map, read_scenarios
 
 
-def load_problem(map_path: str | Path, scen_path: str | Path, agents: int) -> MapfProblem:
+def load_problem(
+    map_path: str | Path, scen_path: str | Path, agents: int, *, connectivity: int = 4
+) -> MapfProblem:
     """Read the map and the first `agents` scenario lines as a `MapfProblem`.
+
+    `connectivity` is the problem's move rule: 4 (the benchmark's) or 8.
 
     Raises:
         OSError: a file cannot be read.
@@ -40,6 +45,7 @@ def load_problem(map_path: str | Path, scen_path: str | Path, agents: int) -> Ma
             [scenario.start for scenario in chosen],
             [scenario.goal for scenario in chosen],
             name=Path(map_path).name,
+            connectivity=connectivity,
         )
     except ValueError as error:
         raise ValueError(f"{scen_path}: {error}") from None

@@ -103,6 +103,26 @@ def test_check_lists_every_violation(corridor, tmp_path, capsys):
     ]
 
 
+def test_connectivity_8_steps_diagonally_and_check_follows_it(tmp_path, capsys):
+    # Corner to opposite corner of an open 3x3 square, two agents crossing: 4-connected both
+    # go round (4 + 4); 8-connected both want the centre at time 1, so 2 + 3 (see the solver
+    # tests).
+    (tmp_path / "open.map").write_text("type octile\nheight 3\nwidth 3\nmap\n...\n...\n...\n")
+    (tmp_path / "open.scen").write_text(scen("open.map", 3, 3, (0, 0, 2, 2), (2, 0, 0, 2)))
+    files = [str(tmp_path / "open.map"), str(tmp_path / "open.scen")]
+    argv = ["mapf", *files, "--agents", "2", "--solver", "cbs", "--time-limit", "5"]
+    assert main(argv) == 0
+    assert "sum of costs 8 (lower bound 8), makespan 4 (lower bound 4)" in capsys.readouterr().out
+    plan = tmp_path / "plan.txt"
+    assert main([*argv, "--connectivity", "8", "--plan", str(plan)]) == 0
+    assert "sum of costs 5 (lower bound 4), makespan 3 (lower bound 2)" in capsys.readouterr().out
+    check = ["mapf", "--check", *files, str(plan)]
+    assert main([*check, "--connectivity", "8"]) == 0
+    assert "valid plan for 2 agents: sum of costs 5, makespan 3" in capsys.readouterr().out
+    assert main(check) == 1
+    assert ": diagonal step: agent " in capsys.readouterr().out
+
+
 @pytest.mark.parametrize("solver", ["lacam", "pibt", "cbs"])
 def test_not_solved_is_one_line_exit_1_and_no_plan(tmp_path, capsys, solver):
     (tmp_path / "strip.map").write_text(STRIP)
