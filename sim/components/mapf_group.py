@@ -170,7 +170,9 @@ class MapfGroup(Component):
         else:
             here = [self._flat(point) for point in first]
         starts = nearest_free_cells(walkable, here)
-        problem = _problem(walkable, starts, nearest_free_cells(walkable, list(goals)))
+        problem = _problem(
+            walkable, starts, nearest_free_cells(walkable, list(goals)), self._spec.connectivity
+        )
         result = None
         if problem is not None:
             result = solve(
@@ -249,11 +251,13 @@ class MapfGroup(Component):
 
 
 def _problem(
-    walkable: NDArray[np.bool_], starts: Sequence[int], goals: Sequence[int]
+    walkable: NDArray[np.bool_], starts: Sequence[int], goals: Sequence[int], connectivity: int
 ) -> tuple[MapfProblem, NDArray[np.int32]] | None:
     """The group's instance and its distance tables; None when a goal cannot be reached."""
     try:
-        problem = MapfProblem(walkable.copy(), tuple(starts), tuple(goals))
+        problem = MapfProblem(
+            walkable.copy(), tuple(starts), tuple(goals), connectivity=connectivity
+        )
     except ValueError:  # no free cell left for some agent: more agents than room
         return None
     tables = distance_tables(problem)

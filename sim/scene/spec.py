@@ -178,8 +178,8 @@ class MapfSpec:
     """The scene's `[mapf]` table: how the agents with ``planner = "mapf"`` are planned together.
 
     `solver` is one of `sim.mapf.SOLVERS`, `time_limit_s` the seconds each joint (re)plan may
-    take, `connectivity` the moves a plan may make (4: the benchmark's rule, the only one the
-    solvers support so far).
+    take, `connectivity` the moves a plan may make (4: the benchmark's rule; 8: diagonal steps
+    too, without corner cutting).
     """
 
     solver: str = "lacam"
