@@ -1,18 +1,20 @@
 """MapfGroup: plan the agents with ``planner = "mapf"`` together and move them in step.
 
 The scene's `[mapf]` table (`MapfSpec`) names the solver (`sim.mapf.solve`), its time limit and
-the moves (4-connected). The group's problem is the grid's walkable cells, each agent's cell as
-its start and its target's cell as its goal; agents that chase one target (a crowd chasing a
-marker) get distinct goal cells, the free ones nearest it, in agent order
-(`sim.crowd.joint.nearest_free_cells`), and so do agents that stand on one cell or on a wall.
+the moves (4-connected, or 8 without corner cutting). The group's problem is the grid's walkable
+cells, each agent's cell as its start and its target's cell as its goal; agents that chase one
+target (a crowd chasing a marker) get distinct goal cells, the free ones nearest it, in agent
+order (`sim.crowd.joint.nearest_free_cells`), and so do agents that stand on one cell or on a
+wall.
 
 The plan is followed in step (`sim.crowd.joint`): one cell per time step, a step lasting one
-cell's travel at the group's slowest speed, the agents gliding centre to centre and turning
-toward their way at their turn rate. The group plans again, jointly and from where it stands,
-when the world changes: the grid's walkable mask (an obstacle moved or dropped, a door
-closing or opening) or a target's cell. It waits for the next step boundary first, where
-every agent is on a cell of the old plan, so the new one starts from cells no two share.
-Replans count by cause on every agent (`path_cut` for the grid, `goal_moved` for a target).
+move's travel at the group's slowest speed (a diagonal's under 8-connected moves), the agents
+gliding centre to centre and turning toward their way at their turn rate. The group plans again,
+jointly and from where it stands, when the world changes: the grid's walkable mask (an obstacle
+moved or dropped, a door closing or opening) or a target's cell. It waits for the next step
+boundary first, where every agent is on a cell of the old plan, so the new one starts from cells
+no two share. Replans count by cause on every agent (`path_cut` for the grid, `goal_moved` for a
+target).
 
 Its agents stay `AgentController`s (the report, the trace and the HUD read them as ever), but
 their crowd marks their rows joint: the controllers do not steer them, their avoidance is off
@@ -204,7 +206,7 @@ class MapfGroup(Component):
             problem[0].goals,
             grid.cell_centres(cells),
             first,
-            step_seconds(grid.grid_cell_size, speeds),
+            step_seconds(grid.grid_cell_size, speeds, diagonal=self._spec.connectivity == 8),
         )
         self._summary = MapfSummary(
             self._spec.solver, True, result.soc, result.makespan, replans, len(self.agents)

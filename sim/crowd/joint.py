@@ -1,11 +1,12 @@
 """Follow a joint (MAPF) plan in step: every agent advances one cell per time step, together.
 
-The rule: a time step lasts one cell's travel at the group's slowest speed,
-``step_s = cell_size / min(speeds)`` (`step_seconds`). Within step ``t`` each agent glides in a
-straight line, at constant speed, from its plan's cell at ``t`` to its cell at ``t + 1`` (centre
-to centre; on the plan's first step from wherever it stood when the plan was made), so at every
-step boundary all of them stand on the plan's cells at once: the plan's rules (no two agents
-in one cell, no two trading cells) hold there, and between boundaries the moves are the plan's
+The rule: a time step lasts one move's travel at the group's slowest speed, ``step_s = cell_size
+/ min(speeds)`` (`step_seconds`), or ``sqrt(2)`` times that when the plan may move diagonally,
+so no agent outruns its speed on a diagonal. Within step ``t`` each agent glides in a straight
+line, at constant speed, from its plan's cell at ``t`` to its cell at ``t + 1`` (centre to
+centre; on the plan's first step from wherever it stood when the plan was made), so at every
+step boundary all of them stand on the plan's cells at once: the plan's rules (no two agents in
+one cell, no two trading cells) hold there, and between boundaries the moves are the plan's
 moves. An agent past the end of its plan, or at its goal for good, waits on its cell.
 
 The follower only keeps time and interpolates; who plans, when to plan again and how agents
@@ -14,6 +15,7 @@ face their way is the caller's (`sim.components.mapf_group`). Panda3D-free, nump
 
 from __future__ import annotations
 
+import math
 from collections import deque
 from collections.abc import Sequence
 
@@ -21,18 +23,25 @@ import numpy as np
 from numpy.typing import NDArray
 
 
-def step_seconds(cell_size: float, speeds: Sequence[float]) -> float:
-    """How long one time step of a joint plan lasts: one cell at the slowest agent's speed.
+def step_seconds(cell_size: float, speeds: Sequence[float], *, diagonal: bool = False) -> float:
+    """How long one time step of a joint plan lasts: its longest move at the slowest speed.
+
+    Args:
+        cell_size: World units a cell.
+        speeds: The agents' speeds, world units a second.
+        diagonal: The plan may move diagonally (8-connected): a step then covers up to one
+            cell's diagonal.
 
     Raises:
         ValueError: without speeds, or with a speed that is not > 0.
 
-    >>> step_seconds(1.0, [3.0, 2.0, 4.0])
-    0.5
+    >>> step_seconds(1.0, [3.0, 2.0, 4.0]), round(step_seconds(1.0, [2.0], diagonal=True), 4)
+    (0.5, 0.7071)
     """
     if not speeds or min(speeds) <= 0.0:
         raise ValueError(f"a joint plan needs speeds > 0, got {list(speeds)}")
-    return cell_size / min(speeds)
+    longest = cell_size * math.sqrt(2.0) if diagonal else cell_size
+    return longest / min(speeds)
 
 
 def nearest_free_cells(walkable: NDArray[np.bool_], wanted: Sequence[int]) -> list[int]:
