@@ -252,6 +252,7 @@ class SimApp:
             race=self.race.report,
             editor=self.editor,
             window_size=self.window_size,
+            fps=self.clock.get_average_frame_rate,
             screen_of=self.screen_of,
             screen_of_point=self.screen_of_point,
             scripts=self.script_gate.entry,

@@ -37,13 +37,15 @@ class WindowEntry(TypedDict):
     `shadows`: the sun casts shadows (a window whose driver runs shaders; never offscreen);
     `multisamples`: samples per pixel of its anti-aliasing, 0 for none; both as they are now
     (an auto look drops them while the frame rate stays low). `look`: what was asked, "auto",
-    "full" or "plain" (`sim run --look`).
+    "full" or "plain" (`sim run --look`). `fps`: frames per second of wall-clock time over the
+    last second, as the HUD shows it (headless runs render as fast as they can).
     """
 
     size: list[int]
     shadows: bool
     multisamples: int
     look: str
+    fps: float
 
 
 class CameraEntry(TypedDict):

@@ -74,6 +74,7 @@ class ReportParts:
         race: The race (its lanes, or None while closed).
         editor: The scene editor.
         window_size: The window's size in pixels now.
+        fps: The frame rate now, frames per wall-clock second (the HUD's).
         screen_of: Where an object shows in the window, if it does.
         screen_of_point: Where a world point shows in the window, if it does.
         scripts: The report's `scripts` (`sim.app.script_gate.ScriptGate.entry`).
@@ -95,6 +96,7 @@ class ReportParts:
     race: Callable[[], list[RaceLaneEntry] | None]
     editor: SceneEditor
     window_size: Callable[[], tuple[int, int]]
+    fps: Callable[[], float]
     screen_of: Callable[[GameObject], tuple[int, int] | None]
     screen_of_point: ScreenOf
     scripts: Callable[[], ScriptsEntry]
@@ -117,6 +119,7 @@ def build_report(parts: ReportParts, *, frames: int, look: Look, errors: list[st
             "shadows": look.shadows,
             "multisamples": look.multisamples,
             "look": parts.look_asked,
+            "fps": round(parts.fps(), 2),
         },
         "camera": camera_entry(parts.camera.pose),
         "grid": grid_entry(parts.grid),

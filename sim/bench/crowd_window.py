@@ -42,7 +42,7 @@ UNCAPPED_FPS = 1000  # the window's frame-rate cap, far above anything it reache
 def rendered_fps(n_agents: int, *, seconds: float = SECONDS) -> float | None:
     """Frames per second of `n_agents` of the crowd scene in an 800 x 600 window, or None."""
     env = dict(os.environ)
-    with _display(env) as display:
+    with window_display(env) as display:
         if display is None:
             return None
         env["DISPLAY"] = display
@@ -63,7 +63,7 @@ def rendered_fps(n_agents: int, *, seconds: float = SECONDS) -> float | None:
 
 
 @contextlib.contextmanager
-def _display(env: dict[str, str]) -> Iterator[str | None]:
+def window_display(env: dict[str, str]) -> Iterator[str | None]:
     """The display to open the window on: ``$DISPLAY``, or an Xvfb of our own, or None."""
     if env.get("DISPLAY"):
         yield env["DISPLAY"]

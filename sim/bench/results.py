@@ -181,6 +181,26 @@ def write_mapf_section(section: list[str]) -> Path:
     return _write_section(section[0], section)
 
 
+MAPF_WINDOW_HEADING = "## MAPF plans rendered in a window"
+
+
+def write_mapf_window_section(lines: list[str], command: str, commit: str) -> Path:
+    """Put the rendered MAPF runs (`sim.bench.mapf_window.window_lines`) into `RESULTS_PATH`."""
+    section = [
+        MAPF_WINDOW_HEADING,
+        "",
+        f"`{command}` at commit `{commit}`, {datetime.date.today().isoformat()}: each map's random "
+        "scenario file 1, its first agents solved by LaCAM* and their plan played with the plain "
+        "look in an 800 x 600 window (Xvfb and Mesa's software GL where no display is set); the "
+        "frame rate is the report's `window.fps` at the last frame (whole app frames per "
+        "wall-clock second over the last second).",
+        "",
+        *lines,
+        "",
+    ]
+    return _write_section(MAPF_WINDOW_HEADING, section)
+
+
 def write_crowd_section(report: CrowdReport, command: str) -> Path:
     """Put the crowd's section (and chart) into `RESULTS_PATH`, as `write_dynamic_section`.
 

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sim.bench import dynamic, mapf
+from sim.bench import dynamic, mapf, mapf_window
 from sim.bench.dynamic_report import DynamicReport
 from sim.bench.map_targets import maps_json
 from sim.bench.maps import (
@@ -41,6 +41,7 @@ from sim.bench.results import (
     write_crowd_section,
     write_dynamic_section,
     write_mapf_section,
+    write_mapf_window_section,
     write_results,
 )
 from sim.bench.startup import first_path_timing
@@ -115,6 +116,12 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
         "--first-plan",
         action="store_true",
         help="with --mapf: our LaCAM* only to its first plan (skip its anytime runs)",
+    )
+    parser.add_argument(
+        "--window",
+        action="store_true",
+        help="with --mapf: also play 1,000 agents' plans in an 800 x 600 window "
+        "(Berlin_1_256, warehouse-10-20-10-2-1) and time its frames",
     )
     parser.add_argument(
         "--scens",
@@ -267,14 +274,25 @@ def _bench_mapf(args: argparse.Namespace) -> int:
     )
     print("\n".join([*notes, *mapf.report_lines(rows)]), flush=True)
     status = 0 if all(row.valid is not False for row in rows if row.peer == mapf.OURS) else 1
+    rendered = mapf_window.window_rows(mapf.mapf_dir()) if args.window else []
+    if rendered:
+        print("\n".join(["", *mapf_window.window_lines(rendered)]), flush=True)
     if args.write_results:
         section = mapf.section_lines(
             rows, _mapf_command(args), _commit(), time_limit_s=args.time_limit
         )
         print(f"\nwrote {write_mapf_section(section)}")
+        if rendered:
+            lines = mapf_window.window_lines(rendered)
+            print(f"wrote {write_mapf_window_section(lines, _mapf_command(args), _commit())}")
     if args.json is not None:
+        document = mapf.to_json(rows)
+        if rendered:
+            document["window"] = [
+                {"map": row.map, "agents": row.agents, "fps": row.fps} for row in rendered
+            ]
         try:
-            write_json_atomic(args.json, mapf.to_json(rows))
+            write_json_atomic(args.json, document)
         except OSError as error:
             _say(f"sim: --json {args.json}: not written: {error.strerror or error}")
             status = 1
@@ -288,6 +306,7 @@ def _mapf_command(args: argparse.Namespace) -> str:
     parts += ["--agents", ",".join(map(str, args.agents)), "--scens", str(args.scens)]
     parts += ["--time-limit", f"{args.time_limit:g}"]
     parts += ["--first-plan"] * args.first_plan + ["--peers", "none"] * (not args.peers)
+    parts += ["--window"] * args.window
     return " ".join([*parts, "--write-results"])
 
 

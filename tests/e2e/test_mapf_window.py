@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from sim.bench import mapf_window
 from sim.config import Tag
 from sim.scene.file import load_scene
 from tests.helpers.paths import REPO_ROOT, artifact
@@ -75,3 +76,17 @@ def test_a_plan_plays_steps_back_and_saves_as_a_scene(tmp_path: Path) -> None:
     scene = load_scene(saved)
     assert len(scene.objects_with_tag(Tag.OBSTACLE)) > 0
     assert map_path.read_bytes() == before
+
+
+def test_the_bench_reads_a_rendered_frame_rate_from_a_real_window(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    map_path = mapf_dir() / "maps" / "random-32-32-20.map"
+    scen_path = mapf_dir() / "scen-random" / "random-32-32-20-random-1.scen"
+    if not (map_path.is_file() and scen_path.is_file()):
+        pytest.skip(f"shared MAPF benchmark not found ({mapf_dir()})")
+    with xvfb() as display:
+        monkeypatch.setenv("DISPLAY", display)
+        fps = mapf_window.rendered_fps(map_path, scen_path, 20, frames=60)
+    assert fps is not None
+    assert fps > 0.0

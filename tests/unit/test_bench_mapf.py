@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from sim.bench import mapf, results
+from sim.bench import mapf, mapf_window, results
 from sim.bench.mapf import Instance, MapfRow
 from sim.commands.cli import main
 from sim.mapf import MapfProblem
@@ -164,3 +164,26 @@ def test_bad_values_exit_2_in_one_line(
     assert status == 2
     assert len(err.strip().splitlines()) == 1
     assert message in err
+
+
+def test_window_rows_go_to_the_json_and_their_own_results_section(
+    tiny: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    asked: list[tuple[str, int]] = []
+
+    def fake(map_path: Path, scen_path: Path, agents: int) -> float:
+        asked.append((map_path.name, agents))
+        return 41.5
+
+    monkeypatch.setattr(mapf_window, "rendered_fps", fake)
+    monkeypatch.setattr(mapf_window, "CASES", (("tiny", 3),))
+    out = tmp_path / "mapf.json"
+    argv = ["bench", "--mapf", "--maps", "tiny", "--agents", "2", "--time-limit", "0.1"]
+    assert main([*argv, "--peers", "none", "--window", "--json", str(out), "--write-results"]) == 0
+    assert asked == [("tiny.map", 3)]
+    assert json.loads(out.read_text())["window"] == [{"map": "tiny", "agents": 3, "fps": 41.5}]
+    assert "render at >= 30 fps in an 800 x 600 window: MET: 41.5 fps" in capsys.readouterr().out
+    text = results.RESULTS_PATH.read_text()
+    assert text.count(results.MAPF_WINDOW_HEADING) == 1
+    assert text.count(mapf.SECTION_HEADING) == 1
+    assert "--peers none --window --write-results" in text

@@ -43,7 +43,13 @@ REPORT: dict[str, Any] = {
     "scene": "scenes/default.toml",
     "frames": 60,
     "sim_time_s": 1.0,
-    "window": {"size": [320, 240], "shadows": False, "multisamples": 0, "look": "auto"},
+    "window": {
+        "size": [320, 240],
+        "shadows": False,
+        "multisamples": 0,
+        "look": "auto",
+        "fps": 60.0,
+    },
     "camera": {"target": [0.0, 0.0, 0.0], "distance": 24.0, "heading_deg": 0.0, "pitch_deg": -55.0},
     "grid": {
         "rows": 20,
