@@ -213,6 +213,11 @@ def test_measurement_never_imports_the_commands_or_the_app(package: str) -> None
     assert imports_from(package, ("sim.commands", "sim.app")) == []
 
 
+def test_the_window_furniture_imports_only_the_engine_config_and_errors() -> None:
+    # Panels and toolbars are handed what they show; they know no planner, crowd or app.
+    assert violations("sim.ui", ("sim.ui", "sim.engine", "sim.config", "sim.errors")) == []
+
+
 @pytest.mark.parametrize("package", ["sim.editor", "sim.search_view"])
 def test_what_the_user_sees_and_edits_never_imports_the_app(package: str) -> None:
     assert imports_from(package, ("sim.app",)) == []
