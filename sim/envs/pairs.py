@@ -33,8 +33,7 @@ def random_pairs(
             f"{source.name} has {len(usable)} cells with somewhere to go; {count} agents need more"
         )
     starts = rng.choice(usable, size=count, replace=False)
-    order = np.argsort(regions, kind="stable")
-    bounds = np.searchsorted(regions[order], np.arange(len(sizes) + 1))
+    order, bounds = source.region_cells, source.region_bounds
     taken: set[int] = set()
     goals = np.empty(count, dtype=np.int64)
     for agent, start in enumerate(starts.tolist()):

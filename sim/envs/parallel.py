@@ -97,8 +97,12 @@ class GridpathParallelEnv(ParallelEnv[AgentId, NDArray[np.float32], np.int64]): 
         self.goals = np.zeros(count, dtype=np.int64)
         self.active = np.zeros(count, dtype=bool)
         self.finished_at = np.zeros(count, dtype=np.int64)
+        self._goal_rows, self._goal_cols = np.divmod(self.goals, self.source.shape[1])
         self.elapsed = 0
         self.metrics: dict[str, float] | None = None
+        # Where the agents stand, padded like the windows and kept up to date move by move.
+        self._occupied = self._windows.pad(np.zeros(self.source.shape, dtype=np.float32))
+        self._occupied_views = self._windows.views(self._occupied)
 
     def observation_space(self, agent: AgentId) -> spaces.Box:
         """Every agent's: ``(3, 2R + 1, 2R + 1)`` float32 in [0, 1]."""
@@ -120,14 +124,21 @@ class GridpathParallelEnv(ParallelEnv[AgentId, NDArray[np.float32], np.int64]): 
             self.positions, self.goals = random_pairs(
                 self.source, self._rng, len(self.possible_agents)
             )
+        self._goal_rows, self._goal_cols = np.divmod(self.goals, self.source.shape[1])
         self.active = np.ones(len(self.possible_agents), dtype=bool)
         self.finished_at = np.zeros(len(self.possible_agents), dtype=np.int64)
         self.elapsed = 0
         self.metrics = None
         self.agents = list(self.possible_agents)
+        self._occupied[:] = 0.0
+        self._occupy(self.positions, 1.0)
         if self.render_mode == "human":
             self.render()
         return self._observe(), {agent: {} for agent in self.agents}
+
+    def _occupy(self, cells: NDArray[np.int64], value: float) -> None:
+        rows, cols = np.divmod(cells, self.source.shape[1])
+        self._occupied[rows + self.obs_radius, cols + self.obs_radius] = value
 
     def step(
         self, actions: dict[AgentId, Any]
@@ -140,20 +151,24 @@ class GridpathParallelEnv(ParallelEnv[AgentId, NDArray[np.float32], np.int64]): 
     ]:
         """Move every live agent at once (missing actions wait); PettingZoo's five dicts."""
         live = np.flatnonzero(self.active)
-        names = [self.possible_agents[i] for i in live]
-        chosen = np.array([_action(actions.get(name, 0), self.steps.count) for name in names])
+        names = [self.possible_agents[i] for i in live.tolist()]
+        chosen = _actions([actions.get(name, 0) for name in names], self.steps.count)
         cols = self.source.shape[1]
-        rows, columns = np.divmod(self.positions[live], cols)
+        here = self.positions[live]
+        rows, columns = np.divmod(here, cols)
         new_rows, new_cols, legal = self.steps.apply(rows, columns, chosen)
-        final = resolve(self.positions[live], new_rows * cols + new_cols)
-        moved = final != self.positions[live]
-        cost = self.steps.cost(rows, columns, np.where(moved & legal, chosen, 0))
-        goal_rows, goal_cols = np.divmod(self.goals[live], cols)
+        final = resolve(here, new_rows * cols + new_cols)
+        moved = final != here
+        cost = self.steps.cost(rows, columns, chosen * moved)
+        goal_rows, goal_cols = self._goal_rows[live], self._goal_cols[live]
         end_rows, end_cols = np.divmod(final, cols)
         before = grid_distance(rows, columns, goal_rows, goal_cols, diagonal=self._diagonal)
         after = grid_distance(end_rows, end_cols, goal_rows, goal_cols, diagonal=self._diagonal)
         arrived = final == self.goals[live]
         paid = self.rewards.pay(before, after, cost, arrived)
+        if moved.any() or arrived.any():
+            self._occupy(here, 0.0)
+            self._occupy(final[~arrived], 1.0)  # who arrives leaves the grid
         self.positions[live] = final
         self.elapsed += 1
         self.finished_at[live[arrived]] = self.elapsed
@@ -179,17 +194,13 @@ class GridpathParallelEnv(ParallelEnv[AgentId, NDArray[np.float32], np.int64]): 
         self, which: NDArray[np.int64] | None = None
     ) -> dict[AgentId, NDArray[np.float32]]:
         """Observations of agents `which` (default: the live ones), on the live agents' grid."""
-        live = np.flatnonzero(self.active)
-        which = live if which is None else which
-        rows_all, cols_all = self.source.shape
-        occupied = np.zeros((rows_all, cols_all), dtype=np.float32)
-        live_rows, live_cols = np.divmod(self.positions[live], cols_all)
-        occupied[live_rows, live_cols] = 1.0
+        which = np.flatnonzero(self.active) if which is None else which
+        cols_all = self.source.shape[1]
         rows, cols = np.divmod(self.positions[which], cols_all)
-        goal_rows, goal_cols = np.divmod(self.goals[which], cols_all)
+        goal_rows, goal_cols = self._goal_rows[which], self._goal_cols[which]
         stack = np.empty((len(which), 3, *self._observation_space.shape[1:]), dtype=np.float32)
         stack[:, 0] = self._windows.blocked(rows, cols)
-        stack[:, 1] = self._windows.layer(self._windows.pad(occupied), rows, cols)
+        stack[:, 1] = self._occupied_views[rows, cols]
         stack[:, 1, self.obs_radius, self.obs_radius] = 0.0
         stack[:, 2] = self._windows.targets(rows, cols, goal_rows, goal_cols)
         return {self.possible_agents[i]: stack[k] for k, i in enumerate(which.tolist())}
@@ -241,10 +252,19 @@ def parallel_env(
     return GridpathParallelEnv(scene, map, **options)
 
 
-def _action(value: Any, count: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or not 0 <= value < count:
-        raise EnvError(f"an action must be an integer 0..{count - 1}, got {value!r}")
-    return int(value)
+def _actions(values: list[Any], count: int) -> NDArray[np.int64]:
+    """The live agents' actions as one array, checked all at once."""
+    chosen = np.asarray(values) if values else np.zeros(0, dtype=np.int64)
+    if chosen.dtype.kind not in "iu" or ((chosen < 0) | (chosen >= count)).any():
+        bad = next(
+            value
+            for value in values
+            if isinstance(value, bool)
+            or not isinstance(value, int | np.integer)
+            or not 0 <= value < count
+        )
+        raise EnvError(f"an action must be an integer 0..{count - 1}, got {bad!r}")
+    return chosen.astype(np.int64, copy=False)
 
 
 def _scenario_pairs(

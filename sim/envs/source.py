@@ -42,6 +42,10 @@ class GridSource:
         map_cells_flipped: True when mask row 0 is the scene's north edge (a map opened as a
             scene puts its first line north), so the view maps cells through `view_cell`.
         regions: each walkable cell's connected region (-1 on blocked cells).
+        region_cells: the flat cells sorted by region (blocked ones first), so that
+            ``region_cells[region_bounds[k]:region_bounds[k + 1]]`` are region k's cells:
+            sorted once, as a new episode draws its pairs from them.
+        region_bounds: where each region starts in `region_cells`, one more than regions.
     """
 
     walkable: NDArray[np.bool_]
@@ -52,6 +56,8 @@ class GridSource:
     scene: SceneSpec | None
     map_cells_flipped: bool
     regions: NDArray[np.int32]
+    region_cells: NDArray[np.int64]
+    region_bounds: NDArray[np.int64]
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -159,11 +165,16 @@ def _source(
     costs = np.ascontiguousarray(costs, dtype=np.float64)
     if not walkable.any():
         raise EnvError(f"{name} has no walkable cell")
-    regions, _ = label_regions(walkable)
+    regions, sizes = label_regions(walkable)
+    flat = regions.reshape(-1)
+    region_cells = np.argsort(flat, kind="stable").astype(np.int64)
+    region_bounds = np.searchsorted(flat[region_cells], np.arange(len(sizes) + 1)).astype(np.int64)
     if pair is not None:
         start, goal = pair
         if not (walkable[start] and walkable[goal]):
             raise EnvError(f"{name}: its start {start} or goal {goal} is not walkable")
-    for array in (walkable, costs, regions):
+    for array in (walkable, costs, regions, region_cells, region_bounds):
         array.flags.writeable = False
-    return GridSource(walkable, costs, rule, name, pair, scene, flipped, regions)
+    return GridSource(
+        walkable, costs, rule, name, pair, scene, flipped, regions, region_cells, region_bounds
+    )

@@ -75,11 +75,24 @@ class StepTable:
     def apply(
         self, rows: NDArray[np.int64], cols: NDArray[np.int64], actions: NDArray[np.int64]
     ) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.bool_]]:
-        """Where each agent wants to go: ``(rows, cols, legal)``; illegal actions stay put."""
-        allowed = self.allowed(rows, cols)
-        legal = allowed[np.arange(len(rows)), actions]
-        step = np.where(legal[:, None], self.deltas[actions], 0)
-        return rows + step[:, 0], cols + step[:, 1], legal
+        """Where each agent wants to go: ``(rows, cols, legal)``; illegal actions stay put.
+
+        Only each agent's own action is checked, not the whole `allowed` table.
+        """
+        d_row = self.deltas[actions, 0]
+        d_col = self.deltas[actions, 1]
+        r, c = rows + 1, cols + 1
+        legal = self._open[r + d_row, c + d_col]
+        if self.count > len(AXIS_DELTAS) and self.rule is not DiagonalRule.ALWAYS:
+            corner_a = self._open[r + d_row, c]
+            corner_b = self._open[r, c + d_col]
+            passes = (
+                corner_a & corner_b
+                if self.rule is DiagonalRule.NO_CORNER_CUTTING
+                else corner_a | corner_b
+            )
+            legal &= (d_row == 0) | (d_col == 0) | passes
+        return rows + d_row * legal, cols + d_col * legal, legal
 
     def cost(
         self, rows: NDArray[np.int64], cols: NDArray[np.int64], actions: NDArray[np.int64]
