@@ -20,6 +20,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -66,7 +67,7 @@ class EnvReport:
     pogema_version: str | None
     notes: tuple[str, ...]
 
-    def to_json(self) -> dict[str, object]:
+    def to_json(self) -> dict[str, Any]:
         """``{"rows": [...], "reset_512_ms", "pogema_version"}`` (the rows' keys as `EnvRow`)."""
         return {
             "rows": [asdict(row) for row in self.rows],
@@ -121,11 +122,16 @@ class EnvReport:
 def run(
     *,
     pogema_python: str | None = None,
-    counts: Sequence[int] = AGENT_COUNTS,
-    steps: int = STEPS,
+    counts: Sequence[int] | None = None,
+    steps: int | None = None,
     on_run: Callable[[str], object] | None = None,
 ) -> EnvReport:
-    """Time every agent count, ours and POGEMA's (when `pogema_python` is given), and reset."""
+    """Time every agent count, ours and POGEMA's (when `pogema_python` is given), and reset.
+
+    `counts` and `steps` default to `AGENT_COUNTS` and `STEPS`.
+    """
+    counts = AGENT_COUNTS if counts is None else counts
+    steps = STEPS if steps is None else steps
     notes: list[str] = []
     version: str | None = None
     if pogema_python is None:

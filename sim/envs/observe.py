@@ -23,7 +23,8 @@ class Windows:
         self.radius = radius
         self.shape = blocked.shape
         self._size = 2 * radius + 1
-        self._blocked = self.views(np.pad(blocked.astype(np.float32), radius, constant_values=1.0))
+        self.blocked_padded = np.pad(blocked.astype(np.float32), radius, constant_values=1.0)
+        self._blocked = self.views(self.blocked_padded)
         costs = np.where(blocked, 0.0, costs).astype(np.float32)
         self._costs = self.views(np.pad(costs, radius, constant_values=0.0))
 

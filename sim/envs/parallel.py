@@ -17,6 +17,7 @@ that did not) and ``makespan`` (the last finish, or the episode's length).
 from __future__ import annotations
 
 from pathlib import Path
+from types import ModuleType
 from typing import Any, ClassVar
 
 import numpy as np
@@ -68,7 +69,9 @@ class GridpathParallelEnv(ParallelEnv[AgentId, NDArray[np.float32], np.int64]): 
         step_cost: float = 0.01,
         render_mode: str | None = None,
         render_size: tuple[int, int] = DEFAULT_RENDER_SIZE,
+        implementation: str = "auto",
     ) -> None:
+        self._kernel = kernel_for(implementation)
         if isinstance(agents, bool) or not isinstance(agents, int | np.integer) or agents < 1:
             raise EnvError(f"agents must be a whole number >= 1, got {agents!r}")
         self.source: GridSource = open_source(scene, map, diagonal=diagonal)
@@ -103,6 +106,9 @@ class GridpathParallelEnv(ParallelEnv[AgentId, NDArray[np.float32], np.int64]): 
         # Where the agents stand, padded like the windows and kept up to date move by move.
         self._occupied = self._windows.pad(np.zeros(self.source.shape, dtype=np.float32))
         self._occupied_views = self._windows.views(self._occupied)
+        # The kernel's cell -> agent tables, -1 between steps.
+        self._owner = np.full(self.source.walkable.size, -1, dtype=np.int32)
+        self._at = np.full(self.source.walkable.size, -1, dtype=np.int32)
 
     def observation_space(self, agent: AgentId) -> spaces.Box:
         """Every agent's: ``(3, 2R + 1, 2R + 1)`` float32 in [0, 1]."""
@@ -153,10 +159,81 @@ class GridpathParallelEnv(ParallelEnv[AgentId, NDArray[np.float32], np.int64]): 
         live = np.flatnonzero(self.active)
         names = [self.possible_agents[i] for i in live.tolist()]
         chosen = _actions([actions.get(name, 0) for name in names], self.steps.count)
-        cols = self.source.shape[1]
         here = self.positions[live]
+        if self._kernel is not None:
+            final, paid, arrived = self._step_c(here, live, chosen)
+        else:
+            final, paid, arrived = self._step_numpy(here, live, chosen)
+        self.positions[live] = final
+        self.elapsed += 1
+        self.finished_at[live[arrived]] = self.elapsed
+        self.active[live[arrived]] = False
+        out_of_time = self.elapsed >= self.max_steps
+        observations = self._observe(live)
+        reached = arrived.tolist()
+        rewards = dict(zip(names, paid.tolist(), strict=True))
+        terminations = dict(zip(names, reached, strict=True))
+        truncations = {
+            name: out_of_time and not done for name, done in zip(names, reached, strict=True)
+        }
+        infos: dict[AgentId, dict[str, Any]] = {name: {} for name in names}
+        if out_of_time:
+            self.active[:] = False
+        if not self.active.any():
+            self.metrics = self._metrics()
+            for info in infos.values():
+                info["metrics"] = self.metrics
+        if out_of_time or any(reached):
+            self.agents = [self.possible_agents[i] for i in np.flatnonzero(self.active).tolist()]
+        if self.render_mode == "human":
+            self.render()
+        return observations, rewards, terminations, truncations, infos
+
+    def _step_c(
+        self, here: NDArray[np.int64], live: NDArray[np.int64], chosen: NDArray[np.int64]
+    ) -> tuple[NDArray[np.int64], NDArray[np.float64], NDArray[np.bool_]]:
+        """One step in `_env_kernel`: the same cells, rewards and occupancy as `_step_numpy`."""
+        count = len(here)
+        final = np.empty(count, dtype=np.int64)
+        cost = np.empty(count, dtype=np.float64)
+        paid = np.empty(count, dtype=np.float64)
+        arrived = np.empty(count, dtype=bool)
+        rows, cols = self.source.shape
+        rewards = self.rewards
+        assert self._kernel is not None
+        self._kernel.step(
+            self.steps.open_padded,
+            self.steps.costs_padded,
+            rows,
+            cols,
+            self.steps.rule_code,
+            self.steps.deltas,
+            self.steps.lengths,
+            here,
+            self.goals[live],
+            chosen,
+            self._occupied,
+            self.obs_radius,
+            float(rewards.goal_reward),
+            float(rewards.progress_weight),
+            float(rewards.step_cost),
+            int(self._diagonal),
+            self._owner,
+            self._at,
+            final,
+            cost,
+            paid,
+            arrived,
+        )
+        return final, paid, arrived
+
+    def _step_numpy(
+        self, here: NDArray[np.int64], live: NDArray[np.int64], chosen: NDArray[np.int64]
+    ) -> tuple[NDArray[np.int64], NDArray[np.float64], NDArray[np.bool_]]:
+        """One step with numpy: the reference the kernel matches."""
+        cols = self.source.shape[1]
         rows, columns = np.divmod(here, cols)
-        new_rows, new_cols, legal = self.steps.apply(rows, columns, chosen)
+        new_rows, new_cols, _ = self.steps.apply(rows, columns, chosen)
         final = resolve(here, new_rows * cols + new_cols)
         moved = final != here
         cost = self.steps.cost(rows, columns, chosen * moved)
@@ -169,36 +246,31 @@ class GridpathParallelEnv(ParallelEnv[AgentId, NDArray[np.float32], np.int64]): 
         if moved.any() or arrived.any():
             self._occupy(here, 0.0)
             self._occupy(final[~arrived], 1.0)  # who arrives leaves the grid
-        self.positions[live] = final
-        self.elapsed += 1
-        self.finished_at[live[arrived]] = self.elapsed
-        self.active[live[arrived]] = False
-        out_of_time = self.elapsed >= self.max_steps
-        observations = self._observe(live)
-        rewards = {name: float(paid[k]) for k, name in enumerate(names)}
-        terminations = {name: bool(arrived[k]) for k, name in enumerate(names)}
-        truncations = {name: out_of_time and not arrived[k] for k, name in enumerate(names)}
-        infos: dict[AgentId, dict[str, Any]] = {name: {} for name in names}
-        if out_of_time:
-            self.active[:] = False
-        if not self.active.any():
-            self.metrics = self._metrics()
-            for info in infos.values():
-                info["metrics"] = self.metrics
-        self.agents = [self.possible_agents[i] for i in np.flatnonzero(self.active)]
-        if self.render_mode == "human":
-            self.render()
-        return observations, rewards, terminations, truncations, infos
+        return final, paid, arrived
 
     def _observe(
         self, which: NDArray[np.int64] | None = None
     ) -> dict[AgentId, NDArray[np.float32]]:
         """Observations of agents `which` (default: the live ones), on the live agents' grid."""
         which = np.flatnonzero(self.active) if which is None else which
+        size = 2 * self.obs_radius + 1
+        stack = np.empty((len(which), 3, size, size), dtype=np.float32)
+        if self._kernel is not None:
+            rows_all, cols_all = self.source.shape
+            self._kernel.observe(
+                self._windows.blocked_padded,
+                self._occupied,
+                rows_all,
+                cols_all,
+                self.obs_radius,
+                self.positions[which],
+                self.goals[which],
+                stack,
+            )
+            return {self.possible_agents[i]: stack[k] for k, i in enumerate(which.tolist())}
         cols_all = self.source.shape[1]
         rows, cols = np.divmod(self.positions[which], cols_all)
         goal_rows, goal_cols = self._goal_rows[which], self._goal_cols[which]
-        stack = np.empty((len(which), 3, *self._observation_space.shape[1:]), dtype=np.float32)
         stack[:, 0] = self._windows.blocked(rows, cols)
         stack[:, 1] = self._occupied_views[rows, cols]
         stack[:, 1, self.obs_radius, self.obs_radius] = 0.0
@@ -235,6 +307,22 @@ class GridpathParallelEnv(ParallelEnv[AgentId, NDArray[np.float32], np.int64]): 
         if self._view is not None:
             self._view.close()
             self._view = None
+
+
+def kernel_for(implementation: str) -> ModuleType | None:
+    """The C kernel for "c" (an EnvError when not built) or "auto" (when built); None: numpy."""
+    if implementation not in ("auto", "c", "python"):
+        raise EnvError(f"implementation must be auto, c or python, got {implementation!r}")
+    if implementation == "python":
+        return None
+    try:
+        from sim.envs import _env_kernel
+    except ImportError as error:
+        if implementation == "c":
+            message = f"implementation='c' but sim.envs._env_kernel is not built: {error}"
+            raise EnvError(message) from None
+        return None
+    return _env_kernel
 
 
 def parallel_env(

@@ -44,13 +44,20 @@ class StepTable:
             [0.0] + [math.hypot(*delta) for delta in deltas[1:]]
         )
         # One cell of blocked border: a step off the grid lands on it and is refused.
-        self._open = np.pad(walkable, 1, constant_values=False)
-        self._costs = np.pad(costs, 1, constant_values=1.0)
+        self.open_padded: NDArray[np.bool_] = np.pad(walkable, 1, constant_values=False)
+        self.costs_padded: NDArray[np.float64] = np.pad(costs, 1, constant_values=1.0)
+        self._open = self.open_padded
+        self._costs = self.costs_padded
 
     @property
     def count(self) -> int:
         """How many actions there are (5 with axis steps only, 9 with diagonals)."""
         return len(self.deltas)
+
+    @property
+    def rule_code(self) -> int:
+        """The rule as the C kernel numbers it: the order of `DiagonalRule`, never = 0."""
+        return list(DiagonalRule).index(self.rule)
 
     def allowed(self, rows: NDArray[np.int64], cols: NDArray[np.int64]) -> NDArray[np.bool_]:
         """``[agent, action]``: which actions each agent's cell allows (wait always)."""
