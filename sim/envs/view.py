@@ -31,7 +31,9 @@ from sim.scene.spec import SceneSpec
 AGENT_HEIGHT = 0.8
 """An agent marker's height, in cells: tall enough to stand out of the ground's grid lines."""
 GOAL_HEIGHT = 0.08
-"""A goal marker is a flat tile of its agent's colour."""
+"""A goal marker is a flat tile of its agent's colour, darker, so that seen from above the two
+still differ."""
+GOAL_SHADE = 0.45
 
 
 def agent_color(index: int) -> tuple[float, float, float, float]:
@@ -75,23 +77,26 @@ class SceneView:
 
     def frame(self, agents: Sequence[Cell], goals: Sequence[Cell]) -> NDArray[np.uint8]:
         """Place agent `i` on ``agents[i]`` and its goal on ``goals[i]``; render; the pixels."""
-        self._fit(self._agents, len(agents), AGENT_HEIGHT, scale=0.7)
-        self._fit(self._goals, len(goals), GOAL_HEIGHT, scale=0.9)
-        for marker, cell in zip(self._agents, agents, strict=True):
+        self._fit(self._agents, len(agents), AGENT_HEIGHT, scale=0.7, shade=1.0)
+        self._fit(self._goals, len(goals), GOAL_HEIGHT, scale=0.9, shade=GOAL_SHADE)
+        for marker, cell in zip(self._agents[: len(agents)], agents, strict=True):
             self._place(marker, cell, AGENT_HEIGHT)
-        for marker, cell in zip(self._goals, goals, strict=True):
+        for marker, cell in zip(self._goals[: len(goals)], goals, strict=True):
             self._place(marker, cell, GOAL_HEIGHT)
         engine = self.base.graphicsEngine
         engine.render_frame()
         engine.render_frame()  # the second flip makes the first frame's image the screenshot's
         return _pixels(self.base)
 
-    def _fit(self, markers: list[NodePath], count: int, height: float, *, scale: float) -> None:
+    def _fit(
+        self, markers: list[NodePath], count: int, height: float, *, scale: float, shade: float
+    ) -> None:
         size = self._grid.cell_size
         while len(markers) < count:
             marker = self._cube.copy_to(self._markers)
             marker.set_scale(size * scale, size * scale, size * height)
-            marker.set_color(agent_color(len(markers)))
+            red, green, blue, alpha = agent_color(len(markers))
+            marker.set_color(red * shade, green * shade, blue * shade, alpha)
             marker.set_transparency(TransparencyAttrib.M_none)
             # Unlit: each agent keeps its exact colour in every frame, whichever way it faces.
             marker.set_light_off(1)

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import sim.envs
-from sim.envs import parallel_env
+from sim.envs import mapf_policy, parallel_env
 from sim.envs.view import agent_color
 from sim.scene.builder import GROUND_COLOR
 from tests.helpers.paths import DEFAULT_SCENE, REPO_ROOT
@@ -66,5 +66,13 @@ def test_the_parallel_env_renders_a_map_with_every_agent() -> None:
         assert frame.shape == (240, 320, 3)
         for index in range(3):
             assert count(frame, agent_color(index), tolerance=8) > 10, index
+        # Agents that reach their targets leave the grid, and the picture.
+        act = mapf_policy(env, "lacam", time_limit_s=5.0)
+        while env.agents:
+            env.step(act(None))
+        done = env.render()
+        assert done is not None
+        for index in range(3):
+            assert count(done, agent_color(index), tolerance=8) == 0, index
     finally:
         env.close()
