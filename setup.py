@@ -53,6 +53,13 @@ setup(
             extra_compile_args=["-O3"],
         ),
         Extension(
+            "sim.envs._env_kernel",
+            ["sim/envs/_env_kernel.c"],
+            depends=[COMMON],
+            optional=True,
+            extra_compile_args=["-O3"],
+        ),
+        Extension(
             "sim.mapf._mapf",
             ["sim/mapf/_mapf.c"],
             depends=["sim/mapf/_lacam.h"],

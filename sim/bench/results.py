@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from sim.bench.dynamic_report import SECTION_TITLE, DynamicReport
+from sim.bench.env_steps import EnvReport
+from sim.bench.env_steps import chart_svg as env_chart_svg
 from sim.bench.map_report import Contestant, MapReport
 from sim.bench.map_targets import (
     CHART,
@@ -199,6 +201,32 @@ def write_mapf_window_section(lines: list[str], command: str, commit: str) -> Pa
         "",
     ]
     return _write_section(MAPF_WINDOW_HEADING, section)
+
+
+ENV_HEADING = "## Learning environments: steps per second beside POGEMA"
+ENV_CHART = "env-steps.svg"
+
+
+def write_env_section(report: EnvReport, command: str, commit: str) -> Path:
+    """Put `sim bench --env`'s table, chart and targets into `RESULTS_PATH`."""
+    (RESULTS_PATH.parent / ENV_CHART).write_text(env_chart_svg(report), encoding="utf-8")
+    version = report.pogema_version or "not run"
+    section = [
+        ENV_HEADING,
+        "",
+        f"`{command}` at commit `{commit}`, {datetime.date.today().isoformat()}, POGEMA "
+        f"{version} in its own environment. A 64 x 64 random map of density 0.3, observation "
+        "radius 5, 4-connected moves, seeded random actions drawn before the clock starts, "
+        "300 steps a run, the best of three; observations and rewards every step, no "
+        "rendering. Ours is `sim.envs.parallel_env` (PettingZoo's parallel API, a dict per "
+        "step); POGEMA's is its native `pogema_v0` (lists).",
+        "",
+        *report.lines(),
+        "",
+        f"![ours / POGEMA]({ENV_CHART})",
+        "",
+    ]
+    return _write_section(ENV_HEADING, section)
 
 
 def write_crowd_section(report: CrowdReport, command: str) -> Path:

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sim.bench import dynamic, mapf, mapf_window
+from sim.bench import dynamic, env_steps, mapf, mapf_window
 from sim.bench.dynamic_report import DynamicReport
 from sim.bench.map_targets import maps_json
 from sim.bench.maps import (
@@ -40,6 +40,7 @@ from sim.bench.results import (
     targets_of,
     write_crowd_section,
     write_dynamic_section,
+    write_env_section,
     write_mapf_section,
     write_mapf_window_section,
     write_results,
@@ -96,6 +97,13 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
         help="instead: our MAPF solvers (lacam, pibt, cbs) against pymapf's on the MAPF "
         "benchmark ($MAPF_DIR; --peers none: ours alone); default maps "
         f"{' '.join(mapf.DEFAULT_MAPS)}, about 15 s; exit 1 if a plan of ours is invalid",
+    )
+    parser.add_argument(
+        "--env",
+        action="store_true",
+        help="instead: the learning environments' steps per second (1, 64 and 256 agents on a "
+        "64x64 random map, observation radius 5) beside POGEMA's, run by $POGEMA_PYTHON, an "
+        "interpreter with pogema installed (without it: ours alone)",
     )
     parser.add_argument(
         "--agents",
@@ -179,6 +187,12 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``sim bench``; return 0, or 1 when --dynamic fails (SimError for bad input)."""
+    if args.env:
+        if args.mapf or args.crowd or args.dynamic:
+            raise SimError(
+                "bench: --env, --mapf, --crowd and --dynamic are separate runs; give one"
+            )
+        return _bench_env(args)
     if args.mapf:
         if args.crowd or args.dynamic:
             raise SimError("bench: --mapf, --crowd and --dynamic are separate runs; give one")
@@ -293,6 +307,41 @@ def _bench_mapf(args: argparse.Namespace) -> int:
             ]
         try:
             write_json_atomic(args.json, document)
+        except OSError as error:
+            _say(f"sim: --json {args.json}: not written: {error.strerror or error}")
+            status = 1
+    return status
+
+
+def _bench_env(args: argparse.Namespace) -> int:
+    """``sim bench --env``: print the table and targets; write --json, RESULTS.md's part."""
+    if args.json is not None:
+        check_output(Output("--json", args.json, OutputKind.JSON))
+    try:
+        import sim.envs  # noqa: F401 - the rl extra's packages, asked for before any timing
+    except ImportError as error:
+        raise SimError(
+            f"bench --env needs the rl extra (pip install -e '.[rl]'): {error}"
+        ) from None
+    runs = 2 * len(env_steps.AGENT_COUNTS)
+    progress = Progress(runs, "env")
+    try:
+        report = env_steps.run(
+            pogema_python=env_steps.pogema_python(),
+            on_run=lambda note: progress.advance(1, note),
+        )
+    except RuntimeError as error:
+        raise SimError(f"bench: {error}") from None
+    finally:
+        progress.close()
+    print("\n".join(report.lines()), flush=True)
+    status = 0
+    if args.write_results:
+        command = "sim bench --env --write-results"
+        print(f"\nwrote {write_env_section(report, command, _commit())}")
+    if args.json is not None:
+        try:
+            write_json_atomic(args.json, report.to_json())
         except OSError as error:
             _say(f"sim: --json {args.json}: not written: {error.strerror or error}")
             status = 1

@@ -213,6 +213,31 @@ def test_measurement_never_imports_the_commands_or_the_app(package: str) -> None
     assert imports_from(package, ("sim.commands", "sim.app")) == []
 
 
+ENV_VIEW = "sim.envs.view"
+
+
+def test_the_learning_environments_stand_on_the_core_and_draw_only_in_their_view() -> None:
+    # Environments are the planners' and the scene files' users, never the app's; only their
+    # 3D view (loaded when an environment renders) touches Panda3D and the engine.
+    allowed = (
+        "sim.envs",
+        "sim.navigation",
+        "sim.mapf",
+        "sim.scene",
+        "sim.config",
+        "sim.errors",
+    )
+    assert violations("sim.envs", (*allowed, "sim.engine")) == []
+    drawing = [
+        str(found)
+        for module in modules_in("sim.envs")
+        if module != ENV_VIEW
+        for found in imports_of(module)
+        if found.target.split(".")[0] in PANDA3D_ROOTS or in_package(found.target, "sim.engine")
+    ]
+    assert drawing == []
+
+
 def test_the_window_furniture_imports_only_the_engine_config_and_errors() -> None:
     # Panels and toolbars are handed what they show; they know no planner, crowd or app.
     assert violations("sim.ui", ("sim.ui", "sim.engine", "sim.config", "sim.errors")) == []

@@ -1,0 +1,38 @@
+from typing import Any
+
+def step(
+    open: Any,
+    entry: Any,
+    height: int,
+    width: int,
+    rule: int,
+    deltas: Any,
+    lengths: Any,
+    here: Any,
+    goals: Any,
+    actions: Any,
+    occupied: Any,
+    radius: int,
+    goal_reward: float,
+    progress_weight: float,
+    step_cost: float,
+    diagonal: int,
+    owner: Any,
+    at: Any,
+    final: Any,
+    cost: Any,
+    reward: Any,
+    arrived: Any,
+    /,
+) -> int: ...
+def observe(
+    blocked: Any,
+    occupied: Any,
+    height: int,
+    width: int,
+    radius: int,
+    cells: Any,
+    goals: Any,
+    out: Any,
+    /,
+) -> None: ...
