@@ -52,7 +52,7 @@ from sim.engine import FrameLoop, GameObject, Gizmos, World
 from sim.engine.camera import CameraPose, OrbitCamera, OrbitCameraInput
 from sim.engine.labels import BillboardLabels
 from sim.engine.lighting import LookFallback, apply_look, drop_look
-from sim.engine.loop import Phase
+from sim.engine.loop import MAX_STEPS_PER_FRAME, WINDOW_STEP_S, Phase
 from sim.engine.projection import world_to_pixel
 from sim.engine.showbase import DisplaySettings, open_showbase
 from sim.errors import shown
@@ -125,8 +125,15 @@ class SimApp:
         self.world = World(self.base.render)
         self.gizmos = Gizmos(self.base.render)
         headless = options.display.headless
-        fixed_dt = 1.0 / options.display.fixed_fps if headless else None
-        self.loop = FrameLoop(self.world, self.clock, gizmos=self.gizmos, fixed_dt=fixed_dt)
+        # The window steps as headless runs do, so what happens never depends on the renderer.
+        fixed_dt = 1.0 / options.display.fixed_fps if headless else WINDOW_STEP_S
+        self.loop = FrameLoop(
+            self.world,
+            self.clock,
+            gizmos=self.gizmos,
+            fixed_dt=fixed_dt,
+            max_steps_per_frame=MAX_STEPS_PER_FRAME,
+        )
         self.loop.attach(self.base.task_mgr)
         scene = options.scene
         # Before the GridManager: in one frame the world moves, then the grid follows it.
