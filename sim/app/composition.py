@@ -10,6 +10,7 @@ from direct.task.Task import Task
 from panda3d.core import (
     ButtonThrower,
     ClockObject,
+    GraphicsOutput,
     ModifierButtons,
     MouseWatcher,
     Point3,
@@ -52,7 +53,8 @@ from sim.engine import FrameLoop, GameObject, Gizmos, World
 from sim.engine.camera import CameraPose, OrbitCamera, OrbitCameraInput
 from sim.engine.labels import BillboardLabels
 from sim.engine.lighting import LookFallback, apply_look, drop_look
-from sim.engine.loop import MAX_STEPS_PER_FRAME, WINDOW_STEP_S, Phase
+from sim.engine.loop import WINDOW_STEP_S, Phase
+from sim.engine.pointer import PointerTrail, modifier_buttons
 from sim.engine.projection import world_to_pixel
 from sim.engine.showbase import DisplaySettings, open_showbase
 from sim.errors import shown
@@ -127,13 +129,7 @@ class SimApp:
         headless = options.display.headless
         # The window steps as headless runs do, so what happens never depends on the renderer.
         fixed_dt = 1.0 / options.display.fixed_fps if headless else WINDOW_STEP_S
-        self.loop = FrameLoop(
-            self.world,
-            self.clock,
-            gizmos=self.gizmos,
-            fixed_dt=fixed_dt,
-            max_steps_per_frame=MAX_STEPS_PER_FRAME,
-        )
+        self.loop = FrameLoop(self.world, self.clock, gizmos=self.gizmos, fixed_dt=fixed_dt)
         self.loop.attach(self.base.task_mgr)
         scene = options.scene
         # Before the GridManager: in one frame the world moves, then the grid follows it.
@@ -269,7 +265,7 @@ class SimApp:
         if self.base.mouseWatcherNode is not None:
             # The stubs type buttonThrowers as the nodes; ShowBase holds their NodePaths.
             thrower = self.base.buttonThrowers[0].node()  # type: ignore[attr-defined]
-            self.bind_mouse(self.base.mouseWatcherNode, thrower)
+            self.bind_mouse(self.base.mouseWatcherNode, thrower, self.base.win)
 
     def _bind_keys(self) -> None:
         """Build the modal parts and their mode owner; bind the controls table's keys."""
@@ -371,17 +367,20 @@ class SimApp:
         self.path.suppressed = self.search_view.opened
         return int(task.cont)
 
-    def bind_mouse(self, watcher: MouseWatcher, thrower: ButtonThrower) -> None:
-        """Drive the camera and the editor from `watcher` (a window's, or a VirtualMouse's)."""
-        # Without modifier buttons Panda3D sends plain "mouse1"/"mouse3" whatever is held, so
-        # shift and control are read at press time instead of binding every combination.
+    def bind_mouse(
+        self, watcher: MouseWatcher, thrower: ButtonThrower, window: GraphicsOutput | None = None
+    ) -> None:
+        """Drive the camera and the editor from `watcher` (`window`'s, or a VirtualMouse's)."""
+        # Events are named with the modifiers held at them ("control-s", "shift-mouse1"), so a
+        # chord inside one frame is never lost (`sim.engine.pointer`); regions keep plain names.
         watcher.set_modifier_buttons(ModifierButtons())
-        thrower.set_modifier_buttons(ModifierButtons())
+        thrower.set_modifier_buttons(modifier_buttons())
+        pointer = PointerTrail(watcher, events=self.base, loop=self.loop, window=window)
         # Both read the pointer in Phase.INPUT, the camera first, so a pick sees this frame's view.
         self.camera_input = OrbitCameraInput(
-            self.camera, events=self.base, watcher=watcher, loop=self.loop
+            self.camera, events=self.base, pointer=pointer, loop=self.loop
         )
-        self.editor.bind(events=self.base, watcher=watcher, loop=self.loop)
+        self.editor.bind(events=self.base, pointer=pointer, loop=self.loop)
 
     def notify(self, message: str) -> None:
         """Show `message` on the HUD for a few seconds and print it for whoever watches stdout."""

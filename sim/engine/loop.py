@@ -98,7 +98,7 @@ class FrameLoop:
         *,
         gizmos: Gizmos | None = None,
         fixed_dt: float | None = None,
-        max_steps_per_frame: int = 5,
+        max_steps_per_frame: int = MAX_STEPS_PER_FRAME,
     ) -> None:
         if fixed_dt is not None and not (math.isfinite(fixed_dt) and fixed_dt > 0.0):
             raise ValueError(f"fixed_dt must be a finite number > 0 or None, got {fixed_dt!r}.")
