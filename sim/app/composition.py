@@ -357,8 +357,7 @@ class SimApp:
             if slow is not None:
                 self.look = drop_look(self.base.render)
                 self.notify(
-                    f"look: plain at {slow:.0f} fps (shadows and anti-aliasing off);"
-                    " sim run --look full keeps them"
+                    f"look: plain at {slow:.0f} fps (shadows off); sim run --look full keeps them"
                 )
         self.modes.follow()
         self.search_view.tick(self.clock.get_dt())

@@ -105,8 +105,8 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
         choices=LOOKS,
         default="auto",
         help="a window's look: shadows and anti-aliasing where the driver runs shaders (full), "
-        "neither (plain), or full until the frame rate stays under "
-        f"{LOOK_FALLBACK_FPS:.0f} fps, then plain (auto, the default)",
+        "neither (plain), or shadows until the frame rate stays under "
+        f"{LOOK_FALLBACK_FPS:.0f} fps, then plain at plain speed (auto, the default)",
     )
     parser.add_argument(
         "--frames",
