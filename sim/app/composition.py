@@ -10,6 +10,7 @@ from direct.task.Task import Task
 from panda3d.core import (
     ButtonThrower,
     ClockObject,
+    GraphicsOutput,
     ModifierButtons,
     MouseWatcher,
     Point3,
@@ -52,7 +53,8 @@ from sim.engine import FrameLoop, GameObject, Gizmos, World
 from sim.engine.camera import CameraPose, OrbitCamera, OrbitCameraInput
 from sim.engine.labels import BillboardLabels
 from sim.engine.lighting import LookFallback, apply_look, drop_look
-from sim.engine.loop import Phase
+from sim.engine.loop import WINDOW_STEP_S, Phase
+from sim.engine.pointer import PointerTrail, modifier_buttons
 from sim.engine.projection import world_to_pixel
 from sim.engine.showbase import DisplaySettings, open_showbase
 from sim.errors import shown
@@ -125,7 +127,8 @@ class SimApp:
         self.world = World(self.base.render)
         self.gizmos = Gizmos(self.base.render)
         headless = options.display.headless
-        fixed_dt = 1.0 / options.display.fixed_fps if headless else None
+        # The window steps as headless runs do, so what happens never depends on the renderer.
+        fixed_dt = 1.0 / options.display.fixed_fps if headless else WINDOW_STEP_S
         self.loop = FrameLoop(self.world, self.clock, gizmos=self.gizmos, fixed_dt=fixed_dt)
         self.loop.attach(self.base.task_mgr)
         scene = options.scene
@@ -262,7 +265,7 @@ class SimApp:
         if self.base.mouseWatcherNode is not None:
             # The stubs type buttonThrowers as the nodes; ShowBase holds their NodePaths.
             thrower = self.base.buttonThrowers[0].node()  # type: ignore[attr-defined]
-            self.bind_mouse(self.base.mouseWatcherNode, thrower)
+            self.bind_mouse(self.base.mouseWatcherNode, thrower, self.base.win)
 
     def _bind_keys(self) -> None:
         """Build the modal parts and their mode owner; bind the controls table's keys."""
@@ -354,8 +357,7 @@ class SimApp:
             if slow is not None:
                 self.look = drop_look(self.base.render)
                 self.notify(
-                    f"look: plain at {slow:.0f} fps (shadows and anti-aliasing off);"
-                    " sim run --look full keeps them"
+                    f"look: plain at {slow:.0f} fps (shadows off); sim run --look full keeps them"
                 )
         self.modes.follow()
         self.search_view.tick(self.clock.get_dt())
@@ -364,17 +366,20 @@ class SimApp:
         self.path.suppressed = self.search_view.opened
         return int(task.cont)
 
-    def bind_mouse(self, watcher: MouseWatcher, thrower: ButtonThrower) -> None:
-        """Drive the camera and the editor from `watcher` (a window's, or a VirtualMouse's)."""
-        # Without modifier buttons Panda3D sends plain "mouse1"/"mouse3" whatever is held, so
-        # shift and control are read at press time instead of binding every combination.
+    def bind_mouse(
+        self, watcher: MouseWatcher, thrower: ButtonThrower, window: GraphicsOutput | None = None
+    ) -> None:
+        """Drive the camera and the editor from `watcher` (`window`'s, or a VirtualMouse's)."""
+        # Events are named with the modifiers held at them ("control-s", "shift-mouse1"), so a
+        # chord inside one frame is never lost (`sim.engine.pointer`); regions keep plain names.
         watcher.set_modifier_buttons(ModifierButtons())
-        thrower.set_modifier_buttons(ModifierButtons())
+        thrower.set_modifier_buttons(modifier_buttons())
+        pointer = PointerTrail(watcher, events=self.base, loop=self.loop, window=window)
         # Both read the pointer in Phase.INPUT, the camera first, so a pick sees this frame's view.
         self.camera_input = OrbitCameraInput(
-            self.camera, events=self.base, watcher=watcher, loop=self.loop
+            self.camera, events=self.base, pointer=pointer, loop=self.loop
         )
-        self.editor.bind(events=self.base, watcher=watcher, loop=self.loop)
+        self.editor.bind(events=self.base, pointer=pointer, loop=self.loop)
 
     def notify(self, message: str) -> None:
         """Show `message` on the HUD for a few seconds and print it for whoever watches stdout."""

@@ -4,7 +4,9 @@ The table binds the plain keys (`bind_controls`), writes the HUD's help lines (`
 search panel's key lines (`panel_help`); tests/unit/test_controls.py checks it against the docs page
 docs/controls.md. The mouse buttons, Ctrl+S, Ctrl+Z and the redo keys are listed too, for the help
 and that page, but their owners bind them: a drag needs the press, the pointer every frame and the
-release, and shift or control is read at press time (`OrbitCameraInput`, `SceneEditor.bind`).
+release (`OrbitCameraInput`, `SceneEditor.bind`). A row's modifiers are part of its event's name,
+as the button thrower names events ("control-s", "shift-i"; `sim.engine.pointer.event_name`), so
+what was held is what was held at the key's own press, however short the frame.
 
 A key may have one row in each mode: while the search view is open its SEARCH row runs, else its
 ALWAYS row (T opens the view, and closes it while it is open). Which mode holds the keys is the
@@ -18,6 +20,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING
+
+from sim.engine.pointer import event_name
 
 if TYPE_CHECKING:
     from sim.engine.events import EventSource
@@ -52,8 +56,9 @@ class Control:
             search panel's for SEARCH rows.
         mode: When the key does something.
         repeats: Whether holding the key repeats it (Panda3D's "<key>-repeat" event).
-        modifier: The buttons held with it ("shift", "control", "control+shift"), read by its
-            binder at press time.
+        modifier: The buttons held with it ("shift", "control", "control+shift"): its event
+            is "shift-<key>", "control-<key>" or "shift-control-<key>", and the plain key
+            does not run it.
         bound_by: Who binds the event.
     """
 
@@ -144,8 +149,8 @@ def controls(mode: Mode, *, bound_by: Binder | None = None) -> list[Control]:
 
 
 def table_keys() -> set[str]:
-    """The keys `bind_controls` binds (in any mode): the keys whose presses `captured` sees."""
-    return {row.key for row in CONTROLS if row.bound_by is Binder.TABLE}
+    """The events `bind_controls` binds (in any mode): the presses `captured` sees."""
+    return {event_name(row.key, row.modifier) for row in CONTROLS if row.bound_by is Binder.TABLE}
 
 
 def help_lines(rows: Iterable[Control]) -> list[list[str]]:
@@ -178,13 +183,13 @@ def bind_controls(
     search_open: Callable[[], bool],
     captured: Callable[[str], bool] = lambda _key: False,
 ) -> None:
-    """Bind every TABLE row's key on `events` to its action.
+    """Bind every TABLE row's event (its key, with its modifiers) on `events` to its action.
 
     Args:
         events: Anything with DirectObject's `accept` (ShowBase is one).
         actions: The function behind each TABLE row's action name, no more and no fewer.
         search_open: Whether the search view is open now (its SEARCH rows apply then).
-        captured: Offered each press first, with the key's event name; True means it took the
+        captured: Offered each press first, with its event name; True means it took the
             key (a modal menu), so no row runs: Esc closes the menu instead of quitting.
 
     Raises:
@@ -198,8 +203,8 @@ def bind_controls(
         raise ValueError(f"no function for the controls {', '.join(missing)}.")
     if unused := sorted(actions.keys() - named):
         raise ValueError(f"no control runs {', '.join(unused)}.")
-    for key in dict.fromkeys(row.key for row in rows):
-        of_key = [row for row in rows if row.key == key]
+    for key in dict.fromkeys(event_name(row.key, row.modifier) for row in rows):
+        of_key = [row for row in rows if event_name(row.key, row.modifier) == key]
         events.accept(key, _dispatch(key, of_key, actions, search_open, captured))
         repeating = [row for row in of_key if row.repeats]
         if repeating:

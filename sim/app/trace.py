@@ -17,7 +17,8 @@ then, in the header's order (an object removed during the run keeps its last pla
 Lines are written as the run goes and flushed one by one, so a run killed at any moment leaves
 every line but (at most) the last one whole. Positions are world units rounded to 5 decimals,
 headings degrees from 0 to 360 rounded to 4, `t` simulated seconds rounded to 6; `dt` is the fixed
-time step of a headless run, or null in a window, where frames take what they take.
+time step the world advances by (a headless run's, or 1/60 s in a window whatever it renders; null
+only for a loop with variable steps).
 """
 
 from __future__ import annotations

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 HEADLESS_DEFAULT_FRAMES = 600
 WINDOW_SIZE = (1024, 768)
 HEADLESS_SIZE = (800, 600)
+WINDOW_MAX_FPS = 60  # as `DisplaySettings.max_fps`: enough, and it leaves the other core free
 EXIT_OUTPUT_FAILED = 1
 
 DESCRIPTION = """\
@@ -104,8 +105,8 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
         choices=LOOKS,
         default="auto",
         help="a window's look: shadows and anti-aliasing where the driver runs shaders (full), "
-        "neither (plain), or full until the frame rate stays under "
-        f"{LOOK_FALLBACK_FPS:.0f} fps, then plain (auto, the default)",
+        "neither (plain), or shadows until the frame rate stays under "
+        f"{LOOK_FALLBACK_FPS:.0f} fps, then plain at plain speed (auto, the default)",
     )
     parser.add_argument(
         "--frames",
@@ -120,6 +121,14 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
         default=DEFAULT_FIXED_FPS,
         metavar="N",
         help=f"headless frames per simulated second, dt = 1/N (default {DEFAULT_FIXED_FPS})",
+    )
+    parser.add_argument(
+        "--max-fps",
+        type=positive_int,
+        default=WINDOW_MAX_FPS,
+        metavar="N",
+        help=f"a window's frame-rate cap (default {WINDOW_MAX_FPS}); a low one shows a "
+        "slow renderer: input and the world's fixed steps keep up",
     )
     parser.add_argument(
         "--screenshot",
@@ -276,7 +285,12 @@ def run(args: argparse.Namespace) -> int:
         frames = HEADLESS_DEFAULT_FRAMES
     title = f"gridpath-sim: {shown(scene.name)}"
     display = DisplaySettings(
-        headless=args.headless, size=size, title=title, fixed_fps=args.fps, look=args.look
+        headless=args.headless,
+        size=size,
+        title=title,
+        fixed_fps=args.fps,
+        max_fps=args.max_fps,
+        look=args.look,
     )
     options = RunOptions(
         scene=scene,

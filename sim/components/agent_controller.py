@@ -257,9 +257,11 @@ class AgentController(Component):
             self._write_node()
 
     def toggle_mode(self) -> None:
-        """Switch between chase and patrol; the next frame replans."""
+        """Switch between chase and patrol and replan; patrol from the goal turns for Start."""
         self.mode = AgentMode.PATROL if self.mode is AgentMode.CHASE else AgentMode.CHASE
-        self._patrol_to_start = False
+        self._patrol_to_start = self.mode is AgentMode.PATROL and self.state is AgentState.ARRIVED
+        if self._patrol_to_start:  # else it would stay arrived: patrol turns round on arrival
+            self.state = AgentState.IDLE
         self.replan_now()
 
     def update(self, dt: float) -> None:

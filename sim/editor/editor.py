@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from direct.showbase.Loader import Loader
 from direct.task.Task import Task
-from panda3d.core import ButtonHandle, Camera, KeyboardButton, MouseWatcher, NodePath
+from panda3d.core import Camera, NodePath
 
 from sim.components.grid_manager import GridManager
 from sim.components.motion import SceneMotion
@@ -36,6 +36,7 @@ from sim.engine import FrameLoop, GameObject, World
 from sim.engine.game_object import PYTHON_TAG
 from sim.engine.loop import Phase
 from sim.engine.picking import Picker, make_pickable
+from sim.engine.pointer import PointerTrail, event_name, with_any_modifiers
 from sim.errors import SimError
 from sim.scene.spec import DEFAULT_COLORS, SceneSpec
 from sim.scene.writer import MergeBase, ObjectState, save_scene
@@ -86,48 +87,54 @@ class SceneEditor:
         self.drag = world.spawn("drag-controller").add_component(
             DragController(self.picker, grid, add_obstacle=self.add_obstacle, on_drop=self.on_drop)
         )
-        self._watcher: MouseWatcher | None = None
+        self._pointer: PointerTrail | None = None
         self._loop: FrameLoop | None = None
         self.history = EditHistory()  # every edit made here or by the inspector, for undo
         self.selected: GameObject | None = None  # the inspector's object
         # A press and release in one spot selects (`sim.editor.selection`); agents by place.
         self.clicks = ClickTracker(self.picker, agents=lambda: self._objects)
 
-    def bind(self, *, events: EventSource, watcher: MouseWatcher, loop: FrameLoop) -> None:
-        """Route the left button, Ctrl+S and the pointer (read in `Phase.INPUT`) to the editor."""
-        self._watcher, self._loop = watcher, loop
-        events.accept("mouse1", self._on_left_press)
-        events.accept("mouse1-up", self._on_left_release)
-        events.accept("s", self._on_s)
-        events.accept("z", self._on_z)
-        events.accept("y", self._on_y)
+    def bind(self, *, events: EventSource, pointer: PointerTrail, loop: FrameLoop) -> None:
+        """Route the left button, Ctrl+S, undo, redo and the pointer (`Phase.INPUT`) here.
+
+        A press or release takes the pointer where it was at that event and the modifiers held
+        with it (`sim.engine.pointer`): a drop lands where the button came up, and a Ctrl+S
+        pressed and released within one frame saves.
+        """
+        self._pointer, self._loop = pointer, loop
+        # Ctrl changes nothing about a drag: the press is heard whatever is held.
+        for press in with_any_modifiers("mouse1"):
+            events.accept(press, self._on_left_press, [press.startswith("shift-")])
+        for release in with_any_modifiers("mouse1-up"):
+            events.accept(release, self._on_left_release, [release])
+        chords = {"s": self.save, "z": self.undo, "y": self.redo}
+        for key, action in chords.items():
+            events.accept(event_name(key, "control"), self._chord, [action])
+        events.accept(event_name("z", "control+shift"), self._chord, [self.redo])
         loop.add_task(Phase.INPUT, self._follow_pointer, self.DRAG_TASK)
+
+    def _chord(self, action: Callable[[], object]) -> None:
+        action()
 
     def _mouse(self) -> tuple[float, float] | None:
         """The pointer now, or None when the window does not have it."""
-        watcher = self._watcher
-        if watcher is None or not watcher.has_mouse():
-            return None
-        return (watcher.get_mouse_x(), watcher.get_mouse_y())
+        return None if self._pointer is None else self._pointer.now()
 
     def control_held(self) -> bool:
         """Whether Ctrl is held now: its keys are chords (Ctrl+Z), not typing."""
-        return self._is_down(KeyboardButton.control())
+        return self._pointer is not None and self._pointer.is_down("control")
 
-    def _is_down(self, button: ButtonHandle) -> bool:
-        return self._watcher is not None and bool(self._watcher.is_button_down(button))
-
-    def _on_left_press(self) -> None:
-        mouse = self._mouse()
+    def _on_left_press(self, shift: bool) -> None:
+        mouse = None if self._pointer is None else self._pointer.position("mouse1")
         if mouse is not None:
-            shift = self._is_down(KeyboardButton.shift())
             self.clicks.press(mouse, shift=shift)
             self.drag.on_press(mouse, shift=shift)
 
-    def _on_left_release(self) -> None:
-        # Without the pointer (it left the window, or the window lost it for a frame) the cube
-        # stays where the last seen pointer put it, instead of jumping to the window's centre.
-        mouse = self._mouse()
+    def _on_left_release(self, event: str) -> None:
+        # Where the button came up, not where the pointer went on to within the same frame.
+        # Without the pointer (it left the window) the cube stays where the last seen pointer
+        # put it, instead of jumping to the window's centre.
+        mouse = None if self._pointer is None else self._pointer.position(event)
         click = self.clicks.release(mouse)
         if click is None:
             self.drag.on_release(mouse)
@@ -136,21 +143,6 @@ class SceneEditor:
         if self.drag.cancel() is not None:
             self._grid.sync_obstacles()
         self.selected = click.target
-
-    def _on_s(self) -> None:
-        if self._is_down(KeyboardButton.control()):
-            self.save()
-
-    def _on_z(self) -> None:
-        if self._is_down(KeyboardButton.control()):
-            if self._is_down(KeyboardButton.shift()):
-                self.redo()
-            else:
-                self.undo()
-
-    def _on_y(self) -> None:
-        if self._is_down(KeyboardButton.control()):
-            self.redo()
 
     def undo(self) -> Edit | None:
         """Take the last edit back (a drag in progress is dropped first) and say so on the HUD."""

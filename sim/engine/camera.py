@@ -12,9 +12,10 @@ from enum import Enum
 from typing import TYPE_CHECKING
 
 from direct.task.Task import Task
-from panda3d.core import KeyboardButton, MouseWatcher, NodePath, Point3, Vec3
+from panda3d.core import NodePath, Point3, Vec3
 
 from sim.engine.loop import FrameLoop, Phase
+from sim.engine.pointer import PointerTrail, with_any_modifiers
 
 if TYPE_CHECKING:
     from sim.engine.events import EventSource
@@ -132,8 +133,9 @@ class OrbitCamera:
 class OrbitCameraInput:
     """Binds the mouse to an OrbitCamera: right-drag orbits, middle or shift+right pans, wheel.
 
-    `events` is anything with DirectObject's `accept` (ShowBase is one); the mouse is read from
-    `watcher` (a MouseWatcher) once per frame by the task this adds to `loop` in `Phase.INPUT`.
+    `events` is anything with DirectObject's `accept` (ShowBase is one); a drag starts and ends
+    where the pointer was at the press and the release (`PointerTrail.position`) and follows it
+    once per frame in between, by the task this adds to `loop` in `Phase.INPUT`.
     """
 
     TASK_NAME = "camera-input"
@@ -143,33 +145,42 @@ class OrbitCameraInput:
         camera: OrbitCamera,
         *,
         events: EventSource,
-        watcher: MouseWatcher,
+        pointer: PointerTrail,
         loop: FrameLoop,
     ) -> None:
         self._camera = camera
-        self._watcher = watcher
+        self._pointer = pointer
         self._loop = loop
-        events.accept("mouse3", self._on_right_press)
-        events.accept("mouse2", lambda: camera.begin_drag(DragMode.PAN, self.mouse()))
-        events.accept("mouse3-up", camera.end_drag)
-        events.accept("mouse2-up", camera.end_drag)
-        events.accept("wheel_up", camera.zoom, [1])
-        events.accept("wheel_down", camera.zoom, [-1])
+        # Whatever else is held: only shift changes a drag (right-drag pans with it).
+        for press in with_any_modifiers("mouse3"):
+            mode = DragMode.PAN if press.startswith("shift-") else DragMode.ORBIT
+            events.accept(press, self._begin, [mode, press])
+        for press in with_any_modifiers("mouse2"):
+            events.accept(press, self._begin, [DragMode.PAN, press])
+        for release in with_any_modifiers("mouse3-up") + with_any_modifiers("mouse2-up"):
+            events.accept(release, self._end, [release])
+        for notches, wheel in ((1, "wheel_up"), (-1, "wheel_down")):
+            for turn in with_any_modifiers(wheel):
+                events.accept(turn, camera.zoom, [notches])
         loop.add_task(Phase.INPUT, self._follow_mouse, self.TASK_NAME)
 
     def mouse(self) -> tuple[float, float]:
         """The pointer in normalised window coordinates, or the centre when outside."""
-        if not self._watcher.has_mouse():
-            return (0.0, 0.0)
-        return (self._watcher.get_mouse_x(), self._watcher.get_mouse_y())
+        return self._pointer.now() or (0.0, 0.0)
 
-    def _on_right_press(self) -> None:
-        shift = self._watcher.is_button_down(KeyboardButton.shift())
-        self._camera.begin_drag(DragMode.PAN if shift else DragMode.ORBIT, self.mouse())
+    def _begin(self, mode: DragMode, press: str) -> None:
+        self._camera.begin_drag(mode, self._pointer.position(press) or (0.0, 0.0))
+
+    def _end(self, release: str) -> None:
+        at = self._pointer.position(release)
+        if at is not None:
+            self._camera.drag_to(at)
+        self._camera.end_drag()
 
     def _follow_mouse(self, task: Task) -> int:
-        if self._camera.dragging and self._watcher.has_mouse():
-            self._camera.drag_to(self.mouse())
+        at = self._pointer.now()
+        if self._camera.dragging and at is not None:
+            self._camera.drag_to(at)
         return int(task.cont)
 
     def detach(self) -> None:

@@ -1,5 +1,8 @@
 """The window's look: shadows from the sun and multisample anti-aliasing, where the GSG has them.
 
+Multisampling is the full look's alone (`look_prc`): the auto look has the shadows until it falls
+back to plain, and then runs as fast as the plain look.
+
 A window on pandagl (Mesa's llvmpipe included) gets per-pixel lighting from Panda3D's shader
 generator, a shadow map from the scene's directional light and, when the framebuffer came with
 samples, multisampling. The offscreen software renderer (p3tinydisplay) runs no shaders: it keeps
@@ -47,8 +50,14 @@ class Look:
 
 
 def look_prc(*, headless: bool, look: str = "auto") -> list[str]:
-    """PRC lines that ask a window for a multisampled framebuffer (none offscreen or plain)."""
-    if headless or look == "plain":
+    """PRC lines that ask a window for a multisampled framebuffer: the full look's only.
+
+    A window keeps the framebuffer it opened with, and on a software renderer a multisampled
+    one costs two thirds of every frame whatever is drawn into it (the plain look ran 11 fps in
+    one against 35 without, Mesa's llvmpipe at 1024x768): an auto look, which may drop to plain,
+    must not hold one, or it would never reach plain speed after the fallback.
+    """
+    if headless or look != "full":
         return []
     return ["framebuffer-multisample 1", f"multisamples {MULTISAMPLES}"]
 
@@ -141,7 +150,9 @@ class LookFallback:
     On a software renderer (Mesa's llvmpipe) per-pixel lighting, the shadow map and
     multisampling cost most of a frame: the default scene runs about 25 fps with them and 78
     without, 1,000 agents 15 against 45. A user who did not ask for the look keeps a scene
-    that moves instead. Fed the real time once a frame (`tick`), it samples the frame rate over
+    that moves instead. `drop_look` releases the shadow map's buffer and the shaders; the auto
+    look never opened a multisampled framebuffer (`look_prc`), so what is left is the plain
+    look's cost. Fed the real time once a frame (`tick`), it samples the frame rate over
     `window_s`; the first sample (models loading, fields being built) never counts, and
     `windows` slow samples in a row give the verdict, once.
     """

@@ -6,7 +6,8 @@ runs a frame's tasks by sort, and tasks of one sort in the order they were added
 
     -50  Panda3D's input (data graph, button events)
     -10  INPUT   the pointer, read once per frame: camera drags, then cube drags and hovering
-      0  WORLD   simulated time: one `World.step` per frame (or fixed steps); stops while paused
+      0  WORLD   simulated time: fixed steps of `World.step`, as many as the frame's time holds
+                 (variable steps only when asked); stops while paused
       1  UI      frame time: replay controls and on-screen panels, which keep going while
                  simulated time is paused
      49  GIZMOS  `World.draw_gizmos`, then the gizmo flush, also while paused
@@ -56,6 +57,15 @@ GIZMO_TASK = "sim-gizmos"
 TaskBody = Callable[[Task], int]
 """A task function: takes Panda3D's task, returns `task.cont` (or `task.done`)."""
 
+WINDOW_STEP_S = 1.0 / 60.0
+"""The window's fixed step: the world advances by it whatever the rendered frame rate."""
+MAX_STEPS_PER_FRAME = 6
+"""The app's cap on fixed steps a frame: 10 rendered fps still keep real time (6 x 1/60 s).
+
+Below 10 fps the world runs slower than the wall clock (at 5 fps, half speed) instead of each
+frame taking longer than the last; the time given up is counted in `FrameLoop.dropped_s`.
+"""
+
 # Float sums of frame dts (e.g. 3 x 1/180) can land a hair under one fixed step; without this
 # slack that step would slip to the next frame.
 _SLACK_S = 1e-9
@@ -88,7 +98,7 @@ class FrameLoop:
         *,
         gizmos: Gizmos | None = None,
         fixed_dt: float | None = None,
-        max_steps_per_frame: int = 5,
+        max_steps_per_frame: int = MAX_STEPS_PER_FRAME,
     ) -> None:
         if fixed_dt is not None and not (math.isfinite(fixed_dt) and fixed_dt > 0.0):
             raise ValueError(f"fixed_dt must be a finite number > 0 or None, got {fixed_dt!r}.")

@@ -22,6 +22,7 @@ from sim.app.controls import (
 )
 from sim.engine import FrameLoop, World
 from sim.engine.camera import CameraPose, OrbitCamera, OrbitCameraInput
+from sim.engine.pointer import PointerTrail, event_name
 from tests.helpers.paths import REPO_ROOT
 
 CONTROLS_PAGE = (REPO_ROOT / "docs" / "controls.md").read_text(encoding="utf-8")
@@ -147,9 +148,20 @@ def test_one_row_per_key_mode_and_modifier() -> None:
     assert len(seen) == len(set(seen))
 
 
-def test_rows_the_table_binds_need_no_modifier() -> None:
-    # A held modifier is read at press time by the binder that owns the gesture.
-    assert [c for c in CONTROLS if c.bound_by is Binder.TABLE and c.modifier] == []
+def test_a_table_row_with_a_modifier_binds_the_event_the_thrower_names(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The thrower names an event with what is held at that very press: Shift+G is "shift-g",
+    # even when Shift came up again before the frame ran.
+    shifted = Control("g", "shifted_g", "Shift+G test", 2, modifier="shift")
+    monkeypatch.setattr("sim.app.controls.CONTROLS", (*CONTROLS, shifted))
+    events, ran = Events(), []
+    names = table_actions() | {"shifted_g"}
+    actions = {name: (lambda name=name: ran.append(name)) for name in names}
+    bind_controls(events, actions, search_open=lambda: False)
+    events.send("shift-g")
+    events.send("g")
+    assert ran == ["shifted_g", "toggle_grid"]
 
 
 def test_hud_help_is_the_text_the_hud_has_always_shown() -> None:
@@ -247,6 +259,10 @@ def test_the_camera_binds_its_rows_and_nothing_else(loop: FrameLoop) -> None:
     events = Events()
     camera = NodePath("root").attach_new_node("camera")
     orbit = OrbitCamera(camera, CameraPose((0.0, 0.0, 0.0), 10.0, 0.0, -45.0))
-    OrbitCameraInput(orbit, events=events, watcher=MouseWatcher("watcher"), loop=loop)
+    pointer = PointerTrail(MouseWatcher("watcher"), events=events, loop=loop)
+    OrbitCameraInput(orbit, events=events, pointer=pointer, loop=loop)
     pressed = {event for event in events.accepted if not event.endswith("-up")}
-    assert pressed == {c.key for c in CONTROLS if c.bound_by is Binder.CAMERA}
+    rows = [c for c in CONTROLS if c.bound_by is Binder.CAMERA]
+    assert {event_name(c.key, c.modifier) for c in rows} <= pressed
+    # The same buttons with other modifiers held (Ctrl), which do what the plain ones do.
+    assert {event.rsplit("-", 1)[-1] for event in pressed} == {c.key for c in rows}

@@ -123,9 +123,14 @@ def test_a_scene_without_a_directional_light_gets_no_shadows():
     )
 
 
-def test_only_windows_ask_for_multisampling():
-    assert look_prc(headless=True) == []
-    assert f"multisamples {MULTISAMPLES}" in look_prc(headless=False)
+def test_only_a_full_looks_window_asks_for_multisampling():
+    assert look_prc(headless=True, look="full") == []
+    assert f"multisamples {MULTISAMPLES}" in look_prc(headless=False, look="full")
+
+
+def test_an_auto_look_holds_no_multisampled_framebuffer_it_could_not_let_go_of():
+    # A window keeps its framebuffer: after the fallback to plain it must cost what plain does.
+    assert look_prc(headless=False, look="auto") == []
 
 
 def test_the_shadow_camera_spans_only_what_it_is_told_to_cover():
