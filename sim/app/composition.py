@@ -258,6 +258,7 @@ class SimApp:
             screen_of_point=self.screen_of_point,
             scripts=self.script_gate.entry,
             mapf_playback=lambda: self.mapf_playback,
+            workspace=self.workspace,
         )
         quit_on_close_request(self.base)
         if self.base.mouseWatcherNode is not None:
@@ -414,6 +415,7 @@ class SimApp:
     def toggle_hud(self) -> None:
         """Show or hide the HUD text."""
         self.hud.visible = not self.hud.visible
+        self.workspace.set_visible(self.hud.visible)
         if self.legend is not None:
             self.legend.visible = self.hud.visible
 

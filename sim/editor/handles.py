@@ -60,6 +60,9 @@ COLORS: Final = {
     "y": (0.35, 0.85, 0.35, 1.0),
     "ring": (0.35, 0.6, 1.0, 1.0),
 }
+EDGE_COLOR: Final = (0.05, 0.06, 0.08, 1.0)
+EDGE: Final = 0.05
+"""A dark rim this wide (handle units) around each handle, so a red arrow reads on a red cube."""
 HOVER_SCALE: Final = (1.6, 1.6, 1.6, 1.0)
 TASK: Final = "handles"
 
@@ -107,13 +110,18 @@ class Handles:
         self._node.set_depth_write(False)
         self._node.set_light_off(1)
         self._node.set_two_sided(True)
-        self._parts = {
-            Handle.X: self._node.attach_new_node(_mesh("x", _arrow(0.0))),
-            Handle.Y: self._node.attach_new_node(_mesh("y", _arrow(90.0))),
-            Handle.RING: self._node.attach_new_node(_mesh("ring", _ring())),
+        shapes = {
+            Handle.X: lambda grow: _arrow(0.0, grow),
+            Handle.Y: lambda grow: _arrow(90.0, grow),
+            Handle.RING: _ring,
         }
+        self._parts = {handle: self._node.attach_new_node(handle.value) for handle in Handle}
         for handle, part in self._parts.items():
-            part.set_color(*COLORS[handle.value])
+            # The rim first: in the fixed bin without depth, what is drawn later lies on top.
+            rim = part.attach_new_node(_mesh(f"{handle.value}-rim", shapes[handle](EDGE)))
+            rim.set_color(*EDGE_COLOR)
+            face = part.attach_new_node(_mesh(handle.value, shapes[handle](0.0)))
+            face.set_color(*COLORS[handle.value])
         self._outlines = {
             Handle.X: _segment(0.0),
             Handle.Y: _segment(90.0),
@@ -184,6 +192,19 @@ class Handles:
             if distance <= HIT_RADIUS and (best is None or distance < best[0]):
                 best = (distance, handle)
         return None if best is None else best[1]
+
+    def grab_points(self) -> dict[Handle, Point3]:
+        """A point on each handle shown, in the root's frame: where a hand would grab it."""
+        if self._node.is_hidden():
+            return {}
+        middle = (ARROW_START + ARROW_END - HEAD_LENGTH) / 2
+        # The ring where no arrow crosses it: between -x and -y.
+        corner = RING_RADIUS * math.sqrt(0.5)
+        local = {Handle.X: (middle, 0.0), Handle.Y: (0.0, middle), Handle.RING: (-corner, -corner)}
+        return {
+            handle: self._root.get_relative_point(self._node, Point3(*local[handle], 0.0))
+            for handle in self.shown
+        }
 
     # --- the editor's pointer tool ---------------------------------------------------------
 
@@ -319,23 +340,25 @@ def _rotated(points: NDArray[np.float64], degrees: float) -> NDArray[np.float64]
     return np.asarray(points @ np.array([[cos, sin], [-sin, cos]]), dtype=np.float64)
 
 
-def _arrow(degrees: float) -> NDArray[np.float64]:
-    """An arrow's triangles (n, 3, 2) along +x turned by `degrees`: shaft and head."""
-    shaft_end = ARROW_END - HEAD_LENGTH
-    half = SHAFT_WIDTH / 2
+def _arrow(degrees: float, grow: float = 0.0) -> NDArray[np.float64]:
+    """An arrow's triangles (n, 3, 2) along +x turned by `degrees`, `grow` wider all round."""
+    start, shaft_end = ARROW_START - grow, ARROW_END - HEAD_LENGTH
+    half = SHAFT_WIDTH / 2 + grow
     shaft = [
-        [(ARROW_START, -half), (shaft_end, -half), (shaft_end, half)],
-        [(ARROW_START, -half), (shaft_end, half), (ARROW_START, half)],
+        [(start, -half), (shaft_end, -half), (shaft_end, half)],
+        [(start, -half), (shaft_end, half), (start, half)],
     ]
-    head = [[(shaft_end, -HEAD_WIDTH / 2), (ARROW_END, 0.0), (shaft_end, HEAD_WIDTH / 2)]]
+    back, head_half = shaft_end - grow, HEAD_WIDTH / 2 + 2 * grow
+    head = [[(back, -head_half), (ARROW_END + 2 * grow, 0.0), (back, head_half)]]
     return _rotated(np.asarray(shaft + head, dtype=np.float64), degrees)
 
 
-def _ring() -> NDArray[np.float64]:
-    """The ring's triangles (n, 3, 2): an annulus of `RING_SEGMENTS` quads."""
+def _ring(grow: float = 0.0) -> NDArray[np.float64]:
+    """The ring's triangles (n, 3, 2): an annulus of `RING_SEGMENTS` quads, `grow` wider."""
     angles = np.linspace(0.0, 2.0 * math.pi, RING_SEGMENTS + 1)
-    inner = np.stack([np.cos(angles), np.sin(angles)], axis=1) * (RING_RADIUS - RING_WIDTH / 2)
-    outer = np.stack([np.cos(angles), np.sin(angles)], axis=1) * (RING_RADIUS + RING_WIDTH / 2)
+    half = RING_WIDTH / 2 + grow
+    inner = np.stack([np.cos(angles), np.sin(angles)], axis=1) * (RING_RADIUS - half)
+    outer = np.stack([np.cos(angles), np.sin(angles)], axis=1) * (RING_RADIUS + half)
     first = np.stack([inner[:-1], outer[:-1], outer[1:]], axis=1)
     second = np.stack([inner[:-1], outer[1:], inner[1:]], axis=1)
     return np.concatenate([first, second])

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
 from direct.task.Task import Task
-from panda3d.core import Camera, NodePath
+from panda3d.core import Camera, NodePath, Point3
 
 from sim.editor.handles import Handles
 from sim.editor.hierarchy import Hierarchy, crowd_members
@@ -132,6 +132,10 @@ class Workspace:
             "speed_down": self.time.slower,
             "speed_up": self.time.faster,
         }
+
+    def handle_points(self) -> dict[str, Point3]:
+        """Where to grab each handle shown, by name ("x", "y", "ring"), in the world."""
+        return {handle.value: point for handle, point in self.handles.grab_points().items()}
 
     def set_visible(self, visible: bool) -> None:
         """Show or hide the panels (the handles stay: they are part of the scene's editing)."""

@@ -100,6 +100,11 @@ class ListPanel:
         return self._rows
 
     @property
+    def selected(self) -> int | None:
+        """The highlighted row's index, if any."""
+        return self._selected
+
+    @property
     def first_row(self) -> int:
         """The index of the row drawn at the top (how far the list is scrolled)."""
         return self._first
@@ -143,11 +148,22 @@ class ListPanel:
         return index if index < len(self._rows) else None
 
     def row_centre(self, index: int) -> tuple[float, float] | None:
-        """Where row `index` is drawn, its middle in `parent`'s units; None when scrolled off."""
+        """Where row `index` is drawn, its middle in the panel's units; None when scrolled off."""
         slot = index - self._first
         if not 0 <= slot < self.visible_rows or index >= len(self._rows):
             return None
         return (self._width / 2, self._row_top(slot) - ROW_HEIGHT / 2)
+
+    def drawn_rows(self) -> list[tuple[str, tuple[float, float]]]:
+        """Each row drawn now with its middle in the window's -1..1 coordinates (+y up)."""
+        top = self._frame.get_top()
+        found = []
+        for index in range(self._first, min(self._first + self.visible_rows, len(self._rows))):
+            centre = self.row_centre(index)
+            if centre is not None:
+                point = top.get_relative_point(self._frame, Point3(centre[0], 0.0, centre[1]))
+                found.append((self._rows[index], (point.x, point.z)))
+        return found
 
     def press_row(self, index: int) -> None:
         """A press on row `index`: a click, or with the press before it a double-click."""
