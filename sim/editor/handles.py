@@ -14,6 +14,7 @@ handle seen edge-on from a low camera is still caught where it shows).
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from enum import Enum
@@ -110,9 +111,9 @@ class Handles:
         self._node.set_depth_write(False)
         self._node.set_light_off(1)
         self._node.set_two_sided(True)
-        shapes = {
-            Handle.X: lambda grow: _arrow(0.0, grow),
-            Handle.Y: lambda grow: _arrow(90.0, grow),
+        shapes: dict[Handle, Callable[[float], NDArray[np.float64]]] = {
+            Handle.X: functools.partial(_arrow, 0.0),
+            Handle.Y: functools.partial(_arrow, 90.0),
             Handle.RING: _ring,
         }
         self._parts = {handle: self._node.attach_new_node(handle.value) for handle in Handle}
