@@ -28,7 +28,7 @@ TITLE: Final = "Hierarchy"
 TASK: Final = "hierarchy"
 FRAME_MARGIN: Final = 3.0
 """A framed object's size times this is the camera's distance from it."""
-MIN_FRAME_DISTANCE: Final = 4.0
+MIN_FRAME_DISTANCE: Final = 6.0
 
 
 @dataclass(frozen=True, slots=True)
