@@ -310,7 +310,7 @@ class SimApp:
             grid=self.grid,
             motion=self.motion,
             scene=scene,
-            root=self.world.root,
+            world=self.world,
             loop=self.loop,
             anchors=default_anchors(self.base.a2dTopLeft, self.base.a2dTopCenter),
             clock=self.clock.get_frame_time,

@@ -118,6 +118,7 @@ class SceneEditor:
         # A press and release in one spot selects (`sim.editor.selection`); agents by place.
         self.clicks = ClickTracker(self.picker, agents=lambda: self._objects)
         self.tools: list[PointerTool] = []  # offered each left press before the cubes
+        self.version = 0  # counts the changes to `objects`: who lists them redraws on a new one
         self._tool: PointerTool | None = None  # the one whose drag is under way
 
     @property
@@ -300,6 +301,7 @@ class SceneEditor:
         make_pickable(obstacle)
         self._models[name] = NEW_OBSTACLE_MODEL
         self._objects.append(obstacle)
+        self.version += 1
         return obstacle
 
     def move_to(self, obj: GameObject, x: float, y: float) -> None:
@@ -407,6 +409,7 @@ class SceneEditor:
             snapshots.append(self._snapshot(obj, index_of[id(obj)]))
             obj.destroy()
         self._objects[:] = [obj for obj in self._objects if id(obj) not in leaving]
+        self.version += 1
         return snapshots
 
     def _snapshot(self, obj: GameObject, index: int) -> Snapshot:
@@ -439,6 +442,7 @@ class SceneEditor:
                 )
             placed.append((snapshot.index, obj))
         self._objects[:] = _merged(self._objects, placed)
+        self.version += 1
         self._grid.sync_obstacles()
 
     def object_states(self) -> list[ObjectState]:

@@ -16,7 +16,7 @@ from panda3d.core import Camera, NodePath, Point3
 
 from sim.editor.handles import Handles
 from sim.editor.hierarchy import Hierarchy, crowd_members
-from sim.engine import GameObject
+from sim.engine import GameObject, World
 from sim.engine.loop import FrameLoop, Phase
 from sim.ui.list_panel import ListPanel
 from sim.ui.time_controls import TimeControls
@@ -57,7 +57,7 @@ class Workspace:
         grid: Keeps handle moves on the grid.
         motion: What moves by itself.
         scene: The scene (its crowds, and which objects turn by themselves).
-        root: The scene's root node.
+        world: The world the scene's objects live in.
         loop: The frame loop the parts follow the scene in.
         anchors: Where the hierarchy and the toolbar hang.
         clock: Frame time in seconds (double-clicks).
@@ -74,7 +74,7 @@ class Workspace:
         grid: GridManager,
         motion: SceneMotion,
         scene: SceneSpec,
-        root: NodePath,
+        world: World,
         loop: FrameLoop,
         anchors: Anchors,
         clock: Callable[[], float],
@@ -94,7 +94,7 @@ class Workspace:
             ),
             crowd_of=crowds,
             look_at=camera.look_at,
-            root=root,
+            world=world,
             kind=lambda obj: _motion_kind(motion, obj),
         )
         self.hierarchy.attach(loop)
@@ -103,7 +103,7 @@ class Workspace:
             inspector=inspector,
             picker=editor.picker,
             camera=lens_camera,
-            root=root,
+            root=world.root,
             grid=grid,
             motion=motion,
             turns_itself=turning.__contains__,

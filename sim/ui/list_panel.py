@@ -121,8 +121,8 @@ class ListPanel:
 
     def show(self, rows: Sequence[str], selected: int | None) -> None:
         """Draw `rows`, `selected` highlighted and scrolled into view when it changed."""
-        rows = tuple(rows)
-        if rows == self._rows and selected == self._selected:
+        rows = tuple(rows)  # a tuple is kept as it is: no copy of a long list every frame
+        if selected == self._selected and (rows is self._rows or rows == self._rows):
             return
         moved = selected != self._selected
         self._rows, self._selected = rows, selected

@@ -42,9 +42,14 @@ def pos_of(report, name: str) -> list[float]:
     return next(obj for obj in report["objects"] if obj["name"] == name)["pos"]
 
 
+def state(app: RunningApp) -> str:
+    report = app.report()
+    return f"editor {report['editor']}, camera {report['camera']}, end {pos_of(report, 'end')}"
+
+
 def select_by_row(app: RunningApp, name: str, label: str) -> None:
     app.xdotool(*at(app, row(app, label)), "click", "1", "sleep", "0.2")
-    wait_until(lambda: app.report()["editor"]["selected"] == name, 20, app.report)
+    wait_until(lambda: app.report()["editor"]["selected"] == name, 20, lambda: state(app))
 
 
 def test_a_click_on_a_row_selects_it_and_an_x_arrow_drag_moves_along_x_undone_by_ctrl_z(
@@ -67,7 +72,7 @@ def test_a_click_on_a_row_selects_it_and_an_x_arrow_drag_moves_along_x_undone_by
             # F brings End to the middle of the view, clear of the panels. (Time runs on: the
             # report is rewritten once a simulated second.)
             app.xdotool("key", "f", "sleep", "0.3")
-            wait_until(lambda: app.report()["camera"]["distance"] < 10, 20, app.report)
+            wait_until(lambda: app.report()["camera"]["distance"] < 10, 20, lambda: state(app))
             before = pos_of(app.wait_for_next_report(), "end")
             handles = app.report()["editor"]["handles"]
             grab, other = handles["x"], handles["y"]
@@ -99,7 +104,7 @@ def test_a_click_on_a_row_selects_it_and_an_x_arrow_drag_moves_along_x_undone_by
                 pos = pos_of(report, "end")
                 return abs(pos[0] - before[0]) > 0.5 and report["editor"]["undo_depth"] == 1
 
-            wait_until(moved_along_x, 20, app.report)
+            wait_until(moved_along_x, 20, lambda: state(app))
             after = pos_of(app.wait_for_next_report(), "end")
             assert after[1] == pytest.approx(before[1], abs=1e-4), "only along x"
             screenshot(display, artifact("handles-dragged.png"))
@@ -110,7 +115,7 @@ def test_a_click_on_a_row_selects_it_and_an_x_arrow_drag_moves_along_x_undone_by
             wait_until(
                 lambda: math.dist(pos_of(app.report(), "end")[:2], before[:2]) < 1e-4,
                 20,
-                app.report,
+                lambda: state(app),
             )
             assert app.report()["editor"]["undo_depth"] == 0
         finally:

@@ -176,3 +176,10 @@ def test_h_hides_the_hierarchy_and_the_toolbar_with_the_hud(default_scene):
     assert app.workspace.toolbar.node.is_hidden()
     mouse.key("h")
     assert not app.workspace.hierarchy.panel.node.is_hidden()
+
+
+def test_an_object_destroyed_outside_the_editor_leaves_the_list(default_scene):
+    app, _mouse = default_scene
+    app.world.destroy(app.world.find("pillar"))  # as a script's destroy() does
+    app.step()
+    assert "pillar · Obstacle" not in rows(app)
