@@ -5,12 +5,13 @@ from __future__ import annotations
 import math
 
 import pytest
-from panda3d.core import NodePath
+from panda3d.core import MouseButton, NodePath
 
 from sim.config import Tag
 from sim.editor.hierarchy import MIN_FRAME_DISTANCE
-from sim.ui.list_panel import ListPanel
+from sim.ui.list_panel import WHEEL_ROWS, ListPanel
 from tests.helpers.paths import SCENES_DIR
+from tests.helpers.virtual_mouse import Mouse
 
 pytestmark = pytest.mark.render
 
@@ -183,3 +184,41 @@ def test_an_object_destroyed_outside_the_editor_leaves_the_list(default_scene):
     app.world.destroy(app.world.find("pillar"))  # as a script's destroy() does
     app.step()
     assert "pillar · Obstacle" not in rows(app)
+
+
+def test_a_pointer_click_on_a_row_selects_its_object_and_nothing_behind_the_panel(
+    default_scene,
+):
+    app, mouse = default_scene
+    # The test's own mouse watcher takes the panels' regions, as the window's does.
+    watcher = app.base.dataRoot.find("**/test-watcher").node()
+    app.base.aspect2d.node().set_mouse_watcher(watcher)
+    rows(app)
+    [row] = [r for r in app.report()["editor"]["hierarchy"] if r["label"] == "diamond · Obstacle"]
+    mouse.click(row["screen"])
+    assert app.editor.selected is app.world.find("diamond")
+    assert app.editor.history.undo_depth == 0
+    first = app.report()["editor"]["hierarchy"][0]["screen"]
+    mouse.click((first[0], first[1] - 25))  # on the panel's title
+
+    assert app.editor.selected is app.world.find("diamond"), "the title is the panel's too"
+
+
+def test_the_wheel_over_the_list_scrolls_it_and_leaves_the_camera(open_app):
+    app = open_app(SCENES_DIR / "crowd.toml")
+    mouse = Mouse(app)
+    watcher = app.base.dataRoot.find("**/test-watcher").node()
+    app.base.aspect2d.node().set_mouse_watcher(watcher)
+    for index in range(30):
+        app.editor.add_obstacle(-5.5 + index % 10, -5.5 + index // 10)
+    panel = app.workspace.hierarchy.panel
+    rows(app)
+    pose = app.camera.pose
+    [first, *_] = app.report()["editor"]["hierarchy"]
+    mouse.move(first["screen"])
+    mouse.virtual.press_button(MouseButton.wheel_down())
+    app.step()
+    mouse.virtual.release_button(MouseButton.wheel_down())
+    app.step()
+    assert panel.first_row == WHEEL_ROWS
+    assert app.camera.pose == pose, "the wheel stayed on the panel"

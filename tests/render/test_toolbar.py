@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from panda3d.core import Point3
 
 from sim.ui.time_controls import SPEEDS
 from tests.helpers.inspector import focus, select
@@ -118,3 +119,25 @@ def test_in_the_race_one_toggles_a_lane_and_steps_nothing(default_scene):
     mouse.key("1")
     assert [lane["search"] for lane in app.report()["search_view"]["race"]] != lanes
     assert not app.loop.paused, "no step: a step would have paused the scene"
+
+
+def pixel_of_button(app, button) -> tuple[int, int]:
+    left, right, bottom, top = button.getBounds()
+    middle = app.base.render2d.get_relative_point(
+        button, Point3((left + right) / 2, 0.0, (bottom + top) / 2)
+    )
+    width, height = app.window_size()
+    return (round((middle.x + 1) / 2 * width), round((1 - middle.z) / 2 * height))
+
+
+def test_a_click_on_the_toolbar_presses_its_button_and_never_the_scene_behind(default_scene):
+    app, mouse = default_scene
+    # The test's own mouse watcher takes the panels' regions, as the window's does.
+    watcher = app.base.dataRoot.find("**/test-watcher").node()
+    app.base.aspect2d.node().set_mouse_watcher(watcher)
+    select(app, mouse, "long_wall")
+    mouse.click(pixel_of_button(app, app.workspace.toolbar.buttons["play_pause"]))
+    assert app.loop.paused, "the button was pressed"
+    assert app.editor.selected is app.world.find("long_wall"), "no click on the ground behind"
+    mouse.click(pixel_of_button(app, app.workspace.toolbar.buttons["faster"]))
+    assert app.loop.time_scale == 2.0
