@@ -161,6 +161,10 @@ class SceneEditor:
         """Whether Ctrl is held now: its keys are chords (Ctrl+Z), not typing."""
         return self._is_down(KeyboardButton.control())
 
+    def _over_panel(self) -> bool:
+        """Whether the pointer is over a panel (a DirectGUI region of the watcher)."""
+        return self._watcher is not None and self._watcher.get_over_region() is not None
+
     def _is_down(self, button: ButtonHandle) -> bool:
         return self._watcher is not None and bool(self._watcher.is_button_down(button))
 
@@ -249,6 +253,12 @@ class SceneEditor:
     def _follow_pointer(self, task: Task) -> int:
         mouse = self._mouse()
         if mouse is None:
+            return int(task.cont)
+        if not self.dragging and self._over_panel():
+            # A panel lies between the pointer and the scene: nothing behind it is hovered, so
+            # X cannot remove an obstacle hidden under the hierarchy.
+            if self.drag.hovered is not None:
+                self.drag.forget(self.drag.hovered)
             return int(task.cont)
         for tool in self.tools:
             tool.move(mouse)

@@ -222,3 +222,20 @@ def test_the_wheel_over_the_list_scrolls_it_and_leaves_the_camera(open_app):
     app.step()
     assert panel.first_row == WHEEL_ROWS
     assert app.camera.pose == pose, "the wheel stayed on the panel"
+
+
+def test_an_obstacle_under_the_panel_is_not_hovered_so_x_leaves_it(default_scene):
+    app, mouse = default_scene
+    watcher = app.base.dataRoot.find("**/test-watcher").node()
+    app.base.aspect2d.node().set_mouse_watcher(watcher)
+    pillar = app.world.find("pillar")
+    x, y = app.screen_of(pillar)
+    width, height = app.window_size()
+    # The panel moved over the pillar, its top-left corner a little above and left of it.
+    panel = app.workspace.hierarchy.panel.node
+    panel.set_pos(app.base.render2d, x / width * 2 - 1.1, 0.0, 1 - y / height * 2 + 0.1)
+    mouse.move((x, y))
+    mouse.move((x, y))
+    assert app.editor.drag.hovered is None
+    mouse.key("x")
+    assert pillar.alive, "X removes only what the pointer shows"
