@@ -1,8 +1,8 @@
 """The hierarchy and the handles in a real window, driven by plain XTEST input (xdotool).
 
 A click on a hierarchy row selects its object (and is not also a click on the ground behind
-the panel, which would clear the selection); dragging End's x arrow moves it along x only, and
-one Ctrl+Z puts it back.
+the panel, which would clear the selection); a double-click frames it; dragging End's x arrow
+moves it along x only, and one Ctrl+Z puts it back.
 """
 
 from __future__ import annotations
@@ -68,11 +68,12 @@ def test_a_click_on_a_row_selects_it_and_an_x_arrow_drag_moves_along_x_undone_by
             assert report["editor"]["undo_depth"] == 0, "selecting is no edit"
             screenshot(display, artifact("hierarchy-selected.png"))
 
-            select_by_row(app, "end", "end · End")
-            # F brings End to the middle of the view, clear of the panels. (Time runs on: the
-            # report is rewritten once a simulated second.)
-            app.xdotool("key", "f", "sleep", "0.3")
+            # A double-click on End's row selects it and brings it to the middle of the view,
+            # clear of the panels. (Time runs on: the report is rewritten once a simulated
+            # second.)
+            app.xdotool(*at(app, row(app, "end · End")), "click", "--repeat", "2", "1")
             wait_until(lambda: app.report()["camera"]["distance"] < 10, 20, lambda: state(app))
+            assert app.report()["editor"]["selected"] == "end"
             before = pos_of(app.wait_for_next_report(), "end")
             handles = app.report()["editor"]["handles"]
             grab, other = handles["x"], handles["y"]
