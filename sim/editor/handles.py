@@ -189,7 +189,7 @@ class Handles:
             points = self._on_screen(self._outlines[handle])
             if points is None:
                 continue
-            distance = _distance_to_polyline((mouse[0] * aspect, mouse[1]), points * [aspect, 1])
+            distance = distance_to_polyline((mouse[0] * aspect, mouse[1]), points * [aspect, 1])
             if distance <= HIT_RADIUS and (best is None or distance < best[0]):
                 best = (distance, handle)
         return None if best is None else best[1]
@@ -393,10 +393,10 @@ def _mesh(name: str, triangles: NDArray[np.float64]) -> GeomNode:
     return node
 
 
-def _distance_to_polyline(point: tuple[float, float], line: NDArray[np.float64]) -> float:
+def distance_to_polyline(point: tuple[float, float], line: NDArray[np.float64]) -> float:
     """The shortest distance from `point` to the polyline through `line`'s points (n, 2).
 
-    >>> _distance_to_polyline((0.0, 1.0), np.array([(-1.0, 0.0), (1.0, 0.0)]))
+    >>> distance_to_polyline((0.0, 1.0), np.array([(-1.0, 0.0), (1.0, 0.0)]))
     1.0
     """
     starts, ends = line[:-1], line[1:]
