@@ -3,10 +3,11 @@
 The handles lie flat over the selection, at its top, drawn over everything (no depth test) and
 kept the same size on screen at any zoom: the x arrow (red) moves it along x only, the y arrow
 (green) along y only, the ring (blue) turns it about its centre. The handle under the pointer
-is highlighted. Each drag is one undoable edit, made through the inspector as a typed value
-would be (`Inspector.set_value`), so the grid, the planners and the history follow as after the
-arrow keys or Q / E. Handles show only what the selection may change: no ring on an object that
-turns by itself, nothing on an agent.
+is highlighted. With snapping on (V) an arrow drops on cell centres and the ring turns in steps
+of `TURN_DEG`, as Q / E do. Each drag is one undoable edit, made through the inspector as a
+typed value would be (`Inspector.set_value`), so the grid, the planners and the history follow
+as after the arrow keys or Q / E. Handles show only what the selection may change: no ring on
+an object that turns by itself, nothing on an agent.
 
 A hit is tested on screen: the pointer within `HIT_RADIUS` of a handle's outline as drawn (so a
 handle seen edge-on from a low camera is still caught where it shows).
@@ -36,6 +37,7 @@ from panda3d.core import (
     Vec3,
 )
 
+from sim.editor.inspector import TURN_DEG
 from sim.editor.inspector_fields import HEADING, POS, fields_of
 from sim.engine import GameObject
 from sim.engine.loop import FrameLoop, Phase
@@ -87,6 +89,7 @@ class Handles:
         grid: Keeps a moved object's centre on the grid.
         motion: What moves by itself (its fields are the inspector's to list).
         turns_itself: Whether the object of that name has a rotator (no ring then).
+        snap: Whether snapping is on (the editor's V).
     """
 
     def __init__(
@@ -99,8 +102,10 @@ class Handles:
         grid: GridManager,
         motion: SceneMotion | None = None,
         turns_itself: Callable[[str], bool] = lambda _name: False,
+        snap: Callable[[], bool] = lambda: False,
     ) -> None:
         self._inspector, self._picker, self._camera = inspector, picker, camera
+        self._snap = snap
         self._lens = camera.node().get_lens()
         self._root, self._grid, self._motion = root, grid, motion
         self._turns_itself = turns_itself
@@ -244,6 +249,8 @@ class Handles:
         if self._drag is Handle.RING:
             centre = self._node.get_pos(self._root)
             turned = _angle(point - centre) - _angle(self._grab - centre)
+            if self._snap():
+                turned = round(turned / TURN_DEG) * TURN_DEG
             obj.node.set_h(self._from_heading + turned)
             return
         x, y, z = self._from_pos
@@ -251,6 +258,9 @@ class Handles:
             x = self._clamped(x + point.x - self._grab.x, along_x=True)
         else:
             y = self._clamped(y + point.y - self._grab.y, along_x=False)
+        if self._snap():
+            centre_x, centre_y = self._grid.cell_to_world(self._grid.clamped_cell((x, y)))
+            x, y = (centre_x, y) if self._drag is Handle.X else (x, centre_y)
         obj.node.set_pos(x, y, z)
 
     def release(self, mouse: tuple[float, float] | None) -> None:

@@ -107,6 +107,7 @@ class Workspace:
             grid=grid,
             motion=motion,
             turns_itself=turning.__contains__,
+            snap=lambda: editor.drag.snap,
         )
         self.handles.attach(loop)
         editor.tools.append(self.handles)

@@ -127,3 +127,26 @@ def test_the_report_says_where_to_grab_each_handle(default_scene):
     handles = app.report()["editor"]["handles"]
     assert set(handles) == {"x", "y", "ring"}
     assert tuple(handles["x"]) == grab(app, Handle.X)
+
+
+def test_with_snapping_on_an_arrow_drops_on_a_cell_centre_and_the_ring_turns_in_steps(
+    default_scene,
+):
+    app, mouse = default_scene
+    mouse.key("space")
+    mouse.key("v")
+    wall = select(app, mouse, "long_wall")
+    start, other = grab(app, Handle.X), grab(app, Handle.Y)
+    mouse.drag(
+        start, (start[0] + 1.7 * (start[0] - other[0]), start[1] + 1.7 * (start[1] - other[1]))
+    )
+    x, y = wall.xy
+    assert x != 1.5, "it moved"
+    assert (x - 0.5) % 1.0 == pytest.approx(0.0, abs=1e-6), "onto a cell centre"
+    assert y == -2.0
+    start = grab(app, Handle.RING)
+    centre = app.screen_of_point(app.workspace.handles.node.get_pos(app.world.root))
+    mouse.drag(start, (centre[0] - (start[1] - centre[1]), centre[1] + (start[0] - centre[0])))
+    heading = wall.node.get_h()
+    assert heading != 0.0
+    assert heading % 15.0 == pytest.approx(0.0, abs=1e-6) or heading % 15.0 == pytest.approx(15.0)
