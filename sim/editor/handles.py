@@ -31,6 +31,7 @@ from panda3d.core import (
     GeomTriangles,
     GeomVertexData,
     GeomVertexFormat,
+    Lens,
     NodePath,
     Point2,
     Point3,
@@ -106,7 +107,6 @@ class Handles:
     ) -> None:
         self._inspector, self._picker, self._camera = inspector, picker, camera
         self._snap = snap
-        self._lens = camera.node().get_lens()
         self._root, self._grid, self._motion = root, grid, motion
         self._turns_itself = turns_itself
         self._node = root.attach_new_node("handles")
@@ -141,6 +141,11 @@ class Handles:
         self._from_heading = 0.0
         self._grab: Point3 = Point3()
         self._loop: FrameLoop | None = None
+
+    @property
+    def _lens(self) -> Lens:
+        # Read each time: a view that swaps the camera's lens (top-down) keeps its handles.
+        return self._camera.node().get_lens()
 
     # --- what is shown ---------------------------------------------------------------------
 
