@@ -49,13 +49,14 @@ from sim.components.start_end_path import StartEndPath
 from sim.editor.editor import SceneEditor
 from sim.editor.inspector import TYPED_CHARS, Inspector, has_rotator
 from sim.editor.inspector_panel import InspectorPanel
+from sim.editor.workspace import Workspace, default_anchors
 from sim.engine import FrameLoop, GameObject, Gizmos, World
 from sim.engine.camera import CameraPose, OrbitCamera, OrbitCameraInput
 from sim.engine.labels import BillboardLabels
 from sim.engine.lighting import LookFallback, apply_look, drop_look
 from sim.engine.loop import WINDOW_STEP_S, Phase
 from sim.engine.pointer import PointerTrail, modifier_buttons
-from sim.engine.projection import world_to_pixel
+from sim.engine.projection import middle_of, world_to_pixel
 from sim.engine.showbase import DisplaySettings, open_showbase
 from sim.errors import shown
 from sim.scene.builder import build_scene
@@ -134,11 +135,11 @@ class SimApp:
         scene = options.scene
         # Before the GridManager: in one frame the world moves, then the grid follows it.
         self.motion = self.world.spawn("scene-motion").add_component(
-            SceneMotion(dragged=lambda: self.editor.drag.dragged)
+            SceneMotion(dragged=lambda: self.editor.held)
         )
         # Also before the GridManager: what a script moves is in the grid in the same frame.
         self.scripts = self.script_gate.spawn_runner(
-            self.world, errors=self.errors, dragged=lambda: self.editor.drag.dragged
+            self.world, errors=self.errors, dragged=lambda: self.editor.held
         )
         self.grid = add_grid_manager(self.world, scene)
         note_obstacles_off_the_grid(scene, self.grid)
@@ -260,6 +261,7 @@ class SimApp:
             screen_of_point=self.screen_of_point,
             scripts=self.script_gate.entry,
             mapf_playback=lambda: self.mapf_playback,
+            workspace=self.workspace,
         )
         quit_on_close_request(self.base)
         if self.base.mouseWatcherNode is not None:
@@ -303,6 +305,20 @@ class SimApp:
                 motion=self.motion,
             )
         )
+        self.workspace = Workspace(
+            editor=self.editor,
+            inspector=self.inspector,
+            camera=self.camera,
+            lens_camera=self.base.cam,
+            grid=self.grid,
+            motion=self.motion,
+            scene=scene,
+            world=self.world,
+            loop=self.loop,
+            anchors=default_anchors(self.base.a2dTopLeft, self.base.a2dTopCenter),
+            clock=self.clock.get_frame_time,
+            reset=self.reset_agents,
+        )
         self.modes = Modes(
             view=self.search_view,
             race=self.race.view,
@@ -325,6 +341,7 @@ class SimApp:
             "toggle_parent_arrows": self.toggle_parent_arrows,
             "toggle_search_numbers": self.toggle_search_numbers,
             "allow_scripts": self.script_gate.allow,
+            **self.workspace.actions(),
         }
         actions = key_actions(
             own,
@@ -370,8 +387,7 @@ class SimApp:
         self, watcher: MouseWatcher, thrower: ButtonThrower, window: GraphicsOutput | None = None
     ) -> None:
         """Drive the camera and the editor from `watcher` (`window`'s, or a VirtualMouse's)."""
-        # Events are named with the modifiers held at them ("control-s", "shift-mouse1"), so a
-        # chord inside one frame is never lost (`sim.engine.pointer`); regions keep plain names.
+        # Events carry the modifiers held at them ("control-s"): no chord is lost in one frame.
         watcher.set_modifier_buttons(ModifierButtons())
         thrower.set_modifier_buttons(modifier_buttons())
         pointer = PointerTrail(watcher, events=self.base, loop=self.loop, window=window)
@@ -403,6 +419,7 @@ class SimApp:
     def toggle_hud(self) -> None:
         """Show or hide the HUD text."""
         self.hud.visible = not self.hud.visible
+        self.workspace.set_visible(self.hud.visible)
         if self.legend is not None:
             self.legend.visible = self.hud.visible
 
@@ -442,8 +459,8 @@ class SimApp:
         self.grid.set_planning(diagonal=not self.grid.diagonal)
 
     def dragging(self) -> bool:
-        """Whether a cube is being dragged now (the drag controller's fact, for the gates)."""
-        return self.editor.drag.in_progress
+        """Whether a cube or a handle is being dragged now (the editor's fact, for the gates)."""
+        return self.editor.dragging
 
     def status_lines(self) -> list[str]:
         """What the HUD shows now."""
@@ -533,21 +550,7 @@ class SimApp:
 
     def screen_of(self, game_object: GameObject) -> tuple[int, int] | None:
         """Where the middle of `game_object` shows in the window (origin top-left), if visible."""
-        node, render = game_object.node, self.base.render
-        # Bounds relative to another node leave composed transforms in Panda3D's state cache,
-        # which ShowBase then sweeps every frame: for 20,000 objects, 8 s a frame after the
-        # first report. A child of render needs no other node: its parent's frame is render's.
-        bounds = (
-            node.get_tight_bounds()
-            if node.get_parent() == render
-            else node.get_tight_bounds(render)
-        )
-        if bounds is None:
-            point = Point3(*game_object.world_pos)
-        else:
-            low, high = bounds
-            point = Point3((low + high) / 2)
-        return self.screen_of_point(point)
+        return self.screen_of_point(middle_of(game_object, self.base.render))
 
     def screen_of_point(self, point: Point3) -> tuple[int, int] | None:
         """Where world `point` shows in the window (origin top-left), if visible."""
@@ -588,6 +591,7 @@ class SimApp:
         if self.camera_input is not None:
             self.camera_input.detach()
         self.editor.detach()
+        self.workspace.destroy()
         self.base.ignore_all()
         for game_object in self.world.objects:
             self.world.destroy(game_object)

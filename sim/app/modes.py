@@ -65,7 +65,9 @@ class Modes(FSM):
         super().__init__("modes")
         self._view, self._race, self._menu, self._inspector = view, race, menu, inspector
         self._notify = notify
-        for key in dict.fromkeys([*DIGITS, *SEARCH_DIGITS, *typing_keys, "backspace"]):
+        # The keys typed through `_free_key`; a table key (a digit too) types through `captured`.
+        self._typing = frozenset([*typing_keys, "backspace"])
+        for key in dict.fromkeys([*DIGITS, *SEARCH_DIGITS, *self._typing]):
             self.accept(key, self._free_key, [key])
         self.request(SCENE)
 
@@ -78,8 +80,9 @@ class Modes(FSM):
             self._menu.key(key)
         elif self.state == INSPECTOR_TYPING:
             self._inspector.field_key(key)
-        else:
+        elif self.state != RACE or key not in SEARCH_DIGITS:
             return False
+        # In the race the digits toggle its lanes (`_free_key`), whatever else they do.
         return True
 
     def search_keys(self) -> bool:
@@ -121,7 +124,7 @@ class Modes(FSM):
             self._menu.pick(DIGITS.index(key))
         elif self.state == RACE and key in SEARCH_DIGITS:
             self._race.toggle_lane(SEARCH_DIGITS[key])
-        elif self.state == INSPECTOR_TYPING:
+        elif self.state == INSPECTOR_TYPING and key in self._typing:
             self._inspector.typed_key(key)
 
     # --- the FSM's hooks ---------------------------------------------------------------------

@@ -285,15 +285,26 @@ SearchViewEntry = SearchViewIdle | SearchViewReplay
 and `buttons` each button's middle in window pixels while the view is open."""
 
 
+class HierarchyRowEntry(TypedDict):
+    """A row the hierarchy panel draws now: its words and its middle in window pixels."""
+
+    label: str
+    screen: list[int]
+
+
 class EditorEntry(TypedDict):
     """`editor`: how many edits Ctrl+Z can take back and Ctrl+Shift+Z redo, and the selection.
 
-    `selected` is the name of the object the inspector shows, null when none is selected.
+    `selected` is the name of the object the inspector shows, null when none is selected;
+    `handles` the selection's move and rotate handles ("x", "y", "ring"), each with a pixel to
+    grab it at (those off screen left out); `hierarchy` the rows the hierarchy panel draws.
     """
 
     undo_depth: int
     redo_depth: int
     selected: str | None
+    handles: NotRequired[dict[str, list[int]]]  # added with the handles
+    hierarchy: NotRequired[list[HierarchyRowEntry]]  # added with the hierarchy panel
 
 
 class ScriptsEntry(TypedDict):

@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from sim.components.hud import Hud
     from sim.components.start_end_path import StartEndPath
     from sim.editor.editor import SceneEditor
+    from sim.editor.workspace import Workspace
     from sim.engine import GameObject, World
     from sim.engine.camera import CameraPose, OrbitCamera
     from sim.engine.lighting import Look
@@ -79,6 +80,7 @@ class ReportParts:
         screen_of_point: Where a world point shows in the window, if it does.
         scripts: The report's `scripts` (`sim.app.script_gate.ScriptGate.entry`).
         mapf_playback: The MAPF plan playing, if one is (`sim run MAP.map --agents K`).
+        workspace: The hierarchy and the handles, where the window has them.
     """
 
     scene_path: str
@@ -101,6 +103,7 @@ class ReportParts:
     screen_of_point: ScreenOf
     scripts: Callable[[], ScriptsEntry]
     mapf_playback: Callable[[], MapfPlayback | None]
+    workspace: Workspace | None = None
 
 
 def build_report(parts: ReportParts, *, frames: int, look: Look, errors: list[str]) -> Report:
@@ -135,7 +138,7 @@ def build_report(parts: ReportParts, *, frames: int, look: Look, errors: list[st
         "search_view": search_view_entry(
             parts.search_view, parts.search_panel, window_size, race=parts.race()
         ),
-        "editor": editor_entry(parts.editor),
+        "editor": editor_entry(parts.editor, parts.workspace, parts.screen_of_point, window_size),
         "errors": [storable(error) for error in errors],
         "scripts": parts.scripts(),
         "messages": [storable(message) for message in parts.messages.history()],
@@ -147,14 +150,32 @@ def build_report(parts: ReportParts, *, frames: int, look: Look, errors: list[st
     return report
 
 
-def editor_entry(editor: SceneEditor) -> EditorEntry:
-    """`editor`: the undo and redo depths and the inspector's selection (a live object's name)."""
+def editor_entry(
+    editor: SceneEditor,
+    workspace: Workspace | None = None,
+    screen_of_point: ScreenOf | None = None,
+    window_size: tuple[int, int] = (0, 0),
+) -> EditorEntry:
+    """`editor`: the undo and redo depths and the inspector's selection (a live object's name).
+
+    With a `workspace`, also where its handles and hierarchy rows show (`EditorEntry`).
+    """
     selected = editor.selected
-    return {
+    entry: EditorEntry = {
         "undo_depth": editor.history.undo_depth,
         "redo_depth": editor.history.redo_depth,
         "selected": selected.name if selected is not None and selected.alive else None,
     }
+    if workspace is None or screen_of_point is None:
+        return entry
+    shown = {name: screen_of_point(point) for name, point in workspace.handle_points().items()}
+    entry["handles"] = {name: list(pixel) for name, pixel in shown.items() if pixel is not None}
+    width, height = window_size
+    entry["hierarchy"] = [
+        {"label": label, "screen": [int((x + 1) / 2 * width), int((1 - y) / 2 * height)]}
+        for label, (x, y) in workspace.hierarchy.panel.drawn_rows()
+    ]
+    return entry
 
 
 def camera_entry(pose: CameraPose) -> CameraEntry:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from direct.showbase.Loader import Loader
 from direct.task.Task import Task
@@ -47,6 +47,31 @@ if TYPE_CHECKING:
 
 NEW_OBSTACLE_MODEL = "cube"
 NEW_OBSTACLE_PREFIX = "obstacle"
+
+
+class PointerTool(Protocol):
+    """Something the left button may drag instead of a cube (the selection's handles).
+
+    Offered each press first; one that takes it gets the pointer each frame and the release.
+    Every tool also sees the pointer each frame while no drag is under way (for hovering).
+    """
+
+    @property
+    def held(self) -> GameObject | None:
+        """The scene object its drag moves now, if any (motion leaves it alone meanwhile)."""
+        ...
+
+    def press(self, mouse: tuple[float, float], *, shift: bool = False) -> bool:
+        """The left button went down at `mouse`: whether the tool takes this drag."""
+        ...
+
+    def move(self, mouse: tuple[float, float]) -> None:
+        """The pointer is at `mouse` this frame."""
+        ...
+
+    def release(self, mouse: tuple[float, float] | None) -> None:
+        """The left button came up at `mouse` (None: where the pointer was last seen)."""
+        ...
 
 
 class SceneEditor:
@@ -93,6 +118,28 @@ class SceneEditor:
         self.selected: GameObject | None = None  # the inspector's object
         # A press and release in one spot selects (`sim.editor.selection`); agents by place.
         self.clicks = ClickTracker(self.picker, agents=lambda: self._objects)
+        self.tools: list[PointerTool] = []  # offered each left press before the cubes
+        self.version = 0  # counts the changes to `objects`: who lists them redraws on a new one
+        self._tool: PointerTool | None = None  # the one whose drag is under way
+
+    @property
+    def objects(self) -> Sequence[GameObject]:
+        """The scene's objects in the scene's order (the editor adds to and removes from it)."""
+        return self._objects
+
+    @property
+    def dragging(self) -> bool:
+        """Whether a drag is under way: a cube's, or a tool's (a handle's)."""
+        return self.drag.in_progress or self._tool is not None
+
+    @property
+    def held(self) -> GameObject | None:
+        """The object being dragged now, by its cube or by a tool."""
+        return self.drag.dragged if self._tool is None else self._tool.held
+
+    def select(self, obj: GameObject | None) -> None:
+        """Make `obj` the selection (the inspector's object), as a click on it does."""
+        self.selected = obj
 
     def bind(self, *, events: EventSource, pointer: PointerTrail, loop: FrameLoop) -> None:
         """Route the left button, Ctrl+S, undo, redo and the pointer (`Phase.INPUT`) here.
@@ -124,9 +171,16 @@ class SceneEditor:
         """Whether Ctrl is held now: its keys are chords (Ctrl+Z), not typing."""
         return self._pointer is not None and self._pointer.is_down("control")
 
+    def _over_panel(self) -> bool:
+        """Whether the pointer is over a panel (a DirectGUI region of the watcher)."""
+        return self._pointer is not None and self._pointer.over_region()
+
     def _on_left_press(self, shift: bool) -> None:
         mouse = None if self._pointer is None else self._pointer.position("mouse1")
         if mouse is not None:
+            self._tool = next((tool for tool in self.tools if tool.press(mouse, shift=shift)), None)
+            if self._tool is not None:
+                return
             self.clicks.press(mouse, shift=shift)
             self.drag.on_press(mouse, shift=shift)
 
@@ -135,6 +189,10 @@ class SceneEditor:
         # Without the pointer (it left the window) the cube stays where the last seen pointer
         # put it, instead of jumping to the window's centre.
         mouse = None if self._pointer is None else self._pointer.position(event)
+        if self._tool is not None:
+            tool, self._tool = self._tool, None
+            tool.release(mouse)
+            return
         click = self.clicks.release(mouse)
         if click is None:
             self.drag.on_release(mouse)
@@ -177,13 +235,26 @@ class SceneEditor:
             agent.replan_now()
 
     def finish_drag(self) -> None:
-        """Drop the cube being dragged where it is now, as a release would; nothing otherwise."""
+        """Drop what is being dragged where it is now, as a release would; nothing otherwise."""
+        if self._tool is not None:
+            tool, self._tool = self._tool, None
+            tool.release(None)
         if self.drag.dragged is not None:
             self.drag.on_release(None)
 
     def _follow_pointer(self, task: Task) -> int:
         mouse = self._mouse()
-        if mouse is not None:
+        if mouse is None:
+            return int(task.cont)
+        if not self.dragging and self._over_panel():
+            # A panel lies between the pointer and the scene: nothing behind it is hovered, so
+            # X cannot remove an obstacle hidden under the hierarchy.
+            if self.drag.hovered is not None:
+                self.drag.forget(self.drag.hovered)
+            return int(task.cont)
+        for tool in self.tools:
+            tool.move(mouse)
+        if self._tool is None:
             self.drag.on_move(mouse)
         return int(task.cont)
 
@@ -232,6 +303,7 @@ class SceneEditor:
         make_pickable(obstacle)
         self._models[name] = NEW_OBSTACLE_MODEL
         self._objects.append(obstacle)
+        self.version += 1
         return obstacle
 
     def move_to(self, obj: GameObject, x: float, y: float) -> None:
@@ -339,6 +411,7 @@ class SceneEditor:
             snapshots.append(self._snapshot(obj, index_of[id(obj)]))
             obj.destroy()
         self._objects[:] = [obj for obj in self._objects if id(obj) not in leaving]
+        self.version += 1
         return snapshots
 
     def _snapshot(self, obj: GameObject, index: int) -> Snapshot:
@@ -371,6 +444,7 @@ class SceneEditor:
                 )
             placed.append((snapshot.index, obj))
         self._objects[:] = _merged(self._objects, placed)
+        self.version += 1
         self._grid.sync_obstacles()
 
     def object_states(self) -> list[ObjectState]:

@@ -99,6 +99,11 @@ class OrbitCamera:
         distance = self._pose.distance * ZOOM_STEP**notches
         self._set(distance=min(max(distance, MIN_DISTANCE), MAX_DISTANCE))
 
+    def look_at(self, target: tuple[float, float, float], distance: float) -> None:
+        """Orbit `target` from `distance` (clamped), keeping the heading and pitch: framing."""
+        self._drag = None
+        self._set(target=target, distance=min(max(distance, MIN_DISTANCE), MAX_DISTANCE))
+
     def reset(self) -> None:
         """Go back to the pose the scene started with."""
         self._pose = self._home

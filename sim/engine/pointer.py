@@ -209,6 +209,10 @@ class PointerTrail:
             return None
         return (self._watcher.get_mouse_x(), self._watcher.get_mouse_y())
 
+    def over_region(self) -> bool:
+        """Whether the pointer is over one of the watcher's regions (a panel, a button)."""
+        return self._watcher.get_over_region() is not None
+
     def is_down(self, button: str) -> bool:
         """Whether `button` ("control", "shift", "mouse1") is held at the end of the frame."""
         handle = ButtonRegistry.ptr().find_button(button)

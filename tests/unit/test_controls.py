@@ -170,9 +170,11 @@ def test_hud_help_is_the_text_the_hud_has_always_shown() -> None:
         "U terrain cost   O generate   Ctrl+S save   Q/E rotate   arrows nudge   Tab fields\n"
         "right-drag orbit   middle/shift+right-drag pan   wheel zoom   C camera   Esc quit   "
         "A allow scripts   "
-        "Ctrl+Z undo, Ctrl+Shift+Z/Y redo   / plan play   ,/. plan step   [/] plan scrub\n"
+        "Ctrl+Z undo, Ctrl+Shift+Z/Y redo   / plan play   ,/. plan step   [/] plan scrub   "
+        "F frame selection\n"
         "G grid  B blocks  P path  H HUD  Space pause  R reset agent  M chase/patrol  "
-        "K heuristic  N 4/8  J diagonal rule  T search view  W race  D crowd gizmos"
+        "K heuristic  N 4/8  J diagonal rule  T search view  W race  D crowd gizmos  "
+        "1 step  -/= speed"
     )
 
 
