@@ -92,6 +92,8 @@ class SceneEditor:
         self.selected: GameObject | None = None  # the inspector's object
         # A press and release in one spot selects (`sim.editor.selection`); agents by place.
         self.clicks = ClickTracker(self.picker, agents=lambda: self._objects)
+        # Whether a tool (paint mode, `sim.editor.paint`) has the left button instead.
+        self.mouse_taken: Callable[[], bool] = lambda: False
 
     def bind(self, *, events: EventSource, watcher: MouseWatcher, loop: FrameLoop) -> None:
         """Route the left button, Ctrl+S and the pointer (read in `Phase.INPUT`) to the editor."""
@@ -119,7 +121,7 @@ class SceneEditor:
 
     def _on_left_press(self) -> None:
         mouse = self._mouse()
-        if mouse is not None:
+        if mouse is not None and not self.mouse_taken():
             shift = self._is_down(KeyboardButton.shift())
             self.clicks.press(mouse, shift=shift)
             self.drag.on_press(mouse, shift=shift)

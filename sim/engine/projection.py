@@ -23,3 +23,16 @@ def world_to_pixel(
     if not (0 <= x < width and 0 <= y < height):
         return None
     return int(x), int(y)
+
+
+def node_middle(node: NodePath) -> Point3:
+    """The middle of `node`'s tight bounds in its scene root's space (its origin when empty)."""
+    root = node.get_top()
+    # Bounds relative to another node leave composed transforms in Panda3D's state cache,
+    # which ShowBase then sweeps every frame: for 20,000 objects, 8 s a frame after the
+    # first report. A child of the root needs no other node: its parent's frame is the root's.
+    bounds = node.get_tight_bounds() if node.get_parent() == root else node.get_tight_bounds(root)
+    if bounds is None:
+        return node.get_pos(root)
+    low, high = bounds
+    return Point3((low + high) / 2)
