@@ -50,6 +50,7 @@ from sim.editor.editor import SceneEditor
 from sim.editor.inspector import TYPED_CHARS, Inspector, has_rotator
 from sim.editor.inspector_panel import InspectorPanel
 from sim.editor.paint import PaintTool
+from sim.editor.wall_batch import add_wall_batch
 from sim.engine import FrameLoop, GameObject, Gizmos, World
 from sim.engine.camera import CameraPose, OrbitCamera, OrbitCameraInput
 from sim.engine.labels import BillboardLabels
@@ -237,10 +238,11 @@ class SimApp:
             grid=self.grid,
             editor=self.editor,
             objects=self.objects,
-            models={spec.name: spec.model for spec in scene.objects},
+            scene=scene,
             moves_itself=lambda obj: self.motion.placement(obj) is not None,
             notify=self.notify,
         )
+        add_wall_batch(self.world, self.grid, paint=self.paint, drag=self.editor.drag)
         pose = scene.camera
         home = CameraPose(pose.target, pose.distance, pose.heading, pose.pitch)
         self.camera = OrbitCamera(self.base.camera, home)

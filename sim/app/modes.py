@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from direct.fsm.FSM import FSM
 
+from sim.app.controls import table_keys
 from sim.app.generator_menu import DIGITS
 from sim.search_view.race_panel import SEARCH_DIGITS
 
@@ -65,7 +66,10 @@ class Modes(FSM):
         super().__init__("modes")
         self._view, self._race, self._menu, self._inspector = view, race, menu, inspector
         self._notify = notify
-        for key in dict.fromkeys([*DIGITS, *SEARCH_DIGITS, *typing_keys, "backspace"]):
+        # A digit the controls table binds too (7, the top-down view) reaches the mode through
+        # `captured` instead: accepting it here as well would deliver it twice.
+        free = [*DIGITS, *SEARCH_DIGITS, *typing_keys, "backspace"]
+        for key in dict.fromkeys(key for key in free if key not in table_keys()):
             self.accept(key, self._free_key, [key])
         self.request(SCENE)
 
@@ -76,8 +80,12 @@ class Modes(FSM):
         self.follow()
         if self.state == GENERATOR_MENU:
             self._menu.key(key)
+            if key in DIGITS:
+                self._menu.pick(DIGITS.index(key))
         elif self.state == INSPECTOR_TYPING:
             self._inspector.field_key(key)
+        elif self.state == RACE and key in SEARCH_DIGITS:
+            self._race.toggle_lane(SEARCH_DIGITS[key])
         else:
             return False
         return True

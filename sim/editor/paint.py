@@ -21,7 +21,7 @@ their cells.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Final
 
 import numpy as np
@@ -38,7 +38,7 @@ from sim.engine import FrameLoop, GameObject, World
 from sim.engine.loop import Phase
 from sim.navigation import box_footprint, transform_box
 from sim.scene.layout import layout_boxes
-from sim.scene.spec import DEFAULT_COLORS
+from sim.scene.spec import DEFAULT_COLORS, SceneSpec
 
 if TYPE_CHECKING:
     from sim.editor.editor import SceneEditor
@@ -91,7 +91,7 @@ class PaintTool:
         editor: The scene editor: its picker finds the ground under the pointer, its history
             keeps the strokes, and it removes and restores the obstacles a stroke splits.
         objects: The scene's object list (shared with the editor): walls join it to be saved.
-        models: The model of each object the scene file names (others are cubes).
+        scene: The scene as loaded: its objects' models (added ones are cubes) and scripts.
         moves_itself: Whether an obstacle moves by itself (a mover, rotator or door).
         notify: Shows a line on the HUD.
     """
@@ -106,12 +106,14 @@ class PaintTool:
         grid: GridManager,
         editor: SceneEditor,
         objects: list[GameObject],
-        models: Mapping[str, str],
+        scene: SceneSpec,
         moves_itself: Callable[[GameObject], bool],
         notify: Callable[[str], None],
     ) -> None:
         self._world, self._loader, self._grid, self._editor = world, loader, grid, editor
-        self._objects, self._models = objects, models
+        self._objects = objects
+        self._models = {spec.name: spec.model for spec in scene.objects}
+        self._scripted = {spec.name for spec in scene.objects if spec.scripts}
         self._moves_itself, self._notify = moves_itself, notify
         self.painted: Mask = np.zeros((grid.num_of_rows, grid.num_of_columns), dtype=bool)
         self._walls: dict[Box, str] = {}  # each box standing now -> its wall's name
@@ -309,14 +311,20 @@ class PaintTool:
                 return snapshot, footprint
         return None
 
-    def _splittable(self, obj: GameObject) -> bool:
+    def standing_cube(self, obj: GameObject) -> bool:
+        """Whether `obj` is an obstacle cube that only edits move (painted walls are).
+
+        Not one that moves by itself or carries a script (which may move it any frame).
+        """
         return (
-            obj.alive
-            and obj.tag == Tag.OBSTACLE
-            and obj.name not in self._walls.values()
+            obj.tag == Tag.OBSTACLE
             and self._models.get(obj.name, WALL_MODEL) == WALL_MODEL
+            and obj.name not in self._scripted
             and not self._moves_itself(obj)
         )
+
+    def _splittable(self, obj: GameObject) -> bool:
+        return obj.alive and self.standing_cube(obj) and obj.name not in self._walls.values()
 
     def _footprint_mask(self, obj: GameObject) -> Mask:
         node = obj.node

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from panda3d.core import MouseButton, Point3
 
-from sim.components.ground_view import EndLabels, GridFade, fade_alpha
+from sim.components.ground_view import EndLabels, GridLines, fade_alpha
 from sim.engine.camera import TOP_DOWN_PITCH_DEG
 from tests.helpers.pixels import near, screenshot_rgb
 
@@ -77,7 +77,7 @@ def test_the_top_down_view_does_not_orbit_but_zooms(default_scene):
 
 def test_grid_line_alpha_falls_with_the_pixels_a_cell_spans(default_scene):
     app, _mouse = default_scene
-    fade = part(app, GridFade)
+    fade = part(app, GridLines)
     seen = []
     for _ in range(16):
         app.camera.zoom(-1)
