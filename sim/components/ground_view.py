@@ -29,7 +29,9 @@ GRID_COLOR: Final = (0.12, 0.14, 0.16, 1.0)
 FADE_GONE_PX: Final = 3.0
 FADE_FULL_PX: Final = 10.0
 LABEL_HEIGHT_PX: Final = 16.0
-LABEL_LIFT: Final = 0.7  # in text lines, up the screen from the cube's top: never over it
+# In text lines, up the screen from the cube's top (End) or down from its foot (Start): never
+# over the cube, and never over each other when Start and End stand close.
+LABEL_LIFT: Final = {Tag.START: -1.05, Tag.END: 0.7}
 LABEL_TEXT_COLOR: Final = (1.0, 1.0, 1.0, 1.0)
 # Cards in darker shades of the cubes' own green and red: the label says which is which even
 # where the cube is hidden, and white text reads on both.
@@ -163,32 +165,33 @@ class EndLabels(Component):
                 if not obj.alive:
                     continue
                 seen.add(id(obj))
-                label = self._labels.get(id(obj)) or self._make(id(obj), text, LABEL_CARDS[tag])
+                label = self._labels.get(id(obj)) or self._make(id(obj), text, tag)
                 x, y, z = obj.world_pos
-                top = z + abs(obj.node.get_sz(obj.node.get_top()))
+                if tag == Tag.END:
+                    z += abs(obj.node.get_sz(obj.node.get_top()))
                 per_px = min_world_size(
-                    [(x, y, top)], camera=self._camera, lens=lens, height_px=max(self._height(), 1)
+                    [(x, y, z)], camera=self._camera, lens=lens, height_px=max(self._height(), 1)
                 )[0]
                 label.set_scale(LABEL_HEIGHT_PX * per_px)
-                label.set_pos(x, y, top)
+                label.set_pos(x, y, z)
                 label.show()
         for key, label in self._labels.items():
             if key not in seen:
                 label.hide()
 
-    def _make(self, key: int, text: str, card: tuple[float, float, float, float]) -> NodePath:
+    def _make(self, key: int, text: str, tag: Tag) -> NodePath:
         node = TextNode(f"label-{text.lower()}")
         node.set_text(text)
         node.set_align(TextNode.A_center)
         node.set_text_color(*LABEL_TEXT_COLOR)
-        node.set_card_color(*card)
+        node.set_card_color(*LABEL_CARDS[tag])
         node.set_card_as_margin(*LABEL_CARD_MARGIN)
         node.set_card_decal(True)
         # The pivot faces the camera; the text sits up the screen from it, in its own frame, so
         # seen from straight above it is beside the cube, not on it.
         label = self._node.attach_new_node(f"label-{key}")
         label.set_billboard_point_eye()
-        label.attach_new_node(node).set_z(LABEL_LIFT)
+        label.attach_new_node(node).set_z(LABEL_LIFT[tag])
         self._labels[key] = label
         return label
 

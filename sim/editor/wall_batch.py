@@ -81,7 +81,7 @@ class WallBatch(Component):
         self.rebuilds = 0
 
     @property
-    def node(self) -> NodePath:
+    def node(self) -> NodePath[GeomNode]:
         """The mesh's node."""
         return self._node
 
