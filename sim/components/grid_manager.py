@@ -252,11 +252,13 @@ class GridManager(Component):
         seen = (len(obstacles), obstacles[-1] if obstacles else None)
         unsettled = self._unsettled
         full = every or seen != self._seen or not all(obj.alive for obj in unsettled.values())
+        watched = {} if every else {id(o): o for o in self.watched() if o.tag == Tag.OBSTACLE}
+        watched = {key: obj for key, obj in watched.items() if obj.alive}
         if full:
             current = {id(obj): obj for obj in obstacles if obj.alive}
             self._seen = seen
         else:
-            current = unsettled | {id(obj): obj for obj in self.watched()}
+            current = unsettled | watched
         changed = False
         for gone in set(self._tracked) - set(current) if full else ():
             self._apply(self._tracked.pop(gone).footprint, -1)
@@ -265,6 +267,8 @@ class GridManager(Component):
             changed = True
         for key, obj in current.items():
             tracked = self._tracked.get(key)
+            if tracked is not None and tracked.settled and not every and key not in watched:
+                continue
             # Comparing transforms costs about a microsecond, reading the box forty: with
             # thousands of obstacles the box is read only for those whose node moved.
             transform = obj.node.get_net_transform()

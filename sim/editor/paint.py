@@ -210,7 +210,9 @@ class PaintTool:
     def begin_stroke(self, *, erase: bool) -> None:
         """Start a stroke that blocks cells, or clears them when `erase`."""
         self._forget_removed_walls()
-        self._stroke = _StrokeState(erase=erase, before=self.painted.copy())
+        self._stroke = _StrokeState(
+            erase=erase, before=self.painted.copy(), blocked=self._grid.blocked_cells()
+        )
 
     def stroke_to(self, mouse: tuple[float, float]) -> None:
         """Carry the stroke to the pointer at `mouse` (normalised), through every cell between."""
@@ -233,7 +235,7 @@ class PaintTool:
         stroke, self._stroke = self._stroke, None
         if stroke is None:
             return
-        changed = int(np.count_nonzero(stroke.before != self.painted))
+        changed = abs(self._grid.blocked_cells() - stroke.blocked)
         if changed == 0 and not stroke.adopted:
             return
         verb = "erase" if stroke.erase else "paint"
@@ -293,8 +295,9 @@ class PaintTool:
     def _kept_cells(self) -> set[tuple[int, int]]:
         """Start's and End's cells: painting over them would wall the search's ends in."""
         kept = set()
-        for obj in self._objects:
-            if obj.alive and obj.tag in (Tag.START, Tag.END):
+        ends = [*self._world.find_all_with_tag(Tag.START), *self._world.find_all_with_tag(Tag.END)]
+        for obj in ends:
+            if obj.alive:
                 cell = self._grid.world_to_cell(*obj.xy)
                 if cell is not None:
                     kept.add(cell)
@@ -302,8 +305,15 @@ class PaintTool:
 
     def _split_obstacle_at(self, cell: tuple[int, int]) -> tuple[Snapshot, Mask] | None:
         """Remove the splittable obstacle covering `cell`; its snapshot and its cells' mask."""
+        centre = self._grid.cell_to_world(cell)
+        reach = self._grid.grid_cell_size  # a cell's half diagonal, and some
+        walls = set(self._walls.values())
         for obj in self._objects:
-            if not self._splittable(obj):
+            node = obj.node
+            # Far boxes out first, on plain floats: a map holds thousands of them.
+            scale = node.get_scale(node.get_top())
+            radius = math.hypot(scale.x, scale.y) / 2 + reach
+            if math.dist(obj.xy, centre) > radius or not self._splittable(obj, walls):
                 continue
             footprint = self._footprint_mask(obj)
             if footprint[cell]:
@@ -323,8 +333,8 @@ class PaintTool:
             and not self._moves_itself(obj)
         )
 
-    def _splittable(self, obj: GameObject) -> bool:
-        return obj.alive and self.standing_cube(obj) and obj.name not in self._walls.values()
+    def _splittable(self, obj: GameObject, walls: set[str]) -> bool:
+        return obj.alive and obj.name not in walls and self.standing_cube(obj)
 
     def _footprint_mask(self, obj: GameObject) -> Mask:
         node = obj.node
@@ -353,9 +363,13 @@ class PaintTool:
             ~mask[::-1], origin=self._grid.origin, cell_size=self._grid.grid_cell_size
         )
         wanted_set = set(wanted)
-        gone = [name for box, name in self._walls.items() if box not in wanted_set]
+        gone = {name for box, name in self._walls.items() if box not in wanted_set}
         if gone:
-            self._editor.take(gone)
+            # Walls are nobody's selection nor hover (they are not pickable): no snapshot needed.
+            for obj in self._objects:
+                if obj.name in gone:
+                    obj.destroy()
+            self._objects[:] = [obj for obj in self._objects if obj.alive]
         self._walls = {box: name for box, name in self._walls.items() if box in wanted_set}
         taken = {obj.name for obj in self._world.objects}
         number = 0
@@ -368,7 +382,8 @@ class PaintTool:
             name = f"{WALL_PREFIX}-{number}"
             self._new_wall(name, box)
             self._walls[box] = name
-        self._grid.sync_obstacles()
+        # Only walls changed: the grid reads the obstacles that came and went, not every box.
+        self._grid.sync_obstacles(every=False)
 
     def _new_wall(self, name: str, box: Box) -> None:
         x, y, size_x, size_y = box
@@ -415,10 +430,11 @@ class PaintTool:
 
 
 class _StrokeState:
-    """A stroke under way: what it does, the mask it started from, where the pointer was."""
+    """A stroke under way: what it does, what it started from, where the pointer was."""
 
-    def __init__(self, *, erase: bool, before: Mask) -> None:
+    def __init__(self, *, erase: bool, before: Mask, blocked: int) -> None:
         self.erase = erase
         self.before = before
+        self.blocked = blocked  # the grid's blocked cells before: the label counts the change
         self.last: tuple[float, float] | None = None
         self.adopted: list[Snapshot] = []

@@ -62,6 +62,8 @@ class WallBatch(Component):
         parent: Where the mesh hangs (the scene root).
         standing: Whether an object is a cube that stays put (not moving by itself).
         dragged: The object being dragged now, if any.
+        busy: Whether a paint stroke is under way: the mesh is rebuilt once, when it ends (the
+            stroke's new walls show as themselves meanwhile).
     """
 
     def __init__(
@@ -71,9 +73,10 @@ class WallBatch(Component):
         parent: NodePath,
         standing: Callable[[GameObject], bool],
         dragged: Callable[[], GameObject | None],
+        busy: Callable[[], bool] = lambda: False,
     ) -> None:
         super().__init__()
-        self._grid, self._standing, self._dragged = grid, standing, dragged
+        self._grid, self._standing, self._dragged, self._busy = grid, standing, dragged, busy
         self._node = parent.attach_new_node(GeomNode("wall-batch"))
         # What the mesh was built for: the mask version, how many obstacles, the dragged one.
         self._built: tuple[int, int, int | None] | None = None
@@ -97,7 +100,7 @@ class WallBatch(Component):
         start stands until the drop.
         """
         world = self.world
-        if world is None:
+        if world is None or self._busy():
             return
         dragged = self._dragged()
         if dragged is not None and self._built is not None and self._built[2] == id(dragged):
@@ -203,5 +206,6 @@ def add_wall_batch(
             parent=world.root,
             standing=paint.standing_cube,
             dragged=lambda: drag.dragged,
+            busy=lambda: paint.stroking,
         )
     )
