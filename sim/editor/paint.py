@@ -14,8 +14,8 @@ drag in the scene never tears a piece out of a wall, painting edits them.
 Erasing a cell that an obstacle the user placed covers (a saved wall, a map's box, a shift+click
 cube) splits that obstacle: its cells join the painted mask and the erased ones leave it, so
 what was one box becomes the few boxes of what is left. Obstacles that move by themselves
-(movers, rotators, doors) and models other than cubes are left whole: erasing never reaches
-their cells.
+(movers, rotators, doors), models other than cubes, and every obstacle of a scene with scripts
+(a script may move any of them) are left whole: erasing never reaches their cells.
 """
 
 from __future__ import annotations
@@ -113,7 +113,8 @@ class PaintTool:
         self._world, self._loader, self._grid, self._editor = world, loader, grid, editor
         self._objects = objects
         self._models = {spec.name: spec.model for spec in scene.objects}
-        self._scripted = {spec.name for spec in scene.objects if spec.scripts}
+        # A script may move any object it finds by name: in such a scene nothing stands for sure.
+        self._scripted = any(spec.scripts for spec in scene.objects)
         self._moves_itself, self._notify = moves_itself, notify
         self.painted: Mask = np.zeros((grid.num_of_rows, grid.num_of_columns), dtype=bool)
         self._walls: dict[Box, str] = {}  # each box standing now -> its wall's name
@@ -324,12 +325,12 @@ class PaintTool:
     def standing_cube(self, obj: GameObject) -> bool:
         """Whether `obj` is an obstacle cube that only edits move (painted walls are).
 
-        Not one that moves by itself or carries a script (which may move it any frame).
+        Not one that moves by itself, nor any in a scene with scripts (which may move it).
         """
         return (
             obj.tag == Tag.OBSTACLE
+            and not self._scripted
             and self._models.get(obj.name, WALL_MODEL) == WALL_MODEL
-            and obj.name not in self._scripted
             and not self._moves_itself(obj)
         )
 

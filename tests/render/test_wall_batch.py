@@ -103,3 +103,56 @@ def test_the_grid_does_not_reread_settled_boxes_each_frame(map_app):
     assert not app.grid.walkable[cell]
     app.grid.sync_obstacles()  # what every edit calls
     assert app.grid.walkable[cell]
+
+
+SHOVE = '''
+from sim.scripting import Script
+
+
+class Shove(Script):
+    """Move the object called "block" two cells east, once, a few frames in."""
+
+    def update(self, dt):
+        block = self.world.find("block")
+        if self.world.time_s > 0.05 and block.position[0] < 0:
+            x, y, z = block.position
+            block.position = (x + 2.0, y, z)
+'''
+
+SHOVED_SCENE = """
+version = 1
+name = "shoved"
+[grid]
+origin = [-5.0, -5.0]
+rows = 10
+columns = 10
+cell_size = 1.0
+[[objects]]
+name = "block"
+tag = "Obstacle"
+model = "cube"
+pos = [-0.5, 0.5, 0.0]
+[[objects]]
+name = "pusher"
+tag = "Untagged"
+model = "cube"
+pos = [3.5, 3.5, 0.0]
+[[objects.scripts]]
+file = "shove.py"
+class = "Shove"
+"""
+
+
+def test_in_a_scene_with_scripts_the_grid_follows_a_box_a_script_moves(open_app, tmp_path):
+    (tmp_path / "shove.py").write_text(SHOVE)
+    path = tmp_path / "shoved.toml"
+    path.write_text(SHOVED_SCENE)
+    app = open_app(path)
+    app.step()
+    block = next(obj for obj in app.objects if obj.name == "block")
+    assert not app.paint.standing_cube(block), "a script may move it: it never settles"
+    for _ in range(10):
+        app.step()
+    assert app.grid.world_to_cell(*block.xy) == (5, 6)
+    assert not app.grid.walkable[5, 6]
+    assert app.grid.walkable[5, 4]
