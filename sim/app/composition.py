@@ -43,12 +43,15 @@ from sim.components.crowd import CrowdField
 from sim.components.crowd_render import CrowdRenderer, frames_of
 from sim.components.crowd_sim import CrowdSim
 from sim.components.grid_manager import HEURISTICS
+from sim.components.ground_view import add_ground_view, grid_bounds
 from sim.components.hud import Hud
 from sim.components.motion import SceneMotion
 from sim.components.start_end_path import StartEndPath
 from sim.editor.editor import SceneEditor
 from sim.editor.inspector import TYPED_CHARS, Inspector, has_rotator
 from sim.editor.inspector_panel import InspectorPanel
+from sim.editor.paint import PaintTool
+from sim.editor.wall_batch import add_wall_batch
 from sim.editor.workspace import Workspace, default_anchors
 from sim.engine import FrameLoop, GameObject, Gizmos, World
 from sim.engine.camera import CameraPose, OrbitCamera, OrbitCameraInput
@@ -56,7 +59,7 @@ from sim.engine.labels import BillboardLabels
 from sim.engine.lighting import LookFallback, apply_look, drop_look
 from sim.engine.loop import WINDOW_STEP_S, Phase
 from sim.engine.pointer import PointerTrail, modifier_buttons
-from sim.engine.projection import middle_of, world_to_pixel
+from sim.engine.projection import node_middle, world_to_pixel
 from sim.engine.showbase import DisplaySettings, open_showbase
 from sim.errors import shown
 from sim.scene.builder import build_scene
@@ -179,6 +182,9 @@ class SimApp:
             frames_of(self.crowd_sim), camera=self.base.cam, window=self.base.win
         )
         self.crowd_render = self.world.spawn("crowd-render").add_component(renderer)
+        add_ground_view(
+            self.world, self.grid, camera=self.base.cam, window_height=lambda: self.window_size()[1]
+        )
         self.hud = self.world.spawn("hud").add_component(
             Hud(
                 top_left=self.base.a2dTopLeft,
@@ -230,6 +236,17 @@ class SimApp:
             agents=self.agents,
             moved_by_script=self.scripts.moved,
         )
+        self.paint = PaintTool(
+            world=self.world,
+            loader=self.base.loader,
+            grid=self.grid,
+            editor=self.editor,
+            objects=self.objects,
+            scene=scene,
+            moves_itself=lambda obj: self.motion.placement(obj) is not None,
+            notify=self.notify,
+        )
+        add_wall_batch(self.world, self.grid, paint=self.paint, drag=self.editor.drag)
         pose = scene.camera
         home = CameraPose(pose.target, pose.distance, pose.heading, pose.pitch)
         self.camera = OrbitCamera(self.base.camera, home)
@@ -342,6 +359,8 @@ class SimApp:
             "toggle_search_numbers": self.toggle_search_numbers,
             "allow_scripts": self.script_gate.allow,
             **self.workspace.actions(),
+            "toggle_paint": self.paint.key_i,
+            "toggle_top_down": lambda: self.camera.toggle_top_down(grid_bounds(self.grid)),
         }
         actions = key_actions(
             own,
@@ -396,6 +415,8 @@ class SimApp:
             self.camera, events=self.base, pointer=pointer, loop=self.loop
         )
         self.editor.bind(events=self.base, pointer=pointer, loop=self.loop)
+        self.paint.bind(pointer=pointer, loop=self.loop)
+        self.camera_input.right_button_taken = lambda: self.paint.active
 
     def notify(self, message: str) -> None:
         """Show `message` on the HUD for a few seconds and print it for whoever watches stdout."""
@@ -550,13 +571,13 @@ class SimApp:
 
     def screen_of(self, game_object: GameObject) -> tuple[int, int] | None:
         """Where the middle of `game_object` shows in the window (origin top-left), if visible."""
-        return self.screen_of_point(middle_of(game_object, self.base.render))
+        return self.screen_of_point(node_middle(game_object.node))
 
     def screen_of_point(self, point: Point3) -> tuple[int, int] | None:
         """Where world `point` shows in the window (origin top-left), if visible."""
-        return world_to_pixel(
-            point, camera=self.base.cam, lens=self.base.camLens, size=self.window_size()
-        )
+        # The camera's lens now: the top-down view swaps in an orthographic one.
+        lens = self.base.cam.node().get_lens()
+        return world_to_pixel(point, camera=self.base.cam, lens=lens, size=self.window_size())
 
     def window_size(self) -> tuple[int, int]:
         """The window's or buffer's size in pixels."""
@@ -592,6 +613,7 @@ class SimApp:
             self.camera_input.detach()
         self.editor.detach()
         self.workspace.destroy()
+        self.paint.detach()
         self.base.ignore_all()
         for game_object in self.world.objects:
             self.world.destroy(game_object)

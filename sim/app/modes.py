@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from direct.fsm.FSM import FSM
 
+from sim.app.controls import table_keys
 from sim.app.generator_menu import DIGITS
 from sim.search_view.race_panel import SEARCH_DIGITS
 
@@ -65,9 +66,11 @@ class Modes(FSM):
         super().__init__("modes")
         self._view, self._race, self._menu, self._inspector = view, race, menu, inspector
         self._notify = notify
-        # The keys typed through `_free_key`; a table key (a digit too) types through `captured`.
+        # The keys typed through `_free_key`. A key the controls table binds too (1, 7) reaches
+        # the mode through `captured` instead: accepting it here as well would deliver it twice.
         self._typing = frozenset([*typing_keys, "backspace"])
-        for key in dict.fromkeys([*DIGITS, *SEARCH_DIGITS, *self._typing]):
+        free = [*DIGITS, *SEARCH_DIGITS, *self._typing]
+        for key in dict.fromkeys(key for key in free if key not in table_keys()):
             self.accept(key, self._free_key, [key])
         self.request(SCENE)
 
@@ -78,11 +81,14 @@ class Modes(FSM):
         self.follow()
         if self.state == GENERATOR_MENU:
             self._menu.key(key)
+            if key in DIGITS:
+                self._menu.pick(DIGITS.index(key))
         elif self.state == INSPECTOR_TYPING:
             self._inspector.field_key(key)
-        elif self.state != RACE or key not in SEARCH_DIGITS:
+        elif self.state == RACE and key in SEARCH_DIGITS:
+            self._race.toggle_lane(SEARCH_DIGITS[key])
+        else:
             return False
-        # In the race the digits toggle its lanes (`_free_key`), whatever else they do.
         return True
 
     def search_keys(self) -> bool:

@@ -6,7 +6,7 @@ import itertools
 import math
 import time
 import weakref
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -37,9 +37,7 @@ from sim.navigation.query import Algorithm
 from sim.navigation.room import Room
 from sim.navigation.searches.incremental import IncrementalSearch
 
-GRID_LINE_Z = 0.02  # lines sit just above the ground: polygon offsets do not apply to lines
 BLOCK_Z = 0.01
-GRID_COLOR = (0.12, 0.14, 0.16, 1.0)
 BLOCK_COLOR = (0.75, 0.2, 0.15, 0.45)
 # An obstacle whose top is this close to the ground, or below it, covers no cell: an open door
 # sinks into the ground (`sim.components.motion`). Models stand on their origin, and a cube
@@ -117,6 +115,7 @@ class _Tracked:
     footprint: Footprint = field(repr=False)
     # The node's net transform when `box` was read: while it is the same, so is the box.
     transform: TransformState = field(repr=False)
+    settled: bool = False  # moved only by edits that sync the grid themselves
 
 
 class GridManager(Component):
@@ -171,10 +170,15 @@ class GridManager(Component):
         self.version = 0
         self.mask_version = 0
         self.rasterized_footprints = 0  # how many footprints were (re)done, for tests
-        self._grid_drawn = False
         self._blocks: tuple[int, NDArray[np.float32]] | None = None
         self._room = Room()
         self._searches: weakref.WeakSet[IncrementalSearch] = weakref.WeakSet()
+        # A map's ten thousand boxes cost a frame nothing once `settled` names them (the editor
+        # syncs after its edits); `watched` are looked at every frame all the same (a drag).
+        self.settled: Callable[[GameObject], bool] = lambda _obj: False
+        self._seen: tuple[int, GameObject | None] = (0, None)
+        self._unsettled: dict[int, GameObject] = {}
+        self.watched: Callable[[], Iterable[GameObject]] = tuple
 
     @property
     def walkable(self) -> NDArray[np.bool_]:
@@ -220,10 +224,14 @@ class GridManager(Component):
 
     def update(self, dt: float) -> None:
         """Pick up obstacles and patches that were added, moved, turned, scaled or removed."""
-        self.sync_obstacles()
+        self.sync_obstacles(every=False)
 
-    def sync_obstacles(self) -> bool:
-        """Redo the footprints of obstacles and patches that changed; True if the grid did."""
+    def sync_obstacles(self, *, every: bool = True) -> bool:
+        """Redo the footprints of obstacles and patches that changed; True if the grid did.
+
+        With `every` False (each frame's update), `settled` obstacles are not looked at again
+        unless `watched` names them: what moves them syncs the grid itself.
+        """
         world = self.world
         if world is None:
             return False
@@ -237,14 +245,30 @@ class GridManager(Component):
                 origin=self.origin,
                 cell_size=self.grid_cell_size,
             )
-        current = {id(obj): obj for obj in world.find_all_with_tag(Tag.OBSTACLE) if obj.alive}
+        obstacles = world.find_all_with_tag(Tag.OBSTACLE)
+        # The same count and newest obstacle as at the last full look, none unsettled dead:
+        # none came or went (the dead leave the list at the frame's end), so read only those
+        # that may have moved.
+        seen = (len(obstacles), obstacles[-1] if obstacles else None)
+        unsettled = self._unsettled
+        full = every or seen != self._seen or not all(obj.alive for obj in unsettled.values())
+        watched = {} if every else {id(o): o for o in self.watched() if o.tag == Tag.OBSTACLE}
+        watched = {key: obj for key, obj in watched.items() if obj.alive}
+        if full:
+            current = {id(obj): obj for obj in obstacles if obj.alive}
+            self._seen = seen
+        else:
+            current = unsettled | watched
         changed = False
-        for gone in set(self._tracked) - set(current):
+        for gone in set(self._tracked) - set(current) if full else ():
             self._apply(self._tracked.pop(gone).footprint, -1)
             del self._objects[gone]
+            unsettled.pop(gone, None)
             changed = True
         for key, obj in current.items():
             tracked = self._tracked.get(key)
+            if tracked is not None and tracked.settled and not every and key not in watched:
+                continue
             # Comparing transforms costs about a microsecond, reading the box forty: with
             # thousands of obstacles the box is read only for those whose node moved.
             transform = obj.node.get_net_transform()
@@ -260,8 +284,10 @@ class GridManager(Component):
                 box, self._cover.shape, origin=self.origin, cell_size=self.grid_cell_size
             )
             self._apply(footprint, +1)
-            self._tracked[key] = _Tracked(box, footprint, transform)
+            self._tracked[key] = _Tracked(box, footprint, transform, self.settled(obj))
             self._objects[key] = obj
+            if not self._tracked[key].settled:
+                unsettled[key] = obj
             self.rasterized_footprints += 1
             changed = True
         if changed:
@@ -536,11 +562,7 @@ class GridManager(Component):
         return notes
 
     def on_draw_gizmos(self, gizmos: Gizmos) -> None:
-        """Draw the grid once as static lines, and the blocked cells as shaded quads."""
-        if not self._grid_drawn:
-            gizmos.static_lines("grid", self.grid_line_segments(), GRID_COLOR)
-            self._grid_drawn = True
-        gizmos.set_visible("grid", self.show_grid)
+        """Draw the blocked cells as shaded quads (`GridLines` draws the lines)."""
         if self.show_obstacle_blocks and self.blocked_cells():
             gizmos.quads("blocked", self._block_quads(), BLOCK_COLOR)
 
@@ -573,24 +595,3 @@ class GridManager(Component):
         return np.stack(
             [self.origin[0] + (cols + 0.5) * size, self.origin[1] + (rows + 0.5) * size], axis=1
         )
-
-    def grid_line_segments(self) -> NDArray[np.float32]:
-        """Return the grid's lines as segments `(N, 2, 3)`: one line per row and column edge.
-
-        The columns' lines (along +y, left to right) come first, then the rows' (along +x,
-        bottom to top). Filled by whole columns of the array, with no Python per line: a grid
-        may have thousands of lines.
-        """
-        x0, y0 = self.origin
-        size = self.grid_cell_size
-        columns, rows = self.num_of_columns, self.num_of_rows
-        x1 = x0 + columns * size
-        y1 = y0 + rows * size
-        segments = np.empty((columns + 1 + rows + 1, 2, 3), dtype=np.float32)
-        vertical, horizontal = segments[: columns + 1], segments[columns + 1 :]
-        vertical[:, :, 0] = (x0 + size * np.arange(columns + 1))[:, np.newaxis]
-        vertical[:, 0, 1], vertical[:, 1, 1] = y0, y1
-        horizontal[:, 0, 0], horizontal[:, 1, 0] = x0, x1
-        horizontal[:, :, 1] = (y0 + size * np.arange(rows + 1))[:, np.newaxis]
-        segments[:, :, 2] = GRID_LINE_Z
-        return segments

@@ -121,6 +121,8 @@ class SceneEditor:
         self.tools: list[PointerTool] = []  # offered each left press before the cubes
         self.version = 0  # counts the changes to `objects`: who lists them redraws on a new one
         self._tool: PointerTool | None = None  # the one whose drag is under way
+        # Whether a tool (paint mode, `sim.editor.paint`) has the left button instead.
+        self.mouse_taken: Callable[[], bool] = lambda: False
 
     @property
     def objects(self) -> Sequence[GameObject]:
@@ -176,6 +178,8 @@ class SceneEditor:
         return self._pointer is not None and self._pointer.over_region()
 
     def _on_left_press(self, shift: bool) -> None:
+        if self.mouse_taken():  # the press's place is the tool's to read (`PointerTrail`)
+            return
         mouse = None if self._pointer is None else self._pointer.position("mouse1")
         if mouse is not None:
             self._tool = next((tool for tool in self.tools if tool.press(mouse, shift=shift)), None)
@@ -188,6 +192,8 @@ class SceneEditor:
         # Where the button came up, not where the pointer went on to within the same frame.
         # Without the pointer (it left the window) the cube stays where the last seen pointer
         # put it, instead of jumping to the window's centre.
+        if self.mouse_taken() and not self.dragging:
+            return
         mouse = None if self._pointer is None else self._pointer.position(event)
         if self._tool is not None:
             tool, self._tool = self._tool, None

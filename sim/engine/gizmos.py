@@ -169,6 +169,23 @@ class Gizmos:
         if batch is not None:
             self._sync_visibility(key, batch)
 
+    def set_alpha_scale(self, key: str, alpha: float) -> None:
+        """Scale drawn `key`'s opacity by `alpha` (0..1, clamped); an unknown key does nothing.
+
+        For fading static lines in and out (the grid at a distance) without rebuilding them.
+        """
+        batch = self._batches.get(key)
+        if batch is None:
+            return
+        alpha = min(max(float(alpha), 0.0), 1.0)
+        if abs(batch.node.get_sa() - alpha) < 1e-4:
+            return  # changing render state every frame would cost a state recomposition
+        batch.node.set_alpha_scale(alpha)
+        opaque = alpha >= 1.0 and batch.request.color[3] >= 1.0
+        batch.node.set_transparency(
+            TransparencyAttrib.M_none if opaque else TransparencyAttrib.M_alpha
+        )
+
     def set_on_top(self, key: str, on_top: bool, *, order: int = 0) -> None:
         """Draw `key` over everything, depth test off, or in the scene again (the default).
 

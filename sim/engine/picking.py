@@ -39,7 +39,6 @@ class Picker:
 
     def __init__(self, camera: NodePath[Camera], root: NodePath) -> None:
         self._camera = camera
-        self._lens = camera.node().get_lens()
         self._root = root
         self._ray = CollisionRay()
         ray_node = CollisionNode("mouse-ray")
@@ -70,7 +69,8 @@ class Picker:
         None when the ray runs parallel to the plane or points away from it (above the horizon).
         """
         near, far = Point3(), Point3()
-        if not self._lens.extrude(Point2(*mouse), near, far):
+        # The lens now, not the one at construction: the top-down view swaps lenses.
+        if not self._camera.node().get_lens().extrude(Point2(*mouse), near, far):
             return None
         near_world = self._root.get_relative_point(self._camera, near)
         far_world = self._root.get_relative_point(self._camera, far)

@@ -4,23 +4,6 @@ from __future__ import annotations
 
 from panda3d.core import Lens, NodePath, Point2, Point3
 
-from sim.engine.game_object import GameObject
-
-
-def middle_of(game_object: GameObject, render: NodePath) -> Point3:
-    """The middle of `game_object`'s bounds in `render`'s frame (its place when it has none)."""
-    node = game_object.node
-    # Bounds relative to another node leave composed transforms in Panda3D's state cache,
-    # which ShowBase then sweeps every frame: for 20,000 objects, 8 s a frame after the
-    # first report. A child of render needs no other node: its parent's frame is render's.
-    bounds = (
-        node.get_tight_bounds() if node.get_parent() == render else node.get_tight_bounds(render)
-    )
-    if bounds is None:
-        return Point3(*game_object.world_pos)
-    low, high = bounds
-    return Point3((low + high) / 2)
-
 
 def world_to_pixel(
     point: Point3, *, camera: NodePath, lens: Lens, size: tuple[int, int]
@@ -40,3 +23,16 @@ def world_to_pixel(
     if not (0 <= x < width and 0 <= y < height):
         return None
     return int(x), int(y)
+
+
+def node_middle(node: NodePath) -> Point3:
+    """The middle of `node`'s tight bounds in its scene root's space (its origin when empty)."""
+    root = node.get_top()
+    # Bounds relative to another node leave composed transforms in Panda3D's state cache,
+    # which ShowBase then sweeps every frame: for 20,000 objects, 8 s a frame after the
+    # first report. A child of the root needs no other node: its parent's frame is the root's.
+    bounds = node.get_tight_bounds() if node.get_parent() == root else node.get_tight_bounds(root)
+    if bounds is None:
+        return node.get_pos(root)
+    low, high = bounds
+    return Point3((low + high) / 2)

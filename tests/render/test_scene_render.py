@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from sim.components.grid_manager import GRID_COLOR
+from sim.components.ground_view import GRID_COLOR
 from sim.config import Tag
 from sim.scene.file import list_scenes
 from tests.helpers.pixels import dominant, near, rgb, screenshot_rgb

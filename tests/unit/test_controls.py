@@ -168,13 +168,14 @@ def test_hud_help_is_the_text_the_hud_has_always_shown() -> None:
     assert hud_help() == (
         "click select, left-drag move cube   shift+click add obstacle   X/Del remove   V snap   "
         "U terrain cost   O generate   Ctrl+S save   Q/E rotate   arrows nudge   Tab fields\n"
-        "right-drag orbit   middle/shift+right-drag pan   wheel zoom   C camera   Esc quit   "
+        "right-drag orbit   middle/shift+right-drag pan   wheel zoom   C camera   7 top-down   "
+        "Esc quit   "
         "A allow scripts   "
         "Ctrl+Z undo, Ctrl+Shift+Z/Y redo   / plan play   ,/. plan step   [/] plan scrub   "
         "F frame selection\n"
         "G grid  B blocks  P path  H HUD  Space pause  R reset agent  M chase/patrol  "
         "K heuristic  N 4/8  J diagonal rule  T search view  W race  D crowd gizmos  "
-        "1 step  -/= speed"
+        "1 step  -/= speed  I paint walls  Shift+I clear walls"
     )
 
 

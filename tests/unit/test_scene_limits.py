@@ -23,7 +23,8 @@ import tomlkit
 from numpy.typing import NDArray
 
 from sim.commands.cli import main
-from sim.components.grid_manager import GRID_LINE_Z, GridManager
+from sim.components.grid_manager import GridManager
+from sim.components.ground_view import GRID_LINE_Z, grid_line_segments
 from sim.scene.file import MAX_GRID_LINES, load_scene
 
 BASE: dict[str, Any] = {
@@ -295,7 +296,7 @@ def test_grid_lines_are_the_same_as_built_line_by_line(
     manager = GridManager(
         origin=origin, num_of_rows=rows, num_of_columns=columns, grid_cell_size=cell_size
     )
-    segments = manager.grid_line_segments()
+    segments = grid_line_segments(manager)
     assert segments.dtype == np.float32
     np.testing.assert_array_equal(segments, _grid_lines_one_by_one(manager))
 
