@@ -415,7 +415,7 @@ class SimApp:
             self.camera, events=self.base, pointer=pointer, loop=self.loop
         )
         self.editor.bind(events=self.base, pointer=pointer, loop=self.loop)
-        self.paint.bind(pointer=pointer, loop=self.loop)
+        self.paint.bind(events=self.base, pointer=pointer, loop=self.loop)
         self.camera_input.right_button_taken = lambda: self.paint.active
 
     def notify(self, message: str) -> None:

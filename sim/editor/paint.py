@@ -42,6 +42,7 @@ from sim.scene.spec import DEFAULT_COLORS, SceneSpec
 
 if TYPE_CHECKING:
     from sim.editor.editor import SceneEditor
+    from sim.engine.events import EventSource
     from sim.engine.picking import Picker
 
 WALL_PREFIX: Final = "wall"
@@ -140,7 +141,7 @@ class PaintTool:
         """The names of the wall cubes standing now."""
         return sorted(self._walls.values())
 
-    def bind(self, *, pointer: PointerTrail, loop: FrameLoop) -> None:
+    def bind(self, *, events: EventSource, pointer: PointerTrail, loop: FrameLoop) -> None:
         """Take both buttons while in paint mode, Shift+I, and the pointer in `Phase.INPUT`.
 
         Presses and releases come with the modifiers held at them ("shift-mouse1") and land
@@ -152,8 +153,9 @@ class PaintTool:
                 self._events.accept(press, self._press, [right, press])
             for release in with_any_modifiers(f"{button}-up"):
                 self._events.accept(release, self._release, [release])
-        # A button thrower with modifier buttons names the chord itself.
-        self._events.accept("shift-i", self.clear_walls)
+        # A button thrower with modifier buttons names the chord itself. The app's own key,
+        # heard where its other keys are; the buttons above are shared with the editor's.
+        events.accept("shift-i", self.clear_walls)
         loop.add_task(Phase.INPUT, self._follow_pointer, self.TASK_NAME)
 
     def detach(self) -> None:
