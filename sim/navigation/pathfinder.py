@@ -11,6 +11,7 @@ arguments again in its own words.
 from __future__ import annotations
 
 from collections.abc import Callable
+from types import ModuleType
 from typing import Any
 
 import numpy as np
@@ -35,6 +36,18 @@ _UNREACHABLE = PathResult.none(Reason.UNREACHABLE)
 
 _common_plan: Callable[[Any, Any, Any], PathResult | None] | None = None
 """`hot_path.plan` once loaded: an import statement on every call would cost a microsecond."""
+
+
+_prepared: ModuleType | None = None
+"""`sim.navigation.prepared` once loaded: imported on first use, as hot_path is."""
+
+
+def _load_prepared() -> ModuleType:
+    global _prepared
+    from sim.navigation import prepared
+
+    _prepared = prepared
+    return prepared
 
 
 def _load_common_plan() -> Callable[[Any, Any, Any], PathResult | None]:
@@ -145,6 +158,24 @@ def find_path(
     ):
         # The common call, recognised without building settings: those take microseconds.
         settings = DEFAULT_SETTINGS
+    elif costs is None:
+        # Options seen before are checked already: only the query is left to check.
+        fast_path = _prepared or _load_prepared()
+        call = fast_path.prepared(diagonal, heuristic, algorithm, weight, implementation)
+        if call is not None:
+            fast: PathResult | None = fast_path.plan(call, walkable, start, goal)
+            if fast is not None:
+                return fast
+            settings = call.settings
+        else:
+            settings = SearchSettings.parse(
+                diagonal=diagonal,
+                heuristic=heuristic,
+                algorithm=algorithm,
+                costs=None,
+                weight=weight,
+                implementation=implementation,
+            )
     else:
         settings = SearchSettings.parse(
             diagonal=diagonal,

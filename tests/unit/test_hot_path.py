@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sim.navigation import Reason, find_path
+from sim.navigation import Reason, SearchSettings, find_path, find_path_with
 from sim.navigation.regions import cache as region_cache
 from sim.navigation.searches import kernel
 
@@ -15,8 +15,8 @@ pytestmark = pytest.mark.skipif(not kernel.JPS_AVAILABLE, reason="needs the _jps
 
 
 def general(walkable, start, goal):
-    # implementation="c" is not the default, so the call takes Query.check and kernel.solve.
-    return find_path(walkable, start, goal, implementation="c")
+    # Settings that are not the common ones take Query.check and kernel.solve.
+    return find_path_with(walkable, start, goal, SearchSettings.parse(implementation="c"))
 
 
 def same(a, b) -> bool:

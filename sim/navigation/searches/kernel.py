@@ -257,15 +257,54 @@ def jps_flat(
 
 
 def jps_search(
-    walkable: NDArray[np.bool_], height: int, width: int, start: int, goal: int
+    walkable: NDArray[np.bool_],
+    height: int,
+    width: int,
+    start: int,
+    goal: int,
+    heuristic_code: int = Heuristic.OCTILE.code,
 ) -> tuple[bool, tuple[Cell, ...], float, int]:
-    """`jps_flat` with the octile heuristic and none of its checks, for `sim.navigation.hot_path`.
+    """`jps_flat` without its checks, for `sim.navigation.hot_path` and `.prepared`.
 
     The caller has made every check `jps_flat` makes (`JPS_AVAILABLE`, a C-contiguous 2-D bool
-    array of `height` x `width`, walkable flat cells inside it); the C function still checks
-    sizes, indices and the buffer's type, so a slip is a ValueError, never a bad read.
+    array of `height` x `width`, walkable flat cells inside it, the code of a heuristic of
+    `JPS_HEURISTICS`); the C function still checks sizes, indices and the buffer's type, so a
+    slip is a ValueError, never a bad read.
     """
-    return _jps.search(walkable, height, width, start, goal, Heuristic.OCTILE.code, 1.0)
+    return _jps.search(walkable, height, width, start, goal, heuristic_code, 1.0)
+
+
+def search_terms(
+    walkable: NDArray[np.bool_],
+    height: int,
+    width: int,
+    start: int,
+    goal: int,
+    rule_code: int,
+    heuristic_code: int,
+    h_factor: float,
+    g_weight: float,
+    unit_steps: bool,
+) -> tuple[bool, tuple[Cell, ...], float, int]:
+    """`search_flat` without costs and without its checks, for `sim.navigation.prepared`.
+
+    The caller has made `search_flat`'s checks (`KERNEL_AVAILABLE`, an algorithm C runs, the
+    buffer, walkable flat cells) and settled the priority terms once for its options; the C
+    function still checks sizes, indices and the buffer's type.
+    """
+    return _kernel.search(
+        walkable,
+        None,
+        height,
+        width,
+        start,
+        goal,
+        rule_code,
+        heuristic_code,
+        h_factor,
+        g_weight,
+        unit_steps,
+    )
 
 
 class LandmarkFields(Protocol):
