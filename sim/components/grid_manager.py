@@ -14,7 +14,7 @@ from numpy.typing import NDArray
 from panda3d.core import TransformState
 
 from sim.components.terrain import TerrainTracker
-from sim.config import Tag
+from sim.config import PALETTE, Tag
 from sim.crowd.route import BlockStamps
 from sim.engine import Component, GameObject, Gizmos
 from sim.navigation import (
@@ -40,7 +40,7 @@ from sim.navigation.searches.incremental import IncrementalSearch
 GRID_LINE_Z = 0.02  # lines sit just above the ground: polygon offsets do not apply to lines
 BLOCK_Z = 0.01
 GRID_COLOR = (0.12, 0.14, 0.16, 1.0)
-BLOCK_COLOR = (0.75, 0.2, 0.15, 0.45)
+BLOCK_COLOR = PALETTE.blocked
 # An obstacle whose top is this close to the ground, or below it, covers no cell: an open door
 # sinks into the ground (`sim.components.motion`). Models stand on their origin, and a cube
 # is as tall as its z scale.
