@@ -33,8 +33,10 @@ class Row:
     typed: str | None = None
 
 
-def panel_text(title: str, rows: Sequence[Row], *, focused: int | None) -> str:
-    """The panel's lines (the error, if any, is drawn apart).
+def panel_text(
+    title: str, rows: Sequence[Row], *, focused: int | None, details: Sequence[str] = ()
+) -> str:
+    """The panel's lines (the error, if any, is drawn apart); `details` stand under the title.
 
     >>> print(panel_text("pillar (Obstacle)", [Row("heading", "15"), Row("scale", "1, 1, 1", "2")],
     ...                  focused=1))
@@ -46,7 +48,7 @@ def panel_text(title: str, rows: Sequence[Row], *, focused: int | None) -> str:
     type, Enter apply   Esc done
     """
     width = max((len(row.name) for row in rows), default=0)
-    lines = [title]
+    lines = [title, *details]
     for index, row in enumerate(rows):
         mark = ">" if index == focused else " "
         shown = row.value if row.typed is None else row.typed + "_"
