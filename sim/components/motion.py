@@ -187,15 +187,7 @@ class SceneMotion(Component):
 
     def on_draw_gizmos(self, gizmos: Gizmos) -> None:
         """Outline on the ground where each open door sank, so an open door still shows."""
-        world = self.world
-        now = 0.0 if world is None else world.time_s
-        segments = [
-            _footprint(moving.obj)
-            for moving in self._moving
-            if moving.door is not None
-            and moving.obj.alive
-            and door_height(moving.door, now) == DOOR_OPEN
-        ]
+        segments = [_footprint(moving.obj) for moving in self._open_doors()]
         if segments:
             gizmos.lines(
                 OPEN_DOOR_KEY,
@@ -206,9 +198,12 @@ class SceneMotion(Component):
 
     def open_doors(self) -> list[str]:
         """The names of the doors open now (outlined on the ground), in the order added."""
+        return [moving.obj.name for moving in self._open_doors()]
+
+    def _open_doors(self) -> list[_Moving]:
         now = 0.0 if self.world is None else self.world.time_s
         return [
-            moving.obj.name
+            moving
             for moving in self._moving
             if moving.door is not None
             and moving.obj.alive
