@@ -1,4 +1,8 @@
-"""What the HUD says about the planner, the path and the agents (the report is `sim.app.report`)."""
+"""What the HUD and an agent's inspector say about the planner, the path and the agents.
+
+The HUD keeps to plain words; the planner's own counts go to the inspector (`agent_details`).
+The report is `sim.app.report`.
+"""
 
 from __future__ import annotations
 
@@ -194,11 +198,11 @@ CAUSE_WORDS = {
     ReplanCause.PATH_CUT: "cut",
     ReplanCause.GOAL_MOVED: "goal",
 }
-"""How the HUD names each replan cause: short, the line is long already."""
+"""How the inspector names each replan cause: short, the line is long already."""
 
 
 def agent_line(agent: AgentController) -> str:
-    """One HUD line per agent: mode, state, replans by cause, why it stopped or goes elsewhere.
+    """An agent's details for its inspector: mode, state, replans by cause, why it stopped.
 
     E.g. "agent: chase, moving, replans 9 (6 interval, 2 cut, 1 goal)".
     """
@@ -235,7 +239,7 @@ def replan_line(agent: AgentController) -> str | None:
         # Start on the goal cell, or a proof that the goal is cut off: neither search ran.
         return f"  last replan ({CAUSE_WORDS[cause]}): answered without a search"
     how = "repaired" if outcome.repaired else "new search"
-    # Short enough not to wrap in an 800-pixel window: the HUD wraps before the middle.
+    # Short enough for the inspector's panel at 800 pixels across.
     return (
         f"  last replan ({CAUSE_WORDS[cause]}): {how}, {outcome.expanded} expanded"
         f" (fresh A*: {outcome.fresh_expanded})"

@@ -373,8 +373,13 @@ class Inspector(Component):
             for index, field in enumerate(fields_of(obj, self._motion))
         ]
         title = f"{obj.name} ({obj.tag})"
-        text = panel_text(title, rows, focused=self.focused, details=self._details(obj))
+        text = panel_text(title, rows, focused=self.focused, details=self.details())
         self._panel.show(text, self.error)
+
+    def details(self) -> list[str]:
+        """What the panel says of the selection beyond its fields, unwrapped (none without one)."""
+        obj = self.selected
+        return [] if obj is None else self._details(obj)
 
     @property
     def panel(self) -> InspectorPanel:

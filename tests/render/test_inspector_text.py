@@ -7,7 +7,7 @@ import pytest
 from panda3d.core import KeyboardButton
 
 from tests.helpers.inspector import focus, select, type_into
-from tests.helpers.paths import SCENES_DIR
+from tests.helpers.paths import SCENES_DIR, artifact
 from tests.helpers.virtual_mouse import Mouse
 
 pytestmark = pytest.mark.render
@@ -100,9 +100,13 @@ def test_an_agent_s_replans_are_in_its_inspector_not_on_the_hud(open_app):
     agent = app.agents[0]
     app.editor.selected = agent.game_object  # as a click on it does
     app.step()
-    panel = app.inspector.panel.text
-    assert f"replans {agent.replans} (" in panel
-    assert "interval" in panel
+    app.save_screenshot(artifact("inspector-agent.png"))
+    details = "\n".join(app.inspector.details())
+    assert f"replans {agent.replans} (" in details
+    assert "interval" in app.inspector.panel.text
+    # The panel wraps them inside the window.
+    _, high = app.inspector.panel.bounds(app.base.aspect2d)
+    assert high.x <= app.base.a2dRight
     hud = app.hud.text()
     assert "interval" not in hud
     assert "agent: walking to End" in hud or "agent: arrived" in hud

@@ -64,7 +64,7 @@ def test_the_inspector_shows_replans_by_cause_and_the_last_repair(open_app: Open
     )
     app.editor.selected = agent.game_object  # as a click on it does
     app.step()
-    panel = app.inspector.panel.text
+    panel = "\n".join(app.inspector.details())
     counts = [agent.replans_by_cause[cause] for cause in ReplanCause]
     assert "({} interval, {} cut, {} goal)".format(*counts) in panel
     assert "repaired" in panel
