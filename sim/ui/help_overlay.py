@@ -18,7 +18,6 @@ from panda3d.core import (
     TextNode,
     TextProperties,
     TextPropertiesManager,
-    TransparencyAttrib,
 )
 
 Section = tuple[str, Sequence[str]]
@@ -32,7 +31,6 @@ CARD_COLOR = (0.04, 0.05, 0.07, 1.0)  # opaque: the scene under it must not show
 PADDING = 0.05  # between the card's edge and the text, in the parent's units
 COLUMN_GAP = 0.08
 COLUMNS = 3
-CLOSE_KEYS = frozenset({"escape", "f1", "?"})
 _TITLE_PROPS = "help-title"
 
 
@@ -58,7 +56,6 @@ class HelpOverlay:
         self._passes_to = passes_to
         self._keys = DirectObject()
         self._shift_down = False
-        self._parent = parent
         self._sections = sections
         self._size = size
         self.root = parent.attach_new_node("help-overlay")
@@ -129,7 +126,7 @@ class HelpOverlay:
             self.toggle()
 
     def text(self) -> str:
-        """What the card says, column after column (for tests and the report)."""
+        """What the card says, column after column (empty until first opened)."""
         return "\n".join(str(text.text) for text in self._texts)
 
     def destroy(self) -> None:
@@ -187,8 +184,6 @@ class HelpOverlay:
         # The card was made first, so it is drawn first; now it takes the text's size.
         card.set_pos(left - PADDING, 0.0, -top - PADDING)
         card.set_scale(width * scale + 2 * PADDING, 1.0, 2 * top + 2 * PADDING)
-        if CARD_COLOR[3] < 1.0:
-            card.set_transparency(TransparencyAttrib.M_alpha)
 
 
 def _section_lines(title: str, entries: Sequence[str]) -> list[str]:
