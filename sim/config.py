@@ -117,3 +117,44 @@ class DoorConfig:
     period_s: float
     open_fraction: float
     phase_s: float = 0.0
+
+
+Rgba = tuple[float, float, float, float]
+
+
+@dataclass(frozen=True, slots=True)
+class Palette:
+    """One colour per meaning, the same in the scene, the search view and the crowds; RGBA 0..1.
+
+    Whatever draws a meaning takes its colour from here and the legend lists every one, so a
+    colour never stands for two things (orange was once the agents, their routes and the search
+    frontier at once). A translucent colour is told apart as it looks over the ground.
+    """
+
+    start: Rgba = (0.2, 0.8, 0.3, 1.0)  # green, the Start marker
+    end: Rgba = (0.9, 0.1, 0.1, 1.0)  # red, the End marker
+    agent: Rgba = (1.0, 0.55, 0.1, 1.0)  # orange, every agent: alone or in a crowd
+    obstacle: Rgba = (0.45, 0.52, 0.62, 1.0)  # grey-blue
+    blocked: Rgba = (0.75, 0.2, 0.15, 0.45)  # the shading of blocked cells
+    door_closed: Rgba = (0.0, 0.4, 0.45, 1.0)  # deep teal: a door that blocks its cells now
+    door_open: Rgba = (0.95, 0.95, 0.7, 1.0)  # pale outline on the ground where it sank
+    path: Rgba = (0.0, 0.85, 1.0, 1.0)  # cyan, the Start -> End path, planned or searched
+    route: Rgba = (0.15, 0.3, 0.95, 1.0)  # blue, each agent's own route
+    selected: Rgba = (1.0, 1.0, 1.0, 1.0)  # the editor's selection outline
+    link: Rgba = (0.7, 0.55, 0.0, 1.0)  # kept for links between distant cells, when they come
+    frontier: Rgba = (0.2, 0.85, 0.75, 1.0)  # mint, the search's open set
+    closed: Rgba = (0.6, 0.8, 0.95, 1.0)  # pale blue, cells the search expanded
+    current: Rgba = (0.25, 0.6, 1.0, 1.0)  # the cell being expanded
+    back_frontier: Rgba = (0.55, 0.2, 0.85, 1.0)  # a bidirectional search's backward half
+    back_closed: Rgba = (0.8, 0.65, 1.0, 1.0)
+    meeting: Rgba = (0.95, 0.1, 0.55, 1.0)  # where the two halves meet
+    parent_arrow: Rgba = (0.1, 0.1, 0.14, 1.0)
+    start_region: Rgba = (0.05, 0.35, 1.0, 0.5)  # no path: the cells Start reaches
+    goal_region: Rgba = (0.75, 0.25, 0.95, 0.4)  # no path: the cells End reaches
+    fix: Rgba = (1.0, 0.95, 0.2, 1.0)  # no path: the cells to remove
+    velocity: Rgba = (0.6, 1.0, 0.2, 1.0)  # crowd gizmo: where an agent goes next
+    neighbour: Rgba = (0.62, 0.52, 1.0, 1.0)  # crowd gizmo: the agents one avoids
+
+
+PALETTE = Palette()
+"""The colours everything draws with (see `Palette`)."""

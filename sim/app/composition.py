@@ -19,7 +19,7 @@ from panda3d.core import (
 from sim.app import hud_text, trace
 from sim.app.actions import key_actions
 from sim.app.close_request import quit_on_close_request
-from sim.app.controls import bind_controls, hud_help, panel_help, table_keys
+from sim.app.controls import add_help_overlay, bind_controls, hud_help, panel_help, table_keys
 from sim.app.generator_menu import GeneratorMenu
 from sim.app.legend_setup import add_legend
 from sim.app.mapf_playback import MapfPlayback
@@ -222,6 +222,7 @@ class SimApp:
             view=self.search_view,
             path=self.path,
             hud=self.hud,
+            crowd_render=self.crowd_render,
         )
         self.editor = SceneEditor(
             world=self.world,
@@ -320,6 +321,7 @@ class SimApp:
                 notify=self.notify,
                 turns_itself=lambda name: has_rotator(scene, name),
                 motion=self.motion,
+                details=hud_text.agent_details,
             )
         )
         self.workspace = Workspace(
@@ -344,6 +346,9 @@ class SimApp:
             notify=self.notify,
             typing_keys=set(TYPED_CHARS) - table_keys(),
         )
+        self.help_overlay = add_help_overlay(
+            self.base, self.modes, lambda: self.mapf_playback is not None, self.script_gate
+        )
         own = {
             "toggle_grid": self.toggle_grid,
             "toggle_blocks": self.toggle_blocks,
@@ -361,6 +366,7 @@ class SimApp:
             **self.workspace.actions(),
             "toggle_paint": self.paint.key_i,
             "toggle_top_down": lambda: self.camera.toggle_top_down(grid_bounds(self.grid)),
+            "toggle_help": self.help_overlay.toggle,
         }
         actions = key_actions(
             own,
@@ -375,9 +381,8 @@ class SimApp:
             crowd_render=self.crowd_render,
             inspector=self.inspector,
         )
-        bind_controls(
-            self.base, actions, search_open=self.modes.search_keys, captured=self.modes.captured
-        )
+        keys = self.modes.search_keys  # the help overlay takes Esc first, then the modes
+        bind_controls(self.base, actions, search_open=keys, captured=self.help_overlay.captured)
 
     def toggle_parent_arrows(self) -> None:
         """Show or hide the search view's arrows from each cell to its parent."""
@@ -493,7 +498,6 @@ class SimApp:
             path=self.path,
             agents=self.agents,
             crowd_sim=self.crowd_sim,
-            crowd=self.crowd,
             message=self.messages.showing(now_s=self.world.time_s),
             mapf=self.mapf_playback,
         )
@@ -607,6 +611,7 @@ class SimApp:
         """Tear everything down so another SimApp can open in the same process."""
         self.loop.detach()
         self.modes.destroy()
+        self.help_overlay.destroy()
         self.search_panel.destroy()
         self.race.destroy()
         if self.camera_input is not None:

@@ -1,12 +1,14 @@
 """The controls: one table of every key and mouse gesture, what it does, and its help text.
 
-The table binds the plain keys (`bind_controls`), writes the HUD's help lines (`hud_help`) and the
-search panel's key lines (`panel_help`); tests/unit/test_controls.py checks it against the docs page
-docs/controls.md. The mouse buttons, Ctrl+S, Ctrl+Z and the redo keys are listed too, for the help
-and that page, but their owners bind them: a drag needs the press, the pointer every frame and the
-release (`OrbitCameraInput`, `SceneEditor.bind`). A row's modifiers are part of its event's name,
-as the button thrower names events ("control-s", "shift-i"; `sim.engine.pointer.event_name`), so
-what was held is what was held at the key's own press, however short the frame.
+The table binds the plain keys (`bind_controls`), writes the help overlay's sections
+(`help_sections`, F1 or ?), the HUD's one-line hint (`hud_help`) and the search panel's key lines
+(`panel_help`); tests/unit/test_controls.py checks it against the docs page docs/controls.md.
+The mouse buttons, Ctrl+S, Ctrl+Z and the redo keys are listed too, for the help and that page,
+but their owners bind them: a drag needs the press, the pointer every frame and the release
+(`OrbitCameraInput`, `SceneEditor.bind`). A row's modifiers are part of its event's name, as the
+button thrower names events ("control-s", "shift-i"; `sim.engine.pointer.event_name`), so what
+was held is what was held at the key's own press, however short the frame (? is Shift and /,
+`HelpOverlay.bind`).
 
 A key may have one row in each mode: while the search view is open its SEARCH row runs, else its
 ALWAYS row (T opens the view, and closes it while it is open). Which mode holds the keys is the
@@ -22,8 +24,13 @@ from enum import StrEnum
 from typing import TYPE_CHECKING
 
 from sim.engine.pointer import event_name
+from sim.ui.help_overlay import HelpOverlay
 
 if TYPE_CHECKING:
+    from direct.showbase.ShowBase import ShowBase
+
+    from sim.app.modes import Modes
+    from sim.app.script_gate import ScriptGate
     from sim.engine.events import EventSource
 
 
@@ -41,6 +48,7 @@ class Binder(StrEnum):
     CAMERA = "camera"  # `OrbitCameraInput` (orbit, pan, zoom)
     EDITOR = "editor"  # `SceneEditor.bind` (drag, add, Ctrl+S, undo, redo)
     PLAYBACK = "playback"  # `MapfPlayback` (a MAPF plan's timeline), only while one plays
+    HELP = "help"  # `HelpOverlay.bind`: ? is Shift and /, read at press time
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +109,8 @@ CONTROLS: tuple[Control, ...] = (
     Control("wheel_down", "zoom_out", "wheel zoom", 1, bound_by=_CAMERA),
     Control("c", "reset_camera", "C camera", 1),
     Control("7", "toggle_top_down", "7 top-down", 1),
+    Control("f1", "toggle_help", "F1/? help", 1),
+    Control("?", "toggle_help", "F1/? help", 1, bound_by=Binder.HELP),
     Control("escape", "quit", "Esc quit", 1),
     Control("a", "allow_scripts", "A allow scripts", 1),
     Control("z", "undo", _UNDO_HELP, 1, modifier="control", bound_by=_EDITOR),
@@ -144,8 +154,9 @@ CONTROLS: tuple[Control, ...] = (
 )
 """Every control, in the order the help texts list them."""
 
-# The HUD's last line, the one-letter toggles, is its longest: its entries sit closer.
-HUD_GAPS = ("   ", "   ", "  ")
+HUD_HINT = "F1 help"
+LINE_TITLES = ("Edit", "Camera, undo and help", "Show and simulate")
+"""The help overlay's section titles, by a row's `line`."""
 PANEL_GAP = "   "
 PANEL_PREFIX = "keys: "
 
@@ -172,15 +183,80 @@ def help_lines(rows: Iterable[Control]) -> list[list[str]]:
 
 
 def hud_help() -> str:
-    """The HUD's help text along the bottom of the window: every ALWAYS control."""
-    lines = help_lines(controls(Mode.ALWAYS))
-    return "\n".join(gap.join(line) for gap, line in zip(HUD_GAPS, lines, strict=True))
+    """The HUD's hint along the bottom of the window: the help overlay lists the keys."""
+    return HUD_HINT
+
+
+def help_sections(
+    *, search_open: bool, plan_playing: bool, scripts_waiting: bool
+) -> list[tuple[str, list[str]]]:
+    """The help overlay's sections, (title, entries), for the keys that work now.
+
+    Every ALWAYS row by its help line (`LINE_TITLES`), the SEARCH rows first while the search
+    view is open, a MAPF plan's timeline keys only while one plays (`plan_playing`) and "A allow
+    scripts" only while the scene's scripts wait to be allowed (`scripts_waiting`).
+
+    >>> [title for title, _ in help_sections(
+    ...     search_open=False, plan_playing=False, scripts_waiting=False)]
+    ['Edit', 'Camera, undo and help', 'Show and simulate']
+    """
+    rows = [
+        row
+        for row in controls(Mode.ALWAYS)
+        if (plan_playing or row.bound_by is not Binder.PLAYBACK)
+        and (scripts_waiting or row.action != "allow_scripts")
+    ]
+    scene = [row for row in rows if row.bound_by is not Binder.PLAYBACK]
+    sections = [
+        (LINE_TITLES[index] if index < len(LINE_TITLES) else "More", entries)
+        for index, entries in enumerate(help_lines(scene))
+        if entries
+    ]
+    playback = [row.help for row in rows if row.bound_by is Binder.PLAYBACK]
+    if playback:
+        sections.append(("MAPF plan timeline", list(dict.fromkeys(playback))))
+    if search_open:
+        search = [entry for line in help_lines(controls(Mode.SEARCH)) for entry in line]
+        sections.insert(0, ("Search view (these keys first)", search))
+    return sections
 
 
 def panel_help() -> str:
     """The search panel's key lines: the keys that work while the search view is open."""
     lines = help_lines(controls(Mode.SEARCH))
     return PANEL_PREFIX + "\n".join(PANEL_GAP.join(line) for line in lines)
+
+
+HELP_ROOM = 0.94  # the share of the window the help overlay may cover, each way
+
+
+def add_help_overlay(
+    base: ShowBase,
+    modes: Modes,
+    plan_playing: Callable[[], bool],
+    scripts: ScriptGate,
+) -> HelpOverlay:
+    """The F1 / ? help overlay over `base`'s window, listing `help_sections` as they are on open.
+
+    The table's F1 row runs its `toggle`; this binds ? (Shift and /, `HelpOverlay.bind`). Its
+    `captured` takes Esc while it is open and hands every other key on to `modes.captured`.
+    """
+
+    def room() -> tuple[float, float]:
+        return 2 * base.a2dRight * HELP_ROOM, 2 * base.a2dTop * HELP_ROOM
+
+    overlay = HelpOverlay(
+        base.aspect2d,
+        lambda: help_sections(
+            search_open=modes.search_keys(),
+            plan_playing=plan_playing(),
+            scripts_waiting=not scripts.allowed,
+        ),
+        room,
+        passes_to=modes.captured,
+    )
+    overlay.bind()
+    return overlay
 
 
 def bind_controls(

@@ -1,13 +1,19 @@
-"""What the HUD says about the planner, the path and the agents (the report is `sim.app.report`)."""
+"""What the HUD and an agent's inspector say about the planner, the path and the agents.
+
+The HUD keeps to plain words; the planner's own counts go to the inspector (`agent_details`).
+The report is `sim.app.report`.
+"""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from sim.components.agent_controller import AgentController, AgentState, ReplanCause
 from sim.components.grid_manager import GridManager, PlanOutcome
+from sim.config import AgentMode
+from sim.engine import GameObject
 from sim.errors import shown
 from sim.navigation.catalogue import PLANNER, SearchKind, connectivity_label
 from sim.navigation.diagonal import DiagonalRule
@@ -17,12 +23,12 @@ from sim.navigation.regions.explain import NoPathExplanation
 
 if TYPE_CHECKING:
     from sim.app.mapf_playback import MapfPlayback
-    from sim.components.crowd import CrowdField
     from sim.components.crowd_sim import CrowdSim
     from sim.components.start_end_path import StartEndPath
 
-HUD_AGENT_LINES = 8  # past this many agents the HUD sums them up in one line
+HUD_AGENT_LINES = 3  # past this many agents the HUD sums them up in one line
 NO_AGENT_TEXT = "agents: none in this scene (an object tagged 'Agent' follows the path)"
+SEP = " \u00b7 "  # a middle dot between the parts of one line
 
 
 def status_lines(
@@ -34,35 +40,27 @@ def status_lines(
     path: StartEndPath,
     agents: Sequence[AgentController],
     crowd_sim: CrowdSim,
-    crowd: CrowdField,
     message: str | None,
     mapf: MapfPlayback | None = None,
 ) -> list[str]:
     """Everything the HUD shows now, with `message` (an edit's or a save's) last.
 
-    Names the user chose (the scene's, in the message a file's) are shown escaped (`shown`).
-    A MAPF plan playing (`mapf`) has its lines under the scene's name, instead of the line
-    saying the scene has no agents.
+    Plain words: the path in one line (`status_line`), at most one line per agent and one line
+    for them all past `HUD_AGENT_LINES`; an agent's replans and searches are its inspector's
+    (`agent_details`). Names the user chose (the scene's, in the message a file's) are shown
+    escaped (`shown`). A MAPF plan playing (`mapf`) has its lines under the scene's name,
+    instead of the line saying the scene has no agents.
     """
     lines = [
-        fps_line(fps, paused=paused),
-        f"scene: {shown(scene_name)}",
+        fps_line(fps, paused=paused) + SEP + f"scene: {shown(scene_name)}",
         *([] if mapf is None else mapf.status_lines()),
         planner_line(grid),
         *path_lines(path.outcome, path.plans, path.explanation),
     ]
     if len(agents) > HUD_AGENT_LINES:
-        states = crowd_sim.state_counts()
-        fields = crowd.active_goals
-        mode = {0: "A* each", 1: "one shared field"}.get(fields, f"{fields} shared fields")
-        line = f"agents: {len(agents)} ({mode}), {states[AgentState.ARRIVED]} arrived"
-        if states[AgentState.NO_PATH]:
-            line += f", {states[AgentState.NO_PATH]} no path (waiting)"
-        lines.append(line)
+        lines.append(agents_summary(len(agents), crowd_sim.state_counts()))
     else:
-        lines += [agent_line(agent) for agent in agents]
-        replan = replan_line(agents[0]) if agents else None
-        lines += [] if replan is None else [replan]
+        lines += [agent_summary(agent) for agent in agents]
     if not agents and mapf is None:
         lines.append(NO_AGENT_TEXT)
     if message is not None:
@@ -70,19 +68,98 @@ def status_lines(
     return lines
 
 
+def status_line(outcome: PlanOutcome | None, plans: int) -> str:
+    """The Start -> End path in one line of plain words (for a status bar).
+
+    >>> print(status_line(PlanOutcome(found=True, cells=[1, 2, 3], length=23.6, expanded=8,
+    ...                               plan_ms=0.153), 18))
+    Path 23.6 long · 8 cells searched in 0.15 ms · replanned 18 times
+    >>> print(status_line(PlanOutcome(found=False, reason="End is walled in", expanded=40), 1))
+    No path: End is walled in · 40 cells searched · planned once
+    """
+    if outcome is None:
+        return "No path: the scene needs a Start and an End"
+    searched = f"{_count(outcome.expanded, 'cell')} searched"
+    again = "planned once" if plans <= 1 else f"replanned {plans} times"
+    if not outcome.found:
+        return f"No path: {outcome.reason}" + SEP + searched + SEP + again
+    return (
+        f"Path {outcome.length:.1f} long"
+        + SEP
+        + f"{searched} in {outcome.plan_ms:.2f} ms"
+        + SEP
+        + again
+    )
+
+
+def agents_summary(count: int, states: Mapping[AgentState, int]) -> str:
+    """One line for many agents: how many do what, e.g. "6 agents: 4 walking, 2 arrived".
+
+    >>> agents_summary(6, {AgentState.MOVING: 4, AgentState.ARRIVED: 2})
+    '6 agents: 4 walking, 2 arrived'
+    """
+    parts = [
+        f"{states[state]} {STATE_WORDS[state]}"
+        for state in (AgentState.MOVING, AgentState.ARRIVED, AgentState.NO_PATH, AgentState.IDLE)
+        if states.get(state, 0)
+    ]
+    return f"{count} agents: " + (", ".join(parts) if parts else "none placed yet")
+
+
+STATE_WORDS = {
+    AgentState.MOVING: "walking",
+    AgentState.ARRIVED: "arrived",
+    AgentState.NO_PATH: "waiting (no path)",
+    AgentState.IDLE: "idle",
+}
+"""How the HUD's summary names each state."""
+
+
+def agent_summary(agent: AgentController) -> str:
+    """One plain HUD line for an agent: what it does now, e.g. "agent: walking to End"."""
+    name = agent.game_object.name
+    lost = agent.lost_target
+    if lost is not None:
+        return f"{name}: waiting, its target {lost!r} is gone"
+    state = agent.state
+    if state is AgentState.MOVING:
+        if agent.mode == AgentMode.PATROL:
+            return f"{name}: patrolling"
+        return f"{name}: walking to {agent.config.target or 'End'}"
+    if state is AgentState.NO_PATH:
+        return f"{name}: waiting, no path"
+    if state is AgentState.IDLE:
+        return f"{name}: idle, nothing to go to"
+    return f"{name}: arrived"
+
+
+def agent_details(obj: GameObject) -> list[str]:
+    """The inspector's lines about an agent: its replans by cause and its last search.
+
+    Nothing for an object that is not an agent.
+    """
+    agent = obj.get_component(AgentController)
+    if agent is None:
+        return []
+    replan = replan_line(agent)
+    return [agent_line(agent), *([] if replan is None else [replan.strip()])]
+
+
+def _count(count: int, noun: str) -> str:
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
 def path_lines(
     outcome: PlanOutcome | None, plans: int, explanation: NoPathExplanation | None = None
 ) -> list[str]:
-    """HUD lines for the Start -> End path, and why there is none when `explanation` says."""
-    if outcome is None:
-        return ["path: the scene needs a Start and an End"]
-    if not outcome.found:
-        lines = [f"NO PATH: {outcome.reason}", f"  {outcome.expanded} expanded, replans {plans}"]
+    """HUD lines for the Start -> End path, and why there is none when `explanation` says.
+
+    The first is `status_line`; notes follow it.
+    """
+    if outcome is None or not outcome.found:
+        lines = [status_line(outcome, plans)]
         return lines + ([] if explanation is None else no_path_lines(explanation))
-    lines = [
-        f"path: {outcome.length:.2f} long, cost {outcome.cost:.2f}, {len(outcome.cells)} cells",
-        f"  {outcome.expanded} expanded in {outcome.plan_ms:.2f} ms, replans {plans}",
-    ]
+    lines = [status_line(outcome, plans)]
     if outcome.reason:
         lines.append(f"  note: {outcome.reason}")
     if len(outcome.cells) == 1:
@@ -121,11 +198,11 @@ CAUSE_WORDS = {
     ReplanCause.PATH_CUT: "cut",
     ReplanCause.GOAL_MOVED: "goal",
 }
-"""How the HUD names each replan cause: short, the line is long already."""
+"""How the inspector names each replan cause: short, the line is long already."""
 
 
 def agent_line(agent: AgentController) -> str:
-    """One HUD line per agent: mode, state, replans by cause, why it stopped or goes elsewhere.
+    """An agent's details for its inspector: mode, state, replans by cause, why it stopped.
 
     E.g. "agent: chase, moving, replans 9 (6 interval, 2 cut, 1 goal)".
     """
@@ -162,7 +239,7 @@ def replan_line(agent: AgentController) -> str | None:
         # Start on the goal cell, or a proof that the goal is cut off: neither search ran.
         return f"  last replan ({CAUSE_WORDS[cause]}): answered without a search"
     how = "repaired" if outcome.repaired else "new search"
-    # Short enough not to wrap in an 800-pixel window: the HUD wraps before the middle.
+    # Short enough for the inspector's panel at 800 pixels across.
     return (
         f"  last replan ({CAUSE_WORDS[cause]}): {how}, {outcome.expanded} expanded"
         f" (fresh A*: {outcome.fresh_expanded})"
@@ -191,6 +268,10 @@ def planner_line(grid: GridManager) -> str:
 
 
 def fps_line(fps: float, *, paused: bool) -> str:
-    """Frame rate, and PAUSED when simulated time stands still."""
-    text = f"{fps:4.0f} fps" if math.isfinite(fps) else "  -- fps"
+    """Frame rate, and PAUSED when simulated time stands still; "--" before one is known.
+
+    >>> fps_line(59.7, paused=False), fps_line(0.0, paused=True)
+    ('  60 fps', '  -- fps   PAUSED')
+    """
+    text = f"{fps:4.0f} fps" if math.isfinite(fps) and fps > 0 else "  -- fps"
     return text + ("   PAUSED" if paused else "")

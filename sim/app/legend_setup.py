@@ -1,6 +1,7 @@
-"""The colour legend's sections: the colours the scene, the paths and the search view draw with.
+"""The colour legend's sections: every meaning of `sim.config.PALETTE`, grouped as seen.
 
-The colours come from the modules that draw them, so the legend cannot drift from the scene.
+The colours come from the palette the drawing modules take theirs from, so the legend cannot
+drift from the scene, and each colour has one meaning (`tests/unit/test_palette.py`).
 """
 
 from __future__ import annotations
@@ -8,26 +9,57 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from sim.components.agent_controller import AGENT_PATH_COLOR
-from sim.components.grid_manager import BLOCK_COLOR
 from sim.components.legend import Color, Legend, LegendRow, LegendSection
-from sim.components.no_path import FIX_OUTLINE_COLOR, GOAL_REGION_COLOR, START_REGION_COLOR
-from sim.components.start_end_path import PATH_COLOR
+from sim.config import PALETTE
 from sim.scene.builder import GROUND_COLOR
-from sim.search_view.view import CLOSED_COLOR, CURRENT_COLOR, OPEN_COLOR
-from sim.search_view.view import PATH_COLOR as SEARCH_PATH_COLOR
 
 if TYPE_CHECKING:
     from panda3d.core import NodePath
 
+    from sim.components.crowd_render import CrowdRenderer
     from sim.components.hud import Hud
     from sim.components.start_end_path import StartEndPath
     from sim.components.terrain_legend import TerrainLegend
     from sim.engine import World
     from sim.search_view.view import SearchView
 
-BOTTOM = 0.2  # above the HUD's key help along the bottom (as the terrain legend)
+BOTTOM = 0.1  # above the HUD's one-line hint along the bottom (as the terrain legend)
 GAP = 0.012  # between the terrain legend and this one, aspect2d units
+MAX_HEIGHT = 0.7  # a taller legend goes on in a second column, aspect2d units
+
+SCENE_ROWS = (
+    LegendRow("Start", PALETTE.start),
+    LegendRow("End", PALETTE.end),
+    LegendRow("agent", PALETTE.agent),
+    LegendRow("obstacle", PALETTE.obstacle),
+    LegendRow("blocked cell", PALETTE.blocked),
+    LegendRow("door, closed", PALETTE.door_closed),
+    LegendRow("door, open", PALETTE.door_open, line=True),
+    LegendRow("path", PALETTE.path, line=True),
+    LegendRow("agent route", PALETTE.route, line=True),
+    LegendRow("selected", PALETTE.selected, line=True),
+)
+SEARCH_ROWS = (
+    LegendRow("open (frontier)", PALETTE.frontier),
+    LegendRow("closed (expanded)", PALETTE.closed),
+    LegendRow("current", PALETTE.current),
+    LegendRow("backward open", PALETTE.back_frontier),
+    LegendRow("backward closed", PALETTE.back_closed),
+    LegendRow("halves meet", PALETTE.meeting),
+    LegendRow("parent arrow", PALETTE.parent_arrow, line=True, on=PALETTE.closed),
+)
+CROWD_ROWS = (
+    LegendRow("velocity", PALETTE.velocity, line=True),
+    LegendRow("avoided neighbour", PALETTE.neighbour, line=True),
+)
+NO_PATH_ROWS = (
+    LegendRow("Start's region", PALETTE.start_region),
+    LegendRow("End's region", PALETTE.goal_region),
+    LegendRow("cells to remove", PALETTE.fix),
+)
+UNLISTED = frozenset({"link"})
+"""Palette meanings no legend row shows yet: a link's colour is kept for links, which no scene
+has yet."""
 
 
 def over_ground(color: Color) -> Color:
@@ -40,42 +72,30 @@ def over_ground(color: Color) -> Color:
     return (red, green, blue, 1.0)
 
 
+def _ground_shading(rows: tuple[LegendRow, ...]) -> tuple[LegendRow, ...]:
+    """Translucent colours as they look on the ground, where they are drawn."""
+    return tuple(
+        LegendRow(row.label, over_ground(row.color), row.line) if row.color[3] < 1.0 else row
+        for row in rows
+    )
+
+
 def legend_sections(
-    search_open: Callable[[], bool], no_path_shown: Callable[[], bool]
+    search_open: Callable[[], bool],
+    no_path_shown: Callable[[], bool],
+    gizmos_shown: Callable[[], bool] = lambda: False,
 ) -> list[LegendSection]:
     """The legend's sections, top to bottom: the scene's colours, then those shown for a while.
 
     The search states show while `search_open()` says the view is open, the no-path shading
-    while `no_path_shown()` says the ground shows it.
+    while `no_path_shown()` says the ground shows it, the crowd's gizmo lines while
+    `gizmos_shown()`.
     """
     return [
-        LegendSection(
-            "scene",
-            (
-                LegendRow("blocked cell", over_ground(BLOCK_COLOR)),
-                LegendRow("path", PATH_COLOR, line=True),
-                LegendRow("agent route", AGENT_PATH_COLOR, line=True),
-            ),
-        ),
-        LegendSection(
-            "search",
-            (
-                LegendRow("open (frontier)", OPEN_COLOR),
-                LegendRow("closed (expanded)", CLOSED_COLOR),
-                LegendRow("current", CURRENT_COLOR),
-                LegendRow("path", SEARCH_PATH_COLOR),
-            ),
-            shown=search_open,
-        ),
-        LegendSection(
-            "no path",
-            (
-                LegendRow("Start's region", over_ground(START_REGION_COLOR)),
-                LegendRow("End's region", over_ground(GOAL_REGION_COLOR)),
-                LegendRow("cells to remove", FIX_OUTLINE_COLOR),
-            ),
-            shown=no_path_shown,
-        ),
+        LegendSection("scene", _ground_shading(SCENE_ROWS)),
+        LegendSection("search", SEARCH_ROWS, shown=search_open),
+        LegendSection("crowd gizmos", CROWD_ROWS, shown=gizmos_shown),
+        LegendSection("no path", _ground_shading(NO_PATH_ROWS), shown=no_path_shown),
     ]
 
 
@@ -87,18 +107,24 @@ def add_legend(
     view: SearchView,
     path: StartEndPath,
     hud: Hud,
+    crowd_render: CrowdRenderer | None = None,
 ) -> Legend:
     """Put the colour legend in `parent`'s bottom-left, above the terrain legend if any.
 
     It shows while the HUD does; its search section while `view` is open, its no-path section
-    while `path` shades why there is none.
+    while `path` shades why there is none, its crowd section while `crowd_render` shows gizmos.
     """
     bottom = BOTTOM if terrain_legend is None else terrain_legend.top + GAP
     legend = Legend(
         parent,
-        legend_sections(lambda: view.opened, lambda: no_path_shown(path)),
+        legend_sections(
+            lambda: view.opened,
+            lambda: no_path_shown(path),
+            lambda: crowd_render is not None and crowd_render.show_gizmos,
+        ),
         visible=lambda: hud.visible,
         bottom=bottom,
+        max_height=MAX_HEIGHT,
     )
     return world.spawn("colour-legend").add_component(legend)
 

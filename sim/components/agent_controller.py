@@ -10,7 +10,7 @@ from panda3d.core import Quat
 
 from sim.components.crowd import CrowdField
 from sim.components.grid_manager import GridManager, PlanOutcome, Point
-from sim.config import AgentConfig, AgentMode, Tag
+from sim.config import PALETTE, AgentConfig, AgentMode, Tag
 from sim.crowd.crowd import Crowd
 from sim.crowd.handle import CrowdHost, Kept
 from sim.crowd.route import RouteCells, nearest_clear_point
@@ -35,7 +35,7 @@ ALIGNED_DEG = 2.0  # facing within this of the waypoint counts as aligned
 CENTRE_EPSILON = 0.02  # world units: close enough to a cell centre to call it reached
 ARRIVAL_MARGIN = 1e-4  # world units: the last step stops this far inside the arrival circle
 PATH_Z = 0.06
-AGENT_PATH_COLOR = (1.0, 0.6, 0.1, 1.0)
+AGENT_PATH_COLOR = PALETTE.route
 ROUTES_DRAWN = 256
 """A scene draws the routes of its first this many agents: each is a line rebuilt every frame
 the agent moves, and thousands of them cost a second a frame and show nothing but orange."""

@@ -24,6 +24,7 @@ import numpy as np
 from numpy.typing import NDArray
 from panda3d.core import Camera, GraphicsOutput, NodePath
 
+from sim.config import PALETTE
 from sim.crowd.avoidance import find_neighbours
 from sim.engine import Component, Gizmos
 from sim.engine.markers import MARKER_Z, MarkerBatch, min_world_size
@@ -32,8 +33,8 @@ MIN_MARKER_PX = 6.0  # a marker is never fewer pixels across than this, however 
 VELOCITY_LINE_S = 0.25  # a velocity line shows where the agent would be this much later
 VELOCITY_Z = MARKER_Z + 0.02  # over the markers
 NEIGHBOUR_Z = MARKER_Z - 0.005  # under them: a line joins two discs' edges, hiding neither
-VELOCITY_COLOR = (0.15, 0.95, 1.0, 1.0)  # cyan: no scene object or path uses it
-NEIGHBOUR_COLOR = (0.62, 0.52, 1.0, 1.0)  # muted violet: there are many, the velocities matter
+VELOCITY_COLOR = PALETTE.velocity
+NEIGHBOUR_COLOR = PALETTE.neighbour  # muted: there are many, the velocities matter
 NEIGHBOUR_DIST = 4.0  # world units; used when the frame brings no neighbours of its own
 MAX_NEIGHBOURS = 8
 GIZMO_KEYS = ("crowd-velocity", "crowd-neighbours")

@@ -14,7 +14,7 @@ from numpy.typing import NDArray
 from panda3d.core import TransformState
 
 from sim.components.terrain import TerrainTracker
-from sim.config import Tag
+from sim.config import PALETTE, Tag
 from sim.crowd.route import BlockStamps
 from sim.engine import Component, GameObject, Gizmos
 from sim.navigation import (
@@ -38,7 +38,7 @@ from sim.navigation.room import Room
 from sim.navigation.searches.incremental import IncrementalSearch
 
 BLOCK_Z = 0.01
-BLOCK_COLOR = (0.75, 0.2, 0.15, 0.45)
+BLOCK_COLOR = PALETTE.blocked
 # An obstacle whose top is this close to the ground, or below it, covers no cell: an open door
 # sinks into the ground (`sim.components.motion`). Models stand on their origin, and a cube
 # is as tall as its z scale.

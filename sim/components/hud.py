@@ -1,17 +1,22 @@
-"""The HUD: a status block in the top-left corner and a key-help line along the bottom."""
+"""The HUD: a status block in the top-left corner and a one-line hint ("F1 help") at the bottom."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 
 from direct.gui.OnscreenText import OnscreenText
 from panda3d.core import NodePath, TextNode
 
-from sim.engine import Component, Every
+from sim.engine import Component, Gizmos
 
 REFRESH_S = 0.25  # rewriting text every frame costs more than it tells anybody
+# The first frames refresh every time: the frame rate is unknown on the first one and known on
+# the second, and a film rendered frame after frame (`--record-search`) starts right there.
+WARMUP_FRAMES = 30
 TEXT_SCALE = 0.04  # DejaVu Sans runs wider than Panda3D's built-in font
 HELP_SCALE = 0.04
+HELP_Y = 0.04  # the hint's baseline above the window's bottom edge, aspect2d units
 MARGIN_X = 0.05  # aspect2d units between the window's left edge and the text
 CENTRE_GAP = 0.04  # aspect2d units the status text keeps clear of the window's middle
 TEXT_COLOR = (1.0, 1.0, 1.0, 1.0)
@@ -41,7 +46,7 @@ class Hud(Component):
         half = abs(top_left.get_x()) - MARGIN_X - CENTRE_GAP
         if half > 0:
             self._status.textNode.set_wordwrap(half / TEXT_SCALE)
-        self._help = _text(bottom_left, pos=(MARGIN_X, 0.13), scale=HELP_SCALE)
+        self._help = _text(bottom_left, pos=(MARGIN_X, HELP_Y), scale=HELP_SCALE)
         self._help.text = help_text
         # The corner sits at the window's left edge, as far left of the centre as the edge
         # on the right: a help line wider than that room is scaled down to fit, not cut off.
@@ -50,7 +55,8 @@ class Hud(Component):
         if room > 0 and width > room:
             fitted = HELP_SCALE * room / width
             self._help.scale = (fitted, fitted)
-        self._refresh = Every(REFRESH_S, fire_at_start=True)
+        self._refreshed_s = 0.0  # real time, as the eye reads it
+        self._drawn = 0
         self._visible = True
 
     @property
@@ -71,15 +77,47 @@ class Hud(Component):
         """The status block as it reads now."""
         return "\n".join(self._status_lines())
 
-    def update(self, dt: float) -> None:
-        """Refresh the status text a few times a second."""
-        if self._refresh.tick(dt):
-            self._status.text = self.text()
+    def on_draw_gizmos(self, gizmos: Gizmos) -> None:
+        """Refresh the status text a few times a second, also while simulated time is paused.
+
+        Paused frames draw too (a film of the search view is rendered paused): the HUD must
+        say what is, not what was when time stopped.
+        """
+        self._drawn += 1
+        if self._drawn <= WARMUP_FRAMES or time.monotonic() - self._refreshed_s >= REFRESH_S:
+            self.refresh()
+
+    def refresh(self) -> None:
+        """Rewrite the status text now."""
+        self._refreshed_s = time.monotonic()
+        self._status.text = "\n".join(whole_parts(line) for line in self._status_lines())
 
     def on_destroy(self) -> None:
         """Remove the text nodes from the 2-D scene."""
         self._status.destroy()
         self._help.destroy()
+
+
+SEPARATOR = " \u00b7 "  # between the parts of one line ("Path 23.6 long · 8 cells searched")
+NO_BREAK = "\u00a0"
+
+
+def whole_parts(line: str) -> str:
+    """`line` as drawn: wrapped only after a `SEPARATOR`, never inside one of its parts.
+
+    Spaces inside each part and before each dot become no-break spaces, so a long status line
+    breaks as "... 0.15 ms ·" / "replanned 18 times", not before a lone "times".
+
+    >>> whole_parts("Path 2 long \u00b7 replanned 3 times") == (
+    ...     "Path\u00a02\u00a0long\u00a0\u00b7 replanned\u00a03\u00a0times")
+    True
+    >>> whole_parts("no parts here")
+    'no parts here'
+    """
+    if SEPARATOR not in line:
+        return line
+    parts = [part.replace(" ", NO_BREAK) for part in line.split(SEPARATOR)]
+    return (NO_BREAK + "\u00b7 ").join(parts)
 
 
 def _text(parent: NodePath, *, pos: tuple[float, float], scale: float) -> OnscreenText:

@@ -19,15 +19,23 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from sim.config import DoorConfig, MoverConfig, RotatorConfig
-from sim.engine import Component, GameObject
-from sim.scene.motion_paths import MoverRoute, door_height, heading_at
+import numpy as np
+from numpy.typing import NDArray
+from panda3d.core import NodePath, Point3
+
+from sim.config import PALETTE, DoorConfig, MoverConfig, RotatorConfig, Tag
+from sim.engine import Component, GameObject, Gizmos
+from sim.scene.motion_paths import DOOR_OPEN, MoverRoute, door_height, heading_at
+from sim.scene.spec import DEFAULT_COLORS
 
 Vec3 = tuple[float, float, float]
 
 # How far below the ground an open door's top goes, as a share of its height: wholly out of
 # sight under the ground plane, and its top never within float32 noise of z = 0.
 DOOR_SINK_MARGIN = 0.05
+OPEN_DOOR_KEY = "open-doors"
+OPEN_DOOR_Z = 0.025  # over the ground and the block shading, so the sunk door's place shows
+OPEN_DOOR_THICKNESS = 2.5
 
 
 @dataclass(slots=True)
@@ -102,6 +110,10 @@ class SceneMotion(Component):
         )
         if mover is not None:
             moving.route = MoverRoute.of((x, y), mover)
+        if door is not None and _rgba(node) == DEFAULT_COLORS[Tag.OBSTACLE]:
+            # A door in the obstacles' colour takes the doors' own, so it reads as a door; a
+            # colour its scene gave it stays.
+            node.set_color(*PALETTE.door_closed)
         self._moving.append(moving)
         self._by_object[game_object] = moving
 
@@ -173,6 +185,31 @@ class SceneMotion(Component):
         """Put every moving object where its motion has it at the World's time now."""
         self._pose_all()
 
+    def on_draw_gizmos(self, gizmos: Gizmos) -> None:
+        """Outline on the ground where each open door sank, so an open door still shows."""
+        segments = [_footprint(moving.obj) for moving in self._open_doors()]
+        if segments:
+            gizmos.lines(
+                OPEN_DOOR_KEY,
+                np.concatenate(segments),
+                PALETTE.door_open,
+                thickness=OPEN_DOOR_THICKNESS,
+            )
+
+    def open_doors(self) -> list[str]:
+        """The names of the doors open now (outlined on the ground), in the order added."""
+        return [moving.obj.name for moving in self._open_doors()]
+
+    def _open_doors(self) -> list[_Moving]:
+        now = 0.0 if self.world is None else self.world.time_s
+        return [
+            moving
+            for moving in self._moving
+            if moving.door is not None
+            and moving.obj.alive
+            and door_height(moving.door, now) == DOOR_OPEN
+        ]
+
     def _pose_all(self) -> None:
         world = self.world
         if world is None:
@@ -206,6 +243,23 @@ def _heading(moving: _Moving, rotator: RotatorConfig, now: float) -> float:
     """A rotator's heading at `now`: from its heading at time 0, or at its last new rate."""
     start = moving.heading if moving.turn_h is None else moving.turn_h
     return heading_at(start, rotator.deg_per_s, now - moving.turn_s)
+
+
+def _rgba(node: NodePath) -> tuple[float, float, float, float]:
+    red, green, blue, alpha = node.get_color()
+    return (round(red, 4), round(green, 4), round(blue, 4), round(alpha, 4))
+
+
+def _footprint(obj: GameObject) -> NDArray[np.float32]:
+    """The four ground edges of `obj`'s unit-cube footprint (its node's x, y in -0.5..0.5)."""
+    node = obj.node
+    root = node.get_top()
+    corners = [root.get_relative_point(node, Point3(x, y, 0.0)) for x, y in _SQUARE]
+    points = np.array([(c.x, c.y, OPEN_DOOR_Z) for c in corners], dtype=np.float32)
+    return np.stack([points, np.roll(points, -1, axis=0)], axis=1)
+
+
+_SQUARE = ((-0.5, -0.5), (0.5, -0.5), (0.5, 0.5), (-0.5, 0.5))
 
 
 def _door_z(door: DoorConfig, base: float, height: float, now: float) -> float:

@@ -14,15 +14,16 @@ import numpy as np
 from numpy.typing import NDArray
 
 from sim.components.grid_manager import GridManager, PlanOutcome, Point
+from sim.config import PALETTE
 from sim.engine import Gizmos
 from sim.navigation.regions.explain import NoPathExplanation, explain_no_path
 
 Rgba = tuple[float, float, float, float]
 
-START_REGION_COLOR: Rgba = (0.2, 0.5, 1.0, 0.4)
-GOAL_REGION_COLOR: Rgba = (0.75, 0.25, 0.95, 0.4)
-FIX_COLOR = (1.0, 0.85, 0.0, 0.55)
-FIX_OUTLINE_COLOR = (1.0, 0.95, 0.2, 1.0)
+START_REGION_COLOR: Rgba = PALETTE.start_region
+GOAL_REGION_COLOR: Rgba = PALETTE.goal_region
+FIX_COLOR = (*PALETTE.fix[:3], 0.55)
+FIX_OUTLINE_COLOR = PALETTE.fix
 FIX_OUTLINE_THICKNESS = 3.0
 REGION_Z = 0.012  # over the ground and block shading, under the grid lines (0.02)
 FIX_Z = 0.03

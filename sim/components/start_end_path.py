@@ -6,11 +6,11 @@ from collections.abc import Callable
 
 from sim.components.grid_manager import GridManager, PlanOutcome
 from sim.components.no_path import NoPathShading
-from sim.config import Tag
+from sim.config import PALETTE, Tag
 from sim.engine import Component, GameObject, Gizmos, ReplanGate
 from sim.navigation.regions.explain import NoPathExplanation
 
-PATH_COLOR = (0.1, 0.95, 0.2, 1.0)
+PATH_COLOR = PALETTE.path
 PATH_Z = 0.05  # above the grid lines and block shading, below the cubes' tops
 
 

@@ -133,8 +133,10 @@ class Inspector(Component):
 
     Attributes:
         focused: The index of the field that has the keyboard, or None.
-        typed: What was typed into it so far.
-        error: The last refused value's one-line message, shown until the next change.
+        typed: What the field shows while it has the keyboard: its value when it got the
+            keyboard, then what was typed (the first typed character replaces the value).
+        error: The last refused value's one-line message, shown until the next change, an
+            undo or redo, or Esc.
     """
 
     def __init__(
@@ -147,8 +149,11 @@ class Inspector(Component):
         notify: Callable[[str], None],
         turns_itself: Callable[[str], bool] = lambda _name: False,
         motion: SceneMotion | None = None,
+        details: Callable[[GameObject], list[str]] = lambda _obj: [],
     ) -> None:
         super().__init__()
+        # What the panel says of the selection beyond its fields (an agent's replans).
+        self._details = details
         self._motion = motion  # moves (and holds the settings of) what moves by itself
         # Whether the object called so has a rotator, which sets its heading every frame.
         self._turns_itself = turns_itself
@@ -157,7 +162,10 @@ class Inspector(Component):
         self._shown: GameObject | None = None
         self.focused: int | None = None
         self.typed = ""
+        self._replacing = False  # the field shows its value: the next character replaces it
         self.error: str | None = None
+        self._history_seen = (0, 0)  # the history's depths the panel last showed
+        self._refused_at = (0, 0)  # the history's depths when the error was raised
 
     @property
     def selected(self) -> GameObject | None:
@@ -186,16 +194,17 @@ class Inspector(Component):
             self.focused = None
             return
         if key in TYPED_CHARS:
-            self.typed += TYPED_CHARS[key]
+            self.typed = ("" if self._replacing else self.typed) + TYPED_CHARS[key]
+            self._replacing = False
         elif key == "backspace":
-            self.typed = self.typed[:-1]
+            self.typed, self._replacing = self.typed[:-1], False
         elif key == "enter":
             self.apply_typed()
         elif key in ("tab", "arrow_down", "arrow_up"):
             step = -1 if key == "arrow_up" else 1
             self.focus((self.focused + step) % count)
         elif key == "escape":
-            self.focused, self.typed = None, ""
+            self.focused, self.typed, self.error = None, "", None
 
     def next_field(self) -> None:
         """Tab with no field focused: give the first field of the selection the keyboard."""
@@ -203,18 +212,25 @@ class Inspector(Component):
             self.focus(0)
 
     def focus(self, index: int) -> None:
-        """Give field `index` the keyboard, with nothing typed yet."""
-        self.focused, self.typed = index, ""
+        """Give field `index` the keyboard, showing its value; typing replaces it."""
+        obj = self.selected
+        fields = self.fields
+        value = "" if obj is None or index >= len(fields) else self.value_of(obj, fields[index].key)
+        self.focused, self.typed, self._replacing = index, shown(value), True
 
     # --- edits -----------------------------------------------------------------------------
 
     def apply_typed(self) -> bool:
         """Apply what was typed into the focused field; False (and the message) if refused."""
-        if self.focused is None or self.focused >= len(self.fields):
+        obj = self.selected
+        if obj is None or self.focused is None or self.focused >= len(self.fields):
             return False
-        applied = self.set_value(self.fields[self.focused].key, parse_typed(self.typed))
+        key = self.fields[self.focused].key
+        if self._replacing and self.typed == shown(self.value_of(obj, key)):
+            return True  # Enter on the value as shown: nothing to change, nothing to undo
+        applied = self.set_value(key, parse_typed(self.typed))
         if applied:
-            self.typed = ""
+            self.typed, self._replacing = shown(self.value_of(obj, key)), True
         return applied
 
     def set_value(self, key: str, raw: object) -> bool:
@@ -238,6 +254,8 @@ class Inspector(Component):
 
     def _refuse(self, message: str) -> bool:
         self.error = message
+        history = self._editor.history
+        self._refused_at = (history.undo_depth, history.redo_depth)
         self._notify(message)
         return False
 
@@ -334,6 +352,13 @@ class Inspector(Component):
         obj = self.selected
         if obj is not self._shown:  # a new selection starts with no field focused
             self._shown, self.focused, self.typed, self.error = obj, None, "", None
+        history = self._editor.history
+        depths = (history.undo_depth, history.redo_depth)
+        if depths != self._history_seen:
+            # An undo or redo (or any new edit) makes a refused value's message stale.
+            self._history_seen = depths
+            if self.error is not None and self._refused_at != depths:
+                self.error = None
         if obj is None:
             self._panel.hide()
             return
@@ -348,7 +373,13 @@ class Inspector(Component):
             for index, field in enumerate(fields_of(obj, self._motion))
         ]
         title = f"{obj.name} ({obj.tag})"
-        self._panel.show(panel_text(title, rows, focused=self.focused), self.error)
+        text = panel_text(title, rows, focused=self.focused, details=self.details())
+        self._panel.show(text, self.error)
+
+    def details(self) -> list[str]:
+        """What the panel says of the selection beyond its fields, unwrapped (none without one)."""
+        obj = self.selected
+        return [] if obj is None else self._details(obj)
 
     @property
     def panel(self) -> InspectorPanel:

@@ -1,17 +1,19 @@
 """The inspector's panel: the selected object's values as lines of text on the window's right.
 
-Pure drawing: `sim.editor.inspector` decides what the lines say. The focused field is marked
-with ">" and shows what is being typed; a refused value's one-line message stands under them.
+Pure drawing: `sim.editor.inspector` decides what the lines say. Details (an agent's replans)
+stand under the title; the focused field is marked with ">" and shows its value, then what is
+being typed; a refused value's one-line message stands under them.
 """
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
 from direct.gui.OnscreenText import OnscreenText
-from panda3d.core import NodePath, TextNode
+from panda3d.core import NodePath, Point3, TextNode
 
 TEXT_SCALE: Final = 0.045
 TEXT_COLOR: Final = (1.0, 1.0, 1.0, 1.0)
@@ -20,8 +22,9 @@ PANEL_COLOR: Final = (0.08, 0.1, 0.14, 0.85)
 # The panel's left edge, from the window's right edge: room for a value of three numbers.
 LEFT_X: Final = -0.8
 TOP_Y: Final = 0.3
-KEY_HELP: Final = "Tab / Up / Down field\ntype, Enter apply   Esc done"
+KEY_HELP: Final = "Tab / Up / Down field\ntype to replace, Enter apply\nEsc done"
 ERROR_WRAP: Final = 16.0  # in text heights: a long message wraps inside the window
+DETAIL_CHARS: Final = 27  # a detail line wraps at this many characters, inside the window
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,8 +36,12 @@ class Row:
     typed: str | None = None
 
 
-def panel_text(title: str, rows: Sequence[Row], *, focused: int | None) -> str:
-    """The panel's lines (the error, if any, is drawn apart).
+def panel_text(
+    title: str, rows: Sequence[Row], *, focused: int | None, details: Sequence[str] = ()
+) -> str:
+    """The panel's lines (the error, if any, is drawn apart); `details` stand under the title.
+
+    A detail longer than `DETAIL_CHARS` wraps, its next lines indented.
 
     >>> print(panel_text("pillar (Obstacle)", [Row("heading", "15"), Row("scale", "1, 1, 1", "2")],
     ...                  focused=1))
@@ -43,10 +50,16 @@ def panel_text(title: str, rows: Sequence[Row], *, focused: int | None) -> str:
     > scale    2_
     <BLANKLINE>
     Tab / Up / Down field
-    type, Enter apply   Esc done
+    type to replace, Enter apply
+    Esc done
     """
     width = max((len(row.name) for row in rows), default=0)
-    lines = [title]
+    wrapped = [
+        part
+        for detail in details
+        for part in textwrap.wrap(detail, DETAIL_CHARS, subsequent_indent="  ")
+    ]
+    lines = [title, *wrapped]
     for index, row in enumerate(rows):
         mark = ">" if index == focused else " "
         shown = row.value if row.typed is None else row.typed + "_"
@@ -104,6 +117,18 @@ class InspectorPanel:
             self._error.show()
         else:
             self._error.hide()
+
+    def bounds(self, other: NodePath) -> tuple[Point3, Point3]:
+        """The panel's lines' box in `other`'s frame (low corner, high corner).
+
+        Raises:
+            ValueError: While the panel is hidden (it draws nothing).
+        """
+        found = None if self._text.is_hidden() else self._text.get_tight_bounds(other)
+        if found is None:
+            raise ValueError("the inspector's panel is hidden")
+        low, high = found
+        return low, high
 
     def hide(self) -> None:
         """Draw nothing."""

@@ -18,7 +18,7 @@ import numpy as np
 from numpy.typing import NDArray
 from panda3d.core import NodePath, Point3
 
-from sim.config import Tag
+from sim.config import PALETTE, Tag
 from sim.engine import GameObject
 from sim.engine.picking import Picker
 
@@ -27,7 +27,7 @@ CLICK_SLOP: Final = 0.01
 AGENT_PICK_RADIUS: Final = 0.5
 """World units around an agent's centre that a click selects it from (its model spans 0.4)."""
 OUTLINE_KEY: Final = "selection-outline"
-OUTLINE_COLOR: Final = (1.0, 0.85, 0.1, 1.0)
+OUTLINE_COLOR: Final = PALETTE.selected
 OUTLINE_GROWTH: Final = 1.06  # a little larger than the object, so the wire is not hidden in it
 OUTLINE_THICKNESS: Final = 2.0
 # The 12 edges of a box as pairs of corner indices, corners numbered by their (x, y, z) bits.

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
-from sim.config import AgentConfig, DoorConfig, MoverConfig, RotatorConfig, Tag
+from sim.config import PALETTE, AgentConfig, DoorConfig, MoverConfig, RotatorConfig, Tag
 from sim.errors import SimError
 from sim.navigation.diagonal import DiagonalRule
 
@@ -26,10 +26,10 @@ class SceneError(SimError):
 
 
 DEFAULT_COLORS: Final[Mapping[Tag, Color]] = {
-    Tag.OBSTACLE: (0.45, 0.52, 0.62, 1.0),  # grey-blue
-    Tag.START: (0.2, 0.8, 0.3, 1.0),  # green
-    Tag.END: (0.9, 0.1, 0.1, 1.0),  # red
-    Tag.AGENT: (1.0, 0.55, 0.1, 1.0),  # orange
+    Tag.OBSTACLE: PALETTE.obstacle,  # grey-blue
+    Tag.START: PALETTE.start,  # green
+    Tag.END: PALETTE.end,  # red
+    Tag.AGENT: PALETTE.agent,  # orange
     Tag.TERRAIN: (0.55, 0.38, 0.2, 1.0),  # brown (the app colours a patch by its cost)
     Tag.UNTAGGED: (0.8, 0.8, 0.8, 1.0),  # light grey
 }

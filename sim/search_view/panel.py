@@ -35,7 +35,9 @@ LINE_HEIGHT = 1.2  # room per line of text (DejaVu Sans packs lines 1.16 apart),
 ROW_GAP = 0.068  # aspect2d units between button rows
 BUTTON_GAP = 0.012
 MARGIN = 0.04  # around the panel's content, aspect2d units
-STATUS_LINES = 3
+STATUS_LINES = 3  # the status text's rows above the buttons; a longer text is drawn smaller
+MIN_STATUS_SCALE = 0.018  # the smallest the status text shrinks to (still readable)
+STATUS_SHRINK = 0.9
 NOTE_LINES = 2
 PANEL_COLOR = (0.05, 0.06, 0.08, 0.78)
 BUTTON_COLOR = (0.24, 0.27, 0.32, 1.0)
@@ -125,8 +127,10 @@ class SearchPanel:
         self._left = -(width + MARGIN)
         for widget in self.buttons.values():
             widget.set_x(widget.get_x() + self._left)
-        wrap = width / TEXT_SCALE
-        self._status = _text(self._root, (self._left, -MARGIN - TEXT_SCALE), TEXT_SCALE, wrap=wrap)
+        self._status_width = width
+        self._status = _text(
+            self._root, (self._left, -MARGIN - TEXT_SCALE), TEXT_SCALE, wrap=width / TEXT_SCALE
+        )
         help_top = top - len(rows) * ROW_GAP + 0.03
         self._help = _text(self._root, (self._left, help_top), HELP_SCALE)
         self._help.text = key_help
@@ -213,7 +217,8 @@ class SearchPanel:
         now = self._clock()
         # Playing changes the step every frame; re-laying out the text that often is wasted.
         if not view.playing or now - self._status_at_s >= STATUS_EVERY_S:
-            self._set(self._status, view.status_text())
+            if self._set(self._status, view.status_text()):
+                self._fit_status()
             self._status_at_s = now
         self._set(self._note, f"note: {view.message}" if view.message else "")
         settings = view.settings
@@ -287,12 +292,41 @@ class SearchPanel:
             self._table_top,
         )
 
+    def _fit_status(self) -> None:
+        """Draw the status smaller until it wraps into `STATUS_LINES` rows, above the buttons.
+
+        The rows of buttons sit under room for that many rows: a longer status (a bidirectional
+        search's meeting, a long note) ran over the Reset button.
+        """
+        node = self._status.textNode
+        scale = TEXT_SCALE
+        node.set_wordwrap(self._status_width / scale)
+        while node.get_num_rows() > STATUS_LINES and scale * STATUS_SHRINK >= MIN_STATUS_SCALE:
+            scale *= STATUS_SHRINK
+            node.set_wordwrap(self._status_width / scale)
+        self._status.setScale(scale)
+        # The first baseline sits a text height below the top: a smaller text starts higher.
+        self._status.setPos(self._left, -MARGIN - scale)
+
+    @property
+    def status_scale(self) -> float:
+        """The status text's scale now (`TEXT_SCALE`, or less for a long status)."""
+        return float(self._status.getScale()[0])
+
+    @property
+    def status_node(self) -> NodePath:
+        """The status text's node (its bounds, for a test that it clears the buttons)."""
+        return self._status
+
     # --- small helpers -----------------------------------------------------------------------
 
-    def _set(self, widget: OnscreenText, text: str) -> None:
-        if self._texts.get(id(widget)) != text:
-            widget.text = text
-            self._texts[id(widget)] = text
+    def _set(self, widget: OnscreenText, text: str) -> bool:
+        """Give `widget` `text`; True if that changed it."""
+        if self._texts.get(id(widget)) == text:
+            return False
+        widget.text = text
+        self._texts[id(widget)] = text
+        return True
 
     def _label(self, key: str, text: str) -> None:
         widget = self.buttons[key]

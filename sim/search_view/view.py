@@ -29,7 +29,7 @@ from numpy.typing import NDArray
 from panda3d.core import Camera, NodePath
 
 from sim.components.grid_manager import GridManager
-from sim.config import Tag
+from sim.config import PALETTE, Tag
 from sim.engine import Component, Gizmos, ReplanGate
 from sim.engine.labels import BillboardLabels
 from sim.navigation import Endpoints
@@ -64,15 +64,15 @@ from sim.search_view.settings import (
     view_heuristic,
 )
 
-OPEN_COLOR = (1.0, 0.55, 0.05, 1.0)
-CLOSED_COLOR = (1.0, 0.87, 0.2, 1.0)
-PATH_COLOR = (0.15, 0.78, 0.25, 1.0)
-CURRENT_COLOR = (0.25, 0.6, 1.0, 1.0)
-# Bidirectional's backward half: violet against the forward half's orange and yellow.
-BACKWARD_OPEN_COLOR = (0.55, 0.2, 0.85, 1.0)
-BACKWARD_CLOSED_COLOR = (0.8, 0.65, 1.0, 1.0)
-MEETING_COLOR = (0.95, 0.1, 0.55, 1.0)
-ARROW_COLOR = (0.1, 0.1, 0.14, 1.0)
+OPEN_COLOR = PALETTE.frontier
+CLOSED_COLOR = PALETTE.closed
+PATH_COLOR = PALETTE.path
+CURRENT_COLOR = PALETTE.current
+# Bidirectional's backward half: violet against the forward half's mint and pale blue.
+BACKWARD_OPEN_COLOR = PALETTE.back_frontier
+BACKWARD_CLOSED_COLOR = PALETTE.back_closed
+MEETING_COLOR = PALETTE.meeting
+ARROW_COLOR = PALETTE.parent_arrow
 LABEL_COLOR = (0.05, 0.05, 0.08, 1.0)
 LABEL_LINE_HEIGHT = 0.2  # in cells
 LAYER_COLORS = dict(zip(LAYERS, (OPEN_COLOR, CLOSED_COLOR, PATH_COLOR, CURRENT_COLOR), strict=True))

@@ -161,7 +161,7 @@ def test_long_status_lines_wrap_before_the_window_s_middle(base):
         help_text="",
         status=lambda: [long_line],
     )
-    hud.update(0.0)
+    hud.refresh()
     base.graphics_engine.render_frame()
     base.graphics_engine.render_frame()
     image = screenshot_rgb(base.win).max(axis=2)

@@ -10,7 +10,7 @@ from panda3d.core import NodePath
 from sim.app.legend_setup import over_ground
 from sim.components.agent_controller import AGENT_PATH_COLOR
 from sim.components.grid_manager import BLOCK_COLOR
-from sim.components.hud import HELP_SCALE
+from sim.components.hud import HELP_SCALE, HELP_Y
 from sim.search_view.view import CURRENT_COLOR
 from tests.helpers.paths import DEFAULT_SCENE, SCENES_DIR
 from tests.helpers.pixels import near, rgb, screenshot_rgb
@@ -18,8 +18,30 @@ from tests.helpers.virtual_mouse import Mouse
 
 pytestmark = pytest.mark.render
 
-SCENE_ROWS = ["scene", "blocked cell", "path", "agent route"]
-SEARCH_ROWS = ["search", "open (frontier)", "closed (expanded)", "current", "path"]
+SCENE_ROWS = [
+    "scene",
+    "Start",
+    "End",
+    "agent",
+    "obstacle",
+    "blocked cell",
+    "door, closed",
+    "door, open",
+    "path",
+    "agent route",
+    "selected",
+]
+SEARCH_ROWS = [
+    "search",
+    "open (frontier)",
+    "closed (expanded)",
+    "current",
+    "backward open",
+    "backward closed",
+    "halves meet",
+    "parent arrow",
+]
+CROWD_ROWS = ["crowd gizmos", "velocity", "avoided neighbour"]
 NO_PATH_ROWS = ["no path", "Start's region", "End's region", "cells to remove"]
 
 
@@ -92,8 +114,8 @@ def test_the_legend_stands_clear_of_the_help_line_and_the_terrain_legend(open_ap
     top, _ = _pixel_rows(app, app.colour_legend.root)
     assert top > app.window_size()[1] // 4, "the legend runs up into the HUD's status lines"
     height = app.window_size()[1]
-    # The help's first baseline sits 0.13 above the bottom edge; its capitals reach a scale up.
-    help_top = height - (0.13 + HELP_SCALE) / 2 * height
+    # The hint's baseline sits HELP_Y above the bottom edge; its capitals reach a scale up.
+    help_top = height - (HELP_Y + HELP_SCALE) / 2 * height
     assert terrain_bottom < help_top, "the legends run into the key help"
 
 

@@ -17,16 +17,16 @@ NOT_ONE_AGENT = "agents: none in this scene"
 # case -> (lines the HUD must hold, lines stdout must hold exactly once, agent state or None)
 CASES: dict[str, tuple[list[str], list[str], AgentState | None]] = {
     "obstacle_partly_outside": (
-        ["path: 9.90 long"],
+        ["Path 9.9 long"],
         ["sim: note: obstacle 'pier' lies partly outside the grid; the outside part is ignored"],
         AgentState.ARRIVED,
     ),
     "obstacle_wholly_outside": (
-        ["path: 12.24 long"],
+        ["Path 12.2 long"],
         ["sim: note: obstacle 'lost' lies wholly outside the grid; it is ignored"],
         AgentState.ARRIVED,
     ),
-    "no_obstacles": (["path: 9.90 long", "JPS octile, 8-connected, 0 blocked cells"], [], None),
+    "no_obstacles": (["Path 9.9 long", "JPS octile, 8-connected, 0 blocked cells"], [], None),
     "start_inside_obstacle": (
         ["note: start is inside an obstacle: using the nearest free cell"],
         [],
@@ -38,17 +38,17 @@ CASES: dict[str, tuple[list[str], list[str], AgentState | None]] = {
         AgentState.ARRIVED,
     ),
     "start_equals_end": (
-        ["path: 0.00 long, cost 0.00, 1 cells", "note: Start and End are on the same cell"],
+        ["Path 0.0 long \u00b7 1 cell searched", "note: Start and End are on the same cell"],
         [],
         AgentState.ARRIVED,
     ),
     "end_walled_in": (
-        ["NO PATH: End cannot be reached: walled in", "agent: chase, no path"],
+        ["No path: End cannot be reached: walled in", "agent: waiting, no path"],
         [],
         AgentState.NO_PATH,
     ),
-    "no_agent": (["path: 12.24 long", NOT_ONE_AGENT], [], None),
-    "only_start": (["path: the scene needs a Start and an End", NOT_ONE_AGENT], [], None),
+    "no_agent": (["Path 12.2 long", NOT_ONE_AGENT], [], None),
+    "only_start": (["No path: the scene needs a Start and an End", NOT_ONE_AGENT], [], None),
 }
 
 

@@ -56,14 +56,20 @@ def test_the_agent_catches_the_wandering_end_and_reacts_to_cuts(open_app: OpenAp
     assert entry["expanded_total"] > 0
 
 
-def test_the_hud_shows_replans_by_cause_and_the_last_repair(open_app: OpenApp) -> None:
+def test_the_inspector_shows_replans_by_cause_and_the_last_repair(open_app: OpenApp) -> None:
     app = open_app(TRAFFIC, size=(320, 240))
     agent = app.agents[0]
     run_checking_discs(
         app, TRAFFIC_BUDGET_FRAMES, lambda: agent.outcome is not None and agent.outcome.repaired
     )
-    hud = app.hud.text()
+    app.editor.selected = agent.game_object  # as a click on it does
+    app.step()
+    panel = "\n".join(app.inspector.details())
     counts = [agent.replans_by_cause[cause] for cause in ReplanCause]
-    assert "({} interval, {} cut, {} goal)".format(*counts) in hud
-    assert "repaired" in hud
-    assert "(fresh A*: " in hud
+    assert "({} interval, {} cut, {} goal)".format(*counts) in panel
+    assert "repaired" in panel
+    assert "(fresh A*: " in panel
+    # The HUD keeps to plain words: one line for the agent, none of the planner's internals.
+    hud = app.hud.text()
+    assert "interval" not in hud
+    assert f"{agent.game_object.name}: " in hud

@@ -17,6 +17,7 @@ from sim.app.controls import (
     Mode,
     bind_controls,
     controls,
+    help_sections,
     hud_help,
     panel_help,
 )
@@ -164,19 +165,47 @@ def test_a_table_row_with_a_modifier_binds_the_event_the_thrower_names(
     assert ran == ["shifted_g", "toggle_grid"]
 
 
-def test_hud_help_is_the_text_the_hud_has_always_shown() -> None:
-    assert hud_help() == (
-        "click select, left-drag move cube   shift+click add obstacle   X/Del remove   V snap   "
-        "U terrain cost   O generate   Ctrl+S save   Q/E rotate   arrows nudge   Tab fields\n"
-        "right-drag orbit   middle/shift+right-drag pan   wheel zoom   C camera   7 top-down   "
-        "Esc quit   "
-        "A allow scripts   "
-        "Ctrl+Z undo, Ctrl+Shift+Z/Y redo   / plan play   ,/. plan step   [/] plan scrub   "
-        "F frame selection\n"
-        "G grid  B blocks  P path  H HUD  Space pause  R reset agent  M chase/patrol  "
-        "K heuristic  N 4/8  J diagonal rule  T search view  W race  D crowd gizmos  "
-        "1 step  -/= speed  I paint walls  Shift+I clear walls"
-    )
+def test_the_hud_keeps_one_short_hint_and_the_overlay_has_the_keys() -> None:
+    assert hud_help() == "F1 help"
+
+
+def sections(**state: bool) -> dict[str, list[str]]:
+    flags = {"search_open": False, "plan_playing": False, "scripts_waiting": False} | state
+    return dict(help_sections(**flags))
+
+
+def entries(found: dict[str, list[str]]) -> set[str]:
+    return {entry for listed in found.values() for entry in listed}
+
+
+def test_the_help_overlay_lists_every_key_of_the_scene() -> None:
+    found = sections(plan_playing=True, scripts_waiting=True)
+    assert entries(found) == {control.help for control in controls(Mode.ALWAYS)}
+    assert list(found) == [
+        "Edit",
+        "Camera, undo and help",
+        "Show and simulate",
+        "MAPF plan timeline",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("state", "entry"),
+    [
+        ("plan_playing", "/ plan play"),
+        ("scripts_waiting", "A allow scripts"),
+        ("search_open", "Home reset"),
+    ],
+    ids=["plan-keys", "allow-scripts", "search-keys"],
+)
+def test_a_mode_s_keys_show_only_when_they_apply(state: str, entry: str) -> None:
+    assert entry not in entries(sections())
+    assert entry in entries(sections(**{state: True}))
+
+
+def test_the_search_keys_come_first_while_the_view_is_open() -> None:
+    first, *_ = sections(search_open=True)
+    assert first.startswith("Search view")
 
 
 def test_panel_help_is_the_text_the_panel_has_always_shown() -> None:
