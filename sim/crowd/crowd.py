@@ -289,7 +289,7 @@ class Crowd:
         """Whether the crowd moves agent `index`, or the joint plan (else its owner steers it)."""
         row = self._row(index)
         rows = self._rows
-        under = self._jams is not None and bool(self._jams.under_plan(rows)[row])
+        under = self._jams is not None and self._jams.is_under(int(rows.index[row]))
         return bool(rows.driven[row] or (self._plans_jointly and rows.joint[row]) or under)
 
     def owner(self, index: int) -> object:

@@ -7,8 +7,9 @@ goal cell shared by every agent chasing it) has not fallen below its lowest yet 
 `progress_cells` cells during the last `window_s` seconds (`ProgressWatch`). Stalled agents
 and every agent touching one (discs closer than their radii plus `contact_cells` of a cell),
 chained through stalled agents, make one **jam** (`jam_groups`) when none of them is still
-making way (a queue whose front moves is no jam): the group handed to the multi-agent planner
-(`sim.crowd.jams.handoff`).
+making way and an agent bound for another goal stands within `opposed_cells` of them (a queue
+whose front moves, or of agents all bound for one goal, is no jam): the group handed to the
+multi-agent planner (`sim.crowd.jams.handoff`).
 
 The watch keeps one lowest distance and one time per agent index in arrays, so a crowd of
 thousands costs a few array operations a check, and checks run every `check_every_s`.
@@ -35,6 +36,7 @@ class JamSettings:
         progress_cells: The progress, in cells along the grid, that resets the window.
         check_every_s: How often stalls are looked for.
         contact_cells: Discs closer than their radii's sum plus this much of a cell touch.
+        opposed_cells: A jam needs an agent bound elsewhere within this many cells of it.
         margin_cells: The jam's window is its agents' cells' bounding box grown by this many
             cells on every side, then grown again (doubled) while no joint plan is found,
             up to the whole grid.
@@ -51,6 +53,7 @@ class JamSettings:
     progress_cells: float = 0.5
     check_every_s: float = 0.25
     contact_cells: float = 1.0
+    opposed_cells: float = 3.0
     margin_cells: int = 5
     max_members: int = 32
     max_nodes: int = 10_000
@@ -128,21 +131,28 @@ def jam_groups(
     stalled: NDArray[np.bool_],
     eligible: NDArray[np.bool_],
     progressing: NDArray[np.bool_],
+    goals: NDArray[np.int64],
     *,
     contact: float,
+    opposed: float,
+    others: NDArray[np.bool_] | None = None,
 ) -> list[NDArray[np.intp]]:
     """The jams: stalled rows and the `eligible` rows touching them, chained through stalled ones.
 
     Two discs touch closer than their radii's sum plus `contact` (world units). A group that
     touches a `progressing` agent (one moving toward its goal lately) is a queue, not a jam:
-    its front still moves, so it is left to the crowd. Each group is sorted rows; groups come
-    in the order of their lowest stalled row, so the same crowd gives the same groups.
+    its front still moves, so it is left to the crowd; so is a group with no agent of `others`
+    (default: the `eligible` ones) chasing another goal (by `goals`, each row's goal cell)
+    within `opposed` of it (world units): agents all bound for one goal drain as those in
+    front arrive. Each group is sorted rows; groups come in the order of their lowest stalled
+    row, so the same crowd gives the same groups.
 
     >>> points = np.array([[0.0, 0.0], [0.8, 0.0], [1.6, 0.0], [9.0, 0.0], [9.8, 0.0]])
     >>> stalled = np.array([1, 0, 0, 1, 0], bool)
     >>> progressing = np.array([0, 0, 0, 0, 1], bool)
+    >>> goals = np.array([7, 9, 9, 7, 7])
     >>> [g.tolist() for g in jam_groups(points, np.full(5, 0.4), stalled, np.ones(5, bool),
-    ...                                 progressing, contact=0.1)]
+    ...                                 progressing, goals, contact=0.1, opposed=2.0)]
     [[0, 1]]
     """
     seeds = np.flatnonzero(stalled & eligible)
@@ -169,6 +179,26 @@ def jam_groups(
                 members.append(int(other))
                 if stalled[other]:
                     frontier.append(int(other))
-        if not progressing[members].any():
+        bound = eligible if others is None else others
+        if progressing[members].any():
+            continue
+        if _opposed(positions, members, bound, goals, opposed):
             groups.append(np.array(sorted(members), dtype=np.intp))
     return groups
+
+
+def _opposed(
+    positions: NDArray[np.float64],
+    members: list[int],
+    bound: NDArray[np.bool_],
+    goals: NDArray[np.int64],
+    reach: float,
+) -> bool:
+    """Whether a `bound` agent chasing another goal than a member's is within `reach` of it."""
+    others = np.flatnonzero(bound)
+    for member in members:
+        gap = positions[others] - positions[member]
+        near = others[gap[:, 0] * gap[:, 0] + gap[:, 1] * gap[:, 1] <= reach * reach]
+        if (goals[near] != goals[member]).any():
+            return True
+    return False

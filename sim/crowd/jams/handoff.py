@@ -34,7 +34,7 @@ gives the same hand-offs.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 
 import numpy as np
@@ -94,6 +94,8 @@ class LocalPlan:
     window: tuple[int, int, int, int]  # first row, last row, first column, last column
     follower: JointFollower
     settles: NDArray[np.bool_]  # its goal lies in the window: at the plan's end it has arrived
+    joining: NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, np.int64))
+    """Agents of a jam this plan took in (`MERGED`): they join it at once, however far."""
 
 
 class Jams:
@@ -124,6 +126,10 @@ class Jams:
         self._fit(rows.index)
         under: NDArray[np.bool_] = self._under[rows.index]
         return under
+
+    def is_under(self, index: int) -> bool:
+        """Whether agent `index` is in a joint plan now (one look, no array made)."""
+        return index < len(self._under) and bool(self._under[index])
 
     @property
     def windows(self) -> tuple[tuple[int, int, int, int], ...]:
@@ -167,13 +173,21 @@ class Jams:
         arriving = self._at_cluster(rows, keys, targets)
         watched = candidates & ~under & (rows.state == MOVING) & (goal_of >= 0) & ~arriving
         stalled = self._watch.observe(rows.index, distance, watched, time_s, self.settings)
+        progressing = watched & ~stalled
         if not stalled.any():
             return changed
         eligible = candidates & ~under
         contact = self.settings.contact_cells * self._grid.grid_cell_size
-        progressing = watched & ~stalled
         found = jam_groups(
-            rows.positions, rows.radii, stalled, eligible, progressing, contact=contact
+            rows.positions,
+            rows.radii,
+            stalled,
+            eligible,
+            progressing,
+            goal_of,
+            contact=contact,
+            opposed=self.settings.opposed_cells * self._grid.grid_cell_size,
+            others=candidates,  # agents in a plan bound elsewhere hold others up too
         )
         for group in found:
             if self._under[rows.index[group]].any():
@@ -233,13 +247,15 @@ class Jams:
             row_of, col_of = cells // width, cells % width
             inside = (row_of >= r0) & (row_of <= r1) & (col_of >= c0) & (col_of <= c1)
             movable = self._movable(rows, candidates, goal_of)
-            newcomers = inside & movable & self._near(rows, member_rows)
+            joining = np.isin(rows.index, plan.joining)
+            newcomers = inside & movable & (self._near(rows, member_rows) | joining)
             members = np.union1d(member_rows, np.flatnonzero(newcomers))
             roomy = len(members) <= self.settings.max_members
             if newcomers.any() and roomy:
                 blocked = inside & ~movable
                 blocked[member_rows] = False
                 fresh = self._solve(rows, members, blocked, cells, goal_of, plan.window)
+                plan.joining = np.zeros(0, np.int64)  # asked once: a jam that stays comes again
                 if fresh is not None:
                     changed += self._take(rows, fresh)
                     plan, member_rows = fresh, members
@@ -303,8 +319,8 @@ class Jams:
     ) -> LocalPlan | Merged | None:
         """The jam's joint plan over the smallest window that has one (see the module).
 
-        A window that overlaps a plan under way grows that plan's window instead (`MERGED`):
-        its newcomers join it at its next step boundary.
+        A window that overlaps a plan under way grows that plan's window instead and the jam
+        joins that plan (`MERGED`).
         """
         grid, settings = self._grid, self.settings
         height, width = grid.num_of_rows, grid.num_of_columns
@@ -322,8 +338,9 @@ class Jams:
             )
             busy = next((other for other in self._plans if _overlap(window, other.window)), None)
             if busy is not None:
-                # The plan next door takes this jam in at its next step boundary.
+                # The plan next door takes this jam in.
                 busy.window = _union(busy.window, window)
+                busy.joining = np.union1d(busy.joining, rows.index[group])
                 return MERGED
             r0, r1, c0, c1 = window
             inside = (grid_rows >= r0) & (grid_rows <= r1) & (grid_cols >= c0) & (grid_cols <= c1)
