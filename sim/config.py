@@ -154,6 +154,7 @@ class Palette:
     fix: Rgba = (1.0, 0.95, 0.2, 1.0)  # no path: the cells to remove
     velocity: Rgba = (0.6, 1.0, 0.2, 1.0)  # crowd gizmo: where an agent goes next
     neighbour: Rgba = (0.62, 0.52, 1.0, 1.0)  # crowd gizmo: the agents one avoids
+    joint_plan: Rgba = (1.0, 0.3, 1.0, 1.0)  # magenta, crowd agents following a joint plan
 
 
 PALETTE = Palette()

@@ -41,7 +41,7 @@ from sim.app.script_gate import ScriptGate
 from sim.app.trace import TraceWriter
 from sim.components.crowd import CrowdField
 from sim.components.crowd_render import CrowdRenderer, frames_of
-from sim.components.crowd_sim import CrowdSim
+from sim.components.crowd_sim import CROWD_SIM, CrowdSim
 from sim.components.grid_manager import HEURISTICS
 from sim.components.ground_view import add_ground_view, grid_bounds
 from sim.components.hud import Hud
@@ -155,7 +155,7 @@ class SimApp:
             CrowdField(self.grid, replan_interval_s=replan_interval(scene))
         )
         # Its markers draw the agents it drives, whose own models it hides.
-        self.crowd_sim = self.world.spawn("crowd-sim").add_component(
+        self.crowd_sim = self.world.spawn(CROWD_SIM).add_component(
             CrowdSim(self.grid, self.crowd, hide_driven=True)
         )
         self.objects = build_scene(self.world, self.base.loader, scene)
@@ -179,7 +179,9 @@ class SimApp:
             self.world, scene, self.objects, legend_parent=self.base.a2dBottomLeft
         )
         renderer = CrowdRenderer(
-            frames_of(self.crowd_sim), camera=self.base.cam, window=self.base.win
+            frames_of(self.crowd_sim, joint=self.crowd_sim.jam_members),
+            camera=self.base.cam,
+            window=self.base.win,
         )
         self.crowd_render = self.world.spawn("crowd-render").add_component(renderer)
         add_ground_view(

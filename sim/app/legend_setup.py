@@ -31,6 +31,7 @@ SCENE_ROWS = (
     LegendRow("Start", PALETTE.start),
     LegendRow("End", PALETTE.end),
     LegendRow("agent", PALETTE.agent),
+    LegendRow("agent in a joint plan", PALETTE.joint_plan),
     LegendRow("obstacle", PALETTE.obstacle),
     LegendRow("blocked cell", PALETTE.blocked),
     LegendRow("door, closed", PALETTE.door_closed),

@@ -167,6 +167,20 @@ class AgentEntry(TypedDict):
     planner: NotRequired[str]  # added with joint plans: older reports have none
 
 
+class CrowdJamsEntry(TypedDict):
+    """What the crowd's no-deadlock rule did so far (`sim.crowd.jams`).
+
+    `jams` found, `handoffs` (joint plans made), `handbacks` (plans over), `unsolved` (jams no
+    plan solved) and `under_plan` (agents a joint plan moves now).
+    """
+
+    jams: int
+    handoffs: int
+    handbacks: int
+    unsolved: int
+    under_plan: int
+
+
 class MapfEntry(TypedDict):
     """The joint plan of the agents with ``planner = "mapf"`` (null in a scene without any).
 
@@ -374,6 +388,7 @@ class Report(TypedDict):
     already have given way to a newer one."""
     mapf: NotRequired[MapfEntry | None]  # added with joint plans: older reports have none
     mapf_playback: NotRequired[MapfPlaybackEntry]
+    crowd_jams: NotRequired[CrowdJamsEntry]  # added with the no-deadlock rule
 
 
 def validate_report(data: object) -> list[str]:

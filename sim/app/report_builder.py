@@ -17,6 +17,7 @@ from sim.app.report import (
     AgentEntry,
     CameraEntry,
     CompareEntry,
+    CrowdJamsEntry,
     EditorEntry,
     ExplanationEntry,
     GridEntry,
@@ -30,6 +31,7 @@ from sim.app.report import (
     SearchViewSettings,
 )
 from sim.components.agent_controller import ReplanCause
+from sim.components.crowd_sim import CROWD_SIM, CrowdSim
 from sim.components.mapf_group import MAPF_GROUP, MapfGroup
 from sim.errors import storable
 from sim.navigation import TerrainSummary, terrain_summary
@@ -144,6 +146,9 @@ def build_report(parts: ReportParts, *, frames: int, look: Look, errors: list[st
         "messages": [storable(message) for message in parts.messages.history()],
         "mapf": mapf_entry(parts.world),
     }
+    jams = crowd_jams_entry(parts.world)
+    if jams is not None:
+        report["crowd_jams"] = jams
     playback = parts.mapf_playback()
     if playback is not None:
         report["mapf_playback"] = playback.entry()
@@ -312,6 +317,22 @@ def mapf_entry(world: World) -> MapfEntry | None:
         "makespan": summary.makespan,
         "replans": summary.replans,
         "agents": summary.agents,
+    }
+
+
+def crowd_jams_entry(world: World) -> CrowdJamsEntry | None:
+    """The crowd's no-deadlock rule so far, or None without the scene's crowd."""
+    holder = world.find(CROWD_SIM)
+    sims = [] if holder is None else [c for c in holder.components if isinstance(c, CrowdSim)]
+    if not sims:
+        return None
+    done = sims[0].crowd.jam_report()
+    return {
+        "jams": done.jams,
+        "handoffs": done.handoffs,
+        "handbacks": done.handbacks,
+        "unsolved": done.unsolved,
+        "under_plan": done.under_plan,
     }
 
 

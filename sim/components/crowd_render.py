@@ -8,7 +8,9 @@ the agent's depth through the camera's lens, so far out a crowd still shows as d
 colours (`MIN_MARKER_PX`). Under a self-steered agent's own model the marker is a ground
 marker: hidden by the model up close, showing round it once the model is smaller than the dot.
 
-`show_gizmos` (the controls table's key) adds each agent's velocity, a line from its centre to
+Agents a jam's joint plan moves now (`sim.crowd.jams`) are drawn in `JOINT_PLAN_COLOR`
+whatever their own colour, so a user sees who waits for whom. `show_gizmos` (the controls
+table's key) adds each agent's velocity, a line from its centre to
 where it would be in `VELOCITY_LINE_S`, and a line to each neighbour it avoids (the neighbours
 `sim.crowd.avoidance.find_neighbours` finds with the avoidance's settings, or the frame's
 own), both drawn as batched gizmo lines.
@@ -35,6 +37,7 @@ VELOCITY_Z = MARKER_Z + 0.02  # over the markers
 NEIGHBOUR_Z = MARKER_Z - 0.005  # under them: a line joins two discs' edges, hiding neither
 VELOCITY_COLOR = PALETTE.velocity
 NEIGHBOUR_COLOR = PALETTE.neighbour  # muted: there are many, the velocities matter
+JOINT_PLAN_COLOR = PALETTE.joint_plan
 NEIGHBOUR_DIST = 4.0  # world units; used when the frame brings no neighbours of its own
 MAX_NEIGHBOURS = 8
 GIZMO_KEYS = ("crowd-velocity", "crowd-neighbours")
@@ -54,6 +57,8 @@ class CrowdFrame:
         visible: (n,) which rows get a marker; None for all.
         neighbours: (n, k) neighbour rows, -1 padded, as `find_neighbours` gives them; None
             finds them when the gizmos are shown.
+        joint: (n,) which rows a jam's joint plan moves now (drawn in `JOINT_PLAN_COLOR`);
+            None: none.
     """
 
     positions: NDArray[np.float64]
@@ -63,6 +68,7 @@ class CrowdFrame:
     velocities: NDArray[np.float64] | None = None
     visible: NDArray[np.bool_] | None = None
     neighbours: NDArray[np.intp] | None = None
+    joint: NDArray[np.bool_] | None = None
 
 
 class CrowdArrays(Protocol):
@@ -94,12 +100,22 @@ class CrowdArrays(Protocol):
         ...
 
 
-def frames_of(state: CrowdArrays) -> Callable[[], CrowdFrame]:
-    """A `CrowdRenderer` source reading `state`'s arrays each frame (no copies, no loop)."""
+def frames_of(
+    state: CrowdArrays, *, joint: Callable[[], NDArray[np.bool_]] | None = None
+) -> Callable[[], CrowdFrame]:
+    """A `CrowdRenderer` source reading `state`'s arrays each frame (no copies, no loop).
+
+    `joint` gives the rows a jam's joint plan moves now (`CrowdFrame.joint`).
+    """
 
     def frame() -> CrowdFrame:
         return CrowdFrame(
-            state.positions, state.headings_deg, state.radii, state.colors, state.velocities
+            state.positions,
+            state.headings_deg,
+            state.radii,
+            state.colors,
+            state.velocities,
+            joint=None if joint is None else joint(),
         )
 
     return frame
@@ -163,7 +179,7 @@ class CrowdRenderer(Component):
             frame.positions,
             frame.headings_deg,
             self.drawn_radii(frame),
-            frame.colors,
+            marker_colors(frame),
             frame.visible,
         )
         if self.show_gizmos and len(frame.positions):
@@ -207,6 +223,22 @@ class CrowdRenderer(Component):
             shown = np.asarray(frame.visible, dtype=bool)
             pairs = pairs[shown[pairs[:, 0]] & shown[pairs[:, 1]]]
         return _segments(points[pairs[:, 0]], points[pairs[:, 1]], NEIGHBOUR_Z)
+
+
+def marker_colors(frame: CrowdFrame) -> NDArray[np.float64]:
+    """Each agent's colour, `JOINT_PLAN_COLOR` for those in a joint plan (a copy only then).
+
+    >>> frame = CrowdFrame(np.zeros((2, 2)), np.zeros(2), np.ones(2), np.ones((2, 4)),
+    ...                    joint=np.array([False, True]))
+    >>> marker_colors(frame).tolist()
+    [[1.0, 1.0, 1.0, 1.0], [1.0, 0.2, 0.75, 1.0]]
+    """
+    colors = np.asarray(frame.colors, dtype=np.float64)
+    if frame.joint is None or not np.any(frame.joint):
+        return colors
+    colors = colors.copy()
+    colors[np.asarray(frame.joint, dtype=bool)] = JOINT_PLAN_COLOR
+    return colors
 
 
 def neighbour_pairs(neighbours: NDArray[np.intp]) -> NDArray[np.intp]:

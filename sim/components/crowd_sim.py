@@ -28,6 +28,9 @@ from sim.crowd.settings import StepSettings
 from sim.crowd.state import AgentState
 from sim.engine import Component, GameObject
 
+CROWD_SIM = "crowd-sim"
+"""The name of the scene's game object that holds its `CrowdSim`."""
+
 
 class Steered(Protocol):
     """An agent's owner as the component sees it: its object, told when it steers again."""
@@ -120,6 +123,10 @@ class CrowdSim(Component):
         """(n,) which agents the crowd moves (their own models hidden when `hide_driven`)."""
         return self.crowd.driven
 
+    def jam_members(self) -> NDArray[np.bool_]:
+        """(n,) which agents a jam's joint plan moves now (`sim.crowd.jams`)."""
+        return self.crowd.jam_members
+
     def state_counts(self) -> Counter[AgentState]:
         """How many agents are in each state (one array count, not a read per agent)."""
         return self.crowd.state_counts()
@@ -146,6 +153,12 @@ class CrowdSim(Component):
                 agent.take_back()
         if len(crowd) and crowd.driven.any():
             self._sync_due_nodes()
+        # Agents in a jam's joint plan (self-steered ones too): few, and their owners wait.
+        joint = np.flatnonzero(crowd.jam_members) if len(crowd) else ()
+        if len(joint):
+            indices = crowd.indices
+            for row in joint:
+                self._write_node(indices[row])
 
     def _locate(self, key: int) -> Point | None:
         """Where target `key` stands now (its object found once, again once destroyed)."""

@@ -50,6 +50,8 @@ from sim.config import AgentConfig, AgentMode, Planner
 from sim.crowd.driving import CAUSE_CODE, CAUSES, STATE_CODE, STATES, Driving, FieldPlan
 from sim.crowd.goals import START_KEY, SharedFields, TargetKeys
 from sim.crowd.grid import CrowdGrid, Point
+from sim.crowd.jams.detect import JamSettings
+from sim.crowd.jams.handoff import JamReport, Jams
 from sim.crowd.lone import joins_cluster, lone_velocity
 from sim.crowd.rows import COLUMNS, AgentRows
 from sim.crowd.settings import StepSettings
@@ -108,6 +110,8 @@ class Crowd:
         fields: The shared distance fields; None: a crowd that drives no one (its agents steer
             themselves, joint ones too: such a crowd is an agent's own, off the scene's plan).
         settings: Avoidance and arrival tunables (`StepSettings`).
+        jams: The no-deadlock rule's tunables (`sim.crowd.jams`); a crowd without fields
+            hands no jam off.
     """
 
     def __init__(
@@ -116,8 +120,10 @@ class Crowd:
         fields: SharedFields | None = None,
         *,
         settings: StepSettings | None = None,
+        jams: JamSettings | None = None,
     ) -> None:
         self.settings = settings or StepSettings()
+        self._jams = Jams(grid, jams) if fields is not None else None
         self._rows = AgentRows()
         self._keys = TargetKeys()
         self._driving = Driving(self._rows, grid, fields, self.settings)
@@ -283,7 +289,8 @@ class Crowd:
         """Whether the crowd moves agent `index`, or the joint plan (else its owner steers it)."""
         row = self._row(index)
         rows = self._rows
-        return bool(rows.driven[row] or (self._plans_jointly and rows.joint[row]))
+        under = self._jams is not None and self._jams.is_under(int(rows.index[row]))
+        return bool(rows.driven[row] or (self._plans_jointly and rows.joint[row]) or under)
 
     def owner(self, index: int) -> object:
         """Who steers agent `index` when the crowd does not (`add_agent`)."""
@@ -405,6 +412,26 @@ class Crowd:
         """Each row's owner (`add_agent`), in row order."""
         return tuple(self._flushed().owners)
 
+    @property
+    def jam_members(self) -> NDArray[np.bool_]:
+        """(n,) which agents a jam's joint plan moves now (`sim.crowd.jams`)."""
+        rows = self._flushed()
+        if self._jams is None:
+            return np.zeros(len(rows), dtype=bool)
+        return _read_only(self._jams.under_plan(rows))
+
+    def jam_report(self) -> JamReport:
+        """What the no-deadlock rule did so far: jams, hand-offs, hand-backs, agents in plans."""
+        if self._jams is None:
+            return JamReport(0, 0, 0, 0, 0)
+        self._flushed()
+        return self._jams.report()
+
+    @property
+    def jam_windows(self) -> tuple[tuple[int, int, int, int], ...]:
+        """Each joint plan's window under way: first row, last row, first column, last column."""
+        return () if self._jams is None else self._jams.windows
+
     def state_counts(self) -> Counter[AgentState]:
         """How many agents are in each state (one array count, not a read per agent)."""
         counts = np.bincount(self._flushed().state, minlength=len(STATES))
@@ -492,7 +519,13 @@ class Crowd:
         keys = np.where(rows.patrol & rows.to_start, START_KEY, rows.key)
         targets = {int(key): locate(int(key)) for key in np.unique(keys)}
         handed = self._driving.assign(keys, targets)
-        driven = np.flatnonzero(rows.driven)
+        driven_now = rows.driven
+        if self._jams is not None:
+            time_s = self._driving.time_s
+            taken = self._jams.update(rows, keys, targets, ~rows.joint, dt, time_s)
+            handed = sorted({*handed, *taken})  # indices grow with the rows: row order
+            driven_now = driven_now & ~self._jams.under_plan(rows)
+        driven = np.flatnonzero(driven_now)
         if len(driven):
             self._driving.drive(driven, keys[driven], targets, dt)
         return handed

@@ -9,6 +9,12 @@ step boundary all of them stand on the plan's cells at once: the plan's rules (n
 one cell, no two trading cells) hold there, and between boundaries the moves are the plan's
 moves. An agent past the end of its plan, or at its goal for good, waits on its cell.
 
+With `turn_lag` (the crowd's jams use it), an agent that follows another into the cell it
+leaves, turning where the other goes straight on or the other way round, sets off that fraction
+of a step after it (`turn_delays`): in lock step the two would cut the corner between them and
+come within ``1 / sqrt(2)`` of a cell, closer than two discs of half a cell; a lag of 0.3 keeps
+them ``1.3 / sqrt(2)`` (0.92) apart. Such a step lasts that much longer.
+
 The follower only keeps time and interpolates; who plans, when to plan again and how agents
 face their way is the caller's (`sim.components.mapf_group`). Panda3D-free, numpy only.
 """
@@ -18,6 +24,7 @@ from __future__ import annotations
 import math
 from collections import deque
 from collections.abc import Sequence
+from itertools import pairwise
 
 import numpy as np
 from numpy.typing import NDArray
@@ -95,6 +102,89 @@ def _nearest(
     return None
 
 
+def turn_delays(cells: NDArray[np.intp], width: int, lag: float) -> NDArray[np.float64]:
+    """``[t, agent]`` how many step lengths each agent waits before its move of step ``t``.
+
+    An agent entering the cell another leaves in the same step waits as long as that one, plus
+    `lag` when their moves differ in direction; agents in a cycle of such moves (a rotation)
+    wait for nobody. `cells` is ``[t, agent]`` flat cells on a grid `width` wide.
+
+    >>> # Agent 1 goes up out of cell 1 as agent 0 comes in from the left: 0 waits.
+    >>> turn_delays(np.array([[0, 1], [1, 5]]), 4, 0.3).tolist()
+    [[0.3, 0.0]]
+    """
+    steps, agents = len(cells) - 1, cells.shape[1]
+    delays = np.zeros((max(steps, 0), agents))
+    for t in range(steps):
+        here, there = cells[t], cells[t + 1]
+        standing = {int(cell): agent for agent, cell in enumerate(here)}
+        ahead = {}
+        for agent in range(agents):
+            other = standing.get(int(there[agent]))
+            if here[agent] != there[agent] and other is not None and other != agent:
+                ahead[agent] = other
+        for agent in range(agents):
+            delays[t, agent] = _delay(agent, ahead, here, there, width, lag)
+    return delays
+
+
+def rotations(cells: NDArray[np.intp]) -> list[list[tuple[int, ...]]]:
+    """Per step, the cycles of agents each entering the cell the next leaves (a rotation).
+
+    >>> # Four agents turn round a 2 x 2 block (cells 0, 1, 3, 2 of a grid 2 wide).
+    >>> rotations(np.array([[0, 1, 3, 2], [1, 3, 2, 0]]))
+    [[(0, 1, 2, 3)]]
+    """
+    found: list[list[tuple[int, ...]]] = []
+    for t in range(len(cells) - 1):
+        here, there = cells[t], cells[t + 1]
+        standing = {int(cell): agent for agent, cell in enumerate(here)}
+        ahead = {
+            agent: standing[int(there[agent])]
+            for agent in range(cells.shape[1])
+            if here[agent] != there[agent] and int(there[agent]) in standing
+        }
+        cycles, seen = [], set()
+        for agent in sorted(ahead):
+            chain = [agent]
+            while chain[-1] in ahead and ahead[chain[-1]] not in chain:
+                chain.append(ahead[chain[-1]])
+            if chain[-1] in ahead and ahead[chain[-1]] == agent and agent not in seen:
+                seen.update(chain)
+                cycles.append(tuple(sorted(chain)))
+        found.append(cycles)
+    return found
+
+
+def _delay(
+    agent: int,
+    ahead: dict[int, int],
+    here: NDArray[np.intp],
+    there: NDArray[np.intp],
+    width: int,
+    lag: float,
+) -> float:
+    """How long `agent` waits: the lags along the chain of agents ahead of it (0 in a cycle)."""
+    chain, seen = [agent], {agent}
+    while chain[-1] in ahead:
+        nxt = ahead[chain[-1]]
+        if nxt in seen:
+            return 0.0
+        chain.append(nxt)
+        seen.add(nxt)
+    total = 0.0
+    for follower, leader in pairwise(chain):
+        if _direction(here[follower], there[follower], width) != _direction(
+            here[leader], there[leader], width
+        ):
+            total += lag
+    return total
+
+
+def _direction(before: int, after: int, width: int) -> tuple[int, int]:
+    return (int(after) // width - int(before) // width, int(after) % width - int(before) % width)
+
+
 class JointFollower:
     """Where each agent of a joint plan stands as time passes (see the module).
 
@@ -104,6 +194,11 @@ class JointFollower:
         centres: ``(cells, 2)`` world ``(x, y)`` of every flat cell's centre.
         first: ``(agents, 2)`` where each agent stands as the plan starts.
         step_s: seconds per time step (`step_seconds`).
+        turn_lag: with `width`, agents following another round a turn lag this fraction of
+            a step (`turn_delays`); 0: all move together.
+        width: the grid's columns, to tell the moves' directions (with `turn_lag`).
+        first_waits: seconds each agent waits before its move of the first step (from where
+            it stood); None: none waits.
     """
 
     def __init__(
@@ -113,8 +208,24 @@ class JointFollower:
         centres: NDArray[np.float64],
         first: NDArray[np.float64],
         step_s: float,
+        *,
+        turn_lag: float = 0.0,
+        width: int = 0,
+        first_waits: NDArray[np.float64] | None = None,
     ) -> None:
         self.cells = np.array(paths, dtype=np.intp).T.reshape(-1, len(paths))  # [t, agent]
+        self._waits = (
+            turn_delays(self.cells, width, turn_lag) * step_s
+            if turn_lag > 0.0
+            else np.zeros((len(self.cells) - 1, len(paths)))
+        )
+        if first_waits is not None and len(self._waits):
+            self._waits[0] += first_waits
+        # Each step lasts the move plus its longest wait.
+        self._durations = step_s + (self._waits.max(axis=1) if len(self._waits) else np.zeros(0))
+        self._pivots = np.full((len(self._waits), len(paths), 2), np.nan)
+        if turn_lag > 0.0:
+            self._turn_round_blocks(centres)
         self._points: NDArray[np.float64] = centres[self.cells]
         self._first = np.asarray(first, dtype=np.float64)
         self.step_s = step_s
@@ -125,6 +236,22 @@ class JointFollower:
         # The step from which each agent stays at its goal: its last step away, plus one.
         last_away = np.where(away.any(axis=0), len(away) - 1 - np.argmax(away[::-1], axis=0), -1)
         self.arrival_steps = last_away + 1
+
+    def _turn_round_blocks(self, centres: NDArray[np.float64]) -> None:
+        """Four agents rotating round a 2 x 2 block go round its centre on a circle.
+
+        On the cells' edges they would cut its corners and come within ``1 / sqrt(2)`` of a
+        cell, however they wait (each waits for the next); on the circle through the four
+        centres they stay a quarter turn, a whole cell, apart. Longer rotations stay straight.
+        The first step, from wherever the agents stood, is never one.
+        """
+        for t, cycles in enumerate(rotations(self.cells)):
+            if t == 0:
+                continue
+            for cycle in cycles:
+                block = centres[self.cells[t, list(cycle)]]
+                if len(cycle) == 4:
+                    self._pivots[t, list(cycle)] = block.mean(axis=0)
 
     @property
     def steps(self) -> int:
@@ -149,8 +276,8 @@ class JointFollower:
         if self.finished:
             return
         self.phase_s += dt
-        while self.phase_s >= self.step_s and not self.finished:
-            self.phase_s -= self.step_s
+        while not self.finished and self.phase_s >= self._durations[self.step]:
+            self.phase_s -= self._durations[self.step]
             self.step += 1
             if stop_at_boundary:
                 self.phase_s = 0.0
@@ -163,7 +290,20 @@ class JointFollower:
             return np.array(self._points[-1])
         start = self._first if self.step == 0 else self._points[self.step]
         end = self._points[self.step + 1]
-        return np.asarray(start + (end - start) * (self.phase_s / self.step_s), dtype=np.float64)
+        moved = np.clip((self.phase_s - self._waits[self.step]) / self.step_s, 0.0, 1.0)
+        at = np.asarray(start + (end - start) * moved[:, None], dtype=np.float64)
+        pivots = self._pivots[self.step]
+        turning = ~np.isnan(pivots[:, 0])
+        if turning.any():
+            arm = start[turning] - pivots[turning]
+            after = end[turning] - pivots[turning]
+            side = np.sign(arm[:, 0] * after[:, 1] - arm[:, 1] * after[:, 0])
+            angle = side * (np.pi / 2.0) * moved[turning]
+            cos, sin = np.cos(angle), np.sin(angle)
+            at[turning] = pivots[turning] + np.column_stack(
+                [arm[:, 0] * cos - arm[:, 1] * sin, arm[:, 0] * sin + arm[:, 1] * cos]
+            )
+        return at
 
     def heading_for(self) -> NDArray[np.float64]:
         """``(agents, 2)`` the way each agent goes in this step; zero while it waits."""

@@ -188,12 +188,26 @@ class MapfSpec:
 
 
 @dataclass(frozen=True, slots=True)
+class TortureSpec:
+    """A torture scene's `[torture]` table (`sim.scene.torture`).
+
+    `time_limit_s` is when every agent must have arrived, `free_flow_s` the free-flow time the
+    file states (None: computed from the scene), `seeds_vary` how seed N differs from seed 0.
+    """
+
+    time_limit_s: float
+    free_flow_s: float | None = None
+    seeds_vary: str = "start_jitter"
+
+
+@dataclass(frozen=True, slots=True)
 class SceneSpec:
     """A whole validated scene, as read from `path`.
 
     `objects` holds the file's `[[objects]]` in order, then the agents each of `crowds` expands
     into, crowd by crowd; `listed_objects` and `crowd_members` tell the two apart. `mapf` is
-    the `[mapf]` table (its defaults when the file has none).
+    the `[mapf]` table (its defaults when the file has none), `torture` a torture scene's
+    `[torture]` table (`sim.scene.torture`; None for the others).
     """
 
     path: Path
@@ -204,6 +218,7 @@ class SceneSpec:
     objects: tuple[ObjectSpec, ...] = field(default_factory=tuple)
     crowds: tuple[CrowdSpec, ...] = field(default_factory=tuple)
     mapf: MapfSpec = MapfSpec()
+    torture: TortureSpec | None = None
 
     @property
     def listed_objects(self) -> tuple[ObjectSpec, ...]:

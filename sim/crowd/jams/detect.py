@@ -1,0 +1,204 @@
+"""The no-deadlock rule's first half: which agents stopped making way, and who jams with them.
+
+The rule (`JamSettings`): an agent that is moving (not arrived, not in a joint plan, not
+pressing at its goal's cluster of arrived agents) is **stalled** when its distance to its goal
+along the grid (a 4-connected distance field from its goal's cell, `GoalDistances`, one per
+goal cell shared by every agent chasing it) has not fallen below its lowest yet by
+`progress_cells` cells during the last `window_s` seconds (`ProgressWatch`). Stalled agents
+and every agent touching one (discs closer than their radii plus `contact_cells` of a cell),
+chained through stalled agents, make one **jam** (`jam_groups`) when none of them is still
+making way and an agent bound for another goal stands within `opposed_cells` of them (a queue
+whose front moves, or of agents all bound for one goal, is no jam): the group handed to the
+multi-agent planner (`sim.crowd.jams.handoff`).
+
+The watch keeps one lowest distance and one time per agent index in arrays, so a crowd of
+thousands costs a few array operations a check, and checks run every `check_every_s`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from sim.crowd.avoidance import find_neighbours
+from sim.navigation.field import distance_field
+
+
+@dataclass(frozen=True, slots=True)
+class JamSettings:
+    """The no-deadlock rule's tunables; seconds and cells.
+
+    Attributes:
+        window_s: An agent whose distance to its goal fell by less than `progress_cells`
+            cells over this long is stalled.
+        progress_cells: The progress, in cells along the grid, that resets the window.
+        check_every_s: How often stalls are looked for.
+        contact_cells: Discs closer than their radii's sum plus this much of a cell touch.
+        opposed_cells: A jam needs an agent bound elsewhere within this many cells of it.
+        margin_cells: The jam's window is its agents' cells' bounding box grown by this many
+            cells on every side, then grown again (doubled) while no joint plan is found,
+            up to the whole grid.
+        max_members: A jam with more agents in its window is left to avoidance.
+        max_nodes: The configurations LaCAM* may search for a jam's plan (the best found by
+            then is taken): a budget of work, not of time, so plans do not depend on the
+            machine's load.
+        tries: Seeds tried for a plan without rotations (`sim.crowd.jams.handoff.joint_paths`).
+        time_limit_s: Wall-clock seconds a joint plan may take at most (a guard only).
+        seed: The planner's seed: the same jam gives the same plan.
+    """
+
+    window_s: float = 1.0
+    progress_cells: float = 0.5
+    check_every_s: float = 0.25
+    contact_cells: float = 1.0
+    opposed_cells: float = 3.0
+    margin_cells: int = 5
+    max_members: int = 32
+    max_nodes: int = 10_000
+    tries: int = 4
+    time_limit_s: float = 1.0
+    seed: int = 0
+
+
+class GoalDistances:
+    """Each goal cell's 4-connected distance field on the current walkable mask, in cells."""
+
+    def __init__(self) -> None:
+        self._fields: dict[int, NDArray[np.float64]] = {}
+        self._mask_version = -1
+
+    def of(self, walkable: NDArray[np.bool_], mask_version: int, goal: int) -> NDArray[np.float64]:
+        """The flat field toward flat cell `goal` (inf where it cannot be reached)."""
+        if mask_version != self._mask_version:
+            self._fields.clear()
+            self._mask_version = mask_version
+        found = self._fields.get(goal)
+        if found is None:
+            cell = divmod(goal, walkable.shape[1])
+            found = distance_field(walkable, cell, diagonal=False).ravel()
+            self._fields[goal] = found
+        return found
+
+
+class ProgressWatch:
+    """Per agent index: its lowest distance to goal lately, and since when (see the module)."""
+
+    def __init__(self) -> None:
+        self._lowest = np.zeros(0)
+        self._since = np.zeros(0)
+
+    def _fit(self, indices: NDArray[np.int64]) -> None:
+        size = int(indices.max()) + 1 if len(indices) else 0
+        if size > len(self._lowest):
+            grow = size - len(self._lowest)
+            self._lowest = np.concatenate([self._lowest, np.full(grow, np.inf)])
+            self._since = np.concatenate([self._since, np.full(grow, np.nan)])
+
+    def observe(
+        self,
+        indices: NDArray[np.int64],
+        distance: NDArray[np.float64],
+        watched: NDArray[np.bool_],
+        time_s: float,
+        settings: JamSettings,
+    ) -> NDArray[np.bool_]:
+        """Take each agent's distance now; return which are stalled (see the module).
+
+        Agents not `watched` (arrived, idle, in a joint plan) start their window again.
+        """
+        self._fit(indices)
+        lowest, since = self._lowest[indices], self._since[indices]
+        better = distance < lowest - settings.progress_cells
+        restart = ~watched | better | np.isnan(since) | ~np.isfinite(distance)
+        lowest = np.where(restart, distance, np.minimum(lowest, distance))
+        since = np.where(restart, time_s, since)
+        self._lowest[indices], self._since[indices] = lowest, since
+        stalled: NDArray[np.bool_] = watched & ~restart & (time_s - since >= settings.window_s)
+        return stalled
+
+    def restart(self, indices: NDArray[np.int64], time_s: float) -> None:
+        """Start these agents' windows again now (after a hand-off, or one that failed)."""
+        self._fit(indices)
+        self._lowest[indices] = np.inf
+        self._since[indices] = time_s
+
+
+def jam_groups(
+    positions: NDArray[np.float64],
+    radii: NDArray[np.float64],
+    stalled: NDArray[np.bool_],
+    eligible: NDArray[np.bool_],
+    progressing: NDArray[np.bool_],
+    goals: NDArray[np.int64],
+    *,
+    contact: float,
+    opposed: float,
+    others: NDArray[np.bool_] | None = None,
+) -> list[NDArray[np.intp]]:
+    """The jams: stalled rows and the `eligible` rows touching them, chained through stalled ones.
+
+    Two discs touch closer than their radii's sum plus `contact` (world units). A group that
+    touches a `progressing` agent (one moving toward its goal lately) is a queue, not a jam:
+    its front still moves, so it is left to the crowd; so is a group with no agent of `others`
+    (default: the `eligible` ones) chasing another goal (by `goals`, each row's goal cell)
+    within `opposed` of it (world units): agents all bound for one goal drain as those in
+    front arrive. Each group is sorted rows; groups come in the order of their lowest stalled
+    row, so the same crowd gives the same groups.
+
+    >>> points = np.array([[0.0, 0.0], [0.8, 0.0], [1.6, 0.0], [9.0, 0.0], [9.8, 0.0]])
+    >>> stalled = np.array([1, 0, 0, 1, 0], bool)
+    >>> progressing = np.array([0, 0, 0, 0, 1], bool)
+    >>> goals = np.array([7, 9, 9, 7, 7])
+    >>> [g.tolist() for g in jam_groups(points, np.full(5, 0.4), stalled, np.ones(5, bool),
+    ...                                 progressing, goals, contact=0.1, opposed=2.0)]
+    [[0, 1]]
+    """
+    seeds = np.flatnonzero(stalled & eligible)
+    if not len(seeds):
+        return []
+    reach = 2.0 * float(radii.max()) + contact
+    neighbours = find_neighbours(positions, neighbour_dist=reach, max_neighbours=8)
+    taken = np.zeros(len(positions), dtype=bool)
+    groups: list[NDArray[np.intp]] = []
+    for seed in seeds:
+        if taken[seed]:
+            continue
+        taken[seed] = True
+        members, frontier = [int(seed)], [int(seed)]
+        while frontier:
+            current = frontier.pop()
+            for other in neighbours[current]:
+                if other < 0 or taken[other] or not eligible[other]:
+                    continue
+                gap = float(np.hypot(*(positions[other] - positions[current])))
+                if gap > radii[current] + radii[other] + contact:
+                    continue
+                taken[other] = True
+                members.append(int(other))
+                if stalled[other]:
+                    frontier.append(int(other))
+        bound = eligible if others is None else others
+        if progressing[members].any():
+            continue
+        if _opposed(positions, members, bound, goals, opposed):
+            groups.append(np.array(sorted(members), dtype=np.intp))
+    return groups
+
+
+def _opposed(
+    positions: NDArray[np.float64],
+    members: list[int],
+    bound: NDArray[np.bool_],
+    goals: NDArray[np.int64],
+    reach: float,
+) -> bool:
+    """Whether a `bound` agent chasing another goal than a member's is within `reach` of it."""
+    others = np.flatnonzero(bound)
+    for member in members:
+        gap = positions[others] - positions[member]
+        near = others[gap[:, 0] * gap[:, 0] + gap[:, 1] * gap[:, 1] <= reach * reach]
+        if (goals[near] != goals[member]).any():
+            return True
+    return False

@@ -1,0 +1,211 @@
+"""The pieces of a jam's joint plan: start cells, the way onto them, the plan, the turn lag.
+
+`sim.crowd.jams.handoff` puts them together: each member starts on a cell of its own near
+where it stands (`start_cells`), goes there first without running into the others
+(`gather_waits`), and the plan (`joint_paths`, LaCAM* on a budget of work) moves them on with
+agents that follow another round a turn lagging behind it (`turn_lag`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import NDArray
+
+from sim.crowd.jams.detect import JamSettings
+from sim.crowd.joint import nearest_free_cells, rotations
+from sim.mapf import MapfProblem, distance_tables, native
+from sim.mapf.lacam import lacam
+from sim.mapf.problem import paths_from_configs
+
+GATHER_SAMPLES = 11  # points of a step at which two agents' ways to their start cells are compared
+GATHER_ROUNDS = 10  # times the pairs that meet on their ways to their start cells are looked at
+SWAP_REACH = 1.5  # cells: the farthest a trade of start cells may send an agent
+TURN_OVERLAP = 0.05  # of two radii: how deep discs may touch round a turn in a joint plan
+
+
+def turn_lag(radius_cells: float) -> float:
+    """The lag, in steps, that keeps discs of `radius_cells` apart round a turn (`turn_delays`).
+
+    In lock step the two come within ``1 / sqrt(2)`` of a cell; lagging ``f`` of a step keeps
+    them ``(1 + f) / sqrt(2)`` apart, which must be two radii less `TURN_OVERLAP` of them.
+
+    >>> round(turn_lag(0.4), 3), turn_lag(0.3)
+    (0.075, 0.0)
+    """
+    apart = 2.0 * radius_cells * (1.0 - TURN_OVERLAP)
+    return float(np.clip(apart * np.sqrt(2.0) - 1.0, 0.0, 0.5))
+
+
+def start_cells(
+    walkable: NDArray[np.bool_],
+    cells: NDArray[np.intp],
+    positions: NDArray[np.float64],
+    centres: NDArray[np.float64],
+) -> list[int]:
+    """Each agent's start cell in a joint plan: distinct, walkable, near where it stands.
+
+    Agents nearest their cells' centres choose first: each takes the free cell among its own
+    and the 8 around it (a diagonal one only past two free sides) whose centre is nearest it,
+    so agents sharing a cell spread the way they stand and their first moves do not cross;
+    one with none of those free takes the nearest free cell (`nearest_free_cells`). Then
+    two agents trade cells wherever that shortens their two ways together (and neither gets
+    farther than `SWAP_REACH` cells), until no trade does: ways that cross always shorten
+    when traded, so no two agents' first moves cross. `cells` and the result are flat cells of
+    `walkable`, `centres` their world centres.
+    """
+    height, width = walkable.shape
+    free = walkable.ravel().copy()
+    offsets = np.hypot(*(positions - centres[cells]).T)
+    chosen = [-1] * len(cells)
+    for agent in np.lexsort((np.arange(len(cells)), offsets)):
+        row, col = divmod(int(cells[agent]), width)
+        near = []
+        for d_row in (-1, 0, 1):
+            for d_col in (-1, 0, 1):
+                r, c = row + d_row, col + d_col
+                if not (0 <= r < height and 0 <= c < width) or not free[r * width + c]:
+                    continue
+                if d_row and d_col and not (walkable[row, c] and walkable[r, col]):
+                    continue
+                near.append(r * width + c)
+        if near:
+            gaps = np.hypot(*(centres[near] - positions[agent]).T)
+            cell = near[int(np.lexsort((near, gaps))[0])]
+        else:
+            cell = nearest_free_cells(free.reshape(walkable.shape), [int(cells[agent])])[0]
+        free[cell] = False
+        chosen[agent] = int(cell)
+    return _uncrossed(chosen, positions, centres)
+
+
+def _uncrossed(
+    chosen: list[int], positions: NDArray[np.float64], centres: NDArray[np.float64]
+) -> list[int]:
+    """`chosen` with pairs traded while that shortens their ways (see `start_cells`)."""
+    reach = SWAP_REACH * float(np.hypot(*(centres[1] - centres[0]))) if len(centres) > 1 else 0.0
+    cells = list(chosen)
+    for _ in range(len(cells) * len(cells)):  # each trade shortens the sum: it ends
+        traded = False
+        for a in range(len(cells)):
+            for b in range(a + 1, len(cells)):
+                now = _way(positions[a], centres[cells[a]]) + _way(positions[b], centres[cells[b]])
+                way_a, way_b = (
+                    _way(positions[a], centres[cells[b]]),
+                    _way(positions[b], centres[cells[a]]),
+                )
+                if way_a + way_b < now - 1e-9 and max(way_a, way_b) <= reach:
+                    cells[a], cells[b] = cells[b], cells[a]
+                    traded = True
+        if not traded:
+            break
+    return cells
+
+
+def _way(start: NDArray[np.float64], end: NDArray[np.float64]) -> float:
+    return float(np.hypot(*(end - start)))
+
+
+def gather_waits(
+    first: NDArray[np.float64], ends: NDArray[np.float64], radii: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """How many steps each agent waits before it goes from `first` to its start cell's centre.
+
+    All go at once, in a straight line over one step, but two whose ways would bring them
+    closer than their radii (less `TURN_OVERLAP` of them; or than they stand now) go one after
+    the other, in the order that keeps them farther apart (the one whose way passes where the
+    other stands waits for it). Pairs are looked at in row order, again while a wait changed
+    something, at most `GATHER_ROUNDS` times.
+
+    >>> gather_waits(np.array([[0.0, 0.0], [1.0, 0.0]]), np.array([[1.0, 0.0], [1.0, 1.0]]),
+    ...              np.full(2, 0.4)).tolist()
+    [1.0, 0.0]
+    """
+    waits = np.zeros(len(first))
+    samples = np.linspace(0.0, 1.0, GATHER_SAMPLES)
+    # Ways of at most a cell and a half from points farther apart never meet.
+    size = float(np.hypot(*(ends[0] - first[0]))) if len(first) else 0.0
+    reach = 2.0 * float(np.hypot(*(ends - first).T).max(initial=size)) + 2.0 * float(radii.max())
+    pairs = []
+    for a in range(len(first)):
+        for b in range(a + 1, len(first)):
+            apart = float(np.hypot(*(first[a] - first[b])))
+            if apart <= reach:
+                wanted = min((radii[a] + radii[b]) * (1.0 - TURN_OVERLAP), apart)
+                pairs.append((a, b, wanted))
+    for _ in range(GATHER_ROUNDS):
+        changed = False
+        for a, b, wanted in pairs:
+            now = _closest(first, ends, waits, a, b, samples)
+            if now >= wanted - 1e-9:
+                continue
+            trials = []
+            for later, sooner in ((b, a), (a, b)):
+                trial = waits.copy()
+                trial[later] = max(trial[later], trial[sooner] + 1.0)
+                trials.append((_closest(first, ends, trial, a, b, samples), trial))
+            best, trial = max(trials, key=lambda found: found[0])
+            if best > now + 1e-9:
+                waits, changed = trial, True
+        if not changed:
+            break
+    return waits
+
+
+def _closest(
+    first: NDArray[np.float64],
+    ends: NDArray[np.float64],
+    waits: NDArray[np.float64],
+    a: int,
+    b: int,
+    samples: NDArray[np.float64],
+) -> float:
+    """The closest agents `a` and `b` come while each glides to its end after its wait."""
+    times = np.concatenate([samples + k for k in range(int(max(waits[a], waits[b])) + 1)])
+    moved_a = np.clip(times - waits[a], 0.0, 1.0)[:, None]
+    moved_b = np.clip(times - waits[b], 0.0, 1.0)[:, None]
+    at_a = first[a] + (ends[a] - first[a]) * moved_a
+    at_b = first[b] + (ends[b] - first[b]) * moved_b
+    return float(np.hypot(*(at_a - at_b).T).min())
+
+
+def joint_paths(problem: MapfProblem, settings: JamSettings) -> tuple[tuple[int, ...], ...]:
+    """LaCAM*'s best plan within `settings.max_nodes` configurations; () when it found none.
+
+    A budget of configurations, not of time, ends the search, so the same problem gives the
+    same plan on any machine, however loaded (the time limit only guards the frame). A plan in
+    which agents rotate round a 2 x 2 block (`sim.crowd.joint.rotations`: discs that close
+    cannot) is searched again with the next seeds, up to `settings.tries` in all; the plan
+    with the fewest rotations, then the shortest, wins.
+    """
+    tables = distance_tables(problem)
+    best: tuple[tuple[int, int], tuple[tuple[int, ...], ...]] | None = None
+    for attempt in range(settings.tries):
+        seed = settings.seed + attempt
+        if native.choose("auto"):
+            configs, _, _ = native.lacam_configs(
+                problem,
+                tables,
+                time_limit_s=settings.time_limit_s,
+                seed=seed,
+                max_nodes=settings.max_nodes,
+            )
+        else:
+            outcome = lacam(
+                problem,
+                tables,
+                time_limit_s=settings.time_limit_s,
+                seed=seed,
+                node_limit=settings.max_nodes,
+            )
+            configs = [list(config) for config in outcome.configs]
+        paths = paths_from_configs(configs)
+        if not paths:
+            continue
+        cells = np.array(paths, dtype=np.intp).T
+        turns = sum(len(cycles) for cycles in rotations(cells))
+        score = (turns, len(cells))
+        if best is None or score < best[0]:
+            best = (score, paths)
+        if turns == 0:
+            break
+    return () if best is None else best[1]
