@@ -12,6 +12,7 @@ from panda3d.core import (
     ClockObject,
     ModifierButtons,
     MouseWatcher,
+    NodePath,
     Point3,
 )
 
@@ -20,6 +21,7 @@ from sim.app.actions import key_actions
 from sim.app.close_request import quit_on_close_request
 from sim.app.controls import bind_controls, hud_help, panel_help, table_keys
 from sim.app.generator_menu import GeneratorMenu
+from sim.app.legend_setup import BOTTOM as LEGEND_BOTTOM
 from sim.app.legend_setup import add_legend
 from sim.app.mapf_playback import MapfPlayback
 from sim.app.messages import Messages
@@ -53,7 +55,6 @@ from sim.engine.camera import CameraPose, OrbitCamera, OrbitCameraInput
 from sim.engine.labels import BillboardLabels
 from sim.engine.lighting import LookFallback, apply_look, drop_look
 from sim.engine.loop import Phase
-from sim.engine.projection import world_to_pixel
 from sim.engine.showbase import DisplaySettings, open_showbase
 from sim.errors import shown
 from sim.scene.builder import build_scene
@@ -61,6 +62,9 @@ from sim.scene.script_trust import UNTRUSTED, ScriptTrust
 from sim.scene.spec import SceneSpec
 from sim.search_view.panel import SearchPanel
 from sim.search_view.view import LABEL_COLOR, LABEL_LINE_HEIGHT, SearchView
+from sim.ui.viewport import middle_of
+from sim.ui.viewport import screen_of_point as viewport_point
+from sim.ui.window_panels import WindowPanels
 
 BACKGROUND_COLOR = (0.16, 0.18, 0.22, 1.0)
 CAMERA_FOV_DEG = 50.0
@@ -121,6 +125,9 @@ class SimApp:
         self.errors = self.outputs.errors
         self.base.set_background_color(*BACKGROUND_COLOR)
         self.base.camLens.set_min_fov(CAMERA_FOV_DEG)
+        # The scene shows in the viewport only; the panels dock beside it (`sim.ui.layout`).
+        self.panels = WindowPanels(self.base, legend_bottom=LEGEND_BOTTOM)
+        self.layout = self.panels.layout
         self.clock = ClockObject.get_global_clock()
         self.world = World(self.base.render)
         self.gizmos = Gizmos(self.base.render)
@@ -169,7 +176,7 @@ class SimApp:
             dragging=self.dragging,
         )
         self.legend = add_terrain(
-            self.world, scene, self.objects, legend_parent=self.base.a2dBottomLeft
+            self.world, scene, self.objects, legend_parent=self.panels.legend_corner
         )
         renderer = CrowdRenderer(
             frames_of(self.crowd_sim), camera=self.base.cam, window=self.base.win
@@ -177,12 +184,13 @@ class SimApp:
         self.crowd_render = self.world.spawn("crowd-render").add_component(renderer)
         self.hud = self.world.spawn("hud").add_component(
             Hud(
-                top_left=self.base.a2dTopLeft,
-                bottom_left=self.base.a2dBottomLeft,
+                top_left=self.layout.left.top_left,
+                width=self.layout.left.width,
                 help_text=hud_help(),
                 status=self.status_lines,
             )
         )
+        self.layout.left.on_resize(lambda width, _: self.hud.fit(width))
         labels = BillboardLabels(
             self.base.render,
             color=LABEL_COLOR,
@@ -193,21 +201,23 @@ class SimApp:
                 self.grid,
                 labels=labels,
                 camera=self.base.cam,
-                window_height=lambda: self.window_size()[1],
+                window_height=lambda: self.layout.frame.viewport.height,
                 dragging=self.dragging,
             )
         )
+        inspector_slot = self.panels.right.add(lambda: self.inspector_panel.height)
         self.search_panel = SearchPanel(
             self.search_view,
-            self.base.a2dTopRight,
+            self.panels.right.add(lambda: self.search_panel.height, right_aligned=True),
             clock=self.clock.get_frame_time,
             key_help=panel_help(),
             dragging=self.dragging,
+            width=self.layout.right.width,
         )
         self.loop.add_task(Phase.UI, self._tick_search_view, SEARCH_TASK)
         self.colour_legend = add_legend(
             self.world,
-            self.base.a2dBottomLeft,
+            self.panels.legend_corner,
             terrain_legend=self.legend,
             view=self.search_view,
             path=self.path,
@@ -235,7 +245,7 @@ class SimApp:
         self.trace = self._open_trace()
         self.mapf_playback: MapfPlayback | None = None  # a MAPF plan's, set by `sim run`
         self._next_report_s = 0.0
-        self._bind_keys()
+        self._bind_keys(inspector_slot)
         self._report_parts = ReportParts(
             scene_path=str(scene.path),
             look_asked=options.display.look,
@@ -264,7 +274,7 @@ class SimApp:
             thrower = self.base.buttonThrowers[0].node()  # type: ignore[attr-defined]
             self.bind_mouse(self.base.mouseWatcherNode, thrower)
 
-    def _bind_keys(self) -> None:
+    def _bind_keys(self, inspector_slot: NodePath) -> None:
         """Build the modal parts and their mode owner; bind the controls table's keys."""
         self.generator_menu = self.world.spawn("generator-menu").add_component(
             GeneratorMenu(
@@ -288,13 +298,16 @@ class SimApp:
             first_frame=self.first_frame,
             render_paused=self.render_paused,
         )
+        left, right = self.layout.left, self.layout.right
+        self.race.panel.dock((left.bottom_left, left.width), (right.bottom_left, right.width))
         scene = self.options.scene
+        self.inspector_panel = InspectorPanel(inspector_slot, width=self.layout.right.width)
         self.inspector = self.world.spawn("inspector").add_component(
             Inspector(
                 editor=self.editor,
                 grid=self.grid,
                 root=self.world.root,
-                panel=InspectorPanel(self.base.a2dRightCenter),
+                panel=self.inspector_panel,
                 notify=self.notify,
                 turns_itself=lambda name: has_rotator(scene, name),
                 motion=self.motion,
@@ -360,6 +373,7 @@ class SimApp:
         self.modes.follow()
         self.search_view.tick(self.clock.get_dt())
         self.search_panel.refresh()
+        self.panels.tick(self.messages.showing(now_s=self.world.time_s))
         # While the view is open it draws the search's own path: the planner's would give it away.
         self.path.suppressed = self.search_view.opened
         return int(task.cont)
@@ -396,8 +410,9 @@ class SimApp:
             agent.show_path = self.path.show_path
 
     def toggle_hud(self) -> None:
-        """Show or hide the HUD text."""
-        self.hud.visible = not self.hud.visible
+        """Show or hide the panels and the HUD; hidden, the viewport takes the whole window."""
+        self.layout.visible = not self.layout.visible
+        self.hud.visible = self.layout.visible
         if self.legend is not None:
             self.legend.visible = self.hud.visible
 
@@ -528,27 +543,12 @@ class SimApp:
 
     def screen_of(self, game_object: GameObject) -> tuple[int, int] | None:
         """Where the middle of `game_object` shows in the window (origin top-left), if visible."""
-        node, render = game_object.node, self.base.render
-        # Bounds relative to another node leave composed transforms in Panda3D's state cache,
-        # which ShowBase then sweeps every frame: for 20,000 objects, 8 s a frame after the
-        # first report. A child of render needs no other node: its parent's frame is render's.
-        bounds = (
-            node.get_tight_bounds()
-            if node.get_parent() == render
-            else node.get_tight_bounds(render)
-        )
-        if bounds is None:
-            point = Point3(*game_object.world_pos)
-        else:
-            low, high = bounds
-            point = Point3((low + high) / 2)
-        return self.screen_of_point(point)
+        return self.screen_of_point(middle_of(game_object, self.base.render))
 
     def screen_of_point(self, point: Point3) -> tuple[int, int] | None:
-        """Where world `point` shows in the window (origin top-left), if visible."""
-        return world_to_pixel(
-            point, camera=self.base.cam, lens=self.base.camLens, size=self.window_size()
-        )
+        """Where world `point` shows in the window (origin top-left), if in the viewport."""
+        camera, lens = self.base.cam, self.base.camLens
+        return viewport_point(point, camera=camera, lens=lens, layout=self.layout)
 
     def window_size(self) -> tuple[int, int]:
         """The window's or buffer's size in pixels."""
@@ -588,4 +588,5 @@ class SimApp:
             self.world.destroy(game_object)
         self.world.flush_destroyed()
         self.gizmos.destroy()
+        self.panels.destroy()
         self.base.destroy()
