@@ -184,7 +184,7 @@ class SimApp:
         self.crowd_render = self.world.spawn("crowd-render").add_component(renderer)
         self.hud = self.world.spawn("hud").add_component(
             Hud(
-                top_left=self.layout.left.top_left,
+                top_left=self.panels.left.add(lambda: self.hud.height),
                 width=self.layout.left.width,
                 help_text=hud_help(),
                 status=self.status_lines,

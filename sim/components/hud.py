@@ -60,6 +60,15 @@ class Hud(Component):
         self._help.text_pos = (MARGIN_X, TOP_Y - lines * line_height - HELP_GAP)
 
     @property
+    def height(self) -> float:
+        """How far down from its top the HUD reaches now, its parent's units (0 while hidden)."""
+        if not self._visible:
+            return 0.0
+        help_rows = self._help.textNode.get_num_rows() if self._help.text else 0
+        help_line = self._help.textNode.get_line_height() * HELP_SCALE
+        return -self._help.text_pos[1] + max(help_rows - 1, 0) * help_line + HELP_GAP / 2
+
+    @property
     def visible(self) -> bool:
         """Whether the HUD is shown."""
         return self._visible

@@ -38,15 +38,19 @@ class WindowPanels:
         self.legend_corner: NodePath = self.layout.left.bottom_left.attach_new_node("legends")
         self.legend_corner.set_z(FOOT_GAP - legend_bottom)
         self.right = Stack(self.layout.right, hint=RIGHT_DOCK_HINT)
+        # The HUD first, then whatever else the left dock holds (a hierarchy), over the legends.
+        self.left = Stack(self.layout.left)
 
     def tick(self, message: str | None) -> None:
         """Follow the window's size, stack the right dock, show `message` (None: the hint)."""
         self.layout.sync()
+        self.left.arrange()
         self.right.arrange()
         self.status_bar.set_text(message or STATUS_HINT)
 
     def destroy(self) -> None:
         """Remove the status bar, the stack and the docks; the scene gets the window back."""
         self.status_bar.destroy()
+        self.left.destroy()
         self.right.destroy()
         self.layout.destroy()
