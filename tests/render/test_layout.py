@@ -216,3 +216,33 @@ def test_a_click_on_a_dock_picks_nothing_behind_it(default_scene):
     middle = (viewport.left + viewport.width / 2) / width * 2 - 1
     centre = 1 - (viewport.top + viewport.height / 2) / height * 2
     assert picker.in_view((middle, centre)) == pytest.approx((0.0, 0.0), abs=1e-6)
+
+
+def test_a_toolbar_takes_a_strip_off_the_viewport_top(default_scene):
+    app, _ = default_scene
+    before = app.layout.frame.viewport
+    toolbar = app.layout.reserve_toolbar(30)
+    app.step()
+    viewport = app.layout.frame.viewport
+    assert (viewport.top, viewport.height) == (30, before.height - 30)
+    assert app.layout.frame.toolbar == Rect(before.left, 0, before.width, 30)
+    assert toolbar.shown
+    height = app.window_size()[1]
+    _, _, bottom, top = app.base.cam.node().get_display_region(0).get_dimensions()
+    assert top == pytest.approx(1 - 30 / height)
+    assert bottom == pytest.approx(1 - viewport.bottom / height)
+
+
+def test_the_status_bar_cuts_a_long_line_short_where_it_ends(default_scene):
+    app, _ = default_scene
+    bar = app.panels.status_bar
+    app.notify("saved " + "a-very-long-folder-name/" * 40 + "scene.toml\nsecond line")
+    app.step()
+    assert bar.text.endswith("...")
+    assert "second line" not in bar.text
+    image = screenshot_rgb(app.base.win)
+    status = app.layout.frame.status
+    row = image[status.top + 3 : status.bottom - 3].astype(int)
+    ink = np.abs(row - BACKDROP).max(axis=2) > 40
+    columns = np.flatnonzero(ink.any(axis=0))
+    assert columns.max() < status.right - 10, "the line runs off the bar's end"
