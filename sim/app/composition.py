@@ -166,7 +166,8 @@ class SimApp:
         self.look_fallback = LookFallback() if wants_fallback else None
         for spec, game_object in zip(scene.objects, self.objects, strict=True):
             self.motion.add(game_object, mover=spec.mover, rotator=spec.rotator, door=spec.door)
-        self.script_gate.attach(self.objects, banner_parent=self.base.a2dTopCenter)
+        self.script_gate.attach(self.objects, banner_parent=self.layout.viewport_top)
+        self.layout.fit_viewport_top()
         self.agents = add_agents(
             scene,
             self.objects,

@@ -141,12 +141,21 @@ class Stack:
         dock: The dock the panels sit in.
         hint: What the dock says while no panel in it is shown ("" for nothing).
         hint_scale: The hint's text height, the dock's units.
+        foot: How much of the dock's foot is taken by what stands there (legends), the dock's
+            units, now; the panels fit in what is left.
     """
 
     GAP = 0.03  # between two shown panels, the dock's units
 
-    def __init__(self, dock: Dock, *, hint: str = "", hint_scale: float = 0.032) -> None:
-        self._dock, self._hint_scale = dock, hint_scale
+    def __init__(
+        self,
+        dock: Dock,
+        *,
+        hint: str = "",
+        hint_scale: float = 0.032,
+        foot: Callable[[], float] = lambda: 0.0,
+    ) -> None:
+        self._dock, self._hint_scale, self._foot = dock, hint_scale, foot
         self._slots: list[tuple[NodePath, Callable[[], float]]] = []
         self._hint = OnscreenText(
             parent=dock.top_left,
@@ -182,7 +191,8 @@ class Stack:
             tall = height()
             if tall > 0:
                 top += tall + self.GAP
-        fit = min(1.0, self._dock.height / top) if top > 0 else 1.0
+        room = self._dock.height - self._foot()
+        fit = min(1.0, max(room, 0.0) / top) if top > 0 else 1.0
         for (slot, _), slot_top in zip(self._slots, tops, strict=True):
             slot.set_z(-slot_top * fit)
             slot.set_scale(fit)

@@ -34,6 +34,7 @@ RIGHT_UNITS = 0.78
 # a viewport narrower than this keeps its width of view and sees more above and below instead,
 # so docking the panels never crops the sides of a scene.
 FRAMED_ASPECT = 4 / 3
+VIEWPORT_MARGIN_PX = 8  # between a notice at the viewport's top and the docks beside it
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,6 +129,9 @@ class DockedLayout:
         self.right = Dock(aspect2d, "right-dock", min_units=RIGHT_UNITS)
         self.status = Dock(aspect2d, "status-bar", min_units=0.0)
         self.toolbar = Dock(aspect2d, "toolbar", min_units=0.0)
+        # A notice that belongs to the scene (a banner) hangs from the viewport's top middle,
+        # scaled down to the viewport's width when it is wider.
+        self.viewport_top = aspect2d.attach_new_node("viewport-top")
         self.frame = dock_frame(self.window_size())
         self.sync()
 
@@ -179,6 +183,22 @@ class DockedLayout:
             (self.toolbar, self.frame.toolbar),
         ):
             dock.place(rect, size, shown=self._visible and rect.width > 0 and rect.height > 0)
+        self.fit_viewport_top()
+
+    def fit_viewport_top(self) -> None:
+        """Keep `viewport_top` at the viewport's top middle, its content no wider than the view."""
+        viewport, (width, height) = self.frame.viewport, self.window_size()
+        middle = viewport.left + viewport.width / 2
+        self.viewport_top.set_pos((2 * middle - width) / height, 0, 1 - 2 * viewport.top / height)
+        self.viewport_top.set_scale(1.0)
+        bounds = self.viewport_top.get_tight_bounds(self.viewport_top)
+        if bounds is None:
+            return
+        low, high = bounds
+        room = (viewport.width - 2 * VIEWPORT_MARGIN_PX) * 2 / height
+        wide = high.x - low.x
+        if wide > room > 0:
+            self.viewport_top.set_scale(room / wide)
 
     def viewport_fractions(self) -> tuple[float, float, float, float]:
         """The viewport as (left, right, bottom, top), fractions of the window, y up."""
@@ -194,4 +214,5 @@ class DockedLayout:
         """Remove the docks and give the scene camera the whole window back."""
         for dock in (self.left, self.right, self.status, self.toolbar):
             dock.destroy()
+        self.viewport_top.remove_node()
         self._region.set_dimensions(0.0, 1.0, 0.0, 1.0)

@@ -39,7 +39,13 @@ class WindowPanels:
         self.legend_corner.set_z(FOOT_GAP - legend_bottom)
         self.right = Stack(self.layout.right, hint=RIGHT_DOCK_HINT)
         # The HUD first, then whatever else the left dock holds (a hierarchy), over the legends.
-        self.left = Stack(self.layout.left)
+        self.left = Stack(self.layout.left, foot=self._legends_height)
+
+    def _legends_height(self) -> float:
+        """How far up from the left dock's foot the legends reach now (with a gap above)."""
+        foot = self.layout.left.bottom_left
+        bounds = self.legend_corner.get_tight_bounds(foot)
+        return 0.0 if bounds is None else max(bounds[1].z, 0.0) + FOOT_GAP
 
     def tick(self, message: str | None) -> None:
         """Follow the window's size, stack the right dock, show `message` (None: the hint)."""
