@@ -15,7 +15,7 @@ from panda3d.core import GeomNode, NodePath, PGItem, Point3, TextNode
 from sim.ui.dock import BACKDROP_COLOR, Rect
 from sim.ui.layout import dock_frame
 from tests.helpers.inspector import select
-from tests.helpers.paths import artifact
+from tests.helpers.paths import SCENES_DIR, artifact
 from tests.helpers.pixels import dominant, rgb, screenshot_rgb
 
 pytestmark = pytest.mark.render
@@ -246,3 +246,14 @@ def test_the_status_bar_cuts_a_long_line_short_where_it_ends(default_scene):
     ink = np.abs(row - BACKDROP).max(axis=2) > 40
     columns = np.flatnonzero(ink.any(axis=0))
     assert columns.max() < status.right - 10, "the line runs off the bar's end"
+
+
+def test_the_script_banner_fits_the_top_of_the_viewport(open_app):
+    app = open_app(SCENES_DIR / "scripted.toml", trust_scripts=False)
+    app.step()
+    viewport = app.layout.frame.viewport
+    banner = [rect for name, rect in _drawn_2d_rects(app) if "/viewport-top/" in name]
+    assert banner, "no banner asks to allow the scripts"
+    for rect in banner:
+        assert _overlap(rect, viewport) == rect.width * rect.height, "the banner leaves the view"
+        assert rect.top < viewport.top + viewport.height // 8
