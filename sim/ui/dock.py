@@ -156,7 +156,7 @@ class Stack:
         foot: Callable[[], float] = lambda: 0.0,
     ) -> None:
         self._dock, self._hint_scale, self._foot = dock, hint_scale, foot
-        self._slots: list[tuple[NodePath, Callable[[], float]]] = []
+        self._slots: list[tuple[NodePath, Callable[[], float], float]] = []
         self._hint = OnscreenText(
             parent=dock.top_left,
             text=hint,
@@ -168,15 +168,22 @@ class Stack:
         )
         dock.on_resize(self._wrap_hint)
 
-    def add(self, height: Callable[[], float], *, right_aligned: bool = False) -> NodePath:
+    def add(
+        self,
+        height: Callable[[], float],
+        *,
+        right_aligned: bool = False,
+        width: float | None = None,
+    ) -> NodePath:
         """A slot for a panel `height()` tall now (0 while hidden); the node to hang it from.
 
         `right_aligned`: the slot hangs from the dock's top-right corner, for panels laid out
-        leftward from x = 0.
+        leftward from x = 0. `width`: how wide the panel was laid out (the dock's width then,
+        by default); should the window shrink the dock below it, the panel shrinks to fit.
         """
         anchor = self._dock.top_right if right_aligned else self._dock.top_left
         slot = anchor.attach_new_node(f"slot-{len(self._slots)}")
-        self._slots.append((slot, height))
+        self._slots.append((slot, height, self._dock.width if width is None else width))
         return slot
 
     def arrange(self) -> None:
@@ -186,16 +193,16 @@ class Stack:
         none runs off its foot.
         """
         tops, top = [], 0.0
-        for _, height in self._slots:
+        for _, height, _ in self._slots:
             tops.append(top)
             tall = height()
             if tall > 0:
                 top += tall + self.GAP
         room = self._dock.height - self._foot()
         fit = min(1.0, max(room, 0.0) / top) if top > 0 else 1.0
-        for (slot, _), slot_top in zip(self._slots, tops, strict=True):
+        for (slot, _, wide), slot_top in zip(self._slots, tops, strict=True):
             slot.set_z(-slot_top * fit)
-            slot.set_scale(fit)
+            slot.set_scale(min(fit, self._dock.width / wide) if wide > 0 else fit)
         if top > 0:
             self._hint.hide()
         else:
@@ -207,5 +214,5 @@ class Stack:
     def destroy(self) -> None:
         """Remove the hint and the slots (the panels in them are their owners' to destroy)."""
         self._hint.destroy()
-        for slot, _ in self._slots:
+        for slot, _, _ in self._slots:
             slot.remove_node()

@@ -257,3 +257,20 @@ def test_the_script_banner_fits_the_top_of_the_viewport(open_app):
     for rect in banner:
         assert _overlap(rect, viewport) == rect.width * rect.height, "the banner leaves the view"
         assert rect.top < viewport.top + viewport.height // 8
+
+
+@pytest.mark.parametrize("window_size", [(1280, 720)], ids=["1280x720"])
+def test_panels_shrink_with_a_dock_narrowed_under_them(default_scene, window_size):
+    app, mouse = default_scene
+    _open_everything(app, mouse)
+    dock, frame = app.layout.right, app.layout.frame
+    laid_out = dock.width
+    panel = app.search_panel._root.get_parent()
+    before = panel.get_scale()[0]  # panels taller than the dock already shrink together
+    # As a window shrunk under a wide layout would have it: the dock loses a third of its width.
+    narrower = Rect(frame.right.left + frame.right.width // 3, 0, frame.right.width * 2 // 3, 694)
+    dock.place(narrower, app.window_size(), shown=True)
+    app.panels.right.arrange()
+    assert dock.width < laid_out
+    assert panel.get_scale()[0] <= min(before, dock.width / laid_out) + 1e-6
+    assert panel.get_scale()[0] < before
