@@ -30,10 +30,11 @@ MIN_VIEWPORT_PX = 320
 # than this many units scales its content down to fit rather than cutting it off.
 LEFT_UNITS = 0.62
 RIGHT_UNITS = 0.78
-# The narrowest view the scenes' cameras are framed for (an 800 x 600 window before the docks):
-# a viewport narrower than this keeps its width of view and sees more above and below instead,
-# so docking the panels never crops the sides of a scene.
-FRAMED_ASPECT = 4 / 3
+# A viewport narrower than this aspect keeps the width of view one this wide would have and sees
+# more above and below instead, so docking the panels never crops the sides of a scene framed for
+# a window: at 1.15 the widest shipped scenes (the crowds' crossing) stay whole in an 800x600
+# window's docked viewport, and the scene stays as large as that allows.
+FRAMED_ASPECT = 1.15
 VIEWPORT_MARGIN_PX = 8  # between a notice at the viewport's top and the docks beside it
 
 
@@ -94,7 +95,7 @@ def fit_lens(lens: Lens, aspect: float, min_fov_deg: float) -> None:
     """Give `lens` a viewport's `aspect`, seeing `min_fov_deg` across its narrower side.
 
     A viewport narrower than `FRAMED_ASPECT` sees as wide as one of that aspect would, and the
-    more above and below: a 4:3 scene framing stays whole in a tall, narrow viewport.
+    more above and below: a scene framed for a window stays whole in a tall, narrow viewport.
     """
     if aspect >= FRAMED_ASPECT:
         lens.set_aspect_ratio(aspect)
