@@ -13,6 +13,7 @@ from panda3d.core import (
     GraphicsOutput,
     ModifierButtons,
     MouseWatcher,
+    NodePath,
     Point3,
 )
 
@@ -21,6 +22,7 @@ from sim.app.actions import key_actions
 from sim.app.close_request import quit_on_close_request
 from sim.app.controls import add_help_overlay, bind_controls, hud_help, panel_help, table_keys
 from sim.app.generator_menu import GeneratorMenu
+from sim.app.legend_setup import BOTTOM as LEGEND_BOTTOM
 from sim.app.legend_setup import add_legend
 from sim.app.mapf_playback import MapfPlayback
 from sim.app.messages import Messages
@@ -38,11 +40,9 @@ from sim.app.scene_parts import (
     replan_interval,
 )
 from sim.app.script_gate import ScriptGate
-from sim.app.trace import TraceWriter
 from sim.components.crowd import CrowdField
 from sim.components.crowd_render import CrowdRenderer, frames_of
 from sim.components.crowd_sim import CROWD_SIM, CrowdSim
-from sim.components.grid_manager import HEURISTICS
 from sim.components.ground_view import add_ground_view, grid_bounds
 from sim.components.hud import Hud
 from sim.components.motion import SceneMotion
@@ -52,14 +52,14 @@ from sim.editor.inspector import TYPED_CHARS, Inspector, has_rotator
 from sim.editor.inspector_panel import InspectorPanel
 from sim.editor.paint import PaintTool
 from sim.editor.wall_batch import add_wall_batch
-from sim.editor.workspace import Workspace, default_anchors
+from sim.editor.workspace import TOOLBAR_PX, Anchors, Workspace
 from sim.engine import FrameLoop, GameObject, Gizmos, World
 from sim.engine.camera import CameraPose, OrbitCamera, OrbitCameraInput
 from sim.engine.labels import BillboardLabels
 from sim.engine.lighting import LookFallback, apply_look, drop_look
 from sim.engine.loop import WINDOW_STEP_S, Phase
 from sim.engine.pointer import PointerTrail, modifier_buttons
-from sim.engine.projection import node_middle, world_to_pixel
+from sim.engine.projection import node_middle
 from sim.engine.showbase import DisplaySettings, open_showbase
 from sim.errors import shown
 from sim.scene.builder import build_scene
@@ -67,6 +67,8 @@ from sim.scene.script_trust import UNTRUSTED, ScriptTrust
 from sim.scene.spec import SceneSpec
 from sim.search_view.panel import SearchPanel
 from sim.search_view.view import LABEL_COLOR, LABEL_LINE_HEIGHT, SearchView
+from sim.ui.viewport import screen_of_point as viewport_point
+from sim.ui.window_panels import WindowPanels
 
 BACKGROUND_COLOR = (0.16, 0.18, 0.22, 1.0)
 CAMERA_FOV_DEG = 50.0
@@ -127,6 +129,9 @@ class SimApp:
         self.errors = self.outputs.errors
         self.base.set_background_color(*BACKGROUND_COLOR)
         self.base.camLens.set_min_fov(CAMERA_FOV_DEG)
+        # The scene shows in the viewport only; the panels dock beside it (`sim.ui.layout`).
+        self.panels = WindowPanels(self.base, legend_bottom=LEGEND_BOTTOM)
+        self.layout = self.panels.layout
         self.clock = ClockObject.get_global_clock()
         self.world = World(self.base.render)
         self.gizmos = Gizmos(self.base.render)
@@ -166,7 +171,8 @@ class SimApp:
         self.look_fallback = LookFallback() if wants_fallback else None
         for spec, game_object in zip(scene.objects, self.objects, strict=True):
             self.motion.add(game_object, mover=spec.mover, rotator=spec.rotator, door=spec.door)
-        self.script_gate.attach(self.objects, banner_parent=self.base.a2dTopCenter)
+        self.script_gate.attach(self.objects, banner_parent=self.layout.viewport_top)
+        self.layout.fit_viewport_top()
         self.agents = add_agents(
             scene,
             self.objects,
@@ -176,7 +182,7 @@ class SimApp:
             dragging=self.dragging,
         )
         self.legend = add_terrain(
-            self.world, scene, self.objects, legend_parent=self.base.a2dBottomLeft
+            self.world, scene, self.objects, legend_parent=self.panels.legend_corner
         )
         renderer = CrowdRenderer(
             frames_of(self.crowd_sim, joint=self.crowd_sim.jam_members),
@@ -189,12 +195,13 @@ class SimApp:
         )
         self.hud = self.world.spawn("hud").add_component(
             Hud(
-                top_left=self.base.a2dTopLeft,
-                bottom_left=self.base.a2dBottomLeft,
+                top_left=self.panels.left.add(lambda: self.hud.height),
+                width=self.layout.left.width,
                 help_text=hud_help(),
                 status=self.status_lines,
             )
         )
+        self.layout.left.on_resize(lambda width, _: self.hud.fit(width))
         labels = BillboardLabels(
             self.base.render,
             color=LABEL_COLOR,
@@ -205,21 +212,23 @@ class SimApp:
                 self.grid,
                 labels=labels,
                 camera=self.base.cam,
-                window_height=lambda: self.window_size()[1],
+                window_height=lambda: self.layout.frame.viewport.height,
                 dragging=self.dragging,
             )
         )
+        inspector_slot = self.panels.right.add(lambda: self.inspector_panel.height)
         self.search_panel = SearchPanel(
             self.search_view,
-            self.base.a2dTopRight,
+            self.panels.right.add(lambda: self.search_panel.height, right_aligned=True),
             clock=self.clock.get_frame_time,
             key_help=panel_help(),
             dragging=self.dragging,
+            width=self.layout.right.width,
         )
         self.loop.add_task(Phase.UI, self._tick_search_view, SEARCH_TASK)
         self.colour_legend = add_legend(
             self.world,
-            self.base.a2dBottomLeft,
+            self.panels.legend_corner,
             terrain_legend=self.legend,
             view=self.search_view,
             path=self.path,
@@ -256,10 +265,19 @@ class SimApp:
         self.camera_input: OrbitCameraInput | None = None
         self.frames = 0
         self.failed_outputs = self.outputs.failed_outputs
-        self.trace = self._open_trace()
+        self.trace = trace.open_trace(
+            options.trace,
+            every=options.trace_every,
+            failed=self.outputs.failed,
+            scene=str(scene.path),
+            dt=self.loop.fixed_dt,
+            grid=self.grid,
+            agents=self.agents,
+            movers=self.motion.movers,
+        )
         self.mapf_playback: MapfPlayback | None = None  # a MAPF plan's, set by `sim run`
         self._next_report_s = 0.0
-        self._bind_keys()
+        self._bind_keys(inspector_slot)
         self._report_parts = ReportParts(
             scene_path=str(scene.path),
             look_asked=options.display.look,
@@ -289,7 +307,7 @@ class SimApp:
             thrower = self.base.buttonThrowers[0].node()  # type: ignore[attr-defined]
             self.bind_mouse(self.base.mouseWatcherNode, thrower, self.base.win)
 
-    def _bind_keys(self) -> None:
+    def _bind_keys(self, inspector_slot: NodePath) -> None:
         """Build the modal parts and their mode owner; bind the controls table's keys."""
         self.generator_menu = self.world.spawn("generator-menu").add_component(
             GeneratorMenu(
@@ -313,13 +331,16 @@ class SimApp:
             first_frame=self.first_frame,
             render_paused=self.render_paused,
         )
+        left, right = self.layout.left, self.layout.right
+        self.race.panel.dock((left.bottom_left, left.width), (right.bottom_left, right.width))
         scene = self.options.scene
+        self.inspector_panel = InspectorPanel(inspector_slot, width=self.layout.right.width)
         self.inspector = self.world.spawn("inspector").add_component(
             Inspector(
                 editor=self.editor,
                 grid=self.grid,
                 root=self.world.root,
-                panel=InspectorPanel(self.base.a2dRightCenter),
+                panel=self.inspector_panel,
                 notify=self.notify,
                 turns_itself=lambda name: has_rotator(scene, name),
                 motion=self.motion,
@@ -336,9 +357,14 @@ class SimApp:
             scene=scene,
             world=self.world,
             loop=self.loop,
-            anchors=default_anchors(self.base.a2dTopLeft, self.base.a2dTopCenter),
+            # The hierarchy under the HUD in the left dock; the toolbar over the viewport.
+            anchors=Anchors(
+                self.panels.left.add(lambda: self.workspace.hierarchy_height),
+                self.layout.reserve_toolbar(TOOLBAR_PX).top_left,
+            ),
             clock=self.clock.get_frame_time,
             reset=self.reset_agents,
+            hierarchy_width=self.layout.left.width,
         )
         self.modes = Modes(
             view=self.search_view,
@@ -353,17 +379,11 @@ class SimApp:
         )
         own = {
             "toggle_grid": self.toggle_grid,
-            "toggle_blocks": self.toggle_blocks,
             "toggle_path": self.toggle_path,
             "toggle_hud": self.toggle_hud,
             "toggle_pause": self.toggle_pause,
             "reset_agents": self.reset_agents,
-            "toggle_agent_mode": self.toggle_agent_mode,
-            "cycle_heuristic": self.cycle_heuristic,
-            "cycle_terrain_cost": self.cycle_terrain_cost,
             "toggle_connectivity": self.toggle_connectivity,
-            "toggle_parent_arrows": self.toggle_parent_arrows,
-            "toggle_search_numbers": self.toggle_search_numbers,
             "allow_scripts": self.script_gate.allow,
             **self.workspace.actions(),
             "toggle_paint": self.paint.key_i,
@@ -382,17 +402,10 @@ class SimApp:
             lanes=self.race.view,
             crowd_render=self.crowd_render,
             inspector=self.inspector,
+            agents=self.agents,
         )
         keys = self.modes.search_keys  # the help overlay takes Esc first, then the modes
         bind_controls(self.base, actions, search_open=keys, captured=self.help_overlay.captured)
-
-    def toggle_parent_arrows(self) -> None:
-        """Show or hide the search view's arrows from each cell to its parent."""
-        self.search_view.show_parents = not self.search_view.show_parents
-
-    def toggle_search_numbers(self) -> None:
-        """Show or hide the search view's g and f numbers."""
-        self.search_view.show_numbers = not self.search_view.show_numbers
 
     def _tick_search_view(self, task: Task) -> int:
         if self.look_fallback is not None:
@@ -405,6 +418,8 @@ class SimApp:
         self.modes.follow()
         self.search_view.tick(self.clock.get_dt())
         self.search_panel.refresh()
+        shown = self.messages.showing(now_s=self.world.time_s)
+        self.panels.tick(shown or hud_text.status_line(self.path.outcome, self.path.plans))
         # While the view is open it draws the search's own path: the planner's would give it away.
         self.path.suppressed = self.search_view.opened
         return int(task.cont)
@@ -434,10 +449,6 @@ class SimApp:
         """Show or hide the grid lines."""
         self.grid.show_grid = not self.grid.show_grid
 
-    def toggle_blocks(self) -> None:
-        """Show or hide the shading of blocked cells."""
-        self.grid.show_obstacle_blocks = not self.grid.show_obstacle_blocks
-
     def toggle_path(self) -> None:
         """Show or hide the Start -> End path and the agents' routes."""
         self.path.show_path = not self.path.show_path
@@ -445,9 +456,10 @@ class SimApp:
             agent.show_path = self.path.show_path
 
     def toggle_hud(self) -> None:
-        """Show or hide the HUD text."""
-        self.hud.visible = not self.hud.visible
-        self.workspace.set_visible(self.hud.visible)
+        """Show or hide the panels and the HUD; hidden, the viewport takes the whole window."""
+        self.layout.visible = not self.layout.visible
+        self.hud.visible = self.layout.visible
+        self.workspace.set_visible(self.layout.visible)
         if self.legend is not None:
             self.legend.visible = self.hud.visible
 
@@ -459,28 +471,6 @@ class SimApp:
         """Put every agent back on Start."""
         for agent in self.agents:
             agent.reset_to_start()
-
-    def toggle_agent_mode(self) -> None:
-        """Switch every agent between chase and patrol."""
-        for agent in self.agents:
-            agent.toggle_mode()
-
-    def cycle_heuristic(self) -> None:
-        """Plan with the next heuristic (octile, euclidean, chebyshev, manhattan, zero).
-
-        The grid's new `version` makes the path and the agents replan on the next world step.
-        """
-        following = (HEURISTICS.index(self.grid.heuristic) + 1) % len(HEURISTICS)
-        self.grid.set_planning(heuristic=HEURISTICS[following])
-
-    def cycle_terrain_cost(self) -> None:
-        """Step the cost of the terrain patch under the cursor; the agents replan at once.
-
-        Agents follow the grid's walls and their goal by themselves, but not its costs: a
-        patch moving by itself would make them replan every frame. A change the user makes
-        asks them outright (`SceneEditor.settle`, which an undo of it calls too).
-        """
-        self.editor.cycle_terrain_cost()
 
     def toggle_connectivity(self) -> None:
         """Switch planning between 8- and 4-connected moves (replans as `cycle_heuristic`)."""
@@ -537,9 +527,14 @@ class SimApp:
         written are in `failed_outputs`.
         """
         frames, status = self.options.frames, 0
-        with run_signals(
-            self._write_outputs, lambda: self.scripts.in_hook, self.base.task_mgr
-        ) as signals:
+        options = self.options
+        write = functools.partial(
+            self.outputs.write_final,
+            screenshot=options.screenshot,
+            report=options.report,
+            trace=self.trace,
+        )
+        with run_signals(write, lambda: self.scripts.in_hook, self.base.task_mgr) as signals:
             try:
                 while not self.base.quit_requested and (frames is None or self.frames < frames):
                     # A signal now, or one the scripts' runner took in a frame before the run.
@@ -551,39 +546,17 @@ class SimApp:
             signals.write_outputs()
         return signals.status() or status
 
-    def _write_outputs(self) -> None:
-        """Write the screenshot (of the last frame) and the final report, as asked."""
-        shot = self.options.screenshot
-        if shot is not None:
-            if self.base.win is not None and self.base.win.is_valid():
-                self.save_screenshot(shot)
-            else:
-                self.outputs.failed(shot, "the window closed before its last frame was saved")
-        if self.options.report is not None:
-            self.write_report(self.options.report)
-        if self.trace is not None:
-            self.trace.close()
-
-    def _open_trace(self) -> TraceWriter | None:
-        """Open `--trace` and write its header (`sim.app.trace`); a failure is recorded."""
-        path, movers = self.options.trace, self.motion.movers
-        if path is None:
-            return None
-        failed = functools.partial(self.outputs.failed, path, kind="trace")
-        writer = TraceWriter(path, every=self.options.trace_every, on_failure=failed, movers=movers)
-        scene = str(self.options.scene.path)
-        writer.write_header(trace.header(scene, self.loop.fixed_dt, self.grid, self.agents, movers))
-        return writer
-
     def screen_of(self, game_object: GameObject) -> tuple[int, int] | None:
         """Where the middle of `game_object` shows in the window (origin top-left), if visible."""
         return self.screen_of_point(node_middle(game_object.node))
 
     def screen_of_point(self, point: Point3) -> tuple[int, int] | None:
-        """Where world `point` shows in the window (origin top-left), if visible."""
+        """Where world `point` shows in the window (origin top-left), if in the viewport."""
         # The camera's lens now: the top-down view swaps in an orthographic one.
-        lens = self.base.cam.node().get_lens()
-        return world_to_pixel(point, camera=self.base.cam, lens=lens, size=self.window_size())
+        camera = self.base.cam
+        return viewport_point(
+            point, camera=camera, lens=camera.node().get_lens(), layout=self.layout
+        )
 
     def window_size(self) -> tuple[int, int]:
         """The window's or buffer's size in pixels."""
@@ -604,11 +577,6 @@ class SimApp:
         """Save the last frame at `path` (`RunOutputs.save_screenshot`); whether it was."""
         return self.outputs.save_screenshot(path)
 
-    @property
-    def reports_written(self) -> int:
-        """How many times the report was written."""
-        return self.outputs.reports_written
-
     def destroy(self) -> None:
         """Tear everything down so another SimApp can open in the same process."""
         self.loop.detach()
@@ -626,4 +594,5 @@ class SimApp:
             self.world.destroy(game_object)
         self.world.flush_destroyed()
         self.gizmos.destroy()
+        self.panels.destroy()
         self.base.destroy()

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from panda3d.core import GraphicsOutput
 
     from sim.app.report import Report
+    from sim.app.trace import TraceWriter
 
 
 class RunOutputs:
@@ -78,3 +79,17 @@ class RunOutputs:
         message = f"{kind} {path}: {reason}"
         if message not in self.errors:
             self.errors.append(message)
+
+    def write_final(
+        self, *, screenshot: Path | None, report: Path | None, trace: TraceWriter | None
+    ) -> None:
+        """At the run's end: the screenshot (of the last frame), the final report, the trace."""
+        if screenshot is not None:
+            if self._window is not None and self._window.is_valid():
+                self.save_screenshot(screenshot)
+            else:
+                self.failed(screenshot, "the window closed before its last frame was saved")
+        if report is not None:
+            self.write_report(report)
+        if trace is not None:
+            trace.close()

@@ -24,6 +24,7 @@ only for a loop with variable steps).
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -173,3 +174,26 @@ class TraceWriter:
                 self._file.close()
             self._file = None
         self._on_failure(error.strerror or str(error))
+
+
+def open_trace(
+    path: Path | None,
+    *,
+    every: int,
+    failed: Callable[..., None],
+    scene: str,
+    dt: float | None,
+    grid: GridManager,
+    agents: Sequence[AgentController],
+    movers: Sequence[GameObject] = (),
+) -> TraceWriter | None:
+    """Open `--trace` at `path` (None: no trace) and write its header (`header`).
+
+    A failure to write is handed to `failed(path, reason, kind="trace")`, never raised.
+    """
+    if path is None:
+        return None
+    on_failure = functools.partial(failed, path, kind="trace")
+    writer = TraceWriter(path, every=every, on_failure=on_failure, movers=movers)
+    writer.write_header(header(scene, dt, grid, agents, movers))
+    return writer

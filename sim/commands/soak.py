@@ -257,7 +257,7 @@ def soak(
 
         result = _drive(
             step,
-            lambda: app.reports_written,
+            lambda: app.outputs.reports_written,
             shuffler,
             fps=display.fixed_fps,
             minutes=minutes,

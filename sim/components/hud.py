@@ -1,4 +1,4 @@
-"""The HUD: a status block in the top-left corner and a one-line hint ("F1 help") at the bottom."""
+"""The HUD: a status block and the hint ("F1 help") under it, in a strip of the window (a dock)."""
 
 from __future__ import annotations
 
@@ -14,11 +14,12 @@ REFRESH_S = 0.25  # rewriting text every frame costs more than it tells anybody
 # The first frames refresh every time: the frame rate is unknown on the first one and known on
 # the second, and a film rendered frame after frame (`--record-search`) starts right there.
 WARMUP_FRAMES = 30
-TEXT_SCALE = 0.04  # DejaVu Sans runs wider than Panda3D's built-in font
-HELP_SCALE = 0.04
-HELP_Y = 0.04  # the hint's baseline above the window's bottom edge, aspect2d units
-MARGIN_X = 0.05  # aspect2d units between the window's left edge and the text
-CENTRE_GAP = 0.04  # aspect2d units the status text keeps clear of the window's middle
+TEXT_SCALE = 0.036  # DejaVu Sans runs wider than Panda3D's built-in font
+HELP_SCALE = 0.03
+MARGIN_X = 0.03  # the strip's units between its edges and the text
+TOP_Y = -0.06  # the status block's first baseline below the strip's top
+HELP_GAP = 0.04  # between the status block's last line and the help
+HELP_COLOR = (0.75, 0.78, 0.83, 1.0)
 TEXT_COLOR = (1.0, 1.0, 1.0, 1.0)
 SHADOW_COLOR = (0.0, 0.0, 0.0, 0.8)
 
@@ -34,30 +35,43 @@ class Hud(Component):
         self,
         *,
         top_left: NodePath,
-        bottom_left: NodePath,
+        width: float,
         help_text: str,
         status: Callable[[], list[str]],
     ) -> None:
+        """Hang the texts from `top_left`, wrapped to `width` (both in `top_left`'s units)."""
         super().__init__()
         self._status_lines = status
-        self._status = _text(top_left, pos=(MARGIN_X, -0.09), scale=TEXT_SCALE)
-        # The window's right half is the panels' (the search view's, the inspector's): long
-        # status lines wrap before the middle instead of running under them.
-        half = abs(top_left.get_x()) - MARGIN_X - CENTRE_GAP
-        if half > 0:
-            self._status.textNode.set_wordwrap(half / TEXT_SCALE)
-        self._help = _text(bottom_left, pos=(MARGIN_X, HELP_Y), scale=HELP_SCALE)
+        self._status = _text(top_left, pos=(MARGIN_X, TOP_Y), scale=TEXT_SCALE)
+        self._help = _text(top_left, pos=(MARGIN_X, TOP_Y), scale=HELP_SCALE, fg=HELP_COLOR)
         self._help.text = help_text
-        # The corner sits at the window's left edge, as far left of the centre as the edge
-        # on the right: a help line wider than that room is scaled down to fit, not cut off.
-        room = 2 * abs(bottom_left.get_x()) - 2 * MARGIN_X
-        width = self._help.textNode.get_width() * HELP_SCALE
-        if room > 0 and width > room:
-            fitted = HELP_SCALE * room / width
-            self._help.scale = (fitted, fitted)
+        self.fit(width)
         self._refreshed_s = 0.0  # real time, as the eye reads it
         self._drawn = 0
         self._visible = True
+
+    def fit(self, width: float) -> None:
+        """Wrap the texts to a strip `width` wide (a dock calls this when it is resized)."""
+        room = width - 2 * MARGIN_X
+        if room > 0:
+            self._status.textNode.set_wordwrap(room / TEXT_SCALE)
+            self._help.textNode.set_wordwrap(room / HELP_SCALE)
+        self._place_help()
+
+    def _place_help(self) -> None:
+        """Put the help a gap under the status block's last line, however many lines it has."""
+        lines = self._status.textNode.get_num_rows() if self._status.text else 0
+        line_height = self._status.textNode.get_line_height() * TEXT_SCALE
+        self._help.text_pos = (MARGIN_X, TOP_Y - lines * line_height - HELP_GAP)
+
+    @property
+    def height(self) -> float:
+        """How far down from its top the HUD reaches now, its parent's units (0 while hidden)."""
+        if not self._visible:
+            return 0.0
+        help_rows = self._help.textNode.get_num_rows() if self._help.text else 0
+        help_line = self._help.textNode.get_line_height() * HELP_SCALE
+        return -self._help.text_pos[1] + max(help_rows - 1, 0) * help_line + HELP_GAP / 2
 
     @property
     def visible(self) -> bool:
@@ -88,9 +102,12 @@ class Hud(Component):
             self.refresh()
 
     def refresh(self) -> None:
-        """Rewrite the status text now."""
+        """Rewrite the status text now, and move the hint under its last line."""
         self._refreshed_s = time.monotonic()
-        self._status.text = "\n".join(whole_parts(line) for line in self._status_lines())
+        text = "\n".join(whole_parts(line) for line in self._status_lines())
+        if self._status.text != text:
+            self._status.text = text
+            self._place_help()
 
     def on_destroy(self) -> None:
         """Remove the text nodes from the 2-D scene."""
@@ -120,12 +137,18 @@ def whole_parts(line: str) -> str:
     return (NO_BREAK + "\u00b7 ").join(parts)
 
 
-def _text(parent: NodePath, *, pos: tuple[float, float], scale: float) -> OnscreenText:
+def _text(
+    parent: NodePath,
+    *,
+    pos: tuple[float, float],
+    scale: float,
+    fg: tuple[float, float, float, float] = TEXT_COLOR,
+) -> OnscreenText:
     return OnscreenText(
         parent=parent,
         pos=pos,
         scale=scale,
-        fg=TEXT_COLOR,
+        fg=fg,
         shadow=SHADOW_COLOR,
         align=TextNode.A_left,
         mayChange=True,

@@ -1,4 +1,4 @@
-"""The inspector's panel: the selected object's values as lines of text on the window's right.
+"""The inspector's panel: the selected object's values as lines of text, in the right dock.
 
 Pure drawing: `sim.editor.inspector` decides what the lines say. Details (an agent's replans)
 stand under the title; the focused field is marked with ">" and shows its value, then what is
@@ -15,16 +15,17 @@ from typing import Final
 from direct.gui.OnscreenText import OnscreenText
 from panda3d.core import NodePath, Point3, TextNode
 
-TEXT_SCALE: Final = 0.045
+TEXT_SCALE: Final = 0.04
 TEXT_COLOR: Final = (1.0, 1.0, 1.0, 1.0)
 ERROR_COLOR: Final = (1.0, 0.55, 0.45, 1.0)
 PANEL_COLOR: Final = (0.08, 0.1, 0.14, 0.85)
-# The panel's left edge, from the window's right edge: room for a value of three numbers.
-LEFT_X: Final = -0.8
-TOP_Y: Final = 0.3
-KEY_HELP: Final = "Tab / Up / Down field\ntype to replace, Enter apply\nEsc done"
-ERROR_WRAP: Final = 16.0  # in text heights: a long message wraps inside the window
-DETAIL_CHARS: Final = 27  # a detail line wraps at this many characters, inside the window
+# The first line's baseline from the slot's top-left corner; the text's own padding (`PAD`)
+# keeps its backdrop clear of the dock's edges.
+LEFT_X: Final = 0.04
+TOP_Y: Final = -0.07
+PAD: Final = 0.3  # round the text, in text heights
+KEY_HELP: Final = "Tab / Up / Down field\ntype to replace, Enter apply   Esc done"
+DETAIL_CHARS: Final = 27  # a detail line wraps at this many characters, inside the dock
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,8 +51,7 @@ def panel_text(
     > scale    2_
     <BLANKLINE>
     Tab / Up / Down field
-    type to replace, Enter apply
-    Esc done
+    type to replace, Enter apply   Esc done
     """
     width = max((len(row.name) for row in rows), default=0)
     wrapped = [
@@ -68,9 +68,14 @@ def panel_text(
 
 
 class InspectorPanel:
-    """The panel's two texts, hidden until `show` is called."""
+    """The panel's two texts, hidden until `show` is called.
 
-    def __init__(self, parent: NodePath) -> None:
+    Args:
+        parent: The node it hangs from, top-left anchored (a slot of the right dock).
+        width: The room it has, in `parent`'s units: a long error wraps inside it.
+    """
+
+    def __init__(self, parent: NodePath, *, width: float) -> None:
         self._text = OnscreenText(
             parent=parent,
             pos=(LEFT_X, TOP_Y),
@@ -80,6 +85,7 @@ class InspectorPanel:
             align=TextNode.A_left,
             mayChange=True,
         )
+        self._text.textNode.set_card_as_margin(PAD, PAD, PAD, PAD)
         self._error = OnscreenText(
             parent=parent,
             pos=(LEFT_X, TOP_Y),
@@ -87,7 +93,7 @@ class InspectorPanel:
             fg=ERROR_COLOR,
             bg=PANEL_COLOR,
             align=TextNode.A_left,
-            wordwrap=ERROR_WRAP,
+            wordwrap=max(width - 2 * LEFT_X, TEXT_SCALE) / TEXT_SCALE - 2 * PAD,
             mayChange=True,
         )
         self.hide()
@@ -101,6 +107,19 @@ class InspectorPanel:
     def error(self) -> str:
         """The refused value's message as drawn now ("" when none)."""
         return "" if self._error.is_hidden() else str(self._error.text)
+
+    @property
+    def height(self) -> float:
+        """How far down from its top the panel reaches now, `parent`'s units (0 while hidden)."""
+        if self._text.is_hidden():
+            return 0.0
+        shown = self._error if not self._error.is_hidden() else self._text
+        rows = self._text.text.count("\n") + 1
+        line_height = self._text.textNode.get_line_height() * TEXT_SCALE
+        if shown is self._error:
+            rows_below = self._error.textNode.get_num_rows()
+            return -self._error.text_pos[1] + (rows_below - 1) * line_height + PAD * TEXT_SCALE
+        return -TOP_Y + (rows - 1) * line_height + 2 * PAD * TEXT_SCALE
 
     def show(self, text: str, error: str | None) -> None:
         """Draw `text`, and `error` under it (None: no error line)."""
@@ -118,6 +137,16 @@ class InspectorPanel:
         else:
             self._error.hide()
 
+    def hide(self) -> None:
+        """Draw nothing."""
+        self._text.hide()
+        self._error.hide()
+
+    def destroy(self) -> None:
+        """Remove both texts."""
+        self._text.destroy()
+        self._error.destroy()
+
     def bounds(self, other: NodePath) -> tuple[Point3, Point3]:
         """The panel's lines' box in `other`'s frame (low corner, high corner).
 
@@ -129,13 +158,3 @@ class InspectorPanel:
             raise ValueError("the inspector's panel is hidden")
         low, high = found
         return low, high
-
-    def hide(self) -> None:
-        """Draw nothing."""
-        self._text.hide()
-        self._error.hide()
-
-    def destroy(self) -> None:
-        """Remove both texts."""
-        self._text.destroy()
-        self._error.destroy()

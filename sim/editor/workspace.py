@@ -32,9 +32,9 @@ if TYPE_CHECKING:
 
 HIERARCHY_SIZE: Final = (0.62, 0.8)
 """The hierarchy panel's width and height in `aspect2d` units (about 190 x 240 pixels)."""
-HIERARCHY_TOP: Final = -0.62
-"""Until the docks exist the panel hangs under the HUD's status lines, at the window's left."""
 TOOLBAR_SIZE: Final = (1.3, 0.09)
+TOOLBAR_PX: Final = 30
+"""The strip the layout keeps for the toolbar over the viewport, in pixels."""
 TOOLBAR_TASK: Final = "toolbar"
 
 
@@ -60,6 +60,7 @@ class Workspace:
         world: The world the scene's objects live in.
         loop: The frame loop the parts follow the scene in.
         anchors: Where the hierarchy and the toolbar hang.
+        hierarchy_width: The hierarchy panel's width, its anchor's units (a dock's width).
         clock: Frame time in seconds (double-clicks).
         reset: What the toolbar's Reset does (agents back on Start).
     """
@@ -79,14 +80,16 @@ class Workspace:
         anchors: Anchors,
         clock: Callable[[], float],
         reset: Callable[[], None],
+        hierarchy_width: float = HIERARCHY_SIZE[0],
     ) -> None:
         self._loop = loop
+        self._hierarchy_size = (hierarchy_width, HIERARCHY_SIZE[1])
         crowds = crowd_members((crowd.name, crowd.member_names()) for crowd in scene.crowds)
         self.hierarchy = Hierarchy(
             editor=editor,
             panel=lambda click, double: ListPanel(
                 anchors.hierarchy,
-                HIERARCHY_SIZE,
+                self._hierarchy_size,
                 title="Hierarchy",
                 on_click=click,
                 on_double_click=double,
@@ -138,6 +141,11 @@ class Workspace:
         """Where to grab each handle shown, by name ("x", "y", "ring"), in the world."""
         return {handle.value: point for handle, point in self.handles.grab_points().items()}
 
+    @property
+    def hierarchy_height(self) -> float:
+        """How far down the hierarchy panel reaches from its anchor (0 while hidden)."""
+        return 0.0 if self.hierarchy.panel.node.is_hidden() else self._hierarchy_size[1]
+
     def set_visible(self, visible: bool) -> None:
         """Show or hide the panels (the handles stay: they are part of the scene's editing)."""
         for node in (self.hierarchy.panel.node, self.toolbar.node):
@@ -167,12 +175,3 @@ def _motion_kind(motion: SceneMotion, obj: GameObject) -> str | None:
         return None
     kinds = [name for name in ("door", "mover", "rotator") if getattr(configs, name) is not None]
     return ", ".join(kinds) or None
-
-
-def default_anchors(top_left: NodePath, top_centre: NodePath) -> Anchors:
-    """Anchors until the docks exist: the hierarchy under the HUD, the toolbar at the top."""
-    hierarchy = top_left.attach_new_node("hierarchy-anchor")
-    hierarchy.set_pos(0.0, 0.0, HIERARCHY_TOP)
-    toolbar = top_centre.attach_new_node("toolbar-anchor")
-    toolbar.set_pos(-TOOLBAR_SIZE[0] / 2, 0.0, 0.0)
-    return Anchors(hierarchy, toolbar)

@@ -35,6 +35,8 @@ class Picker:
     """Casts the mouse ray into the scene under `root` as seen by `camera` (a Camera node).
 
     Mouse positions are Panda3D's normalised window coordinates: x and y in [-1, 1], +y up.
+    The camera may show the scene in part of the window (its display region, the viewport of
+    a docked layout): positions are mapped into that region, and one outside it hits nothing.
     """
 
     def __init__(self, camera: NodePath[Camera], root: NodePath) -> None:
@@ -50,9 +52,24 @@ class Picker:
         self._traverser = CollisionTraverser("mouse-picker")
         self._traverser.add_collider(self._ray_np, self._queue)
 
+    def in_view(self, mouse: tuple[float, float]) -> tuple[float, float] | None:
+        """`mouse` in the camera's display region's own [-1, 1] coordinates; None outside it."""
+        node = self._camera.node()
+        if node.get_num_display_regions() == 0:
+            return mouse
+        left, right, bottom, top = node.get_display_region(0).get_dimensions()
+        x = ((mouse[0] + 1.0) / 2.0 - left) / max(right - left, 1e-9) * 2.0 - 1.0
+        y = ((mouse[1] + 1.0) / 2.0 - bottom) / max(top - bottom, 1e-9) * 2.0 - 1.0
+        if not (-1.0 <= x <= 1.0 and -1.0 <= y <= 1.0):
+            return None
+        return x, y
+
     def pick(self, mouse: tuple[float, float]) -> GameObject | None:
         """The nearest pickable game object under `mouse`, or None."""
-        self._ray.set_from_lens(self._camera.node(), *mouse)
+        seen = self.in_view(mouse)
+        if seen is None:
+            return None
+        self._ray.set_from_lens(self._camera.node(), *seen)
         self._traverser.traverse(self._root)
         if self._queue.get_num_entries() == 0:
             return None
@@ -66,11 +83,14 @@ class Picker:
     def ground_point(self, mouse: tuple[float, float], *, z: float = 0.0) -> Point3 | None:
         """Where the ray under `mouse` meets the horizontal plane at height `z`, or None.
 
-        None when the ray runs parallel to the plane or points away from it (above the horizon).
+        None when the ray runs parallel to the plane or points away from it (above the horizon),
+        or when `mouse` lies outside the camera's display region.
         """
+        seen = self.in_view(mouse)
         near, far = Point3(), Point3()
         # The lens now, not the one at construction: the top-down view swaps lenses.
-        if not self._camera.node().get_lens().extrude(Point2(*mouse), near, far):
+        lens = self._camera.node().get_lens()
+        if seen is None or not lens.extrude(Point2(*seen), near, far):
             return None
         near_world = self._root.get_relative_point(self._camera, near)
         far_world = self._root.get_relative_point(self._camera, far)

@@ -8,6 +8,7 @@ corrupts the heap at process exit.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from direct.showbase.ShowBase import ShowBase
@@ -58,12 +59,23 @@ class SimShowBase(ShowBase):
 
     def __init__(self, prc_page: ConfigPage) -> None:
         self.quit_requested = False
+        self.resize_hooks: list[Callable[[], None]] = []
         self._prc_page = prc_page
         super().__init__()
 
     def finalizeExit(self) -> None:  # noqa: N802 - ShowBase's own hook name
         """Record that the user asked to quit; the frame loop ends after this frame."""
         self.quit_requested = True
+
+    def adjustWindowAspectRatio(self, aspectRatio: float) -> None:  # noqa: N802, N803
+        """Follow a resized window as ShowBase does, then run `resize_hooks`.
+
+        ShowBase gives the scene camera's lens the whole window's aspect; a layout that shows
+        the scene in part of the window puts its own back in a hook.
+        """
+        super().adjustWindowAspectRatio(aspectRatio)
+        for hook in self.resize_hooks:
+            hook()
 
     def destroy(self) -> None:
         """Close the window and forget our PRC page, so the next ShowBase starts clean."""

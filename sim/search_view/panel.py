@@ -1,10 +1,10 @@
 """The search view's on-screen controls (DirectGUI) and its comparison table.
 
-A toolbar in the top-right corner: the view's status, playback buttons (Reset, Back, Play/Pause,
-Step, End, Slower, Faster), the algorithm, heuristic, connectivity and weight choosers, and
-toggles for parent arrows, numbers and the comparison table. The table runs every
-algorithm / heuristic pair on the view's grid between the same Start and End (`compare_searches`)
-and marks each result that is not a shortest path.
+A toolbar hung from a top-right corner (the right dock's): the view's status, playback buttons
+(Reset, Back, Play/Pause, Step, End, Slower, Faster), the algorithm, heuristic, connectivity
+and weight choosers, and toggles for parent arrows, numbers and the comparison table. The table
+runs every algorithm / heuristic pair on the view's grid between the same Start and End
+(`compare_searches`) and marks each result that is not a shortest path.
 
 The app calls `refresh()` every frame, paused or not; it rewrites texts only when they changed.
 DirectGUI widgets swallow the clicks they receive (`suppressMouse`), so pressing a button never
@@ -35,7 +35,9 @@ LINE_HEIGHT = 1.2  # room per line of text (DejaVu Sans packs lines 1.16 apart),
 ROW_GAP = 0.068  # aspect2d units between button rows
 BUTTON_GAP = 0.012
 MARGIN = 0.04  # around the panel's content, aspect2d units
-STATUS_LINES = 3  # the status text's rows above the buttons; a longer text is drawn smaller
+# The status text's rows above the buttons (a docked panel's narrower lines wrap onto a
+# fourth); a longer text is drawn smaller.
+STATUS_LINES = 4
 MIN_STATUS_SCALE = 0.018  # the smallest the status text shrinks to (still readable)
 STATUS_SHRINK = 0.9
 NOTE_LINES = 2
@@ -67,13 +69,17 @@ class SearchPanel:
 
     Args:
         view: The search view the controls drive.
-        parent: The top-right corner node of aspect2d (`base.a2dTopRight`).
+        parent: The node it hangs from, laid out leftward and downward from it (the right
+            dock's top-right corner).
         clock: Returns seconds of frame time (paces the status text and the table's gate).
         key_help: The keys that work while the view is open, one line of text per line (the
             app's controls table writes it), shown under the buttons.
         dragging: Whether a cube is being dragged now. The table re-runs every search (some
             0.2 s in all on a 128x128 grid), so while a drag is in progress it waits for the
             drop (a `ReplanGate` with no drag gap). None: nothing is ever dragged.
+        width: The room it has leftward of `parent`, in `parent`'s units: rows of buttons
+            wider than that wrap, and the comparison table is scaled down to fit. None: no
+            limit.
     """
 
     def __init__(
@@ -84,8 +90,10 @@ class SearchPanel:
         key_help: str,
         *,
         dragging: Callable[[], bool] | None = None,
+        width: float | None = None,
     ) -> None:
         self._view = view
+        self._room = math.inf if width is None else width - 2 * MARGIN
         self._clock = clock
         self._table_gate = ReplanGate(dragging=dragging, drag_gap_s=math.inf)
         self._table_ticked_s: float | None = None
@@ -123,18 +131,20 @@ class SearchPanel:
         ]
         # Lay the rows out from x = 0, then slide everything left so the panel hugs the widest.
         top = -MARGIN - STATUS_LINES * TEXT_SCALE * LINE_HEIGHT - 0.045
-        width = max(self._add_row(row, top - index * ROW_GAP) for index, row in enumerate(rows))
+        width, lines = 0.0, 0
+        for row in rows:
+            row_width, row_lines = self._add_row(row, top - lines * ROW_GAP)
+            width, lines = max(width, row_width), lines + row_lines
         self._left = -(width + MARGIN)
         for widget in self.buttons.values():
             widget.set_x(widget.get_x() + self._left)
+        wrap = width / TEXT_SCALE
         self._status_width = width
-        self._status = _text(
-            self._root, (self._left, -MARGIN - TEXT_SCALE), TEXT_SCALE, wrap=width / TEXT_SCALE
-        )
-        help_top = top - len(rows) * ROW_GAP + 0.03
-        self._help = _text(self._root, (self._left, help_top), HELP_SCALE)
+        self._status = _text(self._root, (self._left, -MARGIN - TEXT_SCALE), TEXT_SCALE, wrap=wrap)
+        help_top = top - lines * ROW_GAP + 0.03
+        self._help = _text(self._root, (self._left, help_top), HELP_SCALE, wrap=width / HELP_SCALE)
         self._help.text = key_help
-        help_lines = key_help.count("\n") + 1
+        help_lines = self._help.textNode.get_num_rows()  # wrapped lines count too
         self._note = _text(
             self._root,
             (self._left, help_top - help_lines * HELP_SCALE * LINE_HEIGHT - 0.01),
@@ -143,10 +153,16 @@ class SearchPanel:
         )
         bottom = help_top - (help_lines + NOTE_LINES) * HELP_SCALE * LINE_HEIGHT - 0.02
         self._root["frameSize"] = (self._left - MARGIN / 2, -MARGIN / 2, bottom, -MARGIN / 2)
+        self._bottom = bottom
         # The table hangs below the toolbar; its frame is sized to its rows when they change.
         self._table_top = bottom - 0.015
         self._table_left = -(TABLE_WIDTH + MARGIN)
+        self._table_bottom = self._table_top
         self._table_root = DirectFrame(parent=parent, frameColor=PANEL_COLOR)
+        # Narrower than its columns, the table shrinks about its top-right corner to fit.
+        self._table_scale = min(1.0, (self._room + MARGIN) / (TABLE_WIDTH + MARGIN))
+        self._table_root.set_scale(self._table_scale)
+        self._table_root.set_z(self._table_top * (1.0 - self._table_scale))
         self._table_title = _text(
             self._table_root, (self._table_left, self._table_top - 0.05), TEXT_SCALE
         )
@@ -167,9 +183,14 @@ class SearchPanel:
         self._texts: dict[int, str] = {}
         self._status_at_s = -math.inf
 
-    def _add_row(self, row: list[tuple[str, str, Callable[[], None]]], z: float) -> float:
-        """Place a row of buttons from x = 0 at height `z`; return the row's width."""
-        x = 0.0
+    def _add_row(
+        self, row: list[tuple[str, str, Callable[[], None]]], z: float
+    ) -> tuple[float, int]:
+        """Place a row of buttons from x = 0 at height `z`; return its width and lines.
+
+        A button that would reach past the panel's room starts a new line under the others.
+        """
+        x, widest, lines = 0.0, 0.0, 1
         for key, label, command in row:
             widget = DirectButton(
                 parent=self._root,
@@ -183,10 +204,24 @@ class SearchPanel:
                 text_align=TextNode.A_left,
             )
             left, _, _, _ = widget.getBounds()
-            widget.set_pos(x - left * BUTTON_SCALE, 0.0, z)
-            x += widget.getWidth() * BUTTON_SCALE + BUTTON_GAP
+            wide = widget.getWidth() * BUTTON_SCALE
+            if x > 0 and x + wide > self._room:
+                x, lines = 0.0, lines + 1
+            widget.set_pos(x - left * BUTTON_SCALE, 0.0, z - (lines - 1) * ROW_GAP)
+            x += wide + BUTTON_GAP
+            widest = max(widest, x - BUTTON_GAP)
             self.buttons[key] = widget
-        return x - BUTTON_GAP
+        return widest, lines
+
+    @property
+    def height(self) -> float:
+        """How far down from its corner the panel reaches now, its parent's units (0: closed)."""
+        if self._root.is_hidden():
+            return 0.0
+        if self._table_root.is_hidden():
+            return -self._bottom
+        top, scale = self._table_top, self._table_scale
+        return -(top + (self._table_bottom - top) * scale)
 
     # --- toggles that live in the panel ------------------------------------------------------
 
@@ -285,12 +320,15 @@ class SearchPanel:
             f"ms: the Python reference search, best of {COMPARE_REPEAT} runs",
         )
         bottom = note_z - 2 * HELP_SCALE * LINE_HEIGHT - 0.01
+        self._table_bottom = bottom
         self._table_root["frameSize"] = (
             self._table_left - MARGIN / 2,
             -MARGIN / 2,
             bottom,
             self._table_top,
         )
+
+    # --- small helpers -----------------------------------------------------------------------
 
     def _fit_status(self) -> None:
         """Draw the status smaller until it wraps into `STATUS_LINES` rows, above the buttons.

@@ -2,10 +2,11 @@
 
 Over each lane's region, at its top, a label in the lane's colour: its search, then its counts
 ("expanded 212   open 40") and once it has finished its place and cost ("2nd", "cost 41.3" or
-"no path"), or why it does not run. Thin lines divide the regions. Along the bottom, where the
-HUD's help is while no race is open: on the left the searches with the digit that adds or
-removes each (those racing marked) and the keys; on the right the clock and speed and the
-finish order so far, one lane a line, which stays until the race is reset or closed.
+"no path"), or why it does not run. Thin lines divide the regions. At the foot of two corners
+(the window's, or the docks' beside the viewport, `dock`): on the left the searches with the
+digit that adds or removes each (those racing marked) and the keys; on the right the clock and
+speed and the finish order so far, one lane a line, which stays until the race is reset or
+closed.
 
 The app calls `refresh()` every frame; texts are rewritten only when they changed.
 """
@@ -97,10 +98,22 @@ class RacePanel:
         self._keys = _corner_text(bottom_left, TextNode.A_left, MARGIN)
         self._panel = _corner_text(bottom_right, TextNode.A_right, -MARGIN)
         self._dividers = render2d.attach_new_node("race-dividers")
-        self._divided = 0
+        self._divided: list[tuple[float, float, float, float]] = []
         self._texts: dict[int, str] = {}
         self._wraps: dict[int, float] = {}
         self.refresh()
+
+    def dock(self, keys: tuple[NodePath, float], standings: tuple[NodePath, float]) -> None:
+        """Hang the keys and the standings from the foot of two docks, wrapped to their widths.
+
+        Each is a (bottom-left corner, width) pair in the corner's units; both texts then run
+        left-aligned from the corner, a margin in.
+        """
+        for text, (corner, width) in ((self._keys, keys), (self._panel, standings)):
+            text.reparent_to(corner)
+            text.textNode.set_align(TextNode.A_left)
+            text.setWordwrap(max(width - 2 * MARGIN, PANEL_SCALE) / PANEL_SCALE)
+            text.setPos(MARGIN, text.getPos()[1])
 
     @property
     def panel_text(self) -> str:
@@ -141,7 +154,7 @@ class RacePanel:
         self._set(self._panel, self._panel_lines(rows))
         self._keys.show()
         self._panel.show()
-        self._draw_dividers(len(bounds))
+        self._draw_dividers(bounds)
 
     def _key_lines(self) -> str:
         race = self._race
@@ -167,22 +180,24 @@ class RacePanel:
             lines += [describe_finish(row, self._cell_size) for row in finished]
         return "\n".join(lines)
 
-    def _draw_dividers(self, count: int) -> None:
-        """A line between the halves, and across the middle for quarters."""
+    def _draw_dividers(self, bounds: list[tuple[float, float, float, float]]) -> None:
+        """A line between the halves, and across the middle for quarters (render2d: -1..1)."""
         self._dividers.show()
-        if count == self._divided:
+        if bounds == self._divided:
             return
         self._dividers.node().remove_all_children()
         lines = LineSegs("race-dividers")
         lines.set_color(*DIVIDER_COLOR)
         lines.set_thickness(DIVIDER_THICKNESS)
-        lines.move_to(0, 0, -1)
-        lines.draw_to(0, 0, 1)
-        if count > 2:
-            lines.move_to(-1, 0, 0)
-            lines.draw_to(1, 0, 0)
+        left, middle, bottom, top = bounds[0]
+        right = bounds[1][1]
+        lines.move_to(2 * middle - 1, 0, 2 * min(b[2] for b in bounds) - 1)
+        lines.draw_to(2 * middle - 1, 0, 2 * top - 1)
+        if len(bounds) > 2:
+            lines.move_to(2 * left - 1, 0, 2 * bottom - 1)
+            lines.draw_to(2 * right - 1, 0, 2 * bottom - 1)
         self._dividers.attach_new_node(lines.create())
-        self._divided = count
+        self._divided = list(bounds)
 
     def _set(self, text: OnscreenText, value: str) -> None:
         key = id(text)
@@ -191,7 +206,7 @@ class RacePanel:
             self._texts[key] = value
             if text in (self._keys, self._panel):
                 # Bottom-anchored: the first line's baseline rises with the lines below it.
-                lines = value.count("\n")
+                lines = text.textNode.get_num_rows() - 1  # wrapped lines count too
                 height = text.textNode.get_line_height() * PANEL_SCALE
                 text.setPos(text.getPos()[0], MARGIN + PANEL_SCALE * 0.3 + lines * height)
 

@@ -1,12 +1,14 @@
-"""The split screen of a race: one display region and camera a lane, over one window.
+"""The split screen of a race: one display region and camera a lane, over the viewport.
 
-The window is split into two halves (two lanes) or four quarters (three or four; the fourth
+The viewport (the scene camera's own display region: the window less its docks) is split into
+two halves (two lanes) or four quarters (three or four; the fourth
 quarter of three is left to the background). Each region has its own camera, a child of the
 scene's camera, so orbit, pan and zoom move every lane together; its lens is framed on the
 grid as far as the scene camera shows it. Each camera has its own camera-mask bit
 (`lane_mask`), so a node hidden from all cameras but shown to one bit (`NodePath.hide(mask)` /
 `show(mask)`) is drawn in that lane only. The scene's own display region is switched off while
-the window is split, so the window draws each lane once.
+the viewport is split, so the window draws each lane once; its bounds are where the lanes go,
+and they follow it when the window is resized.
 """
 
 from __future__ import annotations
@@ -22,24 +24,38 @@ FRAME_MARGIN = 1.12  # room round the grid in each lane, and for the lane's labe
 REGION_SORT = 5  # the lanes draw after the scene's region (0), before the 2D overlay (10)
 
 
-def lane_regions(count: int) -> list[tuple[float, float, float, float]]:
+Bounds = tuple[float, float, float, float]  # (left, right, bottom, top), fractions, y up
+WHOLE: Bounds = (0.0, 1.0, 0.0, 1.0)
+
+
+def lane_regions(count: int, within: Bounds = WHOLE) -> list[Bounds]:
     """Each lane's display region as (left, right, bottom, top), fractions of the window.
+
+    The lanes split `within` (the viewport's own bounds, the whole window by default).
 
     >>> lane_regions(2)
     [(0.0, 0.5, 0.0, 1.0), (0.5, 1.0, 0.0, 1.0)]
     >>> lane_regions(3)[2]
     (0.0, 0.5, 0.0, 0.5)
+    >>> lane_regions(2, (0.2, 0.8, 0.0, 1.0))[1]
+    (0.5, 0.8, 0.0, 1.0)
     """
     check_lane_count(count)
     if count == 2:
-        return [(0.0, 0.5, 0.0, 1.0), (0.5, 1.0, 0.0, 1.0)]
-    quarters = [
-        (0.0, 0.5, 0.5, 1.0),
-        (0.5, 1.0, 0.5, 1.0),
-        (0.0, 0.5, 0.0, 0.5),
-        (0.5, 1.0, 0.0, 0.5),
+        halves = [(0.0, 0.5, 0.0, 1.0), (0.5, 1.0, 0.0, 1.0)]
+    else:
+        halves = [
+            (0.0, 0.5, 0.5, 1.0),
+            (0.5, 1.0, 0.5, 1.0),
+            (0.0, 0.5, 0.0, 0.5),
+            (0.5, 1.0, 0.0, 0.5),
+        ][:count]
+    left, right, bottom, top = within
+    wide, tall = right - left, top - bottom
+    return [
+        (left + wide * a, left + wide * b, bottom + tall * c, bottom + tall * d)
+        for a, b, c, d in halves
     ]
-    return quarters[:count]
 
 
 class SplitScreen:
@@ -55,12 +71,14 @@ class SplitScreen:
         self._main: DisplayRegion = camera.node().get_display_region(0)
         self._regions: list[DisplayRegion] = []
         self._cameras: list[NodePath[Camera]] = []
-        self.bounds: list[tuple[float, float, float, float]] = []
+        self.bounds: list[Bounds] = []
+        self._within: Bounds = WHOLE
 
     def open(self, count: int) -> None:
         """Split the window into `count` lanes (closing any split before)."""
         self.close()
-        self.bounds = lane_regions(count)
+        self._within = self._viewport()
+        self.bounds = lane_regions(count, self._within)
         for index, (left, right, bottom, top) in enumerate(self.bounds):
             node = Camera(f"race-camera-{index}", PerspectiveLens())
             node.set_camera_mask(lane_mask(index))
@@ -83,6 +101,20 @@ class SplitScreen:
         self._regions, self._cameras, self.bounds = [], [], []
         self._main.set_active(True)
 
+    def _viewport(self) -> Bounds:
+        left, right, bottom, top = self._main.get_dimensions()
+        return (left, right, bottom, top)
+
+    def _follow_viewport(self) -> None:
+        """Re-split the viewport if it moved (the window was resized, the docks hidden)."""
+        within = self._viewport()
+        if within == self._within or not self._regions:
+            return
+        self._within = within
+        self.bounds = lane_regions(len(self._regions), within)
+        for region, bounds in zip(self._regions, self.bounds, strict=True):
+            region.set_dimensions(*bounds)
+
     def follow_lens(self, focus: NDArray[np.float64] | None = None) -> None:
         """Frame each lane's lens on what the scene camera shows of `focus` (world points).
 
@@ -90,6 +122,7 @@ class SplitScreen:
         corners) fill its region as far as the scene camera shows them: a lane never shows
         more than the scene camera would, and zooming in zooms every lane.
         """
+        self._follow_viewport()
         lens = self._camera.node().get_lens()
         tan_h = float(np.tan(np.radians(lens.get_hfov()) / 2))
         tan_v = float(np.tan(np.radians(lens.get_vfov()) / 2))

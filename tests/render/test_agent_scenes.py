@@ -55,7 +55,8 @@ def test_agent_reaches_end_in_every_scene(open_app, scene):
 
 
 def test_path_is_drawn_green_and_the_path_key_hides_it(open_app):
-    app = open_app(DEFAULT)
+    # Wide enough that the viewport beside the docks shows the path as long as a bare window did.
+    app = open_app(DEFAULT, size=(1280, 720))
     app.step()
     app.step()
     shown = green_path_pixels(app)

@@ -20,6 +20,7 @@ from sim.engine.fonts import FONT_FILE, PIXELS_PER_UNIT, load_ui_font
 from sim.engine.showbase import DisplaySettings, SimShowBase, open_showbase
 from sim.search_view.panel import BUTTON_SCALE
 from sim.search_view.panel import HELP_SCALE as PANEL_HELP_SCALE
+from sim.ui.layout import LEFT_UNITS, dock_frame
 from tests.helpers.pixels import screenshot_rgb
 
 pytestmark = pytest.mark.render
@@ -27,8 +28,8 @@ pytestmark = pytest.mark.render
 SIZE = (800, 600)
 SAMPLE = "Ctrl+S save, 4/8 fps: 60 [g=1.5] x4 |i1 J*"
 INK = 60  # a pixel brighter than this (0..255, any channel) belongs to a glyph
-# The smallest HUD help text once it is fitted to an 800-pixel-wide window.
-FITTED_HELP_SCALE = 0.036
+# The smallest HUD help text: in the left dock of an 800 x 600 window, scaled to fit it.
+FITTED_HELP_SCALE = HELP_SCALE * min(1.0, dock_frame(SIZE).left.width * 2 / SIZE[1] / LEFT_UNITS)
 
 
 @pytest.fixture
@@ -136,36 +137,36 @@ def test_a_missing_font_file_leaves_the_built_in_font(base, monkeypatch):
     assert load_ui_font() is None
 
 
-def test_a_help_line_wider_than_the_window_is_scaled_to_fit(base):
+# The HUD hangs from a strip (the left dock) this wide, aspect2d units: 240 of 800 pixels.
+STRIP_UNITS = 0.8
+STRIP_PX = round(STRIP_UNITS * SIZE[1] / 2)
+
+
+def test_a_help_line_wider_than_its_strip_wraps_inside_it(base):
     long_line = "   ".join(f"{key} does a thing" for key in "ABCDEFGHIJ")
-    hud = Hud(
-        top_left=base.a2dTopLeft,
-        bottom_left=base.a2dBottomLeft,
-        help_text=long_line,
-        status=lambda: [],
-    )
+    hud = Hud(top_left=base.a2dTopLeft, width=STRIP_UNITS, help_text=long_line, status=lambda: [])
     base.graphics_engine.render_frame()
     base.graphics_engine.render_frame()
     image = screenshot_rgb(base.win).max(axis=2)
-    band = image[-80:]  # the help line sits along the bottom
-    assert (band > INK).sum() > 300, "the help line is not drawn"
-    assert (band[:, -6:] > INK).sum() == 0, "the help line runs off the right edge"
+    assert (image[:, :STRIP_PX] > INK).sum() > 300, "the help line is not drawn"
+    assert (image[:, STRIP_PX:] > INK).sum() == 0, "the help line runs out of its strip"
     hud.on_destroy()
 
 
-def test_long_status_lines_wrap_before_the_window_s_middle(base):
+def test_long_status_lines_wrap_inside_the_strip_and_push_the_help_down(base):
     long_line = "agent: " + ", ".join(f"state {n} of the agent" for n in range(12))
+    hud = Hud(top_left=base.a2dTopLeft, width=STRIP_UNITS, help_text="", status=lambda: [])
+    base.graphics_engine.render_frame()
+    help_alone = hud._help.text_pos[1]
+    hud.on_destroy()
     hud = Hud(
-        top_left=base.a2dTopLeft,
-        bottom_left=base.a2dBottomLeft,
-        help_text="",
-        status=lambda: [long_line],
+        top_left=base.a2dTopLeft, width=STRIP_UNITS, help_text="keys", status=lambda: [long_line]
     )
     hud.refresh()
     base.graphics_engine.render_frame()
     base.graphics_engine.render_frame()
     image = screenshot_rgb(base.win).max(axis=2)
-    band = image[: SIZE[1] // 3]  # the status block sits in the top-left corner
-    assert (band[:, : SIZE[0] // 2] > INK).sum() > 300, "the status line is not drawn"
-    assert (band[:, SIZE[0] // 2 :] > INK).sum() == 0, "the status runs into the right half"
+    assert (image[:, :STRIP_PX] > INK).sum() > 300, "the status line is not drawn"
+    assert (image[:, STRIP_PX:] > INK).sum() == 0, "the status runs out of its strip"
+    assert hud._help.text_pos[1] < help_alone - 0.1, "the help stays under the status block"
     hud.on_destroy()

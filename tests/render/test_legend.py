@@ -1,4 +1,4 @@
-"""The colour legend: the scene's colours in the bottom-left corner, the search states while the
+"""The colour legend: the scene's colours at the left dock's foot, the search states while the
 search view is open, hidden with the HUD, clear of the HUD's help, the terrain legend and the
 search panel."""
 
@@ -10,7 +10,6 @@ from panda3d.core import NodePath
 from sim.app.legend_setup import over_ground
 from sim.components.agent_controller import AGENT_PATH_COLOR
 from sim.components.grid_manager import BLOCK_COLOR
-from sim.components.hud import HELP_SCALE, HELP_Y
 from sim.search_view.view import CURRENT_COLOR
 from tests.helpers.paths import DEFAULT_SCENE, SCENES_DIR
 from tests.helpers.pixels import near, rgb, screenshot_rgb
@@ -111,12 +110,13 @@ def test_the_legend_stands_clear_of_the_help_line_and_the_terrain_legend(open_ap
     terrain_top, terrain_bottom = _pixel_rows(app, app.legend.root)
     assert legend_bottom <= terrain_top, "the colour legend overlaps the terrain legend"
     mouse.key("t")  # the search states too: the tallest the legend gets
+    app.step()
     top, _ = _pixel_rows(app, app.colour_legend.root)
-    assert top > app.window_size()[1] // 4, "the legend runs up into the HUD's status lines"
-    height = app.window_size()[1]
-    # The hint's baseline sits HELP_Y above the bottom edge; its capitals reach a scale up.
-    help_top = height - (HELP_Y + HELP_SCALE) / 2 * height
-    assert terrain_bottom < help_top, "the legends run into the key help"
+    # The legends stand at the left dock's foot, under the HUD's status and key help.
+    _, help_bottom = _pixel_rows(app, app.hud._help)
+    assert help_bottom < top, "the legend runs up into the HUD's key help"
+    _, terrain_bottom = _pixel_rows(app, app.legend.root)
+    assert terrain_bottom <= app.layout.frame.left.bottom, "the legends run off the dock's foot"
 
 
 def test_a_scene_without_terrain_has_the_colour_legend_alone(open_app):

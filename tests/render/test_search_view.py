@@ -57,7 +57,8 @@ def test_steps_paint_open_and_closed_cells_and_reset_clears_them(default_scene):
     after = colour_pixels(app, "search-view-step-25.png")
     assert after["open"] > 10 * before["open"] + 500, after
     assert after["closed"] > 10 * before["closed"] + 500, after
-    assert after["current"] > 50, "the cell expanded last stands out"
+    # One cell: some 36 pixels in the docked viewport of an 800x600 window.
+    assert after["current"] > 20, "the cell expanded last stands out"
     mouse.key("home")
     assert app.search_view.replay.step == 0
     reset = colour_pixels(app, "search-view-reset.png")
