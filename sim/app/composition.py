@@ -373,6 +373,7 @@ class SimApp:
             inspector=self.inspector,
             notify=self.notify,
             typing_keys=set(TYPED_CHARS) - table_keys(),
+            table_owned=table_keys(),
         )
         self.help_overlay = add_help_overlay(
             self.base, self.modes, lambda: self.mapf_playback is not None, self.script_gate

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 BOTTOM = 0.1  # above the HUD's one-line hint along the bottom (as the terrain legend)
 GAP = 0.012  # between the terrain legend and this one, aspect2d units
-MAX_HEIGHT = 0.7  # a taller legend goes on in a second column, aspect2d units
+MAX_HEIGHT = 1.0  # a taller legend goes on in a second column, aspect2d units
 
 SCENE_ROWS = (
     LegendRow("Start", PALETTE.start),

@@ -27,7 +27,6 @@ from typing import TYPE_CHECKING, Any, Final
 
 from direct.fsm.FSM import FSM
 
-from sim.app.controls import table_keys
 from sim.app.generator_menu import DIGITS
 from sim.search_view.race_panel import SEARCH_DIGITS
 
@@ -61,8 +60,12 @@ class Modes(FSM):
         inspector: Inspector,
         notify: Callable[[str], None],
         typing_keys: Iterable[str],
+        table_owned: Iterable[str] = (),
     ) -> None:
-        """Start in Scene and take the digits and `typing_keys`: keys the table leaves free."""
+        """Start in Scene and take the digits and `typing_keys`: keys the table leaves free.
+
+        `table_owned` are the keys the controls table binds (`sim.app.controls.table_keys`).
+        """
         super().__init__("modes")
         self._view, self._race, self._menu, self._inspector = view, race, menu, inspector
         self._notify = notify
@@ -70,7 +73,8 @@ class Modes(FSM):
         # the mode through `captured` instead: accepting it here as well would deliver it twice.
         self._typing = frozenset([*typing_keys, "backspace"])
         free = [*DIGITS, *SEARCH_DIGITS, *self._typing]
-        for key in dict.fromkeys(key for key in free if key not in table_keys()):
+        owned = frozenset(table_owned)
+        for key in dict.fromkeys(key for key in free if key not in owned):
             self.accept(key, self._free_key, [key])
         self.request(SCENE)
 

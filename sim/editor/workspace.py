@@ -30,10 +30,10 @@ if TYPE_CHECKING:
     from sim.engine.camera import OrbitCamera
     from sim.scene.spec import SceneSpec
 
-HIERARCHY_SIZE: Final = (0.62, 0.8)
+HIERARCHY_SIZE: Final = (0.62, 0.5)
 """The hierarchy panel's width and height in `aspect2d` units (about 190 x 240 pixels)."""
-TOOLBAR_SIZE: Final = (1.3, 0.09)
-TOOLBAR_PX: Final = 30
+TOOLBAR_SIZE: Final = (1.3, 0.066)
+TOOLBAR_PX: Final = 36
 """The strip the layout keeps for the toolbar over the viewport, in pixels."""
 TOOLBAR_TASK: Final = "toolbar"
 

@@ -13,6 +13,7 @@ import pytest
 from panda3d.core import GeomNode, NodePath, PGItem, Point3, TextNode
 
 from sim.ui.dock import BACKDROP_COLOR, Rect
+from sim.editor.workspace import TOOLBAR_PX
 from sim.ui.layout import dock_frame
 from tests.helpers.inspector import select
 from tests.helpers.paths import SCENES_DIR, artifact
@@ -112,7 +113,8 @@ def test_no_panel_covers_the_viewport(default_scene, window_size):
     assert app.search_panel.compare_open
     app.save_screenshot(artifact(f"layout-everything-open-{window_size[0]}.png"))
     viewport = app.layout.frame.viewport
-    assert viewport == dock_frame(window_size).viewport
+    # The toolbar's strip is off the viewport's top (`sim.editor.workspace.TOOLBAR_PX`).
+    assert viewport == dock_frame(window_size, toolbar_px=TOOLBAR_PX).viewport
     covering = [(name, rect) for name, rect in _drawn_2d_rects(app) if _overlap(rect, viewport)]
     assert covering == [], "2-D nodes drawn over the viewport"
     for corner in _grid_corners(app):
@@ -138,7 +140,7 @@ def test_the_panels_hang_in_their_docks(default_scene):
     app, mouse = default_scene
     _open_everything(app, mouse)
     frame = app.layout.frame
-    docks = [frame.left, frame.right, frame.status]
+    docks = [frame.left, frame.right, frame.status, frame.toolbar]
 
     def inside_a_dock(node: NodePath) -> bool:
         rects = [rect for name, rect in _drawn_2d_rects(app) if name.startswith(str(node))]
@@ -170,9 +172,9 @@ def test_hud_and_status_text_stand_on_their_backdrop(default_scene, window_size)
         app.step()
     image = screenshot_rgb(app.base.win)
     frame = app.layout.frame
-    # The HUD's status and key help: the left dock above the legends' swatches.
-    legends_top = frame.left.bottom - 200
-    hud = Rect(frame.left.left, frame.left.top, frame.left.width, legends_top)
+    # The HUD's status and hint: the top of the left dock, above the hierarchy's own backdrop.
+    hud_px = round(app.hud.height / 2 * app.window_size()[1])
+    hud = Rect(frame.left.left, frame.left.top, frame.left.width, hud_px)
     for name, rect in (("HUD", hud), ("status bar", frame.status), ("right dock", frame.right)):
         text, stray = _text_stands_on_backdrop(image, rect)
         assert text > 100, f"the {name} shows no text"
@@ -221,15 +223,16 @@ def test_a_click_on_a_dock_picks_nothing_behind_it(default_scene):
 def test_a_toolbar_takes_a_strip_off_the_viewport_top(default_scene):
     app, _ = default_scene
     before = app.layout.frame.viewport
-    toolbar = app.layout.reserve_toolbar(30)
+    assert before.top == TOOLBAR_PX  # the app's toolbar holds its strip already
+    toolbar = app.layout.reserve_toolbar(40)
     app.step()
     viewport = app.layout.frame.viewport
-    assert (viewport.top, viewport.height) == (30, before.height - 30)
-    assert app.layout.frame.toolbar == Rect(before.left, 0, before.width, 30)
+    assert (viewport.top, viewport.height) == (40, before.height + TOOLBAR_PX - 40)
+    assert app.layout.frame.toolbar == Rect(before.left, 0, before.width, 40)
     assert toolbar.shown
     height = app.window_size()[1]
     _, _, bottom, top = app.base.cam.node().get_display_region(0).get_dimensions()
-    assert top == pytest.approx(1 - 30 / height)
+    assert top == pytest.approx(1 - 40 / height)
     assert bottom == pytest.approx(1 - viewport.bottom / height)
 
 

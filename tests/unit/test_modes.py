@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from sim.app.controls import table_keys
 from sim.app.modes import (
     GENERATOR_MENU,
     INSPECTOR_TYPING,
@@ -85,6 +86,7 @@ class Rig:
             inspector=self.inspector,  # type: ignore[arg-type]
             notify=self.said.append,
             typing_keys=["i"],
+            table_owned=table_keys(),
         )
 
 
