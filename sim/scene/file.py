@@ -41,6 +41,7 @@ from sim.scene.spec import (
     SceneError,
     SceneSpec,
 )
+from sim.scene.torture import read_torture
 from sim.scene.values import Reader, Table
 
 SUPPORTED_VERSION: Final = 1
@@ -152,7 +153,8 @@ def parse_scene(
     for crowd in crowds:
         objects += crowd_objects(crowd)
     mapf = root.get("mapf", read_mapf, MapfSpec())
-    scene = SceneSpec(Path(source), version, name, grid, camera, objects, crowds, mapf)
+    torture = root.get("torture", read_torture, None)
+    scene = SceneSpec(Path(source), version, name, grid, camera, objects, crowds, mapf, torture)
     check_targets(Reader(source), scene)
     _check_agents_fit(Reader(source), scene)
     return scene
@@ -209,7 +211,7 @@ def _version(at: Reader, value: object) -> int:
 
 # --- the tables -------------------------------------------------------------------------------
 
-_ROOT_KEYS = ("version", "name", "grid", "camera", "objects", "crowds", "mapf")
+_ROOT_KEYS = ("version", "name", "grid", "camera", "objects", "crowds", "mapf", "torture")
 _CROWD_KEYS = ("name", "count", "area", "seed", "model", "heading", "color", "agent")
 _GRID_KEYS = ("origin", "rows", "columns", "cell_size", "connectivity", "diagonal")
 _CAMERA_KEYS = ("target", "distance", "heading", "pitch")

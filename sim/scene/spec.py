@@ -9,11 +9,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from sim.config import AgentConfig, DoorConfig, MoverConfig, RotatorConfig, Tag
 from sim.errors import SimError
 from sim.navigation.diagonal import DiagonalRule
+
+if TYPE_CHECKING:
+    from sim.scene.torture import TortureSpec
 
 DEFAULT_CAMERA_HEADING: Final = 20.0
 DEFAULT_CAMERA_PITCH: Final = -55.0
@@ -193,7 +196,8 @@ class SceneSpec:
 
     `objects` holds the file's `[[objects]]` in order, then the agents each of `crowds` expands
     into, crowd by crowd; `listed_objects` and `crowd_members` tell the two apart. `mapf` is
-    the `[mapf]` table (its defaults when the file has none).
+    the `[mapf]` table (its defaults when the file has none), `torture` the `[torture]` table
+    of a crowd torture case (`sim.scene.torture`; None when the file has none).
     """
 
     path: Path
@@ -204,6 +208,7 @@ class SceneSpec:
     objects: tuple[ObjectSpec, ...] = field(default_factory=tuple)
     crowds: tuple[CrowdSpec, ...] = field(default_factory=tuple)
     mapf: MapfSpec = MapfSpec()
+    torture: TortureSpec | None = None
 
     @property
     def listed_objects(self) -> tuple[ObjectSpec, ...]:
