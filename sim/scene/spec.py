@@ -9,14 +9,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
 from sim.config import AgentConfig, DoorConfig, MoverConfig, RotatorConfig, Tag
 from sim.errors import SimError
 from sim.navigation.diagonal import DiagonalRule
-
-if TYPE_CHECKING:
-    from sim.scene.torture import TortureSpec
 
 DEFAULT_CAMERA_HEADING: Final = 20.0
 DEFAULT_CAMERA_PITCH: Final = -55.0
@@ -188,6 +185,20 @@ class MapfSpec:
     solver: str = "lacam"
     time_limit_s: float = 1.0
     connectivity: int = 4
+
+
+@dataclass(frozen=True, slots=True)
+class TortureSpec:
+    """The scene's `[torture]` table: the limits a crowd torture case is judged against.
+
+    `time_limit_s`: simulated seconds within which every agent must have arrived;
+    `free_flow_s`: the case's free-flow time when given (else the bench computes it);
+    `gate`: a segment ``(x0, y0, x1, y1)`` whose crossings are the case's flow, or None.
+    """
+
+    time_limit_s: float
+    free_flow_s: float | None = None
+    gate: tuple[float, float, float, float] | None = None
 
 
 @dataclass(frozen=True, slots=True)

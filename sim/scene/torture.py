@@ -16,10 +16,10 @@ its speed. A bad value is the usual one-line `SceneError`, e.g.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Final
 
 from sim.scene import values
+from sim.scene.spec import TortureSpec
 from sim.scene.values import Reader, Table
 
 TORTURE_KEYS: Final = ("time_limit_s", "free_flow_s", "gate")
@@ -29,15 +29,6 @@ MAX_TIME_LIMIT_S: Final = 3600.0
 _seconds = values.within(1e-3, MAX_TIME_LIMIT_S)
 
 Segment = tuple[float, float, float, float]
-
-
-@dataclass(frozen=True, slots=True)
-class TortureSpec:
-    """A torture case's limits (see the module): seconds, and an optional flow gate."""
-
-    time_limit_s: float
-    free_flow_s: float | None = None
-    gate: Segment | None = None
 
 
 def read_torture(at: Reader, value: object) -> TortureSpec:
