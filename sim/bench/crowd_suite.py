@@ -109,7 +109,8 @@ def seeded_starts(scene: SceneSpec, seed: int) -> list[tuple[ObjectSpec, tuple[f
     Seed 0 is the scene as written (file order, written positions: what the window shows).
     Any other seed shuffles the order (rows, hence ties in avoidance and planning) and moves
     each agent by up to `JITTER_CELLS` of a cell per axis, kept within its start cell as far
-    as its radius lets it, deterministically.
+    as its radius lets it (not at all where the nudge would overlap a neighbour more than as
+    written), deterministically.
     """
     agents = list(scene.objects_with_tag(Tag.AGENT))
     starts = [(spec, (spec.pos[0], spec.pos[1])) for spec in agents]
@@ -118,14 +119,28 @@ def seeded_starts(scene: SceneSpec, seed: int) -> list[tuple[ObjectSpec, tuple[f
     rng = np.random.default_rng(seed)
     order = rng.permutation(len(starts))
     cell = scene.grid.cell_size
+    written = np.array([xy for _, xy in starts]).reshape(-1, 2)
+    radii = np.array([(spec.agent or AgentConfig()).radius for spec, _ in starts])
     placed = []
     for index in order:
         spec, (x, y) = starts[int(index)]
-        radius = (spec.agent or AgentConfig()).radius
-        room = max(0.0, min(JITTER_CELLS * cell, cell / 2.0 - radius))
+        room = max(0.0, min(JITTER_CELLS * cell, cell / 2.0 - radii[index]))
         dx, dy = rng.uniform(-room, room, size=2)
+        if _overlaps_more(written, radii, int(index), (x + float(dx), y + float(dy))):
+            dx = dy = 0.0  # a nudge must not push two discs into each other
         placed.append((spec, (x + float(dx), y + float(dy))))
     return placed
+
+
+def _overlaps_more(
+    written: NDArray[np.float64], radii: NDArray[np.float64], index: int, point: tuple[float, float]
+) -> bool:
+    """Whether agent `index` moved to `point` overlaps another deeper than where written."""
+    reach = radii + radii[index]
+    before = reach - np.hypot(*(written - written[index]).T)
+    after = reach - np.hypot(*(written - np.asarray(point)).T)
+    before[index] = after[index] = -np.inf
+    return bool((after > np.maximum(before, 0.0)).any())
 
 
 class _Case:

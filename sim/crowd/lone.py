@@ -65,7 +65,11 @@ def lone_velocity(
     priority[0] = settings.rest_priority if resting else 1.0
     sidestep = np.zeros(len(index), dtype=np.bool_)
     sidestep[0] = not resting and (goal is None or not _near_cluster(rows, row, goal, settings))
+    # Against agents resting at their goals it waits for them to make way (`make_way`), or
+    # its sidestep would take it along their edge into a wall.
+    walking = bool((rows.state[nearest] == MOVING).any())
     if sidestep[0]:
+        sidestep[0] = walking
         wanted[0] = keep_right(
             (float(here[0]), float(here[1])),
             preferred,
