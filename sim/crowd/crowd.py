@@ -47,11 +47,13 @@ import numpy as np
 from numpy.typing import NDArray
 
 from sim.config import AgentConfig, AgentMode, Planner
+from sim.crowd.disc_walls import Walls
 from sim.crowd.driving import CAUSE_CODE, CAUSES, STATE_CODE, STATES, Driving, FieldPlan
 from sim.crowd.goals import START_KEY, SharedFields, TargetKeys
 from sim.crowd.grid import CrowdGrid, Point
 from sim.crowd.lone import joins_cluster, lone_velocity
 from sim.crowd.rows import COLUMNS, AgentRows
+from sim.crowd.rules.spawn import spread_spawned
 from sim.crowd.settings import StepSettings
 from sim.crowd.state import AgentState, ReplanCause
 from sim.crowd.steering import Quaternion, heading_quat, quat_heading
@@ -118,6 +120,7 @@ class Crowd:
         settings: StepSettings | None = None,
     ) -> None:
         self.settings = settings or StepSettings()
+        self._grid = grid
         self._rows = AgentRows()
         self._keys = TargetKeys()
         self._driving = Driving(self._rows, grid, fields, self.settings)
@@ -125,6 +128,7 @@ class Crowd:
         self._row_of: dict[int, int] = {}
         self._next_index = 0
         self._left: list[int] = []
+        self._spawned: list[int] = []  # agents added since the last update (`spread_spawned`)
 
     # ---- Membership ---------------------------------------------------------------------
 
@@ -173,6 +177,7 @@ class Crowd:
             colors=color,
         )
         self._row_of[index] = self._rows.add(**given)
+        self._spawned.append(index)
         return index
 
     def remove_agent(self, index: int) -> dict[str, Any]:
@@ -479,16 +484,18 @@ class Crowd:
     def update(self, dt: float, locate: Locate) -> list[int]:
         """Step the crowd by `dt` seconds; return the agents handed over, in row order.
 
-        Rows removed since the last update leave first. Then every target chased is located
-        (`locate`, once per target), the agents of targets enough agents chase are driven and
-        the others handed back to their owners (those returned: `is_driven` says which way),
-        and the driven ones move.
+        Rows removed since the last update leave first; agents added since then onto others
+        move to the nearest free places (`sim.crowd.rules.spawn`). Then every target chased is
+        located (`locate`, once per target), the agents of targets enough agents chase are
+        driven and the others handed back to their owners (those returned: `is_driven` says
+        which way), and the driven ones move.
         """
         self._driving.time_s += dt
         self._drop_left()
         rows = self._flushed()
         if not len(rows):
             return []
+        self._spread_spawned()
         keys = np.where(rows.patrol & rows.to_start, START_KEY, rows.key)
         targets = {int(key): locate(int(key)) for key in np.unique(keys)}
         handed = self._driving.assign(keys, targets)
@@ -496,6 +503,19 @@ class Crowd:
         if len(driven):
             self._driving.drive(driven, keys[driven], targets, dt)
         return handed
+
+    def _spread_spawned(self) -> None:
+        """Move agents added onto others to the nearest free places (`spread_spawned`)."""
+        spawned = [self._row_of[index] for index in self._spawned if index in self._row_of]
+        self._spawned.clear()
+        if spawned:
+            spread_spawned(self._rows.positions, self._rows.radii, np.array(spawned), self._hits)
+
+    def _hits(self, centres: NDArray[np.float64], radii: NDArray[np.float64]) -> NDArray[np.bool_]:
+        grid = self._grid
+        walls = Walls(grid.walkable)
+        size = grid.grid_cell_size
+        return walls.hit((centres - np.asarray(grid.origin)) / size, radii / size)
 
     def _drop_left(self) -> None:
         if not self._left:
