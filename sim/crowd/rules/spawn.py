@@ -55,10 +55,10 @@ def spread_spawned(
     fresh = np.zeros(len(positions), dtype=bool)
     fresh[spawned] = True
     buckets: defaultdict[tuple[int, int], list[int]] = defaultdict(list)
-    for row in np.flatnonzero(~fresh):
-        buckets[_bucket(positions[row], size)].append(int(row))
+    for kept in np.flatnonzero(~fresh).tolist():
+        buckets[_bucket(positions[kept], size)].append(kept)
     moved = 0
-    for row in (int(row) for row in spawned):
+    for row in spawned.tolist():
         radius = float(radii[row])
         here = positions[row].copy()
         if _too_close(positions, radii, buckets, here, radius, size, SPAWN_OVERLAP):
