@@ -38,6 +38,7 @@ Everything runs in a fixed order on float64 arrays: the same scene twice gives t
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields, replace
@@ -50,9 +51,10 @@ from sim.config import AgentConfig, AgentMode, Planner
 from sim.crowd.disc_walls import Walls
 from sim.crowd.driving import CAUSE_CODE, CAUSES, STATE_CODE, STATES, Driving, FieldPlan
 from sim.crowd.goals import START_KEY, SharedFields, TargetKeys
-from sim.crowd.grid import CrowdGrid, Point
+from sim.crowd.grid import Cell, CrowdGrid, Point
 from sim.crowd.lone import joins_cluster, lone_velocity
 from sim.crowd.rows import COLUMNS, AgentRows
+from sim.crowd.rules.detour import HELD_FRACTION, DetourWait, cells_ahead, standing_on
 from sim.crowd.rules.spawn import spread_spawned
 from sim.crowd.settings import StepSettings
 from sim.crowd.state import AgentState, ReplanCause
@@ -129,6 +131,8 @@ class Crowd:
         self._next_index = 0
         self._left: list[int] = []
         self._spawned: list[int] = []  # agents added since the last update (`spread_spawned`)
+        self._detours: dict[int, DetourWait] = {}  # self-steered agents' waits (`detour`)
+        self._frame_s = 0.0  # the last update's dt: the frames its self-steered agents commit
 
     # ---- Membership ---------------------------------------------------------------------
 
@@ -187,6 +191,7 @@ class Crowd:
         """
         row = self._row(index)
         del self._row_of[index]
+        self._detours.pop(index, None)
         self._left.append(row)
         rows = self._rows
         kept: dict[str, Any] = {name: getattr(rows, name)[row].copy() for name in COLUMNS}
@@ -449,6 +454,11 @@ class Crowd:
         """Whether self-steered agent `index` arrives by the crowd's rule (`sim.crowd.lone`)."""
         return joins_cluster(self._rows, self._row(index), goal, self.settings)
 
+    def detour_cells(self, index: int) -> frozenset[Cell]:
+        """The cells self-steered agent `index` plans round now (`sim.crowd.rules.detour`)."""
+        detour = self._detours.get(index)
+        return frozenset() if detour is None else detour.cells
+
     def commit_pose(
         self, index: int, position: Point, rotation: Quaternion, velocity: Point
     ) -> None:
@@ -459,6 +469,39 @@ class Crowd:
         rows.headings[row] = quat_heading(rotation) % 360.0
         rows.velocities[row] = rows.preferred[row] = velocity
         count_still(rows, np.array([row]), self.settings)
+        self._watch_detour(index, row)
+
+    def _watch_detour(self, index: int, row: int) -> None:
+        """Tick agent `index`'s wait behind agents standing on its way (`DetourWait`)."""
+        rows = self._rows
+        held = (
+            not rows.joint[row]
+            and rows.state[row] == STATE_CODE[AgentState.MOVING]
+            and bool(rows.waypoints[row])
+            and math.hypot(*rows.velocities[row]) < HELD_FRACTION * rows.speeds[row]
+        )
+        detour = self._detours.get(index)
+        if detour is None:
+            if not held:
+                return
+            detour = self._detours[index] = DetourWait()
+        standing: list[Cell] = []
+        if held:
+            x, y = rows.positions[row]
+            route = [(float(x), float(y)), *rows.waypoints[row]]
+            ahead = cells_ahead(route, self._grid.clamped_cell)
+            standing = self._standing_on(row, ahead)
+        detour.tick(self._frame_s, held=held, blocked=standing)
+
+    def _standing_on(self, row: int, ahead: list[Cell]) -> list[Cell]:
+        rows, grid = self._rows, self._grid
+        size, (x0, y0) = grid.grid_cell_size, grid.origin
+        columns = grid.walkable.shape[1]
+        cols = np.floor((rows.positions[:, 0] - x0) / size).astype(np.intp)
+        rows_of = np.floor((rows.positions[:, 1] - y0) / size).astype(np.intp)
+        wanted = np.array([r * columns + c for r, c in ahead], dtype=np.intp)
+        found = standing_on(rows_of * columns + cols, rows.velocities, rows.speeds, row, wanted)
+        return [(int(flat) // columns, int(flat) % columns) for flat in found]
 
     def place(self, index: int, position: Point, heading_deg: float) -> None:
         """Put agent `index` at `position` facing `heading_deg`, as a reset does.
@@ -491,6 +534,7 @@ class Crowd:
         which way), and the driven ones move.
         """
         self._driving.time_s += dt
+        self._frame_s = dt
         self._drop_left()
         rows = self._flushed()
         if not len(rows):
