@@ -63,9 +63,9 @@ CHART = "crowd-suite.svg"
 """The chart of ``sim bench --crowd-suite``, beside RESULTS.md."""
 
 
-def suite_scenes(directory: Path = SUITE_DIR) -> list[Path]:
-    """The torture scenes: every ``*.toml`` in `directory`, by name."""
-    return sorted(directory.glob("*.toml"))
+def suite_scenes(directory: Path | None = None) -> list[Path]:
+    """The torture scenes: every ``*.toml`` in `directory` (default `SUITE_DIR`), by name."""
+    return sorted((SUITE_DIR if directory is None else directory).glob("*.toml"))
 
 
 @dataclass(frozen=True, slots=True)

@@ -38,7 +38,6 @@ Everything runs in a fixed order on float64 arrays: the same scene twice gives t
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields, replace
@@ -54,7 +53,7 @@ from sim.crowd.goals import START_KEY, SharedFields, TargetKeys
 from sim.crowd.grid import Cell, CrowdGrid, Point
 from sim.crowd.lone import joins_cluster, lone_velocity
 from sim.crowd.rows import COLUMNS, AgentRows
-from sim.crowd.rules.detour import HELD_FRACTION, DetourWait, cells_ahead, standing_on
+from sim.crowd.rules.detour import DetourWait, watch_detour
 from sim.crowd.rules.spawn import spread_spawned
 from sim.crowd.settings import StepSettings
 from sim.crowd.state import AgentState, ReplanCause
@@ -78,6 +77,9 @@ _COLUMNS_OF_SETTINGS = {
     "turn_rate": "turn_rates",
     "avoidance": "avoidance",
 }
+
+WALL_GRAZE = 1e-6
+"""World units a disc may graze a wall by in `Crowd.avoid`'s slide (rounding, not a step)."""
 
 _REKEYED = frozenset({"index", "key", "driven"})
 """Row values an agent does not carry from one crowd to another (`add_agent`'s `values`): the
@@ -133,6 +135,7 @@ class Crowd:
         self._spawned: list[int] = []  # agents added since the last update (`spread_spawned`)
         self._detours: dict[int, DetourWait] = {}  # self-steered agents' waits (`detour`)
         self._frame_s = 0.0  # the last update's dt: the frames its self-steered agents commit
+        self._walls: tuple[int, Walls] | None = None  # the mask version it was built for
 
     # ---- Membership ---------------------------------------------------------------------
 
@@ -444,11 +447,26 @@ class Crowd:
         resting: bool = False,
         goal: Point | None = None,
     ) -> Point:
-        """The velocity ORCA gives self-steered agent `index` (`sim.crowd.lone.lone_velocity`)."""
+        """The velocity ORCA gives self-steered agent `index` (`sim.crowd.lone.lone_velocity`).
+
+        When that velocity would take its disc onto a wall, it slides: the velocity without
+        its x or its y part, whichever stays clear (else the velocity as ORCA gave it, which
+        the agent will not take). Pressed against a wall by others, it still moves along it.
+        """
         row = self._row(index)
-        return lone_velocity(
+        velocity = lone_velocity(
             self._rows, row, preferred, dt, self.settings, resting=resting, goal=goal
         )
+        if velocity == preferred:
+            return velocity
+        here, radius = self._rows.positions[row], self._rows.radii[row] - WALL_GRAZE
+        vx, vy = velocity
+        slides = np.array([(vx, vy), (vx, 0.0), (0.0, vy)])
+        clear = ~self._hits(here + slides * dt, np.full(3, radius))
+        if clear.any() and not clear[0]:
+            x, y = slides[int(np.argmax(clear))]
+            return (float(x), float(y))
+        return velocity
 
     def joins_cluster(self, index: int, goal: Point) -> bool:
         """Whether self-steered agent `index` arrives by the crowd's rule (`sim.crowd.lone`)."""
@@ -473,35 +491,9 @@ class Crowd:
 
     def _watch_detour(self, index: int, row: int) -> None:
         """Tick agent `index`'s wait behind agents standing on its way (`DetourWait`)."""
-        rows = self._rows
-        held = (
-            not rows.joint[row]
-            and rows.state[row] == STATE_CODE[AgentState.MOVING]
-            and bool(rows.waypoints[row])
-            and math.hypot(*rows.velocities[row]) < HELD_FRACTION * rows.speeds[row]
-        )
-        detour = self._detours.get(index)
-        if detour is None:
-            if not held:
-                return
-            detour = self._detours[index] = DetourWait()
-        standing: list[Cell] = []
-        if held:
-            x, y = rows.positions[row]
-            route = [(float(x), float(y)), *rows.waypoints[row]]
-            ahead = cells_ahead(route, self._grid.clamped_cell)
-            standing = self._standing_on(row, ahead)
-        detour.tick(self._frame_s, held=held, blocked=standing)
-
-    def _standing_on(self, row: int, ahead: list[Cell]) -> list[Cell]:
-        rows, grid = self._rows, self._grid
-        size, (x0, y0) = grid.grid_cell_size, grid.origin
-        columns = grid.walkable.shape[1]
-        cols = np.floor((rows.positions[:, 0] - x0) / size).astype(np.intp)
-        rows_of = np.floor((rows.positions[:, 1] - y0) / size).astype(np.intp)
-        wanted = np.array([r * columns + c for r, c in ahead], dtype=np.intp)
-        found = standing_on(rows_of * columns + cols, rows.velocities, rows.speeds, row, wanted)
-        return [(int(flat) // columns, int(flat) % columns) for flat in found]
+        wait = watch_detour(self._rows, row, self._detours.get(index), self._grid, self._frame_s)
+        if wait is not None:
+            self._detours[index] = wait
 
     def place(self, index: int, position: Point, heading_deg: float) -> None:
         """Put agent `index` at `position` facing `heading_deg`, as a reset does.
@@ -556,10 +548,12 @@ class Crowd:
             spread_spawned(self._rows.positions, self._rows.radii, np.array(spawned), self._hits)
 
     def _hits(self, centres: NDArray[np.float64], radii: NDArray[np.float64]) -> NDArray[np.bool_]:
+        """Whether discs (world centres and radii) overlap a wall of the grid as it is now."""
         grid = self._grid
-        walls = Walls(grid.walkable)
+        if self._walls is None or self._walls[0] != grid.mask_version:
+            self._walls = (grid.mask_version, Walls(grid.walkable))
         size = grid.grid_cell_size
-        return walls.hit((centres - np.asarray(grid.origin)) / size, radii / size)
+        return self._walls[1].hit((centres - np.asarray(grid.origin)) / size, radii / size)
 
     def _drop_left(self) -> None:
         if not self._left:

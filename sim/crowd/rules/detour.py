@@ -2,13 +2,14 @@
 
 Avoidance steers round one agent standing in the open, but a corridor blocked by agents that
 stand (arrived at posts of their own, or simply waiting) leaves an agent that plans on the grid
-pressing against them for ever: its path is still the shortest. So an agent that has made
-less than `HELD_FRACTION` of its speed for `DETOUR_WAIT_S` seconds while agents stand on the
-next `AHEAD_CELLS` cells of its path (`standing_on`: slower than `STANDING_FRACTION` of their
-speed) plans again with the cells they stand on blocked,
-and keeps planning round those cells for `DETOUR_HOLD_S` seconds (its routine replans too),
-so it does not turn back as soon as it has left them behind. Where no way goes round them it
-plans through them as before. `DetourWait` keeps one agent's clock and cells.
+pressing against them for ever: its path is still the shortest. So an agent that has made less
+than `HELD_FRACTION` of its speed toward its next waypoint for `DETOUR_WAIT_S` seconds while
+agents stand on the next `AHEAD_CELLS` cells of its path (`standing_on`: slower than
+`STANDING_FRACTION` of their speed) plans again with the cells they stand on blocked, and
+keeps planning round those cells for `DETOUR_HOLD_S` seconds (its routine replans too), so it
+does not turn back as soon as it has left them behind. Where no way goes round them it plans
+through them as before. `DetourWait` keeps one agent's clock and cells; the crowd ticks it as
+each self-steered agent commits its step (`Crowd.detour_cells` gives the cells).
 """
 
 from __future__ import annotations
@@ -20,16 +21,22 @@ from collections.abc import Callable, Iterable, Sequence
 import numpy as np
 from numpy.typing import NDArray
 
+from sim.crowd.grid import CrowdGrid
+from sim.crowd.rows import AgentRows
+from sim.crowd.state import AgentState
+
 DETOUR_WAIT_S = 0.75
 """The stated wait: seconds held up by standing agents before planning round them."""
 DETOUR_HOLD_S = 20.0
 """Seconds an agent keeps planning round the cells it found blocked."""
-HELD_FRACTION = 0.05
-"""An agent making less than this fraction of its speed is held up."""
+HELD_FRACTION = 0.2
+"""An agent making less than this fraction of its speed toward its next waypoint is held up."""
 STANDING_FRACTION = 0.05
 """Agents slower than this fraction of their speed stand."""
 AHEAD_CELLS = 6
 """How many cells of its path ahead an agent looks at for agents standing on them."""
+
+MOVING = tuple(AgentState).index(AgentState.MOVING)
 
 Cell = tuple[int, int]
 Point = tuple[float, float]
@@ -87,7 +94,7 @@ class DetourWait:
     def tick(self, dt: float, *, held: bool, blocked: Iterable[Cell]) -> bool:
         """Count `dt` seconds; True when a plan round the `blocked` cells is due now.
 
-        `held`: the agent made less than `HELD_FRACTION` of its speed this frame; `blocked`:
+        `held`: it made less than `HELD_FRACTION` of its speed toward its waypoint; `blocked`:
         the cells of the agents standing in its lane ahead (none: nothing holds it up).
 
         >>> wait = DetourWait()
@@ -110,3 +117,40 @@ class DetourWait:
     def clear(self) -> None:
         """Forget the wait and the cells (a new goal, a reset)."""
         self.waited_s, self.cells, self._hold_s = 0.0, frozenset(), 0.0
+
+
+def watch_detour(
+    rows: AgentRows, row: int, wait: DetourWait | None, grid: CrowdGrid, dt: float
+) -> DetourWait | None:
+    """Tick self-steered row `row`'s `wait` for the step it just committed; return the wait.
+
+    A new wait once it is first held up; None while it never was (most agents, most frames).
+    """
+    waypoints = rows.waypoints[row]
+    held = False
+    if waypoints and not rows.joint[row] and rows.state[row] == MOVING:
+        # Held: it makes little way toward its waypoint (sliding along a wall makes none).
+        toward = np.asarray(waypoints[0]) - rows.positions[row]
+        length = math.hypot(*toward)
+        made = float(rows.velocities[row] @ toward) / length if length > 1e-9 else 0.0
+        held = made < HELD_FRACTION * rows.speeds[row]
+    if wait is None and not held:
+        return None
+    wait = wait or DetourWait()
+    standing: list[Cell] = []
+    if held:
+        x, y = rows.positions[row]
+        ahead = cells_ahead([(float(x), float(y)), *waypoints], grid.clamped_cell)
+        standing = _standing_on_cells(rows, row, ahead, grid)
+    wait.tick(dt, held=held, blocked=standing)
+    return wait
+
+
+def _standing_on_cells(rows: AgentRows, row: int, ahead: list[Cell], grid: CrowdGrid) -> list[Cell]:
+    size, (x0, y0) = grid.grid_cell_size, grid.origin
+    columns = grid.walkable.shape[1]
+    cols = np.floor((rows.positions[:, 0] - x0) / size).astype(np.intp)
+    rows_of = np.floor((rows.positions[:, 1] - y0) / size).astype(np.intp)
+    wanted = np.array([r * columns + c for r, c in ahead], dtype=np.intp)
+    found = standing_on(rows_of * columns + cols, rows.velocities, rows.speeds, row, wanted)
+    return [(int(flat) // columns, int(flat) % columns) for flat in found]
