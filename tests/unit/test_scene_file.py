@@ -296,7 +296,7 @@ def test_odd_but_valid_scene_loads(write, text: str):
 
 TAGS = "'Obstacle', 'Start', 'End', 'Agent', 'Terrain', 'Untagged'"
 GRID_KEYS = "'origin', 'rows', 'columns', 'cell_size', 'connectivity', 'diagonal'"
-TOP_KEYS = "'version', 'name', 'grid', 'camera', 'objects', 'crowds', 'mapf'"
+TOP_KEYS = "'version', 'name', 'grid', 'camera', 'objects', 'crowds', 'mapf', 'torture'"
 HAVE = "(have: agent, cube, plane)"
 
 
