@@ -8,7 +8,8 @@ that sees another coming toward it (`HEAD_ON_COS`) that would pass closer than t
 and a margin (`CLEARANCE`) within the time horizon bends its preferred velocity to its right,
 by half of the sideways gap still missing over the time left (the other takes the other
 half), keeping its speed. ORCA then finds both already diverging the same way: each keeps the
-other on its left.
+other on its left. Where others cross as well (a crossing of four), it leaves the choice to
+avoidance.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ HEAD_ON_COS = -0.7
 apart) counts as coming toward us."""
 CLEARANCE = 1.25
 """The two radii's sum times this is the sideways gap kept when passing."""
+CROSSING_COS = 0.5
+"""Others moving at more than 60 degrees to our heading (and not oncoming) are crossing."""
 MOVING_FRACTION = 0.2
 """Others slower than this fraction of our speed are standing: ORCA goes round them."""
 
@@ -66,6 +69,12 @@ def keep_right(
     missing = lateral + gap  # how far right we still have to be for the other to pass left
     due = oncoming & (along > 0.0) & (meet_s <= horizon_s) & (missing > 0.0)
     if not due.any():
+        return preferred
+    # Crossing traffic near by (neither oncoming nor going our way): the convention is for
+    # two streams meeting; where more cross, a bend would carry us into the crossers' path.
+    near = np.hypot(dx, dy) <= (speed + their_speed) * horizon_s
+    moving = their_speed >= MOVING_FRACTION * speed
+    if (near & moving & ~oncoming & (their_along < CROSSING_COS * their_speed)).any():
         return preferred
     # Our half of the missing gap, over the time left; at most our whole speed sideways.
     sideways = float(np.max(missing[due] / 2.0 / np.maximum(meet_s[due], 1e-3)))
