@@ -11,9 +11,11 @@ and measures (`CaseRun`):
   overrides it);
 - **overlap max**: the deepest two discs ever overlapped, as a fraction of their radii's sum;
 - **stalled max**: the longest time any agent stood below `STALL_SPEED_FRACTION` of its speed
-  while not arrived. Time under a joint plan does not count when the crowd says which agents
-  are under one (an ``under_joint_plan`` (n,) bool array in row order, read with `getattr`:
-  the no-deadlock hand-off provides it; without it every stand counts);
+  away from its goal: not arrived, and beyond the crowd already gathered there (farther from
+  the goal than its arrived agents reach, plus two of its radii). Time under a joint plan does
+  not count when the crowd says which agents are under one (an ``under_joint_plan`` (n,) bool
+  array in row order, read with `getattr`: the no-deadlock hand-off provides it; without it
+  every stand counts);
 - **wall frames**: frames in which some disc overlapped a blocked cell;
 - **flow**: with a ``gate`` segment in ``[torture]``, the agents through it per second (the
   crossings after the first over the time from the first to the last); else None.
@@ -261,6 +263,10 @@ class _Watch:
         self.arrived = 0
         self._gate = gate
         goals = [case.goal_of(spec_of[id(agent)]) for agent in self._agents]
+        self._goals = np.array(goals).reshape(-1, 2)
+        # Agents chasing one goal share a group: its arrived agents are the crowd round it.
+        _, self._group = np.unique(self._goals, axis=0, return_inverse=True)
+        self._radii = np.array([agent.config.radius for agent in self._agents])
         self._goal_side = None if gate is None else _side(np.array(goals), gate)
         self._crossed_at: list[float] = []
         self._crossed = np.zeros(len(self._agents), dtype=bool)
@@ -272,7 +278,7 @@ class _Watch:
         speeds = np.hypot(*(positions - self._previous).T) / DT
         slow = speeds < STALL_SPEED_FRACTION * self._speeds
         arrived = np.array([agent.state is AgentState.ARRIVED for agent in self._agents])
-        standing = slow & ~arrived
+        standing = slow & ~arrived & self._away(positions, arrived)
         if joint is not None:
             standing &= ~np.asarray(joint, dtype=bool)
         self._stalled = np.where(standing, self._stalled + DT, 0.0)
@@ -282,6 +288,15 @@ class _Watch:
         self._previous = positions.copy()
         self.arrived = int(arrived.sum())
         return self.arrived
+
+    def _away(
+        self, positions: NDArray[np.float64], arrived: NDArray[np.bool_]
+    ) -> NDArray[np.bool_]:
+        """Which agents stand beyond the crowd already gathered at their goal (2 radii on)."""
+        distance = np.hypot(*(positions - self._goals).T)
+        reach = np.zeros(int(self._group.max(initial=0)) + 1)
+        np.maximum.at(reach, self._group[arrived], distance[arrived] + self._radii[arrived])
+        return np.asarray(distance > reach[self._group] + 2.0 * self._radii)
 
     def _cross(
         self, time_s: float, before: NDArray[np.float64], after: NDArray[np.float64]
@@ -516,7 +531,8 @@ def section_lines(report: SuiteReport, command: str, commit: str) -> list[str]:
         "order and move each within its start cell), headless, until all arrived or the "
         "scene's time limit. Time is when the last agent arrived over the free-flow time (the "
         "slowest agent alone on its shortest path at its speed); stalled is the longest any "
-        "agent stood below 5 % of its speed before arriving.",
+        "agent stood below 5 % of its speed away from its goal (not arrived, and beyond the "
+        "crowd gathered there).",
         "",
         *report.lines(),
         "",

@@ -20,7 +20,7 @@ from sim.crowd.rows import AgentRows
 from sim.crowd.state import AgentState
 
 MOVING = tuple(AgentState).index(AgentState.MOVING)
-LANE_CLEARANCE = 1.25
+LANE_CLEARANCE = 1.5
 """The lane kept clear: the two radii's sum times this, each side of the walker's line."""
 LOOKAHEAD_S = 1.5
 """How far ahead of a walker (seconds at its speed, plus the radii) resting agents step aside."""
