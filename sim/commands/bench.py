@@ -36,6 +36,7 @@ from sim.bench.maps import (
 from sim.bench.peers import PEERS
 from sim.bench.progress import Progress
 from sim.bench.results import (
+    RESULTS_PATH,
     summary_lines,
     targets_of,
     write_crowd_section,
@@ -56,7 +57,7 @@ from sim.commands.args import (
 )
 from sim.config import REPO_ROOT
 from sim.errors import SimError, shown
-from sim.files import write_json_atomic
+from sim.files import write_bytes_atomic, write_json_atomic
 
 if TYPE_CHECKING:
     from sim.bench.crowd import CrowdReport
@@ -83,6 +84,19 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
         action="store_true",
         help="instead: only the simulated-time throughput of 200, 1000 and 5000 agents sharing "
         "one End (scenes/crowd.toml, headless, no rendering): sim fps, arrivals, overlap",
+    )
+    parser.add_argument(
+        "--crowd-suite",
+        action="store_true",
+        help="instead: the crowd torture cases (every scenes/torture/*.toml) over --seeds "
+        "seeds, headless: arrived %%, time over free flow, overlap, stalls, doorway flow",
+    )
+    parser.add_argument(
+        "--seeds",
+        type=positive_int,
+        default=20,
+        metavar="N",
+        help="with --crowd-suite: seeds per case, 0 .. N-1 (default 20)",
     )
     parser.add_argument(
         "--dynamic",
@@ -201,6 +215,10 @@ def run(args: argparse.Namespace) -> int:
         if args.crowd:
             raise SimError("bench: --dynamic and --crowd are separate runs; give one of them")
         return _bench_dynamic(args)
+    if args.crowd_suite:
+        if args.crowd or args.dynamic:
+            raise SimError("bench: --crowd-suite, --crowd and --dynamic are separate runs")
+        return _bench_crowd_suite(args)
     if args.crowd:
         return _bench_crowd_only(args)
     if args.json is not None:
@@ -436,6 +454,39 @@ def _bench_crowd_only(args: argparse.Namespace) -> int:
     if args.write_results:
         written = write_crowd_section(report, "sim bench --crowd --write-results")
         print(f"\nwrote {written}")
+    if args.json is not None:
+        try:
+            write_json_atomic(args.json, report.to_json())
+        except OSError as error:
+            _say(f"sim: --json {args.json}: not written: {error.strerror or error}")
+            status = 1
+    return status
+
+
+def _bench_crowd_suite(args: argparse.Namespace) -> int:
+    """``sim bench --crowd-suite``: the torture cases' table; --json, RESULTS.md's section."""
+    # Imported only now: the crowd needs Panda3D's core, the maps do not.
+    from sim.bench import crowd_suite
+
+    if args.json is not None:
+        check_output(Output("--json", args.json, OutputKind.JSON))
+    scenes = crowd_suite.suite_scenes()
+    if not scenes:
+        raise SimError(f"bench: no torture scenes in {crowd_suite.SUITE_DIR}")
+    bar = Progress(len(scenes) * args.seeds, "crowd suite")
+    try:
+        report = crowd_suite.bench_suite(
+            scenes, seeds=args.seeds, progress=lambda note: bar.advance(1, note)
+        )
+    finally:
+        bar.close()
+    print("\n".join([*report.lines(), "", "Targets:", *report.target_lines()]))
+    status = 0
+    if args.write_results:
+        command = f"sim bench --crowd-suite --seeds {args.seeds} --write-results"
+        write_bytes_atomic(RESULTS_PATH.parent / crowd_suite.CHART, report.chart_svg().encode())
+        section = crowd_suite.section_lines(report, command, _commit())
+        print(f"\nwrote {write_mapf_section(section)}")
     if args.json is not None:
         try:
             write_json_atomic(args.json, report.to_json())

@@ -284,8 +284,9 @@ class AgentController(Component):
                 self._crowd.track(self, goal_cell)
             # The mask is left out of the key: a change that leaves the route open waits for
             # the interval (`_check_route` catches those that cut it). So are the costs, which
-            # a moving patch changes every frame (the app asks for a replan on U).
-            key = (goal_cell, self._grid.planning_key)
+            # a moving patch changes every frame (the app asks for a replan on U). Cells to go
+            # round (agents standing in the way, `sim.crowd.rules.detour`) replan at once.
+            key = (goal_cell, self._grid.planning_key, self._agents.detour_cells(self._index))
             if self._gate.tick(dt, key):
                 cause = self._cause(goal_cell)
                 if self._crowd is None or self._crowd.claim_plan(self):
@@ -385,6 +386,7 @@ class AgentController(Component):
                 radius=radius,
                 search=self._own_search(),
                 compare=self.compare_fresh,
+                avoid=self._agents.detour_cells(self._index),
             )
         self.outcome = outcome
         self.expanded_total += outcome.expanded

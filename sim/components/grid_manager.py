@@ -6,7 +6,7 @@ import itertools
 import math
 import time
 import weakref
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -467,27 +467,29 @@ class GridManager(Component):
         radius: float = 0.0,
         search: IncrementalSearch | None = None,
         compare: bool = False,
+        avoid: Collection[Cell] = (),
     ) -> PlanOutcome:
         """Plan from world point `start` to world point `goal`; never raises for "no path".
 
         Points off the grid use the nearest border cell; a start or goal inside an obstacle
         uses the nearest walkable cell, and `reason` says so. An agent of `radius` world units
         plans on `usable_grid(radius)`: a start or goal closer to a wall than that moves to
-        the nearest cell with room, and smoothing keeps the agent's swept disc clear.
+        the nearest cell with room, and smoothing keeps the agent's swept disc clear. It plans
+        round the `avoid` cells where it can (`sim.crowd.rules.detour`), else through them.
 
         With a `search` (`incremental_search()`, built for the current `planning_key`) the
         search repairs its last one instead of starting over; the path costs the same. With
         `compare` as well, A* from scratch runs on the same grid and cells too, for
         `fresh_expanded` (the HUD's comparison; its time is not in `plan_ms`).
         """
-        grid = self.usable_grid(radius)
+        grid = self.usable_grid(radius).with_blocked(avoid)
         ends = grid.endpoints(start, goal)
         if ends.start is None or ends.goal is None:
             return PlanOutcome(False, NO_WALKABLE_TEXT if grid is self.grid else NO_ROOM_TEXT)
         start_cell, goal_cell = ends.start, ends.goal
         notes = endpoint_notes(ends) if grid is self.grid else self._room_notes(ends, start, goal)
         began = time.perf_counter()
-        if search is None:
+        if search is None or avoid:  # a detour searches afresh
             result = self._fresh_search(grid, start_cell, goal_cell, PLANNER_ALGORITHM)
         else:
             result = search.plan(grid.walkable, start_cell, goal_cell, costs=self.costs)
@@ -496,6 +498,8 @@ class GridManager(Component):
         fresh = None
         if search is not None and compare:
             fresh = self._fresh_search(grid, start_cell, goal_cell, PLANNER.algorithm).expanded
+        if not result.found and avoid:
+            return self.plan(start, goal, smoothing=smoothing, radius=radius, search=search)
         if not result.found:
             reason = REASON_TEXT.get(result.reason, str(result.reason))
             return PlanOutcome(
@@ -512,7 +516,7 @@ class GridManager(Component):
             True,
             "; ".join(notes),
             cells,
-            self._waypoints(cells, goal, smoothing=smoothing, radius=radius),
+            self._waypoints(cells, goal, smoothing=smoothing and not avoid, radius=radius),
             cost=result.cost * self.grid_cell_size,
             length=sum(math.dist(a, b) for a, b in steps) * self.grid_cell_size,
             expanded=result.expanded,

@@ -47,13 +47,16 @@ import numpy as np
 from numpy.typing import NDArray
 
 from sim.config import AgentConfig, AgentMode, Planner
+from sim.crowd.disc_walls import Walls
 from sim.crowd.driving import CAUSE_CODE, CAUSES, STATE_CODE, STATES, Driving, FieldPlan
 from sim.crowd.goals import START_KEY, SharedFields, TargetKeys
-from sim.crowd.grid import CrowdGrid, Point
+from sim.crowd.grid import Cell, CrowdGrid, Point
 from sim.crowd.jams.detect import JamSettings
 from sim.crowd.jams.handoff import JamReport, Jams
 from sim.crowd.lone import joins_cluster, lone_velocity
 from sim.crowd.rows import COLUMNS, AgentRows
+from sim.crowd.rules.detour import DetourWait, watch_detour
+from sim.crowd.rules.spawn import spread_spawned
 from sim.crowd.settings import StepSettings
 from sim.crowd.state import AgentState, ReplanCause
 from sim.crowd.steering import Quaternion, heading_quat, quat_heading
@@ -76,6 +79,9 @@ _COLUMNS_OF_SETTINGS = {
     "turn_rate": "turn_rates",
     "avoidance": "avoidance",
 }
+
+WALL_GRAZE = 1e-6
+"""World units a disc may graze a wall by in `Crowd.avoid`'s slide (rounding, not a step)."""
 
 _REKEYED = frozenset({"index", "key", "driven"})
 """Row values an agent does not carry from one crowd to another (`add_agent`'s `values`): the
@@ -124,6 +130,7 @@ class Crowd:
     ) -> None:
         self.settings = settings or StepSettings()
         self._jams = Jams(grid, jams) if fields is not None else None
+        self._grid = grid
         self._rows = AgentRows()
         self._keys = TargetKeys()
         self._driving = Driving(self._rows, grid, fields, self.settings)
@@ -131,6 +138,10 @@ class Crowd:
         self._row_of: dict[int, int] = {}
         self._next_index = 0
         self._left: list[int] = []
+        self._spawned: list[int] = []  # agents added since the last update (`spread_spawned`)
+        self._detours: dict[int, DetourWait] = {}  # self-steered agents' waits (`detour`)
+        self._frame_s = 0.0  # the last update's dt: the frames its self-steered agents commit
+        self._walls: tuple[int, Walls] | None = None  # the mask version it was built for
 
     # ---- Membership ---------------------------------------------------------------------
 
@@ -179,6 +190,7 @@ class Crowd:
             colors=color,
         )
         self._row_of[index] = self._rows.add(**given)
+        self._spawned.append(index)
         return index
 
     def remove_agent(self, index: int) -> dict[str, Any]:
@@ -188,6 +200,7 @@ class Crowd:
         """
         row = self._row(index)
         del self._row_of[index]
+        self._detours.pop(index, None)
         self._left.append(row)
         rows = self._rows
         kept: dict[str, Any] = {name: getattr(rows, name)[row].copy() for name in COLUMNS}
@@ -461,15 +474,35 @@ class Crowd:
         resting: bool = False,
         goal: Point | None = None,
     ) -> Point:
-        """The velocity ORCA gives self-steered agent `index` (`sim.crowd.lone.lone_velocity`)."""
+        """The velocity ORCA gives self-steered agent `index` (`sim.crowd.lone.lone_velocity`).
+
+        When that velocity would take its disc onto a wall, it slides: the velocity without
+        its x or its y part, whichever stays clear (else the velocity as ORCA gave it, which
+        the agent will not take). Pressed against a wall by others, it still moves along it.
+        """
         row = self._row(index)
-        return lone_velocity(
+        velocity = lone_velocity(
             self._rows, row, preferred, dt, self.settings, resting=resting, goal=goal
         )
+        if velocity == preferred:
+            return velocity
+        here, radius = self._rows.positions[row], self._rows.radii[row] - WALL_GRAZE
+        vx, vy = velocity
+        slides = np.array([(vx, vy), (vx, 0.0), (0.0, vy)])
+        clear = ~self._hits(here + slides * dt, np.full(3, radius))
+        if clear.any() and not clear[0]:
+            x, y = slides[int(np.argmax(clear))]
+            return (float(x), float(y))
+        return velocity
 
     def joins_cluster(self, index: int, goal: Point) -> bool:
         """Whether self-steered agent `index` arrives by the crowd's rule (`sim.crowd.lone`)."""
         return joins_cluster(self._rows, self._row(index), goal, self.settings)
+
+    def detour_cells(self, index: int) -> frozenset[Cell]:
+        """The cells self-steered agent `index` plans round now (`sim.crowd.rules.detour`)."""
+        detour = self._detours.get(index)
+        return frozenset() if detour is None else detour.cells
 
     def commit_pose(
         self, index: int, position: Point, rotation: Quaternion, velocity: Point
@@ -481,6 +514,13 @@ class Crowd:
         rows.headings[row] = quat_heading(rotation) % 360.0
         rows.velocities[row] = rows.preferred[row] = velocity
         count_still(rows, np.array([row]), self.settings)
+        self._watch_detour(index, row)
+
+    def _watch_detour(self, index: int, row: int) -> None:
+        """Tick agent `index`'s wait behind agents standing on its way (`DetourWait`)."""
+        wait = watch_detour(self._rows, row, self._detours.get(index), self._grid, self._frame_s)
+        if wait is not None:
+            self._detours[index] = wait
 
     def place(self, index: int, position: Point, heading_deg: float) -> None:
         """Put agent `index` at `position` facing `heading_deg`, as a reset does.
@@ -506,16 +546,19 @@ class Crowd:
     def update(self, dt: float, locate: Locate) -> list[int]:
         """Step the crowd by `dt` seconds; return the agents handed over, in row order.
 
-        Rows removed since the last update leave first. Then every target chased is located
-        (`locate`, once per target), the agents of targets enough agents chase are driven and
-        the others handed back to their owners (those returned: `is_driven` says which way),
-        and the driven ones move.
+        Rows removed since the last update leave first; agents added since then onto others
+        move to the nearest free places (`sim.crowd.rules.spawn`). Then every target chased is
+        located (`locate`, once per target), the agents of targets enough agents chase are
+        driven and the others handed back to their owners (those returned: `is_driven` says
+        which way), and the driven ones move.
         """
         self._driving.time_s += dt
+        self._frame_s = dt
         self._drop_left()
         rows = self._flushed()
         if not len(rows):
             return []
+        self._spread_spawned()
         keys = np.where(rows.patrol & rows.to_start, START_KEY, rows.key)
         targets = {int(key): locate(int(key)) for key in np.unique(keys)}
         handed = self._driving.assign(keys, targets)
@@ -529,6 +572,21 @@ class Crowd:
         if len(driven):
             self._driving.drive(driven, keys[driven], targets, dt)
         return handed
+
+    def _spread_spawned(self) -> None:
+        """Move agents added onto others to the nearest free places (`spread_spawned`)."""
+        spawned = [self._row_of[index] for index in self._spawned if index in self._row_of]
+        self._spawned.clear()
+        if spawned:
+            spread_spawned(self._rows.positions, self._rows.radii, np.array(spawned), self._hits)
+
+    def _hits(self, centres: NDArray[np.float64], radii: NDArray[np.float64]) -> NDArray[np.bool_]:
+        """Whether discs (world centres and radii) overlap a wall of the grid as it is now."""
+        grid = self._grid
+        if self._walls is None or self._walls[0] != grid.mask_version:
+            self._walls = (grid.mask_version, Walls(grid.walkable))
+        size = grid.grid_cell_size
+        return self._walls[1].hit((centres - np.asarray(grid.origin)) / size, radii / size)
 
     def _drop_left(self) -> None:
         if not self._left:

@@ -16,6 +16,7 @@ import numpy as np
 from sim.crowd.avoidance import avoid
 from sim.crowd.goals import START_KEY
 from sim.crowd.rows import AgentRows
+from sim.crowd.rules.keep_right import keep_right
 from sim.crowd.settings import StepSettings
 from sim.crowd.state import AgentState
 
@@ -41,7 +42,8 @@ def lone_velocity(
     (nothing is computed then) or none is in the way. `resting` (an agent standing at its
     goal) gives way with a low priority. It sidesteps when held back, as the crowd's agents
     meeting head-on do, but not at rest nor near its `goal`'s cluster, where it would only
-    circle those already there.
+    circle those already there; there too it keeps right of agents coming head-on
+    (`sim.crowd.rules.keep_right`), so two meeting pass on a known side.
     """
     if len(rows) < 2 or dt <= 0.0:
         return preferred
@@ -63,6 +65,20 @@ def lone_velocity(
     priority[0] = settings.rest_priority if resting else 1.0
     sidestep = np.zeros(len(index), dtype=np.bool_)
     sidestep[0] = not resting and (goal is None or not _near_cluster(rows, row, goal, settings))
+    # Against agents resting at their goals it waits for them to make way (`make_way`), or
+    # its sidestep would take it along their edge into a wall.
+    walking = bool((rows.state[nearest] == MOVING).any())
+    if sidestep[0]:
+        sidestep[0] = walking
+        wanted[0] = keep_right(
+            (float(here[0]), float(here[1])),
+            preferred,
+            float(rows.radii[row]),
+            rows.positions[nearest],
+            rows.velocities[nearest],
+            rows.radii[nearest],
+            horizon_s=settings.time_horizon_s,
+        )
     chosen = avoid(
         rows.positions[index],
         rows.velocities[index],

@@ -7,7 +7,8 @@
    and radius), the goal point itself once the aim is the goal cell; an agent a wall held back
    heads for its own cell's centre, then the next cell's down the field, whose lines are clear.
 3. Preferred velocity: toward the aim at full speed, slowing within `arrive_time_s` of the
-   goal; arrived agents pushed from their place drift back to it; none for the others.
+   goal; arrived agents pushed from their place drift back to it, and step out of the way
+   of a self-steered agent walking through (`sim.crowd.rules.make_way`); none for the others.
 4. Reciprocal avoidance over every row (`sim.navigation.avoid`): driven agents with avoidance
    on are active, arrived ones with a low priority, agents a wall holds with a high one; only
    agents with a neighbour wanting the opposite way sidestep (not near the goal, where they
@@ -38,6 +39,7 @@ from sim.crowd.grid import CrowdGrid
 from sim.crowd.parting import WALL_CONTACT, part_discs
 from sim.crowd.route import nearest_clear_point
 from sim.crowd.rows import AgentRows
+from sim.crowd.rules.make_way import make_way
 from sim.crowd.settings import StepSettings
 from sim.crowd.state import AgentState, ReplanCause
 
@@ -120,6 +122,7 @@ class DrivenStep:
         # An arrived agent that made way drifts back to its place, unhurried.
         resting = state == ARRIVED
         preferred[resting] = self._homeward(rows, driven[resting], positions[resting])
+        preferred[resting] += make_way(rows, driven[resting], positions[resting])
         rows.preferred[driven] = preferred
         velocity = self._avoid(rows, driven, preferred, moving, near, against_wall, dt)
         self._move(rows, driven, walls, velocity, preferred, dt)

@@ -12,6 +12,7 @@ Conventions (shared by the whole package):
 from __future__ import annotations
 
 import math
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
@@ -225,6 +226,22 @@ class GridMap:
         """
         rows, cols = self.shape
         return 0 <= row < rows and 0 <= col < cols
+
+    def with_blocked(self, cells: Collection[Cell]) -> GridMap:
+        """This grid with `cells` blocked too (a copy of the mask); itself when there are none.
+
+        Cells off the grid are ignored. Agents plan round others standing in their way on it.
+
+        >>> GridMap.open(1, 3).with_blocked([(0, 1), (5, 5)]).walkable.tolist()
+        [[True, False, True]]
+        """
+        if not cells:
+            return self
+        walkable = self.walkable.copy()
+        for row, col in cells:
+            if self.contains(row, col):
+                walkable[row, col] = False
+        return GridMap(walkable, self.costs, self.origin, self.cell_size)
 
     def world_to_cell(self, x: float, y: float, *, clamp: bool = False) -> Cell | None:
         """Return the ``(row, col)`` whose square contains world point ``(x, y)``.

@@ -189,14 +189,17 @@ class MapfSpec:
 
 @dataclass(frozen=True, slots=True)
 class TortureSpec:
-    """A torture scene's `[torture]` table (`sim.scene.torture`).
+    """The scene's `[torture]` table: the limits a crowd torture case is judged against.
 
-    `time_limit_s` is when every agent must have arrived, `free_flow_s` the free-flow time the
-    file states (None: computed from the scene), `seeds_vary` how seed N differs from seed 0.
+    `time_limit_s`: simulated seconds within which every agent must have arrived;
+    `free_flow_s`: the case's free-flow time when given (else computed from the scene);
+    `gate`: a segment ``(x0, y0, x1, y1)`` whose crossings are the case's flow, or None;
+    `seeds_vary`: how seed N differs from seed 0.
     """
 
     time_limit_s: float
     free_flow_s: float | None = None
+    gate: tuple[float, float, float, float] | None = None
     seeds_vary: str = "start_jitter"
 
 
@@ -206,8 +209,8 @@ class SceneSpec:
 
     `objects` holds the file's `[[objects]]` in order, then the agents each of `crowds` expands
     into, crowd by crowd; `listed_objects` and `crowd_members` tell the two apart. `mapf` is
-    the `[mapf]` table (its defaults when the file has none), `torture` a torture scene's
-    `[torture]` table (`sim.scene.torture`; None for the others).
+    the `[mapf]` table (its defaults when the file has none), `torture` the `[torture]` table
+    of a crowd torture case (`sim.scene.torture`; None when the file has none).
     """
 
     path: Path

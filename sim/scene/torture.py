@@ -6,6 +6,8 @@ The crowd's torture scenes (``scenes/torture/``) each state how long their run m
     time_limit_s = 60.0           # required: every agent must have arrived by then
     free_flow_s = 7.5             # optional: overrides the free-flow time computed from the scene
     seeds_vary = "start_jitter"   # optional (the default): how seed N differs from seed 0
+    gate = [8.0, 1.0, 8.0, 4.0]   # optional: a segment x0, y0, x1, y1 whose crossings are
+                                  # the case's flow (agents per second through a doorway)
 
 The free-flow time is how long the slowest agent would take alone on its shortest path
 (`free_flow_seconds`); the benchmark's bound is three times it. With ``seeds_vary =
@@ -30,7 +32,7 @@ from sim.scene.grid import scene_grid
 from sim.scene.spec import SceneSpec, TortureSpec
 from sim.scene.values import Reader, Table
 
-TORTURE_KEYS: Final = ("time_limit_s", "free_flow_s", "seeds_vary")
+TORTURE_KEYS: Final = ("time_limit_s", "free_flow_s", "seeds_vary", "gate")
 SEEDS_VARY: Final = ("start_jitter",)
 DEFAULT_SEEDS_VARY: str = SEEDS_VARY[0]
 START_JITTER: Final = 0.1
@@ -40,14 +42,29 @@ MAX_TIME_LIMIT_S: Final = 3600.0
 _seconds = values.within(1e-3, MAX_TIME_LIMIT_S)
 
 
+Segment = tuple[float, float, float, float]
+
+
 def read_torture(at: Reader, value: object) -> TortureSpec:
-    """Read one `[torture]` table at key path `at`."""
+    """Read one `[torture]` table at key path `at`; `time_limit_s` is required.
+
+    >>> read_torture(Reader("x.toml", "torture"), {"time_limit_s": 30})
+    TortureSpec(time_limit_s=30.0, free_flow_s=None, gate=None, seeds_vary='start_jitter')
+    """
     table = Table(at, value, TORTURE_KEYS)
     return TortureSpec(
         time_limit_s=table.get("time_limit_s", _seconds),
         free_flow_s=table.get("free_flow_s", _seconds, None),
+        gate=table.get("gate", _segment, None),
         seeds_vary=table.get("seeds_vary", _seeds_vary, DEFAULT_SEEDS_VARY),
     )
+
+
+def _segment(at: Reader, value: object) -> Segment:
+    x0, y0, x1, y1 = values.numbers(at, value, (4,), values.coordinate)
+    if (x0, y0) == (x1, y1):
+        raise at.error("the gate's two ends must differ")
+    return (x0, y0, x1, y1)
 
 
 def _seeds_vary(at: Reader, value: object) -> str:

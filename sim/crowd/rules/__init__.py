@@ -1,0 +1,1 @@
+"""Rules of the road a crowd keeps beside avoidance: which side to pass, when to go round."""
