@@ -287,6 +287,25 @@ def test_neighbours_c_equals_python_in_dense_crowds(seed: int) -> None:
 
 @needs_kernel
 @pytest.mark.parametrize("seed", range(6))
+def test_neighbours_c_equals_python_in_dense_clumps_far_apart(seed: int) -> None:
+    # Two packed crowds at opposite corners of a wide box: the hash's cells, sized from the
+    # box's mean spacing, are far coarser than the crowds' own spacing.
+    rng = np.random.default_rng(seed)
+    clumps = [rng.normal(0.0, 0.6, (200, 2)), rng.normal(0.0, 0.6, (150, 2)) + 300.0]
+    pos = np.concatenate(clumps)
+    rng.shuffle(pos)
+    options: dict[str, Any] = {
+        "neighbour_dist": float(rng.uniform(0.3, 7.0)),
+        "max_neighbours": int(rng.integers(1, 16)),
+    }
+    np.testing.assert_array_equal(
+        find_neighbours(pos, implementation="c", **options),
+        find_neighbours(pos, implementation="python", **options),
+    )
+
+
+@needs_kernel
+@pytest.mark.parametrize("seed", range(6))
 def test_neighbours_c_equals_python_in_sparse_worlds(seed: int) -> None:
     # Small clusters far apart: many more cells than hash buckets, so rows of cells wrap
     # around the table and cells share buckets.
