@@ -7,9 +7,8 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
-from sim.crowd import parting
 from sim.crowd.disc_walls import Walls
-from sim.crowd.parting import PARTING_KERNEL_AVAILABLE, _Pairs, _part_passes
+from sim.crowd.parting import _Pairs, _part_passes
 from sim.crowd.rows import AgentRows
 from sim.crowd.settings import StepSettings
 
@@ -22,7 +21,7 @@ class Grid:
     grid_cell_size: float = 1.0
 
 
-pytestmark = pytest.mark.skipif(not PARTING_KERNEL_AVAILABLE, reason="sim.crowd._parting not built")
+_parting = pytest.importorskip("sim.crowd._parting", reason="sim.crowd._parting not built")
 
 
 def crowd_case(seed: int) -> tuple[AgentRows, _Pairs, Walls, Grid, np.ndarray]:
@@ -82,7 +81,7 @@ def test_settling_passes_only_push_the_deep_pairs() -> None:
 def test_the_kernel_refuses_an_index_out_of_range() -> None:
     rows, pairs, *_ = crowd_case(0)
     with pytest.raises(ValueError, match="outside"):
-        parting._parting.push_apart(
+        _parting.push_apart(
             rows.positions,
             pairs.pressed,
             pairs.local,
