@@ -5,7 +5,7 @@ ShowBase, no window, no models), puts N agents on the free cells nearest the mid
 scene's own crowd (one per cell, `spawn_cells`), steps the world at a fixed ``dt = 1/60`` and
 measures what the simulation itself costs: simulated frames per wall-clock second of the
 whole sim step (grid sync, fields, steering, avoidance; `CrowdSim` moves the crowd), the same
-per second of the thread's own CPU time (what the step costs on a machine others share), the
+per second of the process's CPU time (what the step costs on a machine others share), the
 milliseconds of planning (fields and aims) per simulated second, how many agents arrived, and
 `overlap_max`, the deepest two discs ever overlapped, as a fraction of their radii's sum
 (measured between frames, outside the timing). `bench_crowd` does that for each of `SIZES`,
@@ -96,7 +96,7 @@ def crowd_throughput(
     Returns:
         ``n_agents``, ``groups``, ``sim_seconds``, ``frames``, ``planning_ms_per_sim_s``
         (fields and aims), ``sim_fps`` (simulated frames per wall-clock second of
-        ``World.step``), ``sim_cpu_fps`` (per second of the thread's CPU time),
+        ``World.step``), ``sim_cpu_fps`` (per second of the process's CPU time, every thread's),
         ``arrived`` (agents at their goal when it stopped), ``overlap_max``,
         ``fields_computed``, ``blocked_cell_frames`` (summed over the agents; 0 when no
         agent entered a wall) and ``render_fps`` (None: `bench_crowd` fills it in).
@@ -134,10 +134,10 @@ def crowd_throughput(
     overlap = 0.0
     wall_s = cpu_s = 0.0
     for _ in range(frames):
-        began, began_cpu = time.perf_counter(), time.thread_time()
+        began, began_cpu = time.perf_counter(), time.process_time()
         world.step(DT)
         wall_s += time.perf_counter() - began
-        cpu_s += time.thread_time() - began_cpu
+        cpu_s += time.process_time() - began_cpu
         overlap = max(overlap, overlap_depth(crowd_sim.positions, crowd_sim.radii))
         if on_frame is not None:
             on_frame()

@@ -28,11 +28,19 @@
  */
 #include "../navigation/_common.h"
 
+#include <pthread.h>
+#include <unistd.h>
+
 #define EPSILON 1e-5        /* orca.EPSILON */
 #define MAX_SPREAD 268435456.0 /* 2**28, avoidance.MAX_SPREAD */
 /* Cells per neighbour distance: smaller cells skip more of the far ones a full list needs
  * no more (4 measured fastest of 2 to 8 for 10,000 agents pressing toward one goal). */
 #define CELLS_PER_RANGE 4
+/* Agents are solved on up to this many threads, each given at least MIN_SHARE of them (fewer
+ * are not worth a thread's start). Every agent's answer depends only on the input, so the
+ * split never shows in the result. */
+#define MAX_THREADS 8
+#define MIN_SHARE 1500
 
 typedef struct {
     double px, py, dx, dy;
@@ -493,6 +501,94 @@ static void solve_agent(const Step *s, Py_ssize_t i, const Neighbour *near, Py_s
     s->out[2 * i + 1] = ry;
 }
 
+/* ---- Agents split over threads ---- */
+
+/* One thread's share: agents [begin, end) of a query (`task`) over the built grid. */
+typedef struct Share Share;
+struct Share {
+    void (*task)(const Share *);
+    const Grid *grid;
+    const Step *step;  /* avoid's */
+    int64_t *rows;     /* neighbours' */
+    Py_ssize_t keep, begin, end;
+    int failed;        /* its scratch space could not be allocated */
+};
+
+static void avoid_share(const Share *sh) {
+    const Step *s = sh->step;
+    Neighbour *near = malloc(((size_t)s->keep + 1) * sizeof *near);
+    Line *lines = malloc(((size_t)s->keep + 1) * sizeof *lines);
+    Line *projected = malloc(((size_t)s->keep + 1) * sizeof *projected);
+    if (near == NULL || lines == NULL || projected == NULL) {
+        ((Share *)sh)->failed = 1;
+    } else {
+        for (Py_ssize_t i = sh->begin; i < sh->end; i++) {
+            if (s->active != NULL && !s->active[i]) {
+                s->out[2 * i] = s->pref[2 * i];
+                s->out[2 * i + 1] = s->pref[2 * i + 1];
+                continue;
+            }
+            Py_ssize_t count = grid_query(sh->grid, i, s->keep, near);
+            solve_agent(s, i, near, count, lines, projected);
+        }
+    }
+    free(near);
+    free(lines);
+    free(projected);
+}
+
+static void neighbours_share(const Share *sh) {
+    const Py_ssize_t keep = sh->keep;
+    Neighbour *near = malloc(((size_t)keep + 1) * sizeof *near);
+    if (near == NULL) {
+        ((Share *)sh)->failed = 1;
+        return;
+    }
+    for (Py_ssize_t i = sh->begin; i < sh->end; i++) {
+        Py_ssize_t count = grid_query(sh->grid, i, keep, near);
+        for (Py_ssize_t k = 0; k < keep; k++)
+            sh->rows[i * keep + k] = k < count ? (int64_t)near[k].index : -1;
+    }
+    free(near);
+}
+
+static void *run_share(void *arg) {
+    Share *sh = arg;
+    sh->task(sh);
+    return NULL;
+}
+
+/* Run `base`'s task over agents [0, n), split into shares on threads; 0 if a share failed. A
+ * thread that cannot be started leaves its share to this one. */
+static int run_shares(const Share *base, Py_ssize_t n) {
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    Py_ssize_t threads = n / MIN_SHARE;
+    if (threads > MAX_THREADS) threads = MAX_THREADS;
+    if (cores > 0 && threads > cores) threads = cores;
+    if (threads < 1) threads = 1;
+    Share shares[MAX_THREADS];
+    pthread_t ids[MAX_THREADS];
+    int started[MAX_THREADS] = {0};
+    for (Py_ssize_t t = 0; t < threads; t++) {
+        shares[t] = *base;
+        shares[t].begin = n * t / threads;
+        shares[t].end = n * (t + 1) / threads;
+        shares[t].failed = 0;
+    }
+    for (Py_ssize_t t = 1; t < threads; t++)
+        started[t] = pthread_create(&ids[t], NULL, run_share, &shares[t]) == 0;
+    run_share(&shares[0]);
+    int ok = !shares[0].failed;
+    for (Py_ssize_t t = 1; t < threads; t++) {
+        if (started[t])
+            pthread_join(ids[t], NULL);
+        else
+            run_share(&shares[t]);
+        ok = ok && !shares[t].failed;
+    }
+    return ok;
+}
+
 /* ---- Buffers ---- */
 
 /* Views are released by the caller through `release` on every path. */
@@ -612,30 +708,16 @@ static PyObject *avoidance_avoid(PyObject *module, PyObject *args) {
                  1.0 / dt,
                  out->buf};
     Grid grid;
-    Neighbour *near = malloc(((size_t)keep + 1) * sizeof *near);
-    Line *lines = malloc(((size_t)keep + 1) * sizeof *lines);
-    Line *projected = malloc(((size_t)keep + 1) * sizeof *projected);
-    int built = 0;
-    if (near != NULL && lines != NULL && projected != NULL) {
-        Py_BEGIN_ALLOW_THREADS
-        built = grid_build(&grid, step.pos, n, keep > 0 ? range : 0.0);
-        if (built == 1) {
-            for (Py_ssize_t i = 0; i < n; i++) {
-                if (step.active != NULL && !step.active[i]) {
-                    step.out[2 * i] = step.pref[2 * i];
-                    step.out[2 * i + 1] = step.pref[2 * i + 1];
-                    continue;
-                }
-                Py_ssize_t count = grid_query(&grid, i, keep, near);
-                solve_agent(&step, i, near, count, lines, projected);
-            }
-            grid_free(&grid);
-        }
-        Py_END_ALLOW_THREADS
+    int built, solved = 0;
+    Py_BEGIN_ALLOW_THREADS
+    built = grid_build(&grid, step.pos, n, keep > 0 ? range : 0.0);
+    if (built == 1) {
+        Share share = {avoid_share, &grid, &step, NULL, keep, 0, 0, 0};
+        solved = run_shares(&share, n);
+        grid_free(&grid);
     }
-    free(near);
-    free(lines);
-    free(projected);
+    Py_END_ALLOW_THREADS
+    if (built == 1 && !solved) built = 0;
     if (built != 1) {
         grid_build_failed(built);
         goto fail;
@@ -673,23 +755,17 @@ static PyObject *avoidance_neighbours(PyObject *module, PyObject *args) {
         goto fail;
     }
     Grid grid;
-    Neighbour *near = malloc(((size_t)keep + 1) * sizeof *near);
-    int built = 0;
-    if (near != NULL) {
-        int64_t *rows = out->buf;
-        Py_BEGIN_ALLOW_THREADS
-        built = grid_build(&grid, v.views[0].buf, n, keep > 0 ? range : 0.0);
-        if (built == 1) {
-            for (Py_ssize_t i = 0; i < n; i++) {
-                Py_ssize_t count = grid_query(&grid, i, keep, near);
-                for (Py_ssize_t k = 0; k < keep; k++)
-                    rows[i * keep + k] = k < count ? (int64_t)near[k].index : -1;
-            }
-            grid_free(&grid);
-        }
-        Py_END_ALLOW_THREADS
+    int built, found = 0;
+    int64_t *rows = out->buf;
+    Py_BEGIN_ALLOW_THREADS
+    built = grid_build(&grid, v.views[0].buf, n, keep > 0 ? range : 0.0);
+    if (built == 1) {
+        Share share = {neighbours_share, &grid, NULL, rows, keep, 0, 0, 0};
+        found = run_shares(&share, n);
+        grid_free(&grid);
     }
-    free(near);
+    Py_END_ALLOW_THREADS
+    if (built == 1 && !found) built = 0;
     if (built != 1) {
         grid_build_failed(built);
         goto fail;
