@@ -25,6 +25,20 @@ setup(
             extra_compile_args=["-O3"],
         ),
         Extension(
+            "sim.crowd._parting",
+            ["sim/crowd/_parting.c"],
+            depends=[COMMON],
+            optional=True,
+            extra_compile_args=["-O3"],
+        ),
+        Extension(
+            "sim.crowd._disc_walls",
+            ["sim/crowd/_disc_walls.c"],
+            depends=[COMMON],
+            optional=True,
+            extra_compile_args=["-O3"],
+        ),
+        Extension(
             "sim.navigation.searches._incremental",
             ["sim/navigation/searches/_incremental.c"],
             depends=[COMMON, SEARCH_COMMON],

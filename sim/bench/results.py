@@ -317,15 +317,18 @@ _WRITTEN_HEADING = re.compile(
     + r"|\S+ \(\d+x\d+\), \d+ quer)"
 )
 """The heading of a section `write_results` writes: summary, crowd, dynamic, targets, a map."""
-_CROWD_TARGET = re.compile(r"^- (\d+ agents (at|on the) |overlap_max )")
+_CROWD_TARGET = re.compile(r"^- (\d+ agents (at|on the) |\d+ goal groups x |overlap_max )")
 """A crowd target's line in ``## Targets`` (`CrowdReport.target_lines`)."""
 
 _CROWD_NOTE = """N agents of scenes/crowd.toml, one to a free cell nearest the scene's own
-crowd, chase one End: a `CrowdSim` moves them all with numpy (one shared distance field, each
-cell's aim down it, ORCA avoidance in C, walls, arrival). `planning ms / sim s` is the time
-spent on fields and aims per simulated second; `sim fps` counts simulated frames per
-wall-clock second of the whole sim step (grid sync, fields, steering, avoidance), without
-rendering; `arrived` is how many agents reached End (at it, or standing in the cluster round
+crowd, chase one End: a `CrowdSim` moves them all with numpy and C (one shared distance field,
+each cell's aim down it, ORCA avoidance every frame, walls and parting in C, arrival). The goal
+groups split as many agents among goals on a ring round the field's middle (agent i chases
+goal i mod the groups), one field per goal. `planning ms / sim s` is the time spent on fields
+and aims per simulated second; `sim fps` counts simulated frames per wall-clock second of the
+whole sim step (grid sync, fields, steering, avoidance), without rendering, and `sim fps (cpu)`
+per second of the process's CPU time (every thread's), which other users of the machine slow
+less; `arrived` is how many agents reached their goal (at it, or standing in the cluster round
 it), `fields` how many fields were computed; `overlap max` is the deepest two agents ever
 overlapped, as a fraction of their radii's sum; `render fps` the frames per second of the
 same crowd drawn in an 800x600 window (n/a: not measured)."""

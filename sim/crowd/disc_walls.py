@@ -9,8 +9,8 @@ closed square or leaves the grid; touching is allowed, as in `sim.navigation.cle
 `Walls` is built once per walkable mask: beside the mask it keeps, per cell, which of its
 eight neighbours are blocked (a byte of bits), so a disc in open ground costs one lookup and
 only discs beside a wall get their distances measured. Every method works on whole arrays of
-discs with numpy (no Python loop over them), so a crowd of thousands costs a few dozen array
-operations a frame.
+discs: in C (`_disc_walls.c`, one pass over the discs) when it is built, else with numpy (no
+Python loop over them either); both give the same bits.
 
 >>> import numpy as np
 >>> walls = Walls(np.array([[True, True, False]]))
@@ -25,6 +25,15 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+WALLS_KERNEL_AVAILABLE: bool
+"""Whether `_disc_walls.c` imported; `Walls` tests discs in numpy without it (the same bits)."""
+try:
+    from sim.crowd import _disc_walls
+
+    WALLS_KERNEL_AVAILABLE = True
+except ImportError:  # pragma: no cover - depends on the build
+    WALLS_KERNEL_AVAILABLE = False
+
 MAX_RADIUS = 0.5
 """The largest radius (cells) these tests are exact for: the disc stays in its 3 x 3 block."""
 
@@ -36,12 +45,16 @@ class Walls:
 
     Args:
         walkable: 2-D bool mask, True where a disc may be. It is copied.
+        implementation: "auto" (the C kernel when built) or "python" (numpy).
     """
 
-    def __init__(self, walkable: NDArray[np.bool_]) -> None:
+    def __init__(self, walkable: NDArray[np.bool_], *, implementation: str = "auto") -> None:
         mask = np.asarray(walkable, dtype=bool)
         if mask.ndim != 2:
             raise ValueError(f"walkable must be 2-D, got shape {mask.shape}")
+        if implementation not in ("auto", "python"):
+            raise ValueError(f"implementation must be auto or python, got {implementation!r}")
+        self._c = implementation == "auto" and WALLS_KERNEL_AVAILABLE
         self.height, self.width = mask.shape
         padded = np.pad(mask, 1, constant_values=False)  # the border is a wall
         self._open = mask.copy()
@@ -50,6 +63,7 @@ class Walls:
             window = padded[1 + d_row : 1 + d_row + self.height, 1 + d_col : 1 + d_col + self.width]
             bits |= (~window).astype(np.uint8) << bit
         self._bits = bits
+        self._mask = (self._open, bits, self.height, self.width)
 
     def hit(self, centres: NDArray[Any], radii: NDArray[Any]) -> NDArray[np.bool_]:
         """Whether each disc (centre (m, 2) in cell space, radius (m,) cells) overlaps a wall.
@@ -61,7 +75,12 @@ class Walls:
         >>> walls.hit(np.array([[0.4, 1.0], [0.5, 1.0], [2.5, 1.0]]), np.full(3, 0.5))
         array([ True, False,  True])
         """
-        points = np.asarray(centres, dtype=np.float64).reshape(-1, 2)
+        points = np.ascontiguousarray(centres, dtype=np.float64).reshape(-1, 2)
+        if self._c:
+            found = np.empty(len(points), dtype=np.bool_)
+            reach = np.ascontiguousarray(np.broadcast_to(radii, len(points)), dtype=np.float64)
+            _disc_walls.hit(*self._mask, points, reach, found)
+            return found
         x, y = points[:, 0], points[:, 1]
         cols, rows = np.floor(x), np.floor(y)
         inside = (cols >= 0) & (rows >= 0) & (cols < self.width) & (rows < self.height)
@@ -100,9 +119,12 @@ class Walls:
         >>> distance.tolist(), normal.tolist()
         ([0.25], [[-1.0, 0.0]])
         """
-        points = np.asarray(centres, dtype=np.float64).reshape(-1, 2)
+        points = np.ascontiguousarray(centres, dtype=np.float64).reshape(-1, 2)
         distance = np.full(len(points), np.inf)
         normal = np.zeros_like(points)
+        if self._c:
+            _disc_walls.nearest(*self._mask, points, distance, normal)
+            return distance, normal
         x, y = points[:, 0], points[:, 1]
         cols, rows = np.floor(x), np.floor(y)
         inside = (cols >= 0) & (rows >= 0) & (cols < self.width) & (rows < self.height)
@@ -154,9 +176,14 @@ class Walls:
         >>> new.round(3).tolist(), held.tolist()  # x is blocked: it slides along y
         ([[0.5, 0.7]], [False])
         """
-        start = np.asarray(centres, dtype=np.float64).reshape(-1, 2)
-        step = np.asarray(moves, dtype=np.float64).reshape(-1, 2)
-        radius = np.asarray(radii, dtype=np.float64)
+        start = np.ascontiguousarray(centres, dtype=np.float64).reshape(-1, 2)
+        step = np.ascontiguousarray(moves, dtype=np.float64).reshape(-1, 2)
+        radius = np.ascontiguousarray(np.broadcast_to(radii, len(start)), dtype=np.float64)
+        if self._c:
+            new_centres = np.empty_like(start)
+            held = np.empty(len(start), dtype=np.bool_)
+            _disc_walls.slide(*self._mask, start, step, radius, new_centres, held)
+            return new_centres, held
         on_grid = (
             (start[:, 0] >= 0.0)
             & (start[:, 1] >= 0.0)

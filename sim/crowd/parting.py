@@ -19,6 +19,15 @@ from sim.crowd.grid import CrowdGrid
 from sim.crowd.rows import AgentRows
 from sim.crowd.settings import StepSettings
 
+PARTING_KERNEL_AVAILABLE: bool
+"""Whether `_parting.c` imported; parting pushes in numpy without it (the same result)."""
+try:
+    from sim.crowd import _parting
+
+    PARTING_KERNEL_AVAILABLE = True
+except ImportError:  # pragma: no cover - depends on the build
+    PARTING_KERNEL_AVAILABLE = False
+
 WALLED_GIVE = 0.1  # how far an agent against a wall gives way when parted, against 1
 PAIR_NEIGHBOURS = 8  # parting watches at most this many nearest of each disc
 PAIR_SLACK = 0.1  # among those closer than their radii's sum and this fraction of it
@@ -136,13 +145,34 @@ def _part_passes(
     here: NDArray[np.float64],
     grid: CrowdGrid,
     settings: StepSettings,
+    implementation: str = "auto",
 ) -> None:
-    """Push the pairs apart `part_passes` times, then settle the deep ones (see above)."""
+    """Push the pairs apart `part_passes` times, then settle the deep ones (see above).
+
+    The C kernel (`_parting.push_apart`) runs the passes when it is built ("auto");
+    `implementation="python"` runs the numpy reference it matches to the bit.
+    """
     pressed, local, first, second = pairs.pressed, pairs.local, pairs.first, pairs.second
     reach, share = pairs.reach, pairs.share
     # A disc against a wall is not pushed into it: that part of each push is dropped.
     wall_gap, wall_normal = walls.nearest(here)
     against = wall_gap <= rows.radii[pressed] / grid.grid_cell_size + WALL_CONTACT
+    if implementation == "auto" and PARTING_KERNEL_AVAILABLE and rows.positions.flags.c_contiguous:
+        _parting.push_apart(
+            rows.positions,
+            pressed.astype(np.int64, copy=False),
+            local.astype(np.int64, copy=False),
+            first.astype(np.int64, copy=False),
+            second.astype(np.int64, copy=False),
+            np.ascontiguousarray(reach),
+            np.ascontiguousarray(share),
+            np.ascontiguousarray(wall_normal),
+            np.ascontiguousarray(against),
+            settings.part_passes,
+            settings.settle_passes,
+            settings.settle_beyond,
+        )
+        return
     for index in range(settings.part_passes + settings.settle_passes):
         positions = rows.positions
         gap = positions[second] - positions[first]

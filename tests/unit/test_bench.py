@@ -116,6 +116,7 @@ def test_bench_crowd_prints_the_throughput_table(
     from sim.bench import crowd as crowd_bench
 
     monkeypatch.setattr(crowd_bench, "SIZES", (10,))
+    monkeypatch.setattr(crowd_bench, "GROUPS", ((2, 5),))
     monkeypatch.setattr(crowd_bench, "SECONDS", 0.5)
     monkeypatch.setattr(crowd_window, "rendered_fps", lambda agents: None)
     assert main(["bench", "--crowd"]) == 0
@@ -133,6 +134,7 @@ def test_bench_crowd_json_and_its_own_section_of_results(
     from sim.bench import crowd as crowd_bench
 
     monkeypatch.setattr(crowd_bench, "SIZES", (10,))
+    monkeypatch.setattr(crowd_bench, "GROUPS", ((2, 8),))
     monkeypatch.setattr(crowd_bench, "SECONDS", 0.2)
     monkeypatch.setattr(crowd_window, "rendered_fps", lambda agents: 31.5)
     written = tmp_path / "RESULTS.md"
@@ -142,6 +144,7 @@ def test_bench_crowd_json_and_its_own_section_of_results(
         "## Crowd throughput on crowd.toml, an old run\n\nold crowd table\n\n"
         "## Targets\n\n- median per query: 1.0x\n"
         "- 200 agents on the 128x128 crowd scene at >= 60 simulated fps: 1.0 fps, NOT met\n"
+        "- 16 goal groups x 625 agents at >= 30 simulated fps: 1.0 fps, NOT met\n"
         "- first planned path: met\n"
     )
     answer = tmp_path / "crowd.json"
@@ -160,6 +163,13 @@ def test_bench_crowd_json_and_its_own_section_of_results(
     assert set(sizes[0]) >= {"agents", "sim_fps", "render_fps", "arrived", "overlap_max"}
     assert sizes[0]["overlap_max"] <= 0.1
     assert sizes[0]["render_fps"] == 31.5
+    assert sizes[0]["sim_cpu_fps"] > 0
+    groups = json.loads(answer.read_text())["groups"]
+    assert [(g["groups"], g["agents_per_group"], g["agents"]) for g in groups] == [(2, 8, 16)]
+    assert set(groups[0]) >= {"sim_fps", "sim_cpu_fps", "arrived", "overlap_max"}
+    assert groups[0]["fields_computed"] == 2, "one distance field per goal"
+    assert targets.count("- 16 goal groups x 625 agents at >= 30 simulated fps") == 1
+    assert "- 5000 agents at >= 30 fps rendered in an 800x600 window" in targets
     capsys.readouterr()
 
 
@@ -229,6 +239,7 @@ def written_results(tmp_path_factory: pytest.TempPathFactory) -> str:
         patch.setenv("MOVINGAI_DIR", str(movingai_dir()))
         patch.setattr(results, "RESULTS_PATH", written)
         patch.setattr(crowd_bench, "SIZES", (200,))
+        patch.setattr(crowd_bench, "GROUPS", ())
         patch.setattr(crowd_bench, "SECONDS", 2 / 60)
         patch.setattr(crowd_window, "rendered_fps", lambda agents: None)
         argv = ["bench", "--maps", "arena", "--sample", "3", "--peers", "none", "--write-results"]

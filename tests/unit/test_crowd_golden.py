@@ -30,7 +30,7 @@ DT = 1 / 60
 FRAMES = 360
 CHECK_EVERY = 60
 BENCH = "bench_150_agents_3s"
-TIMINGS = ("sim_fps", "planning_ms_per_sim_s")
+TIMINGS = ("sim_fps", "sim_cpu_fps", "planning_ms_per_sim_s")
 
 
 class Scene:

@@ -286,6 +286,54 @@ def test_neighbours_c_equals_python_in_dense_crowds(seed: int) -> None:
 
 
 @needs_kernel
+def test_a_crowd_split_over_threads_gets_the_single_thread_answer() -> None:
+    # 4,000 agents: the C kernel solves them in shares on threads (at least 1,500 a share);
+    # each agent's answer depends on the input alone, so it is the reference's, bit for bit.
+    rng = np.random.default_rng(7)
+    n = 4000
+    side = math.ceil(math.sqrt(n))
+    lattice = np.stack(np.meshgrid(np.arange(side), np.arange(side)), -1).reshape(-1, 2)[:n]
+    pos = lattice * 0.9 + rng.uniform(-0.1, 0.1, (n, 2))
+    options: dict[str, Any] = {"neighbour_dist": 3.0, "max_neighbours": 10}
+    np.testing.assert_array_equal(
+        find_neighbours(pos, implementation="c", **options),
+        find_neighbours(pos, implementation="python", **options),
+    )
+    pref = (np.array([side * 0.45, side * 0.45]) - pos) * 0.5
+    case: dict[str, Any] = {
+        "positions": pos,
+        "velocities": pref * 0.5,
+        "preferred": pref,
+        "radii": np.full(n, 0.4),
+        "max_speeds": np.full(n, 1.5),
+        **SETTINGS,
+        "neighbour_dist": 3.0,
+    }
+    np.testing.assert_array_equal(
+        avoid(**case, implementation="c"), avoid(**case, implementation="python")
+    )
+
+
+@needs_kernel
+@pytest.mark.parametrize("seed", range(6))
+def test_neighbours_c_equals_python_in_dense_clumps_far_apart(seed: int) -> None:
+    # Two packed crowds at opposite corners of a wide box: the hash's cells, sized from the
+    # box's mean spacing, are far coarser than the crowds' own spacing.
+    rng = np.random.default_rng(seed)
+    clumps = [rng.normal(0.0, 0.6, (200, 2)), rng.normal(0.0, 0.6, (150, 2)) + 300.0]
+    pos = np.concatenate(clumps)
+    rng.shuffle(pos)
+    options: dict[str, Any] = {
+        "neighbour_dist": float(rng.uniform(0.3, 7.0)),
+        "max_neighbours": int(rng.integers(1, 16)),
+    }
+    np.testing.assert_array_equal(
+        find_neighbours(pos, implementation="c", **options),
+        find_neighbours(pos, implementation="python", **options),
+    )
+
+
+@needs_kernel
 @pytest.mark.parametrize("seed", range(6))
 def test_neighbours_c_equals_python_in_sparse_worlds(seed: int) -> None:
     # Small clusters far apart: many more cells than hash buckets, so rows of cells wrap

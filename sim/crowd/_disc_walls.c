@@ -1,0 +1,294 @@
+/* Discs against walls in C: sim/crowd/disc_walls.py's `Walls.hit`, `nearest` and `slide`, disc
+ * by disc, with the same arithmetic as their numpy forms, so both give the same bits
+ * (tests/unit/test_crowd_disc_walls.py checks it). disc_walls.py explains the rules: cell
+ * space, the 3 x 3 block a disc of radius <= MAX_RADIUS can reach, the border as a wall, the
+ * byte of blocked neighbours kept per cell.
+ *
+ * The GIL is released while the discs are tested; the buffers stay pinned by their views.
+ */
+#include "../navigation/_common.h"
+
+#define MAX_RADIUS 0.5 /* disc_walls.MAX_RADIUS */
+
+/* disc_walls._OFFSETS: (d_row, d_col) of bit 0 to 7. */
+static const int OFFSETS[8][2] = {{-1, -1}, {-1, 0}, {-1, 1}, {0, -1},
+                                  {0, 1},   {1, -1}, {1, 0},  {1, 1}};
+
+typedef struct {
+    const uint8_t *open; /* [row, col] walkable */
+    const uint8_t *bits; /* [row, col] which neighbours are blocked */
+    Py_ssize_t height, width;
+} Mask;
+
+/* The cell holding (x, y) and whether it lies on the grid (else the cell is (0, 0)). */
+static inline int locate(const Mask *m, double x, double y, Py_ssize_t *cell) {
+    const double col = floor(x), row = floor(y);
+    const int inside = col >= 0 && row >= 0 && col < (double)m->width && row < (double)m->height;
+    *cell = inside ? (Py_ssize_t)row * m->width + (Py_ssize_t)col : 0;
+    return inside;
+}
+
+/* Walls.hit for one disc. */
+static int disc_hits(const Mask *m, double x, double y, double radius) {
+    Py_ssize_t cell;
+    if (!locate(m, x, y, &cell) || !m->open[cell]) return 1;
+    const uint8_t bits = m->bits[cell];
+    if (bits == 0) return 0;
+    const double r = radius < MAX_RADIUS ? radius : MAX_RADIUS; /* np.minimum */
+    const double reach_sq = r * r;
+    const double fx = x - (double)(cell % m->width), fy = y - (double)(cell / m->width);
+    const double gap_x[3] = {fx * fx, 0.0, (1.0 - fx) * (1.0 - fx)};
+    const double gap_y[3] = {fy * fy, 0.0, (1.0 - fy) * (1.0 - fy)};
+    for (int bit = 0; bit < 8; bit++) {
+        if (((bits >> bit) & 1) &&
+            gap_x[OFFSETS[bit][1] + 1] + gap_y[OFFSETS[bit][0] + 1] < reach_sq)
+            return 1;
+    }
+    return 0;
+}
+
+/* Walls._stops for one disc: off the grid it walks in as a point. */
+static int disc_stops(const Mask *m, double x, double y, double radius, int on_grid) {
+    if (on_grid) return disc_hits(m, x, y, radius);
+    Py_ssize_t cell;
+    return locate(m, x, y, &cell) && !m->open[cell];
+}
+
+static inline double clip(double value, double low, double high) {
+    const double raised = value > low ? value : low;
+    return raised < high ? raised : high;
+}
+
+/* Walls.nearest for one centre: the distance and the unit normal from the wall. */
+static void disc_nearest(const Mask *m, double px, double py, double *distance, double *nx,
+                         double *ny) {
+    Py_ssize_t cell;
+    *distance = INFINITY;
+    *nx = *ny = 0.0;
+    if (!locate(m, px, py, &cell) || !m->open[cell] || m->bits[cell] == 0) return;
+    const uint8_t bits = m->bits[cell];
+    const Py_ssize_t col = cell % m->width, row = cell / m->width;
+    double best = INFINITY, best_x = 0.0, best_y = 0.0;
+    for (int bit = 0; bit < 8; bit++) {
+        const double left = (double)(col + OFFSETS[bit][1]);
+        const double bottom = (double)(row + OFFSETS[bit][0]);
+        const double qx = clip(px, left, left + 1.0), qy = clip(py, bottom, bottom + 1.0);
+        const double gap = ((bits >> bit) & 1) ? hypot(px - qx, py - qy) : INFINITY;
+        if (gap < best) {
+            best = gap;
+            best_x = qx;
+            best_y = qy;
+        }
+    }
+    *distance = best;
+    if (isfinite(best)) {
+        const double length = best > 0.0 ? best : 1.0;
+        *nx = (px - best_x) / length;
+        *ny = (py - best_y) / length;
+    }
+}
+
+/* ---- Buffers ---- */
+
+typedef struct {
+    Py_buffer views[8];
+    int count;
+} Views;
+
+static void release(Views *v) {
+    for (int k = 0; k < v->count; k++) PyBuffer_Release(&v->views[k]);
+    v->count = 0;
+}
+
+/* A C-contiguous buffer of `size`-byte items of format `code` (or `alt`); its item count in
+ * `*items`; NULL with an exception set otherwise. */
+static Py_buffer *take(Views *v, PyObject *obj, const char *name, char code, char alt,
+                       Py_ssize_t size, int writable, Py_ssize_t *items) {
+    Py_buffer *view = &v->views[v->count];
+    int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
+    if (PyObject_GetBuffer(obj, view, flags) < 0) return NULL;
+    v->count++;
+    if (view->itemsize != size || !(format_is(view, code) || format_is(view, alt))) {
+        PyErr_Format(PyExc_ValueError, "%s must be contiguous items of %zd bytes", name, size);
+        return NULL;
+    }
+    *items = view->len / size;
+    return view;
+}
+
+/* The mask's two byte grids, `height` x `width`; 0 with an exception set otherwise. */
+static int take_mask(Views *v, PyObject *open, PyObject *bits, Py_ssize_t height,
+                     Py_ssize_t width, Mask *m) {
+    Py_ssize_t n_open, n_bits;
+    Py_buffer *a = take(v, open, "open", '?', 'B', 1, 0, &n_open);
+    if (a == NULL) return 0;
+    Py_buffer *b = take(v, bits, "bits", 'B', '?', 1, 0, &n_bits);
+    if (b == NULL) return 0;
+    if (height < 0 || width < 0 || n_open != height * width || n_bits != height * width) {
+        PyErr_SetString(PyExc_ValueError, "open and bits must hold height x width cells");
+        return 0;
+    }
+    *m = (Mask){a->buf, b->buf, height, width};
+    return 1;
+}
+
+/* Output buffers must not share memory with the inputs (views[0..inputs)). */
+static int apart(Views *v, int inputs) {
+    for (int out = inputs; out < v->count; out++)
+        for (int in = 0; in < inputs; in++)
+            if (views_overlap(&v->views[in], &v->views[out])) {
+                PyErr_SetString(PyExc_ValueError, "an output shares memory with an input");
+                return 0;
+            }
+    return 1;
+}
+
+PyDoc_STRVAR(hit_doc, "hit(open, bits, height, width, centres, radii, out) -> None\n\n"
+                      "Write Walls.hit of each disc into `out` (m bools).");
+
+static PyObject *walls_hit(PyObject *module, PyObject *args) {
+    (void)module;
+    PyObject *open, *bits, *centres_obj, *radii_obj, *out_obj;
+    Py_ssize_t height, width, n_centres, n_radii, n_out;
+    if (!PyArg_ParseTuple(args, "OOnnOOO:hit", &open, &bits, &height, &width, &centres_obj,
+                          &radii_obj, &out_obj))
+        return NULL;
+    Views v = {.count = 0};
+    Mask m;
+    Py_buffer *centres, *radii, *out;
+    if (!take_mask(&v, open, bits, height, width, &m) ||
+        (centres = take(&v, centres_obj, "centres", 'd', 'd', 8, 0, &n_centres)) == NULL ||
+        (radii = take(&v, radii_obj, "radii", 'd', 'd', 8, 0, &n_radii)) == NULL ||
+        (out = take(&v, out_obj, "out", '?', 'B', 1, 1, &n_out)) == NULL || !apart(&v, 4))
+        goto fail;
+    const Py_ssize_t count = n_radii;
+    if (n_centres != 2 * count || n_out != count) {
+        PyErr_SetString(PyExc_ValueError, "centres (m, 2), radii (m,) and out (m,)");
+        goto fail;
+    }
+    const double *c = centres->buf, *r = radii->buf;
+    uint8_t *hit = out->buf;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < count; i++) hit[i] = (uint8_t)disc_hits(&m, c[2 * i], c[2 * i + 1], r[i]);
+    Py_END_ALLOW_THREADS
+    release(&v);
+    Py_RETURN_NONE;
+fail:
+    release(&v);
+    return NULL;
+}
+
+PyDoc_STRVAR(nearest_doc, "nearest(open, bits, height, width, centres, distance, normal) -> None\n\n"
+                          "Write Walls.nearest of each centre into `distance` (m,) and `normal`\n"
+                          "(m, 2).");
+
+static PyObject *walls_nearest(PyObject *module, PyObject *args) {
+    (void)module;
+    PyObject *open, *bits, *centres_obj, *distance_obj, *normal_obj;
+    Py_ssize_t height, width, n_centres, n_distance, n_normal;
+    if (!PyArg_ParseTuple(args, "OOnnOOO:nearest", &open, &bits, &height, &width, &centres_obj,
+                          &distance_obj, &normal_obj))
+        return NULL;
+    Views v = {.count = 0};
+    Mask m;
+    Py_buffer *centres, *distance, *normal;
+    if (!take_mask(&v, open, bits, height, width, &m) ||
+        (centres = take(&v, centres_obj, "centres", 'd', 'd', 8, 0, &n_centres)) == NULL ||
+        (distance = take(&v, distance_obj, "distance", 'd', 'd', 8, 1, &n_distance)) == NULL ||
+        (normal = take(&v, normal_obj, "normal", 'd', 'd', 8, 1, &n_normal)) == NULL ||
+        !apart(&v, 3))
+        goto fail;
+    const Py_ssize_t count = n_distance;
+    if (n_centres != 2 * count || n_normal != 2 * count) {
+        PyErr_SetString(PyExc_ValueError, "centres (m, 2), distance (m,) and normal (m, 2)");
+        goto fail;
+    }
+    const double *c = centres->buf;
+    double *d = distance->buf, *nrm = normal->buf;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < count; i++)
+        disc_nearest(&m, c[2 * i], c[2 * i + 1], &d[i], &nrm[2 * i], &nrm[2 * i + 1]);
+    Py_END_ALLOW_THREADS
+    release(&v);
+    Py_RETURN_NONE;
+fail:
+    release(&v);
+    return NULL;
+}
+
+PyDoc_STRVAR(slide_doc, "slide(open, bits, height, width, centres, moves, radii, new, held) -> None\n\n"
+                        "Write Walls.slide of each disc into `new` (m, 2) and `held` (m,).");
+
+static PyObject *walls_slide(PyObject *module, PyObject *args) {
+    (void)module;
+    PyObject *open, *bits, *centres_obj, *moves_obj, *radii_obj, *new_obj, *held_obj;
+    Py_ssize_t height, width, n_centres, n_moves, n_radii, n_new, n_held;
+    if (!PyArg_ParseTuple(args, "OOnnOOOOO:slide", &open, &bits, &height, &width, &centres_obj,
+                          &moves_obj, &radii_obj, &new_obj, &held_obj))
+        return NULL;
+    Views v = {.count = 0};
+    Mask m;
+    Py_buffer *centres, *moves, *radii, *new_view, *held_view;
+    if (!take_mask(&v, open, bits, height, width, &m) ||
+        (centres = take(&v, centres_obj, "centres", 'd', 'd', 8, 0, &n_centres)) == NULL ||
+        (moves = take(&v, moves_obj, "moves", 'd', 'd', 8, 0, &n_moves)) == NULL ||
+        (radii = take(&v, radii_obj, "radii", 'd', 'd', 8, 0, &n_radii)) == NULL ||
+        (new_view = take(&v, new_obj, "new", 'd', 'd', 8, 1, &n_new)) == NULL ||
+        (held_view = take(&v, held_obj, "held", '?', 'B', 1, 1, &n_held)) == NULL ||
+        !apart(&v, 5))
+        goto fail;
+    const Py_ssize_t count = n_radii;
+    if (n_centres != 2 * count || n_moves != 2 * count || n_new != 2 * count ||
+        n_held != count) {
+        PyErr_SetString(PyExc_ValueError, "centres, moves, new (m, 2); radii, held (m,)");
+        goto fail;
+    }
+    const double *c = centres->buf, *mv = moves->buf, *r = radii->buf;
+    double *out = new_view->buf;
+    uint8_t *held = held_view->buf;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < count; i++) {
+        const double x = c[2 * i], y = c[2 * i + 1], dx = mv[2 * i], dy = mv[2 * i + 1];
+        const int on_grid = x >= 0.0 && y >= 0.0 && x < (double)m.width && y < (double)m.height;
+        const double reach = on_grid ? r[i] : 0.0; /* walking in from off the grid: a point */
+        double nx = x + dx, ny = y + dy;
+        int pending = disc_stops(&m, nx, ny, reach, on_grid);
+        if (pending && !disc_stops(&m, x + dx, y, reach, on_grid)) {
+            nx = x + dx;
+            ny = y;
+            pending = 0;
+        } else if (pending && !disc_stops(&m, x, y + dy, reach, on_grid)) {
+            nx = x;
+            ny = y + dy;
+            pending = 0;
+        }
+        if (pending) {
+            nx = x;
+            ny = y;
+        }
+        out[2 * i] = nx;
+        out[2 * i + 1] = ny;
+        held[i] = (uint8_t)(pending && (dx != 0.0 || dy != 0.0));
+    }
+    Py_END_ALLOW_THREADS
+    release(&v);
+    Py_RETURN_NONE;
+fail:
+    release(&v);
+    return NULL;
+}
+
+static PyMethodDef walls_methods[] = {
+    {"hit", walls_hit, METH_VARARGS, hit_doc},
+    {"nearest", walls_nearest, METH_VARARGS, nearest_doc},
+    {"slide", walls_slide, METH_VARARGS, slide_doc},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef walls_module = {
+    PyModuleDef_HEAD_INIT, "_disc_walls", "Discs against walls (see disc_walls.py).", -1,
+    walls_methods,         NULL,          NULL,                                       NULL,
+    NULL,
+};
+
+PyMODINIT_FUNC PyInit__disc_walls(void) { return PyModule_Create(&walls_module); }

@@ -1,0 +1,97 @@
+"""The C parting pushes (`_parting.push_apart`) against the numpy reference, to the last bit."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+
+from sim.crowd.disc_walls import Walls
+from sim.crowd.parting import _Pairs, _part_passes
+from sim.crowd.rows import AgentRows
+from sim.crowd.settings import StepSettings
+
+
+@dataclass(frozen=True)
+class Grid:
+    """What parting reads of a crowd's grid."""
+
+    origin: tuple[float, float] = (-10.0, -10.0)
+    grid_cell_size: float = 1.0
+
+
+_parting = pytest.importorskip("sim.crowd._parting", reason="sim.crowd._parting not built")
+
+
+def crowd_case(seed: int) -> tuple[AgentRows, _Pairs, Walls, Grid, np.ndarray]:
+    """A jostled crowd on a 20 x 20 grid with a wall through it, and its overlapping pairs."""
+    rng = np.random.default_rng(seed)
+    walkable = np.ones((20, 20), dtype=bool)
+    walkable[8:12, 9] = False
+    grid = Grid()
+    n = int(rng.integers(20, 300))
+    rows = AgentRows()
+    for _ in range(n):
+        rows.add(positions=rng.uniform(-9.5, 9.5, 2), radii=float(rng.uniform(0.2, 0.45)))
+    rows.flush()
+    first, second = np.nonzero(np.triu(np.ones((n, n), dtype=bool), 1))
+    gap = rows.positions[second] - rows.positions[first]
+    reach = rows.radii[first] + rows.radii[second]
+    close = np.hypot(gap[:, 0], gap[:, 1]) < reach * 1.1
+    first, second, reach = first[close], second[close], reach[close]
+    # Each pair from both ends, as parting lists them.
+    first, second = np.concatenate([first, second]), np.concatenate([second, first])
+    reach = np.concatenate([reach, reach])
+    pressed = np.unique(first)
+    local = np.searchsorted(pressed, first)
+    give = rng.choice([0.0, 0.1, 1.0], n, p=[0.1, 0.2, 0.7])
+    both = give[first] + give[second]
+    share = np.divide(give[first], both, out=np.zeros_like(both), where=both > 0)
+    pairs = _Pairs(pressed, local, first, second, reach, share)
+    here = rows.positions[pressed] - np.asarray(grid.origin)
+    return rows, pairs, Walls(walkable), grid, here
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_c_pushes_equal_numpy_to_the_last_bit(seed: int) -> None:
+    settings = StepSettings()
+    moved = {}
+    for implementation in ("auto", "python"):
+        rows, pairs, walls, grid, here = crowd_case(seed)
+        assert len(pairs.first), "the case has pairs to push"
+        before = rows.positions.copy()
+        _part_passes(rows, pairs, walls, here, grid, settings, implementation)  # type: ignore[arg-type]
+        assert not np.array_equal(rows.positions, before), "something was pushed"
+        moved[implementation] = rows.positions
+    np.testing.assert_array_equal(moved["auto"], moved["python"])
+
+
+def test_settling_passes_only_push_the_deep_pairs() -> None:
+    settings = StepSettings(part_passes=0, settle_passes=1, settle_beyond=0.5)
+    rows, pairs, walls, grid, here = crowd_case(3)
+    before = rows.positions.copy()
+    _part_passes(rows, pairs, walls, here, grid, settings)  # type: ignore[arg-type]
+    gap = before[pairs.second] - before[pairs.first]
+    deep = np.hypot(gap[:, 0], gap[:, 1]) < 0.5 * pairs.reach
+    untouched = np.setdiff1d(np.arange(len(before)), pairs.first[deep & (pairs.share > 0)])
+    np.testing.assert_array_equal(rows.positions[untouched], before[untouched])
+
+
+def test_the_kernel_refuses_an_index_out_of_range() -> None:
+    rows, pairs, *_ = crowd_case(0)
+    with pytest.raises(ValueError, match="outside"):
+        _parting.push_apart(
+            rows.positions,
+            pairs.pressed,
+            pairs.local,
+            pairs.first,
+            pairs.second + len(rows.positions),
+            pairs.reach,
+            pairs.share,
+            np.zeros((len(pairs.pressed), 2)),
+            np.zeros(len(pairs.pressed), dtype=bool),
+            2,
+            2,
+            0.04,
+        )
