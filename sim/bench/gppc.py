@@ -31,6 +31,7 @@ from typing import Any
 
 from sim.errors import SimError
 from sim.navigation import read_scenarios
+from sim.navigation.maps.movingai import sample_scenarios
 
 OUR_ALGORITHMS = ("auto", "jps", "astar")
 WARTHOG_ALGORITHMS = ("jps2", "jps2+", "astar")
@@ -187,44 +188,41 @@ def warthog_binary(value: str | None) -> Path | None:
 def run_warthog(
     binary: Path, algorithm: str, map_path: Path, *, sample: int | None, seed: int
 ) -> MapFigures:
-    """Warthog's `algorithm` on one map, `PASSES` runs, each query's fastest `nanos`."""
+    """Warthog's `algorithm` on one map, `PASSES` runs, each query's fastest `nanos`.
+
+    A sample is written to a scenario file of its own, so warthog answers only those queries.
+    """
     scen = map_path.with_name(map_path.name + ".scen")
     scenarios = read_scenarios(scen)
-    chosen = None
-    if sample is not None and sample < len(scenarios):
-        from sim.navigation.maps.movingai import sample_scenarios
-
-        picked = sample_scenarios(scenarios, sample, seed)
-        chosen = {s.line for s in picked}
-    best: dict[int, float] = {}
-    costs: dict[int, float] = {}
-    setups = []
-    ram = 0
-    for _ in range(PASSES):
-        began = time.perf_counter()
-        lines, peak = _run(
-            [str(binary), "--alg", algorithm, "--scen", str(scen), "--map", str(map_path)]
-        )
-        wall = time.perf_counter() - began
-        ram = max(ram, peak)
-        spent = 0.0
-        for line in lines[1:]:
-            fields = line.split("\t")
-            index = int(fields[0])
-            spent += int(fields[4]) / 1e9
-            took = int(fields[3]) / 1e9
-            best[index] = min(best.get(index, math.inf), took)
-            costs[index] = float(fields[7])
-        setups.append(max(wall - spent, 0.0))
-    picked_scenarios = [
-        (index, s) for index, s in enumerate(scenarios) if chosen is None or s.line in chosen
-    ]
+    with tempfile.TemporaryDirectory() as folder:
+        queries = scen
+        if sample is not None and sample < len(scenarios):
+            scenarios = sample_scenarios(scenarios, sample, seed)
+            lines = scen.read_text(encoding="utf-8").split("\n")
+            chosen = [lines[s.line - 1].rstrip("\r") for s in scenarios]
+            queries = Path(folder) / scen.name
+            queries.write_text("\n".join(["version 1", *chosen]) + "\n", encoding="utf-8")
+        best = [math.inf] * len(scenarios)
+        costs = [math.inf] * len(scenarios)
+        setups = []
+        ram = 0
+        command = [str(binary), "--alg", algorithm, "--scen", str(queries), "--map", str(map_path)]
+        for _ in range(PASSES):
+            began = time.perf_counter()
+            answers, peak = _run(command)
+            wall = time.perf_counter() - began
+            ram = max(ram, peak)
+            spent = 0.0
+            for answer in answers[1:]:
+                fields = answer.split("\t")
+                index = int(fields[0])
+                spent += int(fields[4]) / 1e9
+                best[index] = min(best[index], int(fields[3]) / 1e9)
+                costs[index] = float(fields[7])
+            setups.append(max(wall - spent, 0.0))
     solved = optimal = 0
     length = worse = 0.0
-    query_s = 0.0
-    for index, scenario in picked_scenarios:
-        cost = costs.get(index, math.inf)
-        query_s += best.get(index, 0.0)
+    for scenario, cost in zip(scenarios, costs, strict=True):
         # A path of cost 0 is an answer only where start and goal are one cell.
         if math.isfinite(cost) and (cost > 0 or scenario.optimal_length == 0):
             solved += 1
@@ -237,10 +235,10 @@ def run_warthog(
         algorithm,
         map_path.name.removesuffix(".map"),
         0,
-        len(picked_scenarios),
+        len(scenarios),
         solved,
         optimal,
-        query_s,
+        sum(value for value in best if math.isfinite(value)),
         min(setups),
         length,
         worse,
