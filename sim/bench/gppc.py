@@ -74,7 +74,7 @@ class MapFigures:
     setup_s: float
     path_length_sum: float
     suboptimality_sum: float
-    max_ram_bytes: int
+    max_ram_bytes: int | None  # None: the process ended before its memory could be read
 
     @property
     def mean_query_us(self) -> float:
@@ -96,7 +96,7 @@ class SetRow:
     query_s: float
     preprocessing_s: float
     storage_bytes: int | None
-    max_ram_bytes: int
+    max_ram_bytes: int | None
     mean_path_length: float
     mean_suboptimality: float
 
@@ -128,7 +128,7 @@ def set_rows(figures: Sequence[MapFigures]) -> list[SetRow]:
                 # Ours keeps nothing between queries but what auto's landmarks build inside
                 # them (counted in query time and memory); warthog's tables are not reported.
                 0 if planner == "ours" else None,
-                max(m.max_ram_bytes for m in members),
+                max((m.max_ram_bytes for m in members if m.max_ram_bytes), default=None),
                 sum(m.path_length_sum for m in members) / max(solved, 1),
                 sum(m.suboptimality_sum for m in members) / max(solved, 1),
             )
@@ -164,7 +164,7 @@ def run_ours(
             0.0,
             line["path_length_sum"],
             line["suboptimality_sum"],
-            ram,
+            ram or None,
         )
         for line in found
     ]
@@ -242,7 +242,7 @@ def run_warthog(
         min(setups),
         length,
         worse,
-        ram,
+        ram or None,
     )
 
 
@@ -323,7 +323,7 @@ class GppcReport:
                 f"| {row.set} | {row.planner} {row.algorithm} | {row.maps} | {row.queries} "
                 f"| {row.solved} | {row.optimally_solved} | {row.query_s:.3f} "
                 f"| {row.preprocessing_s:.3f} | {_megabytes(row.storage_bytes)} "
-                f"| {row.max_ram_bytes / 2**20:.0f} | {row.mean_path_length:.2f} "
+                f"| {_megabytes(row.max_ram_bytes)} | {row.mean_path_length:.2f} "
                 f"| {row.mean_suboptimality:.2e} |"
             )
         out += ["", *self._map_lines(), "", *self.target_lines()]
