@@ -21,6 +21,7 @@ import numpy as np
 from sim.bench.dynamic_report import SECTION_TITLE, DynamicReport
 from sim.bench.env_steps import EnvReport
 from sim.bench.env_steps import chart_svg as env_chart_svg
+from sim.bench.gppc import GppcReport
 from sim.bench.map_report import Contestant, MapReport
 from sim.bench.map_targets import (
     CHART,
@@ -227,6 +228,27 @@ def write_env_section(report: EnvReport, command: str, commit: str) -> Path:
         "",
     ]
     return _write_section(ENV_HEADING, section)
+
+
+GPPC_HEADING = "## GPPC scoreboard"
+
+
+def write_gppc_section(report: GppcReport, command: str, commit: str) -> Path:
+    """Put `sim bench --gppc`'s tables and targets into `RESULTS_PATH`."""
+    section = [
+        GPPC_HEADING,
+        "",
+        f"`{command}` at commit `{commit}`, {datetime.date.today().isoformat()}, "
+        f"{_cpu_model()}: the fields of the grid-pathfinding competition's tables per map set "
+        "(sums over the set's maps; mean length and suboptimality per solved query). Ours: "
+        "`find_path` auto, jps and astar, each in a process of its own, a timer around each "
+        "call; warthog: its own per-query timer (warthog-timed), its setup time (map read and "
+        "jump tables) as preprocessing. Every query three times, the fastest kept.",
+        "",
+        *report.lines(),
+        "",
+    ]
+    return _write_section(GPPC_HEADING, section)
 
 
 def write_crowd_section(report: CrowdReport, command: str) -> Path:

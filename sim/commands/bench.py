@@ -17,13 +17,14 @@ import argparse
 import contextlib
 import dataclasses
 import functools
+import os
 import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sim.bench import dynamic, env_steps, mapf, mapf_window
+from sim.bench import dynamic, env_steps, gppc, mapf, mapf_window
 from sim.bench.dynamic_report import DynamicReport
 from sim.bench.map_targets import maps_json
 from sim.bench.maps import (
@@ -42,6 +43,7 @@ from sim.bench.results import (
     write_crowd_section,
     write_dynamic_section,
     write_env_section,
+    write_gppc_section,
     write_mapf_section,
     write_mapf_window_section,
     write_results,
@@ -63,6 +65,8 @@ if TYPE_CHECKING:
     from sim.bench.crowd import CrowdReport
 
 DEFAULT_SAMPLE = 50
+BINARY_PEERS = ("warthog",)
+"""Peers run as programs of their own, named by an environment variable (`sim bench --gppc`)."""
 DEFAULT_PEER_LIMIT = 10
 
 
@@ -120,6 +124,15 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
         "interpreter with pogema installed (without it: ours alone)",
     )
     parser.add_argument(
+        "--gppc",
+        action="store_true",
+        help="instead: a scoreboard in the grid-pathfinding competition's fields (solved, "
+        "optimal, query and preprocessing time, storage, peak memory, path length, "
+        "suboptimality) per map set for ours (auto, jps, astar); with --peers warthog and "
+        "WARTHOG naming warthog's warthog-timed, warthog's jps2, jps2+ and astar beside them; "
+        "every scenario unless --sample",
+    )
+    parser.add_argument(
         "--agents",
         type=_agent_counts,
         default=list(mapf.DEFAULT_AGENTS),
@@ -165,9 +178,8 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
     parser.add_argument(
         "--sample",
         type=scenario_count,
-        default=DEFAULT_SAMPLE,
         metavar="N",
-        help=f"scenarios drawn per map, seeded (default {DEFAULT_SAMPLE})",
+        help=f"scenarios drawn per map, seeded (default {DEFAULT_SAMPLE}; with --gppc all)",
     )
     parser.add_argument(
         "--seed", type=int, default=0, metavar="S", help="random seed for --sample (default 0)"
@@ -201,6 +213,15 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``sim bench``; return 0, or 1 when --dynamic fails (SimError for bad input)."""
+    if args.gppc:
+        if args.mapf or args.crowd or args.dynamic:
+            raise SimError(
+                "bench: --gppc, --mapf, --crowd and --dynamic are separate runs; give one"
+            )
+        return _bench_gppc(args)
+    if args.sample is None:
+        args.sample = DEFAULT_SAMPLE
+    args.peers = [name for name in args.peers if name in PEERS]
     if args.env:
         if args.mapf or args.crowd or args.dynamic:
             raise SimError(
@@ -357,6 +378,45 @@ def _bench_env(args: argparse.Namespace) -> int:
     if args.write_results:
         command = "sim bench --env --write-results"
         print(f"\nwrote {write_env_section(report, command, _commit())}")
+    if args.json is not None:
+        try:
+            write_json_atomic(args.json, report.to_json())
+        except OSError as error:
+            _say(f"sim: --json {args.json}: not written: {error.strerror or error}")
+            status = 1
+    return status
+
+
+def _bench_gppc(args: argparse.Namespace) -> int:
+    """``sim bench --gppc``: the scoreboard; write --json and RESULTS.md's part."""
+    if args.json is not None:
+        check_output(Output("--json", args.json, OutputKind.JSON))
+    maps = map_paths(movingai_dir(), args.maps)
+    asked = "warthog" in args.peers
+    binary = gppc.warthog_binary(os.environ.get("WARTHOG")) if asked else None
+    runs = len(maps) * (len(gppc.OUR_ALGORITHMS) + (len(gppc.WARTHOG_ALGORITHMS) if binary else 0))
+    progress = Progress(runs, "gppc")
+    try:
+        report = gppc.run(
+            maps,
+            warthog=binary,
+            warthog_asked=asked,
+            sample=args.sample,
+            seed=args.seed,
+            on_done=progress.advance,
+        )
+    finally:
+        progress.close()
+    print("\n".join(report.lines()), flush=True)
+    status = 0
+    if args.write_results:
+        command = " ".join(
+            ["sim", "bench", "--gppc", *(["--maps", *args.maps] if args.maps else [])]
+            + (["--sample", str(args.sample)] if args.sample is not None else [])
+            + (["--peers", "warthog"] if asked else [])
+            + ["--write-results"]
+        )
+        print(f"\nwrote {write_gppc_section(report, command, _commit())}")
     if args.json is not None:
         try:
             write_json_atomic(args.json, report.to_json())
@@ -523,9 +583,10 @@ def _peer_list(text: str) -> list[str]:
         return list(PEERS)
     if names == ["none"] or not names:
         return []
-    unknown = [name for name in names if name not in PEERS]
+    known = [*PEERS, *BINARY_PEERS]
+    unknown = [name for name in names if name not in known]
     if unknown:
         raise argparse.ArgumentTypeError(
-            f"unknown peer {unknown[0]!r}; choose from {', '.join(PEERS)}, all, none"
+            f"unknown peer {unknown[0]!r}; choose from {', '.join(known)}, all, none"
         )
     return list(dict.fromkeys(names))

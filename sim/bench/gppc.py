@@ -1,0 +1,432 @@
+"""`sim bench --gppc`: a scoreboard in the Grid-Based Path Planning Competition's terms.
+
+For each map set of the Moving AI maps ($MOVINGAI_DIR) and each planner, the fields of the
+GPPC tables: queries solved and solved optimally (the published length, within what its
+printed digits allow), the sum of query times, the sum of preprocessing time, the storage the
+preprocessing keeps, the peak memory, the mean path length and the mean suboptimality.
+
+Ours are `find_path`'s ``auto`` (jump point search, with landmark fields where its first
+queries show they pay: built inside those queries, so their cost is in the query times), plain
+``jps`` and ``astar``, each run in a process of its own (`sim.bench.gppc_run`) so the peak memory
+is that planner's. With ``--peers warthog`` and ``WARTHOG`` naming warthog's ``warthog-timed``
+(or the folder holding it, as its build script makes it), warthog's online JPS2, offline JPS2+
+and A* answer the same queries, each query timed by warthog's own timer; a run's setup time (the
+map read and, for JPS2+, the jump tables) is the process's wall time less its queries'. Every
+query runs three times and keeps its fastest; ratios compare per-map mean query times.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from sim.errors import SimError
+from sim.navigation import read_scenarios
+from sim.navigation.maps.movingai import sample_scenarios
+
+OUR_ALGORITHMS = ("auto", "jps", "astar")
+WARTHOG_ALGORITHMS = ("jps2", "jps2+", "astar")
+PASSES = 3
+MEMORY_POLL_S = 0.02
+MAP_SETS = (
+    ("rooms", ("8room", "32room")),
+    ("mazes", ("maze512",)),
+    ("random", ("random512",)),
+    ("street", ("Berlin", "Paris")),
+)
+GAMES = "games"
+"""The set of every other map: the game maps of Dragon Age, Baldur's Gate and StarCraft."""
+
+
+def map_set(name: str) -> str:
+    """The set a map belongs to, by its name.
+
+    >>> map_set("maze512-1-0"), map_set("Paris_0_512"), map_set("den312d")
+    ('mazes', 'street', 'games')
+    """
+    for set_name, prefixes in MAP_SETS:
+        if name.startswith(prefixes):
+            return set_name
+    return GAMES
+
+
+@dataclass(frozen=True, slots=True)
+class MapFigures:
+    """One planner on one map (the worker's line, or warthog's read the same way)."""
+
+    planner: str
+    algorithm: str
+    map: str
+    cells: int
+    queries: int
+    solved: int
+    optimally_solved: int
+    query_s: float
+    setup_s: float
+    path_length_sum: float
+    suboptimality_sum: float
+    max_ram_bytes: int | None  # None: the process ended before its memory could be read
+
+    @property
+    def mean_query_us(self) -> float:
+        """Mean query time in microseconds."""
+        return 1e6 * self.query_s / max(self.queries, 1)
+
+
+@dataclass(frozen=True, slots=True)
+class SetRow:
+    """One planner on one map set, in the GPPC table's fields."""
+
+    set: str
+    planner: str
+    algorithm: str
+    maps: int
+    queries: int
+    solved: int
+    optimally_solved: int
+    query_s: float
+    preprocessing_s: float
+    storage_bytes: int | None
+    max_ram_bytes: int | None
+    mean_path_length: float
+    mean_suboptimality: float
+
+
+def set_rows(figures: Sequence[MapFigures]) -> list[SetRow]:
+    """Sum each (set, planner, algorithm)'s maps into a row, sets in a fixed order."""
+    groups: dict[tuple[str, str, str], list[MapFigures]] = {}
+    for figure in figures:
+        groups.setdefault((map_set(figure.map), figure.planner, figure.algorithm), []).append(
+            figure
+        )
+    order = [name for name, _ in MAP_SETS] + [GAMES]
+    rows = []
+    for (set_name, planner, algorithm), members in sorted(
+        groups.items(), key=lambda item: (order.index(item[0][0]), item[0][1], item[0][2])
+    ):
+        solved = sum(m.solved for m in members)
+        rows.append(
+            SetRow(
+                set_name,
+                planner,
+                algorithm,
+                len(members),
+                sum(m.queries for m in members),
+                solved,
+                sum(m.optimally_solved for m in members),
+                sum(m.query_s for m in members),
+                sum(m.setup_s for m in members),
+                # Ours keeps nothing between queries but what auto's landmarks build inside
+                # them (counted in query time and memory); warthog's tables are not reported.
+                0 if planner == "ours" else None,
+                max((m.max_ram_bytes for m in members if m.max_ram_bytes), default=None),
+                sum(m.path_length_sum for m in members) / max(solved, 1),
+                sum(m.suboptimality_sum for m in members) / max(solved, 1),
+            )
+        )
+    return rows
+
+
+def run_ours(
+    algorithm: str,
+    maps: Sequence[Path],
+    *,
+    sample: int | None,
+    seed: int,
+    passes: int = PASSES,
+) -> list[MapFigures]:
+    """Our `algorithm` on `maps`, in a worker process; each map's figures."""
+    command = [sys.executable, "-m", "sim.bench.gppc_run", algorithm, *map(str, maps)]
+    command += ["--passes", str(passes), "--seed", str(seed)]
+    if sample is not None:
+        command += ["--sample", str(sample)]
+    lines, ram = _run(command)
+    found = [json.loads(line) for line in lines if line.startswith("{")]
+    return [
+        MapFigures(
+            "ours",
+            algorithm,
+            line["map"],
+            line["cells"],
+            line["queries"],
+            line["solved"],
+            line["optimally_solved"],
+            line["query_s"],
+            0.0,
+            line["path_length_sum"],
+            line["suboptimality_sum"],
+            ram or None,
+        )
+        for line in found
+    ]
+
+
+def warthog_binary(value: str | None) -> Path | None:
+    """``warthog-timed`` from `WARTHOG`'s value: the binary, its folder or the build prefix.
+
+    Raises:
+        SimError: when the value names none of these.
+    """
+    if not value:
+        return None
+    given = Path(value)
+    for candidate in (given, given / "warthog-timed", given / "bin" / "warthog-timed"):
+        if candidate.is_file() and os.access(candidate, os.X_OK):
+            return candidate
+    raise SimError(f"bench: WARTHOG={value} holds no warthog-timed (build it: see --help)")
+
+
+def run_warthog(
+    binary: Path, algorithm: str, map_path: Path, *, sample: int | None, seed: int
+) -> MapFigures:
+    """Warthog's `algorithm` on one map, `PASSES` runs, each query's fastest `nanos`.
+
+    A sample is written to a scenario file of its own, so warthog answers only those queries.
+    """
+    scen = map_path.with_name(map_path.name + ".scen")
+    scenarios = read_scenarios(scen)
+    with tempfile.TemporaryDirectory() as folder:
+        queries = scen
+        if sample is not None and sample < len(scenarios):
+            scenarios = sample_scenarios(scenarios, sample, seed)
+            lines = scen.read_text(encoding="utf-8").split("\n")
+            chosen = [lines[s.line - 1].rstrip("\r") for s in scenarios]
+            queries = Path(folder) / scen.name
+            queries.write_text("\n".join(["version 1", *chosen]) + "\n", encoding="utf-8")
+        best = [math.inf] * len(scenarios)
+        costs = [math.inf] * len(scenarios)
+        setups = []
+        ram = 0
+        command = [str(binary), "--alg", algorithm, "--scen", str(queries), "--map", str(map_path)]
+        for _ in range(PASSES):
+            began = time.perf_counter()
+            answers, peak = _run(command)
+            wall = time.perf_counter() - began
+            ram = max(ram, peak)
+            spent = 0.0
+            for answer in answers[1:]:
+                fields = answer.split("\t")
+                index = int(fields[0])
+                spent += int(fields[4]) / 1e9
+                best[index] = min(best[index], int(fields[3]) / 1e9)
+                costs[index] = float(fields[7])
+            setups.append(max(wall - spent, 0.0))
+    solved = optimal = 0
+    length = worse = 0.0
+    for scenario, cost in zip(scenarios, costs, strict=True):
+        # A path of cost 0 is an answer only where start and goal are one cell.
+        if math.isfinite(cost) and (cost > 0 or scenario.optimal_length == 0):
+            solved += 1
+            length += cost
+            optimal += scenario.accepts(cost)
+            if scenario.optimal_length > 0 and not scenario.accepts(cost):
+                worse += max(cost / scenario.optimal_length - 1.0, 0.0)
+    return MapFigures(
+        "warthog",
+        algorithm,
+        map_path.name.removesuffix(".map"),
+        0,
+        len(scenarios),
+        solved,
+        optimal,
+        sum(value for value in best if math.isfinite(value)),
+        min(setups),
+        length,
+        worse,
+        ram or None,
+    )
+
+
+def _run(command: list[str]) -> tuple[list[str], int]:
+    """Run `command`; its stdout lines and its peak resident memory in bytes.
+
+    The peak is the child's own ``VmHWM`` (/proc/PID/status), read every `MEMORY_POLL_S`
+    while it runs: the operating system's ``ru_maxrss`` of a child started from this process
+    carries this process's own peak over the ``exec``, so it would read as ours.
+    """
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as errors:
+        child = subprocess.Popen(command, stdout=out, stderr=errors)
+        status = Path(f"/proc/{child.pid}/status")
+        peak = 0
+        while child.poll() is None:
+            peak = max(peak, _high_water(status))
+            time.sleep(MEMORY_POLL_S)
+        if child.returncode != 0:
+            errors.seek(0)
+            text = errors.read().decode("utf-8", "replace").strip()
+            last = (text.splitlines() or ["no output"])[-1]
+            raise SimError(f"bench: {Path(command[0]).name} failed: {last}")
+        out.seek(0)
+        return out.read().decode("utf-8").splitlines(), peak
+
+
+def _high_water(status: Path) -> int:
+    """``VmHWM`` of a running process in bytes; 0 once it has gone."""
+    try:
+        text = status.read_text(encoding="ascii")
+    except OSError:
+        return 0
+    for line in text.splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) * 1024
+    return 0
+
+
+@dataclass(frozen=True, slots=True)
+class GppcReport:
+    """Every planner's per-map figures, their set rows, and what was said about warthog."""
+
+    maps: tuple[MapFigures, ...]
+    notes: tuple[str, ...]
+    warthog: str | None
+
+    @property
+    def sets(self) -> list[SetRow]:
+        """The GPPC table's rows."""
+        return set_rows(self.maps)
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"sets": [...], "maps": [...], "warthog": binary or null}``."""
+        return {
+            "sets": [asdict(row) for row in self.sets],
+            "maps": [{**asdict(m), "mean_query_us": m.mean_query_us} for m in self.maps],
+            "warthog": self.warthog,
+        }
+
+    def mean_us(self, planner: str, algorithm: str) -> dict[str, float]:
+        """Each map's mean query time in microseconds for one planner."""
+        return {
+            m.map: m.mean_query_us
+            for m in self.maps
+            if m.planner == planner and m.algorithm == algorithm
+        }
+
+    def lines(self) -> list[str]:
+        """The set table, the per-map times against warthog's JPS2, and the targets."""
+        out = [*self.notes, ""]
+        out += [
+            "| set | planner | maps | queries | solved | optimal | query s | preprocessing s "
+            "| storage MB | max RAM MB | mean length | mean suboptimality |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        ]
+        for row in self.sets:
+            out.append(
+                f"| {row.set} | {row.planner} {row.algorithm} | {row.maps} | {row.queries} "
+                f"| {row.solved} | {row.optimally_solved} | {row.query_s:.3f} "
+                f"| {row.preprocessing_s:.3f} | {_megabytes(row.storage_bytes)} "
+                f"| {_megabytes(row.max_ram_bytes)} | {row.mean_path_length:.2f} "
+                f"| {row.mean_suboptimality:.2e} |"
+            )
+        out += ["", *self._map_lines(), "", *self.target_lines()]
+        return out
+
+    def _map_lines(self) -> list[str]:
+        auto, jps = self.mean_us("ours", "auto"), self.mean_us("ours", "jps")
+        jps2, jps2_plus = self.mean_us("warthog", "jps2"), self.mean_us("warthog", "jps2+")
+        cells = {m.map: m.cells for m in self.maps if m.planner == "ours"}
+        lines = [
+            "| map | cells | ours auto us | ours jps us | warthog jps2 us | warthog jps2+ us "
+            "| auto / jps2 | jps / jps2 |",
+            "|---|---|---|---|---|---|---|---|",
+        ]
+        for name in sorted(auto, key=lambda n: (cells.get(n, 0), n)):
+            theirs = jps2.get(name)
+            plus = jps2_plus.get(name)
+            lines.append(
+                f"| {name} | {cells.get(name, 0)} | {auto[name]:.1f} "
+                f"| {jps.get(name, math.nan):.1f} "
+                f"| {_us(theirs)} | {_us(plus)} | {_ratio(auto[name], theirs)} "
+                f"| {_ratio(jps.get(name), theirs)} |"
+            )
+        return lines
+
+    def target_lines(self) -> list[str]:
+        """The online targets against warthog's JPS2, met or missed (or not measured)."""
+        auto, jps = self.mean_us("ours", "auto"), self.mean_us("ours", "jps")
+        jps2 = self.mean_us("warthog", "jps2")
+        if not jps2:
+            return ["- targets against warthog: not measured (no warthog run)"]
+        cells = {m.map: m.cells for m in self.maps if m.planner == "ours"}
+        large = [n for n in auto if cells.get(n, 0) >= 256 * 256 and n in jps2]
+        ratios = {n: auto[n] / jps2[n] for n in large}
+        worst = max(ratios, key=ratios.__getitem__) if ratios else None
+        geo_large = _geomean(list(ratios.values()))
+        plain = [jps[n] / jps2[n] for n in jps if n in jps2]
+        geo_plain = _geomean(plain)
+        lines = []
+        if worst is not None:
+            lines.append(
+                f"- ours (auto) <= 1.0x warthog JPS2 on every map of 256x256 or more: worst "
+                f"{worst} {ratios[worst]:.2f}x, {'met' if ratios[worst] <= 1.0 else 'missed'}"
+            )
+            lines.append(
+                f"- ours (auto) <= 0.8x warthog JPS2 over those maps (geomean): {geo_large:.2f}x, "
+                f"{'met' if geo_large <= 0.8 else 'missed'}"
+            )
+        lines.append(
+            f"- our plain JPS <= 1.0x warthog JPS2 like for like (geomean over {len(plain)} maps): "
+            f"{geo_plain:.2f}x, {'met' if geo_plain <= 1.0 else 'missed'}"
+        )
+        return lines
+
+
+def _megabytes(value: int | None) -> str:
+    return "n/a" if value is None else f"{value / 2**20:.1f}"
+
+
+def _us(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.1f}"
+
+
+def _ratio(ours: float | None, theirs: float | None) -> str:
+    if ours is None or theirs is None or theirs <= 0:
+        return "n/a"
+    return f"{ours / theirs:.2f}x"
+
+
+def _geomean(values: Sequence[float]) -> float:
+    good = [v for v in values if v > 0 and math.isfinite(v)]
+    return math.exp(sum(math.log(v) for v in good) / len(good)) if good else math.nan
+
+
+def run(
+    maps: Sequence[Path],
+    *,
+    warthog: Path | None,
+    warthog_asked: bool,
+    sample: int | None,
+    seed: int,
+    on_done: Callable[[int, str], object] | None = None,
+) -> GppcReport:
+    """Every planner of ours (and warthog's when given) on `maps`; the report."""
+    notes = []
+    if warthog is None:
+        why = "WARTHOG is not set" if warthog_asked else "not asked for (--peers warthog)"
+        notes.append(f"warthog not run: {why}; ours alone")
+    figures: list[MapFigures] = []
+    for set_name in [name for name, _ in MAP_SETS] + [GAMES]:
+        members = [m for m in maps if map_set(m.name.removesuffix(".map")) == set_name]
+        if not members:
+            continue
+        for algorithm in OUR_ALGORITHMS:
+            figures += run_ours(algorithm, members, sample=sample, seed=seed)
+            if on_done is not None:
+                on_done(len(members), f"ours {algorithm} {set_name}")
+        if warthog is not None:
+            for algorithm in WARTHOG_ALGORITHMS:
+                for member in members:
+                    figures.append(
+                        run_warthog(warthog, algorithm, member, sample=sample, seed=seed)
+                    )
+                if on_done is not None:
+                    on_done(len(members), f"warthog {algorithm} {set_name}")
+    return GppcReport(tuple(figures), tuple(notes), None if warthog is None else str(warthog))

@@ -1,0 +1,78 @@
+"""One planner of ours on some Moving AI maps, timed query by query: `sim bench --gppc`'s worker.
+
+Run in a process of its own (``python -m sim.bench.gppc_run ALGORITHM --passes P [--sample N
+--seed S] MAP...``), so that the parent reads its peak memory from the operating system and no
+cache of one planner helps another. Every query of each map's ``.scen`` (or a seeded sample)
+runs `passes` times, pass after pass; a query's time is its fastest pass, a timer around the one
+`find_path` call. Prints one JSON object per map.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from pathlib import Path
+
+from sim.navigation import find_path, read_map, read_scenarios
+from sim.navigation.maps.movingai import sample_scenarios
+
+
+def measure(algorithm: str, map_path: Path, passes: int, sample: int | None, seed: int) -> dict:  # type: ignore[type-arg]
+    """The map's figures: queries, solved, optimal, the sum of fastest times, lengths."""
+    walkable = read_map(map_path).walkable
+    scenarios = read_scenarios(map_path.with_name(map_path.name + ".scen"))
+    if sample is not None and sample < len(scenarios):
+        scenarios = sample_scenarios(scenarios, sample, seed)
+    best = [math.inf] * len(scenarios)
+    costs = [math.inf] * len(scenarios)
+    clock = time.perf_counter
+    for _ in range(passes):
+        for index, scenario in enumerate(scenarios):
+            start, goal = scenario.start, scenario.goal
+            began = clock()
+            result = find_path(walkable, start, goal, algorithm=algorithm)
+            took = clock() - began
+            if took < best[index]:
+                best[index] = took
+            costs[index] = result.cost
+    solved = [math.isfinite(cost) for cost in costs]
+    optimal = [s.accepts(cost) for s, cost in zip(scenarios, costs, strict=True)]
+    found = [cost for cost, ok in zip(costs, solved, strict=True) if ok]
+    # A cost within the printed optimum's rounding is optimal: its suboptimality is 0.
+    worse = [
+        0.0 if s.accepts(cost) else cost / s.optimal_length - 1.0
+        for s, cost, ok in zip(scenarios, costs, solved, strict=True)
+        if ok and s.optimal_length > 0
+    ]
+    return {
+        "map": map_path.name.removesuffix(".map"),
+        "cells": int(walkable.size),
+        "queries": len(scenarios),
+        "solved": sum(solved),
+        "optimally_solved": sum(optimal),
+        "query_s": sum(best),
+        "path_length_sum": sum(found),
+        "suboptimality_sum": sum(max(value, 0.0) for value in worse),
+    }
+
+
+def main(argv: list[str]) -> int:
+    """Parse the arguments, measure each map, print one JSON line per map."""
+    parser = argparse.ArgumentParser(prog="python -m sim.bench.gppc_run")
+    parser.add_argument("algorithm")
+    parser.add_argument("maps", nargs="+", type=Path)
+    parser.add_argument("--passes", type=int, default=3)
+    parser.add_argument("--sample", type=int)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    for map_path in args.maps:
+        figures = measure(args.algorithm, map_path, args.passes, args.sample, args.seed)
+        print(json.dumps(figures), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,116 @@
+"""`sim bench --gppc`: the fields of the competition's tables, ours alone and beside warthog.
+
+Warthog itself is never needed: a stand-in script answers like ``warthog-timed`` (one tab-separated
+line per query), so reading it, the optimality check and the targets are tested everywhere.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from sim.bench import gppc
+from sim.commands.cli import main
+from sim.errors import SimError
+from sim.navigation import find_path, read_map, read_scenarios
+from tests.helpers.paths import REPO_ROOT
+
+MAPS = REPO_ROOT / "experiments" / "maps"
+FIELDS = {
+    "set",
+    "planner",
+    "algorithm",
+    "queries",
+    "solved",
+    "optimally_solved",
+    "query_s",
+    "preprocessing_s",
+    "storage_bytes",
+    "max_ram_bytes",
+    "mean_path_length",
+    "mean_suboptimality",
+}
+
+
+def fake_warthog(folder: Path, map_path: Path, *, off_by: float = 0.0) -> Path:
+    """A warthog-timed stand-in answering `map_path`'s scenarios with our own costs."""
+    walkable = read_map(map_path).walkable
+    lines = ["id\talg\texpanded\tnanos\twall_ns\tcpu_ns\tplen\tpcost\tscost"]
+    for index, s in enumerate(read_scenarios(map_path.with_name(map_path.name + ".scen"))):
+        cost = find_path(walkable, s.start, s.goal).cost + off_by
+        lines.append(f"{index}\tjps2\t5\t1000\t1500\t1400\t3\t{cost:.17g}\t{s.optimal_length}")
+    answers = folder / "answers.tsv"
+    answers.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    binary = folder / "warthog-timed"
+    binary.write_text(f"#!/bin/sh\ncat '{answers}'\n", encoding="utf-8")
+    binary.chmod(0o755)
+    return binary
+
+
+def test_every_set_row_has_the_competition_fields(tmp_path: Path) -> None:
+    map_path = MAPS / "den312d.map"
+    report = gppc.run(
+        [map_path],
+        warthog=fake_warthog(tmp_path, map_path),
+        warthog_asked=True,
+        sample=None,
+        seed=0,
+    )
+    document = report.to_json()
+    rows = document["sets"]
+    assert {(row["planner"], row["algorithm"]) for row in rows} == {
+        *(("ours", name) for name in gppc.OUR_ALGORITHMS),
+        *(("warthog", name) for name in gppc.WARTHOG_ALGORITHMS),
+    }
+    queries = len(read_scenarios(map_path.with_name("den312d.map.scen")))
+    for row in rows:
+        assert row.keys() >= FIELDS
+        assert row["set"] == "games"
+        assert row["queries"] == row["solved"] == row["optimally_solved"] == queries
+        assert row["mean_suboptimality"] == 0.0
+        # A process too short to be read between two polls has no figure: never a made-up 0.
+        assert row["max_ram_bytes"] is None or row["max_ram_bytes"] > 0
+    assert all(row["max_ram_bytes"] for row in rows if row["planner"] == "ours")
+    warthog_rows = [row for row in rows if row["planner"] == "warthog"]
+    assert all(row["query_s"] == pytest.approx(queries * 1e-6) for row in warthog_rows)
+    assert any("jps / jps2" in line for line in report.lines())
+    assert any(line.startswith("- our plain JPS") for line in report.target_lines())
+
+
+def test_a_wrong_answer_is_solved_but_not_optimal(tmp_path: Path) -> None:
+    map_path = MAPS / "den312d.map"
+    figures = gppc.run_warthog(
+        fake_warthog(tmp_path, map_path, off_by=1.0), "jps2", map_path, sample=None, seed=0
+    )
+    assert figures.solved == figures.queries
+    assert figures.optimally_solved < figures.queries
+    assert figures.suboptimality_sum > 0
+
+
+def test_map_sets_and_warthogs_path() -> None:
+    assert [gppc.map_set(name) for name in ("8room_000", "random512-40-0", "lak303d")] == [
+        "rooms",
+        "random",
+        "games",
+    ]
+    assert gppc.warthog_binary(None) is None
+    with pytest.raises(SimError, match="warthog-timed"):
+        gppc.warthog_binary("/nowhere/warthog")
+
+
+def test_sim_bench_gppc_runs_ours_alone_without_warthog(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("MOVINGAI_DIR", str(MAPS))
+    monkeypatch.delenv("WARTHOG", raising=False)
+    out = tmp_path / "gppc.json"
+    args = ["bench", "--gppc", "--maps", "den312d", "--sample", "5", "--peers", "warthog"]
+    assert main([*args, "--json", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "warthog not run: WARTHOG is not set" in printed
+    document = json.loads(out.read_text(encoding="utf-8"))
+    assert {row["planner"] for row in document["sets"]} == {"ours"}
+    assert all(row["queries"] == 5 for row in document["sets"])
+    assert document["warthog"] is None
