@@ -19,9 +19,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from sim.bench.dynamic_report import SECTION_TITLE, DynamicReport
-from sim.bench.env_steps import EnvReport
-from sim.bench.env_steps import chart_svg as env_chart_svg
-from sim.bench.gppc import GppcReport
+from sim.bench.envs.steps import EnvReport
+from sim.bench.envs.steps import chart_svg as env_chart_svg
+from sim.bench.gppc.scoreboard import GppcReport
 from sim.bench.map_report import Contestant, MapReport
 from sim.bench.map_targets import (
     CHART,

@@ -24,8 +24,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sim.bench import dynamic, env_steps, gppc, mapf, mapf_window
+from sim.bench import dynamic, mapf, mapf_window
 from sim.bench.dynamic_report import DynamicReport
+from sim.bench.envs import steps as env_steps
+from sim.bench.gppc import scoreboard as gppc
 from sim.bench.map_targets import maps_json
 from sim.bench.maps import (
     bench_map,

@@ -36,9 +36,7 @@ CENTRE_EPSILON = 0.02  # world units: close enough to a cell centre to call it r
 ARRIVAL_MARGIN = 1e-4  # world units: the last step stops this far inside the arrival circle
 PATH_Z = 0.06
 AGENT_PATH_COLOR = PALETTE.route
-ROUTES_DRAWN = 256
-"""A scene draws the routes of its first this many agents: each is a line rebuilt every frame
-the agent moves, and thousands of them cost a second a frame and show nothing but orange."""
+ROUTES_DRAWN = 256  # agents whose routes are drawn: thousands of lines would only be a tangle
 
 
 class AgentController(Component):

@@ -58,8 +58,6 @@ REASON_TEXT = {
     Reason.UNREACHABLE: "End cannot be reached: walled in",
     Reason.GOAL_OUTSIDE: "End lies outside the grid",
 }
-
-
 NO_WALKABLE_TEXT = "the grid has no walkable cell"
 NO_ROOM_TEXT = "no cell has room for the agent's size"
 

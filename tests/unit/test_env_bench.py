@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from sim.bench import env_steps
+from sim.bench.envs import steps as env_steps
 from sim.commands.cli import main
 from tests.helpers.paths import REPO_ROOT
 

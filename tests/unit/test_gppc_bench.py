@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from sim.bench import gppc
+from sim.bench.gppc import scoreboard as gppc
 from sim.commands.cli import main
 from sim.errors import SimError
 from sim.navigation import find_path, read_map, read_scenarios

@@ -5,7 +5,7 @@ The setting is POGEMA's usual one: a 64 x 64 random map of density 0.3, observat
 starts), 300 steps a run, the best of three runs; observations and rewards are built every step,
 nothing is rendered. Ours is `sim.envs.parallel_env` on such a map written by our generator;
 POGEMA's is its native ``pogema_v0`` environment on its own map of that size and density, run
-in its own interpreter (`POGEMA_PYTHON`, by `sim.bench.pogema_steps`), since it pins numpy and
+in its own interpreter (`POGEMA_PYTHON`, by `sim.bench.envs.pogema`), since it pins numpy and
 pydantic below ours. Also timed: `reset` of the 512 x 512 Moving AI map that ships in
 experiments/maps (8room_000), after its first load.
 """
@@ -37,7 +37,7 @@ RESET_MAP = REPO_ROOT / "experiments" / "maps" / "8room_000.map"
 RESETS = 20
 TARGET_RATIO = 2.0
 TARGET_RESET_MS = 50.0
-POGEMA_SCRIPT = Path(__file__).with_name("pogema_steps.py")
+POGEMA_SCRIPT = Path(__file__).with_name("pogema.py")
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,7 +7,7 @@ preprocessing keeps, the peak memory, the mean path length and the mean suboptim
 
 Ours are `find_path`'s ``auto`` (jump point search, with landmark fields where its first
 queries show they pay: built inside those queries, so their cost is in the query times), plain
-``jps`` and ``astar``, each run in a process of its own (`sim.bench.gppc_run`) so the peak memory
+``jps`` and ``astar``, each run in a process of its own (`sim.bench.gppc.worker`) so the peak memory
 is that planner's. With ``--peers warthog`` and ``WARTHOG`` naming warthog's ``warthog-timed``
 (or the folder holding it, as its build script makes it), warthog's online JPS2, offline JPS2+
 and A* answer the same queries, each query timed by warthog's own timer; a run's setup time (the
@@ -145,7 +145,7 @@ def run_ours(
     passes: int = PASSES,
 ) -> list[MapFigures]:
     """Our `algorithm` on `maps`, in a worker process; each map's figures."""
-    command = [sys.executable, "-m", "sim.bench.gppc_run", algorithm, *map(str, maps)]
+    command = [sys.executable, "-m", "sim.bench.gppc.worker", algorithm, *map(str, maps)]
     command += ["--passes", str(passes), "--seed", str(seed)]
     if sample is not None:
         command += ["--sample", str(sample)]

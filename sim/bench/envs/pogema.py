@@ -1,4 +1,4 @@
-"""Time POGEMA's environment steps; run by `sim.bench.env_steps` in POGEMA's own interpreter.
+"""Time POGEMA's environment steps; run by `sim.bench.envs.steps` in POGEMA's own interpreter.
 
 POGEMA pins numpy and pydantic below what gridpath-sim uses, so it lives in an environment of
 its own and this file runs there as a script (it imports nothing of ours):

@@ -1,6 +1,6 @@
 """One planner of ours on some Moving AI maps, timed query by query: `sim bench --gppc`'s worker.
 
-Run in a process of its own (``python -m sim.bench.gppc_run ALGORITHM --passes P [--sample N
+Run in a process of its own (``python -m sim.bench.gppc.worker ALGORITHM --passes P [--sample N
 --seed S] MAP...``), so that the parent reads its peak memory from the operating system and no
 cache of one planner helps another. Every query of each map's ``.scen`` (or a seeded sample)
 runs `passes` times, pass after pass; a query's time is its fastest pass, a timer around the one
@@ -61,7 +61,7 @@ def measure(algorithm: str, map_path: Path, passes: int, sample: int | None, see
 
 def main(argv: list[str]) -> int:
     """Parse the arguments, measure each map, print one JSON line per map."""
-    parser = argparse.ArgumentParser(prog="python -m sim.bench.gppc_run")
+    parser = argparse.ArgumentParser(prog="python -m sim.bench.gppc.worker")
     parser.add_argument("algorithm")
     parser.add_argument("maps", nargs="+", type=Path)
     parser.add_argument("--passes", type=int, default=3)

@@ -1,0 +1,1 @@
+"""`sim bench --env`: the learning environments' steps per second beside POGEMA's."""

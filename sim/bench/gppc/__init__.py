@@ -1,0 +1,1 @@
+"""`sim bench --gppc`: the grid-pathfinding competition's scoreboard, ours beside warthog."""
