@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 from panda3d.core import GeomNode, NodePath, PGItem, Point3, TextNode
 
-from sim.ui.dock import BACKDROP_COLOR, Rect
 from sim.editor.workspace import TOOLBAR_PX
+from sim.ui.dock import BACKDROP_COLOR, Rect
 from sim.ui.layout import dock_frame
 from tests.helpers.inspector import select
 from tests.helpers.paths import SCENES_DIR, artifact
