@@ -20,7 +20,7 @@ from sim.ui.status_bar import StatusBar
 RIGHT_DOCK_HINT = "Click an object to inspect it.\nT opens the search view, W a race."
 STATUS_HINT = "H hides the panels   Esc quits"
 FOOT_GAP = 0.02  # between the left dock's foot and the legends, aspect2d units
-LEFT_TASK = "left-dock"
+ARRANGE_TASK = "dock-stacks"
 
 
 class WindowPanels:
@@ -58,15 +58,17 @@ class WindowPanels:
         self.status_bar.set_text(message or STATUS_HINT)
 
     def attach(self, loop: FrameLoop) -> None:
-        """Stack the left dock again once a frame after the gizmos (`Phase.GIZMOS`).
+        """Stack both docks again once a frame after the gizmos (`Phase.GIZMOS`), last of all.
 
-        The HUD rewrites its text as it draws its gizmos, after `tick`: stacked only then, the
-        panel under it would sit where the HUD ended a frame ago, over its new last line.
+        The HUD rewrites its text as it draws its gizmos, and a selection fills the inspector
+        after `tick`: stacked only then, the hierarchy would sit where the HUD ended a frame
+        ago, over its new last line, and the right dock's hint would show under the inspector.
         """
-        loop.add_task(Phase.GIZMOS, self._arrange_left, LEFT_TASK)
+        loop.add_task(Phase.GIZMOS, self._arrange, ARRANGE_TASK)
 
-    def _arrange_left(self, task: Task) -> int:
+    def _arrange(self, task: Task) -> int:
         self.left.arrange()
+        self.right.arrange()
         return int(task.cont)
 
     def destroy(self) -> None:
