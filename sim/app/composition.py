@@ -226,6 +226,7 @@ class SimApp:
             width=self.layout.right.width,
         )
         self.loop.add_task(Phase.UI, self._tick_search_view, SEARCH_TASK)
+        self.panels.attach(self.loop)  # after the gizmo flush, where the HUD rewrites its text
         self.colour_legend = add_legend(
             self.world,
             self.panels.legend_corner,

@@ -50,7 +50,7 @@ if TYPE_CHECKING:
     from sim.editor.inspector import Inspector
 
 SCREEN_SIZE: Final = 0.1
-"""One handle unit as a share of the window's height, whatever the zoom."""
+"""One handle unit as a share of the viewport's height, whatever the zoom."""
 ARROW_START, ARROW_END, HEAD_LENGTH = 0.25, 1.6, 0.32
 SHAFT_WIDTH, HEAD_WIDTH = 0.08, 0.28
 RING_RADIUS, RING_WIDTH, RING_SEGMENTS = 1.0, 0.08, 64
@@ -191,16 +191,20 @@ class Handles:
 
     def hit(self, mouse: tuple[float, float]) -> Handle | None:
         """The handle under `mouse` (normalised window coordinates), or None."""
-        if self._node.is_hidden():
+        # The lens projects into the camera's display region (the docked viewport), not the
+        # whole window: compare there, as the picker casts its rays there.
+        seen = self._picker.in_view(mouse)
+        if self._node.is_hidden() or seen is None:
             return None
         aspect = self._lens.get_aspect_ratio()
+        radius = HIT_RADIUS / self._region_height()
         best: tuple[float, Handle] | None = None
         for handle in self.shown:
             points = self._on_screen(self._outlines[handle])
             if points is None:
                 continue
-            distance = distance_to_polyline((mouse[0] * aspect, mouse[1]), points * [aspect, 1])
-            if distance <= HIT_RADIUS and (best is None or distance < best[0]):
+            distance = distance_to_polyline((seen[0] * aspect, seen[1]), points * [aspect, 1])
+            if distance <= radius and (best is None or distance < best[0]):
                 best = (distance, handle)
         return None if best is None else best[1]
 
@@ -312,8 +316,16 @@ class Handles:
         fov_y = math.radians(self._lens.get_fov().y)
         return max(depth, 1e-3) * 2.0 * math.tan(fov_y / 2.0) * SCREEN_SIZE
 
+    def _region_height(self) -> float:
+        """The camera's display region's height as a share of the window's (1 without one)."""
+        node = self._camera.node()
+        if node.get_num_display_regions() == 0:
+            return 1.0
+        _left, _right, bottom, top = node.get_display_region(0).get_dimensions()
+        return max(top - bottom, 1e-9)
+
     def _on_screen(self, outline: NDArray[np.float64]) -> NDArray[np.float64] | None:
-        """`outline` (handle units) in normalised window coordinates; None if any is behind."""
+        """`outline` (handle units) in the display region's [-1, 1]; None if any is behind."""
         projected = []
         for x, y in outline:
             seen = self._camera.get_relative_point(self._node, Point3(x, y, 0.0))

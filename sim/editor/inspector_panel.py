@@ -24,7 +24,7 @@ PANEL_COLOR: Final = (0.08, 0.1, 0.14, 0.85)
 LEFT_X: Final = 0.04
 TOP_Y: Final = -0.07
 PAD: Final = 0.3  # round the text, in text heights
-KEY_HELP: Final = "Tab / Up / Down field\ntype to replace, Enter apply   Esc done"
+KEY_HELP: Final = "Tab / Up / Down field\ntype to replace, Enter apply\nEsc done"
 DETAIL_CHARS: Final = 27  # a detail line wraps at this many characters, inside the dock
 
 
@@ -51,7 +51,8 @@ def panel_text(
     > scale    2_
     <BLANKLINE>
     Tab / Up / Down field
-    type to replace, Enter apply   Esc done
+    type to replace, Enter apply
+    Esc done
     """
     width = max((len(row.name) for row in rows), default=0)
     wrapped = [

@@ -168,6 +168,11 @@ class Stack:
         )
         dock.on_resize(self._wrap_hint)
 
+    @property
+    def hinting(self) -> bool:
+        """Whether the hint shows now (no panel in the dock is shown)."""
+        return not self._hint.is_hidden()
+
     def add(
         self,
         height: Callable[[], float],

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import functools
 
+from direct.task.Task import Task
 from panda3d.core import NodePath
 
+from sim.engine.loop import FrameLoop, Phase
 from sim.engine.showbase import SimShowBase
 from sim.ui.dock import Stack
 from sim.ui.layout import DockedLayout
@@ -18,6 +20,7 @@ from sim.ui.status_bar import StatusBar
 RIGHT_DOCK_HINT = "Click an object to inspect it.\nT opens the search view, W a race."
 STATUS_HINT = "H hides the panels   Esc quits"
 FOOT_GAP = 0.02  # between the left dock's foot and the legends, aspect2d units
+ARRANGE_TASK = "dock-stacks"
 
 
 class WindowPanels:
@@ -53,6 +56,20 @@ class WindowPanels:
         self.left.arrange()
         self.right.arrange()
         self.status_bar.set_text(message or STATUS_HINT)
+
+    def attach(self, loop: FrameLoop) -> None:
+        """Stack both docks again once a frame after the gizmos (`Phase.GIZMOS`), last of all.
+
+        The HUD rewrites its text as it draws its gizmos, and a selection fills the inspector
+        after `tick`: stacked only then, the hierarchy would sit where the HUD ended a frame
+        ago, over its new last line, and the right dock's hint would show under the inspector.
+        """
+        loop.add_task(Phase.GIZMOS, self._arrange, ARRANGE_TASK)
+
+    def _arrange(self, task: Task) -> int:
+        self.left.arrange()
+        self.right.arrange()
+        return int(task.cont)
 
     def destroy(self) -> None:
         """Remove the status bar, the stack and the docks; the scene gets the window back."""

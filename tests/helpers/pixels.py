@@ -9,6 +9,8 @@ import numpy as np
 from numpy.typing import NDArray
 from panda3d.core import GraphicsOutput, Point3
 
+from sim.components.ground_view import EndLabels
+
 if TYPE_CHECKING:
     from sim.app.composition import SimApp
 
@@ -94,3 +96,10 @@ def blended(under: NDArray[np.float64], color: tuple[float, ...]) -> NDArray[np.
     """What a translucent quad of `color` over `under` (0..255 RGB) shows."""
     alpha = color[3]
     return under * (1.0 - alpha) + np.array(color[:3]) * 255.0 * alpha
+
+
+def hide_end_labels(app: SimApp) -> None:
+    """Hide Start's and End's labels, drawn over the scene on purpose, to read what is under."""
+    labels = next(o for o in app.world.objects if o.name == "end-labels").get_component(EndLabels)
+    assert labels is not None, "the scene has no Start and End labels"
+    labels.node.hide()

@@ -52,9 +52,13 @@ def test_navigate_renders_the_scene_with_its_agent(open_app) -> None:
     # The picture is the app's scene: its lit ground, most of the frame, is the app's colour.
     ground = most_common(frame)
     assert np.abs(np.array(ground) - [round(c * 255) for c in GROUND_COLOR[:3]]).max() < 80
-    app = open_app(DEFAULT_SCENE, size=(320, 240))
+    app = open_app(DEFAULT_SCENE)
     app.step()
-    assert count(screenshot_rgb(app.base.win), ground, tolerance=3) > 320 * 240 // 10
+    # The app shows its scene in the viewport between its docks: the ground is seen there.
+    view = app.layout.frame.viewport
+    image = screenshot_rgb(app.base.win)
+    scene = image[view.top : view.top + view.height, view.left : view.left + view.width]
+    assert count(scene, ground, tolerance=3) > view.width * view.height // 10
 
 
 def test_the_parallel_env_renders_a_map_with_every_agent() -> None:

@@ -98,8 +98,10 @@ def test_an_agent_s_replans_are_in_its_inspector_not_on_the_hud(open_app):
     for _ in range(90):
         app.step()
     agent = app.agents[0]
+    assert app.panels.right.hinting, "the right dock says what a click does"
     app.editor.selected = agent.game_object  # as a click on it does
     app.step()
+    assert not app.panels.right.hinting, "the hint is gone the frame the inspector shows"
     app.save_screenshot(artifact("inspector-agent.png"))
     details = "\n".join(app.inspector.details())
     assert f"replans {agent.replans} (" in details

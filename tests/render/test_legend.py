@@ -22,6 +22,7 @@ SCENE_ROWS = [
     "Start",
     "End",
     "agent",
+    "agent in a joint plan",
     "obstacle",
     "blocked cell",
     "door, closed",
