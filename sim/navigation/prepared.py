@@ -97,8 +97,12 @@ def prepared(
 
 
 def _prepare(settings: SearchSettings) -> PreparedCall | None:
-    """Settle `settings` without an array: what the general path's checks would decide."""
-    if settings.implementation is Implementation.PYTHON:
+    """Settle `settings` without an array: what the general path's checks would decide.
+
+    The common settings (however spelled) are `sim.navigation.hot_path`'s, which may add
+    landmark fields on large arrays: they go the way `find_path_with` sends them.
+    """
+    if settings.implementation is Implementation.PYTHON or settings.common:
         return None
     # An explicit array-free check: the same query on a one-cell grid.
     probe = Query.check(np.ones((1, 2), dtype=bool), (0, 0), (0, 1), settings)
