@@ -74,6 +74,9 @@ def prepared(
         weight,
         type(implementation),
         implementation,
+        # Whether C runs a search is part of the answer (tests switch the kernels off).
+        kernel.KERNEL_AVAILABLE,
+        kernel.JPS_AVAILABLE,
     )
     try:
         return _PREPARED[key]
