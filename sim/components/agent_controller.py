@@ -42,16 +42,15 @@ ROUTES_DRAWN = 256  # agents whose routes are drawn: thousands of lines would on
 class AgentController(Component):
     """Chase End (or patrol Start <-> End) along A* paths, replanned every `replan_interval_s`.
 
-    Steering: each frame the rotation is slerped toward the look rotation of the next
-    waypoint, then the agent moves forward (along its own facing) by `speed * dt`, with two
-    refinements that keep it frame-rate independent: the slerp fraction is
-    `1 - exp(-turn_rate * dt)` rather than `turn_rate * dt`, and the step is scaled by the
-    cosine of the angle still to turn (zero past 90 degrees), so the agent slows and turns
-    first instead of swinging wide. The step never overshoots the waypoint, and off course it
-    closes no more of the distance than the turn closes of the angle (`step_length`), so an
-    agent of any speed reaches its waypoints instead of circling them. A step that would
-    enter a blocked cell or cut a wall corner is not taken. The position is kept in Python
-    floats and copied to the node, so float32 rounding never accumulates.
+    Steering: each frame the rotation is slerped toward the look rotation of the next waypoint, then
+    the agent moves forward (along its own facing) by `speed * dt`, with two refinements that keep
+    it frame-rate independent: the slerp fraction is `1 - exp(-turn_rate * dt)` rather than
+    `turn_rate * dt`, and the step is scaled by the cosine of the angle still to turn (zero past 90
+    degrees), so the agent slows and turns first instead of swinging wide. The step never overshoots
+    the waypoint, and off course it closes no more of the distance than the turn closes of the angle
+    (`step_length`), so an agent of any speed reaches its waypoints instead of circling them. A step
+    that would enter a blocked cell or cut a wall corner is not taken. The position is kept in
+    Python floats and copied to the node, so float32 rounding never accumulates.
 
     The agent is a disc of `config.radius` world units: it plans on the cells with room for
     it (`GridManager.usable_grid`), its path is smoothed for its swept disc, and a step that
@@ -61,15 +60,14 @@ class AgentController(Component):
     frame, counts a push (`pushes`) and replans.
 
     It replans when its `ReplanGate` says so, each replan counted by cause (`ReplanCause`,
-    `replans_by_cause`): at once when a cell its remaining route crosses becomes blocked
-    (checked on the frames the grid's `mask_version` changes, against the cells of the legs
-    not yet passed, `RouteCells`), when its goal moves to another cell, when the planner's
-    settings change, on `replan_now()` and on a drop; otherwise every
-    `replan_interval_s`. A change of the mask that leaves its route open waits for the
-    interval, as do changed cell costs (the app asks for a replan when the user changes one),
-    and so does an agent with no path (a closed door opening): it stands where it is and
-    tries again on the interval. While `dragging()` the changes are let through at most
-    every `DRAG_GAP_S`.
+    `replans_by_cause`): at once when a cell its remaining route crosses becomes blocked (checked on
+    the frames the grid's `mask_version` changes, against the cells of the legs not yet passed,
+    `RouteCells`), when its goal moves to another cell, when the planner's settings change, on
+    `replan_now()` and on a drop; otherwise every `replan_interval_s`. A change of the mask that
+    leaves its route open waits for the interval, as do changed cell costs (the app asks for a
+    replan when the user changes one), and so does an agent with no path (a closed door opening): it
+    stands where it is and tries again on the interval. While `dragging()` the changes are let
+    through at most every `DRAG_GAP_S`.
 
     Its own plans repair its last search instead of starting over: each agent keeps an
     incremental search (`sim.navigation.IncrementalSearch`, D* Lite) for as long as its goal

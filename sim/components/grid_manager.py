@@ -419,10 +419,9 @@ class GridManager(Component):
     def usable_grid(self, radius: float) -> GridMap:
         """The grid an agent of `radius` world units plans on: the cells with room for its disc.
 
-        Up to half a cell that is `grid` itself. Past it, the clearance map (computed when
-        first asked, once per walkable mask) gives the cells whose disc of `radius` keeps
-        clear of blocked cells and the border; each radius's grid is kept until the mask or
-        the costs change.
+        Up to half a cell that is `grid` itself. Past it, the clearance map (computed when first
+        asked, once per walkable mask) gives the cells whose disc of `radius` keeps clear of blocked
+        cells and the border; each radius's grid is kept until the mask or the costs change.
         """
         return self._room.usable_grid(self.grid, self.mask_version, radius / self.grid_cell_size)
 

@@ -57,6 +57,7 @@ from sim.crowd.lone import joins_cluster, lone_velocity
 from sim.crowd.rows import COLUMNS, AgentRows
 from sim.crowd.rules.detour import DetourWait, watch_detour
 from sim.crowd.rules.spawn import spread_spawned
+from sim.crowd.rules.wall_slide import wall_slide
 from sim.crowd.settings import StepSettings
 from sim.crowd.state import AgentState, ReplanCause
 from sim.crowd.steering import Quaternion, heading_quat, quat_heading
@@ -79,9 +80,6 @@ _COLUMNS_OF_SETTINGS = {
     "turn_rate": "turn_rates",
     "avoidance": "avoidance",
 }
-
-WALL_GRAZE = 1e-6
-"""World units a disc may graze a wall by in `Crowd.avoid`'s slide (rounding, not a step)."""
 
 _REKEYED = frozenset({"index", "key", "driven"})
 """Row values an agent does not carry from one crowd to another (`add_agent`'s `values`): the
@@ -476,9 +474,9 @@ class Crowd:
     ) -> Point:
         """The velocity ORCA gives self-steered agent `index` (`sim.crowd.lone.lone_velocity`).
 
-        When that velocity would take its disc onto a wall, it slides: the velocity without
-        its x or its y part, whichever stays clear (else the velocity as ORCA gave it, which
-        the agent will not take). Pressed against a wall by others, it still moves along it.
+        When that velocity would take its disc onto a wall, it slides along the wall where it
+        may (`sim.crowd.rules.wall_slide`): pressed against a wall by others, it still moves
+        along it, though never backward nor deeper into another disc.
         """
         row = self._row(index)
         velocity = lone_velocity(
@@ -486,14 +484,7 @@ class Crowd:
         )
         if velocity == preferred:
             return velocity
-        here, radius = self._rows.positions[row], self._rows.radii[row] - WALL_GRAZE
-        vx, vy = velocity
-        slides = np.array([(vx, vy), (vx, 0.0), (0.0, vy)])
-        clear = ~self._hits(here + slides * dt, np.full(3, radius))
-        if clear.any() and not clear[0]:
-            x, y = slides[int(np.argmax(clear))]
-            return (float(x), float(y))
-        return velocity
+        return wall_slide(self._rows, row, preferred, velocity, dt, self._hits)
 
     def joins_cluster(self, index: int, goal: Point) -> bool:
         """Whether self-steered agent `index` arrives by the crowd's rule (`sim.crowd.lone`)."""

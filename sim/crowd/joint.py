@@ -181,6 +181,19 @@ def _delay(
     return total
 
 
+def _room_round(block: NDArray[np.intp], width: int, open_cells: NDArray[np.bool_] | None) -> bool:
+    """Whether the 8 cells beside a 2 x 2 block's edges are all open (on the grid, too)."""
+    if open_cells is None:
+        return True
+    height = len(open_cells) // width
+    top, left = int(block.min()) // width, int(block.min()) % width
+    beside = [(top + r, left - 1) for r in (0, 1)] + [(top + r, left + 2) for r in (0, 1)]
+    beside += [(top - 1, left + c) for c in (0, 1)] + [(top + 2, left + c) for c in (0, 1)]
+    return all(
+        0 <= r < height and 0 <= c < width and bool(open_cells[r * width + c]) for r, c in beside
+    )
+
+
 def _direction(before: int, after: int, width: int) -> tuple[int, int]:
     return (int(after) // width - int(before) // width, int(after) % width - int(before) % width)
 
@@ -199,6 +212,8 @@ class JointFollower:
         width: the grid's columns, to tell the moves' directions (with `turn_lag`).
         first_waits: seconds each agent waits before its move of the first step (from where
             it stood); None: none waits.
+        open_cells: which flat cells (with `width`) a disc may bulge into round a 2 x 2 block
+            (`_turn_round_blocks`); None: all.
     """
 
     def __init__(
@@ -212,6 +227,7 @@ class JointFollower:
         turn_lag: float = 0.0,
         width: int = 0,
         first_waits: NDArray[np.float64] | None = None,
+        open_cells: NDArray[np.bool_] | None = None,
     ) -> None:
         self.cells = np.array(paths, dtype=np.intp).T.reshape(-1, len(paths))  # [t, agent]
         self._waits = (
@@ -224,8 +240,11 @@ class JointFollower:
         # Each step lasts the move plus its longest wait.
         self._durations = step_s + (self._waits.max(axis=1) if len(self._waits) else np.zeros(0))
         self._pivots = np.full((len(self._waits), len(paths), 2), np.nan)
+        self._bulges = np.ones((len(self._waits), len(paths)))
         if turn_lag > 0.0:
-            self._turn_round_blocks(centres)
+            self._turn_round_blocks(
+                centres, width, min(1.0, turn_lag * (1.0 + np.sqrt(2.0))), open_cells
+            )
         self._points: NDArray[np.float64] = centres[self.cells]
         self._first = np.asarray(first, dtype=np.float64)
         self.step_s = step_s
@@ -237,13 +256,23 @@ class JointFollower:
         last_away = np.where(away.any(axis=0), len(away) - 1 - np.argmax(away[::-1], axis=0), -1)
         self.arrival_steps = last_away + 1
 
-    def _turn_round_blocks(self, centres: NDArray[np.float64]) -> None:
+    def _turn_round_blocks(
+        self,
+        centres: NDArray[np.float64],
+        width: int,
+        tight: float,
+        open_cells: NDArray[np.bool_] | None,
+    ) -> None:
         """Four agents rotating round a 2 x 2 block go round its centre on a circle.
 
         On the cells' edges they would cut its corners and come within ``1 / sqrt(2)`` of a
         cell, however they wait (each waits for the next); on the circle through the four
-        centres they stay a quarter turn, a whole cell, apart. Longer rotations stay straight.
-        The first step, from wherever the agents stood, is never one.
+        centres they stay a quarter turn, a whole cell, apart. The circle bulges 0.21 of a
+        cell past the block's edges, though: where a cell beside the block is not open (a
+        wall, an agent standing), they go only `tight` of the way from the edges to the
+        circle, which keeps them the turn lag's distance apart, ``(1 + lag) / sqrt(2)`` of a
+        cell, as a turn does. Longer rotations stay straight. The first step, from wherever
+        the agents stood, is never one.
         """
         for t, cycles in enumerate(rotations(self.cells)):
             if t == 0:
@@ -252,6 +281,8 @@ class JointFollower:
                 block = centres[self.cells[t, list(cycle)]]
                 if len(cycle) == 4:
                     self._pivots[t, list(cycle)] = block.mean(axis=0)
+                    if not _room_round(self.cells[t, list(cycle)], width, open_cells):
+                        self._bulges[t, list(cycle)] = tight
 
     @property
     def steps(self) -> int:
@@ -300,9 +331,10 @@ class JointFollower:
             side = np.sign(arm[:, 0] * after[:, 1] - arm[:, 1] * after[:, 0])
             angle = side * (np.pi / 2.0) * moved[turning]
             cos, sin = np.cos(angle), np.sin(angle)
-            at[turning] = pivots[turning] + np.column_stack(
+            circle = pivots[turning] + np.column_stack(
                 [arm[:, 0] * cos - arm[:, 1] * sin, arm[:, 0] * sin + arm[:, 1] * cos]
             )
+            at[turning] += (circle - at[turning]) * self._bulges[self.step, turning][:, None]
         return at
 
     def heading_for(self) -> NDArray[np.float64]:

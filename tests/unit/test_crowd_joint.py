@@ -85,6 +85,7 @@ class OpenGrid:
     num_of_rows = num_of_columns = 4
     grid_cell_size = 1.0
     version = mask_version = 0
+    walkable = np.ones((4, 4), dtype=bool)  # avoidance slides along walls: there are none
 
 
 class Fields:
@@ -122,3 +123,32 @@ def test_others_go_around_a_joint_agent():
     assert ahead != (1.0, 0.0), "the walker turns aside"
     still = (crowd.position(joint), crowd.velocity(joint))
     assert still == ((1.5, 2.0), (0.0, 0.0))
+
+
+def test_four_agents_rotating_round_a_block_beside_walls_keep_apart_and_off_them():
+    # Cells 0, 1, 3, 2 of a 2 x 2 grid turn a quarter round its centre in the second step.
+    centres = np.array([[c % 2 + 0.5, c // 2 + 0.5] for c in range(4)])
+    paths = [(0, 0, 1), (1, 1, 3), (3, 3, 2), (2, 2, 0)]
+    goals = [path[-1] for path in paths]
+    follower = JointFollower(
+        paths,
+        goals,
+        centres,
+        centres[[0, 1, 3, 2]],
+        1.0,
+        turn_lag=0.075,
+        width=2,
+        open_cells=np.ones(4, dtype=bool),  # the grid's edge is round the block: no room
+    )
+    follower.advance(1.0)  # the first step waits where they stand
+    closest, farthest = np.inf, 0.0
+    while not follower.finished:
+        follower.advance(0.05)
+        at = follower.positions()
+        gaps = np.hypot(*(at[:, None, :] - at[None, :, :]).transpose(2, 0, 1))
+        closest = min(closest, float(gaps[~np.eye(4, dtype=bool)].min()))
+        farthest = max(farthest, float(np.abs(at - 1.0).max()))
+    # The turn lag's distance, (1 + lag) / sqrt(2) of a cell; beyond the cells' centres (0.5
+    # from the block's centre) by a few hundredths, not the circle's 0.21 into a wall beside.
+    assert closest >= (1.0 + 0.075) / np.sqrt(2.0) - 1e-6
+    assert farthest <= 0.55

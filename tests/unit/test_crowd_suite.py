@@ -19,6 +19,8 @@ import pytest
 from sim.bench import crowd_suite
 from sim.bench.crowd_suite import DT, CaseRun, _Case, run_case, seeded_starts
 from sim.commands.cli import main
+from sim.crowd.rows import AgentRows
+from sim.crowd.rules.wall_slide import wall_slide
 from sim.scene.file import load_scene, parse_scene
 from sim.scene.spec import SceneError
 from tests.helpers.paths import SCENES_DIR
@@ -168,3 +170,20 @@ def test_bench_crowd_suite_writes_the_json_of_every_case(tmp_path, monkeypatch, 
     assert (case["name"], case["seeds"], case["arrived_pct"]) == ("head_on", 1, 100.0)
     assert case["flow_per_s"] is None
     assert "| head_on |" in capsys.readouterr().out
+
+
+def wall_north(centres: np.ndarray, radii: np.ndarray) -> np.ndarray:
+    return centres[:, 1] + radii > 1.0
+
+
+def test_a_disc_pressed_to_a_wall_slides_along_it_forward_only_and_never_into_another() -> None:
+    rows = AgentRows()
+    rows.add(positions=(0.5, 0.6), radii=0.4)  # against the wall
+    rows.add(positions=(1.3, 0.6), radii=0.4)  # touching it, east of it
+    rows.flush()
+    # ORCA's velocity runs into the wall: the slide keeps its forward (west) part.
+    assert wall_slide(rows, 0, (-1.0, 0.0), (-0.5, 0.8), 1 / 60, wall_north) == (-0.5, 0.0)
+    # Backward, against the way it wants (east meets west in a one-cell corridor): it stands.
+    assert wall_slide(rows, 0, (-1.0, 0.0), (0.5, 0.8), 1 / 60, wall_north) == (0.5, 0.8)
+    # Forward but into the disc it touches: it stands.
+    assert wall_slide(rows, 0, (1.0, 0.0), (0.5, 0.8), 1 / 60, wall_north) == (0.5, 0.8)

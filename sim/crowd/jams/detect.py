@@ -9,7 +9,8 @@ and every agent touching one (discs closer than their radii plus `contact_cells`
 chained through stalled agents, make one **jam** (`jam_groups`) when none of them is still
 making way and an agent bound for another goal stands within `opposed_cells` of them (a queue
 whose front moves, or of agents all bound for one goal, is no jam): the group handed to the
-multi-agent planner (`sim.crowd.jams.handoff`).
+multi-agent planner (`sim.crowd.jams.handoff`). An agent that only closes up behind a stalled
+one bound for its own goal (`closing_up`) is not making way: the front it follows stands.
 
 The watch keeps one lowest distance and one time per agent index in arrays, so a crowd of
 thousands costs a few array operations a check, and checks run every `check_every_s`.
@@ -40,7 +41,10 @@ class JamSettings:
         margin_cells: The jam's window is its agents' cells' bounding box grown by this many
             cells on every side, then grown again (doubled) while no joint plan is found,
             up to the whole grid.
-        max_members: A jam with more agents in its window is left to avoidance.
+        max_members: A jam with more agents in its window is left to avoidance: a joint plan
+            moves its members a cell a step, each waiting for the others, so a plan for a
+            crowd holds it up longer than avoidance does (the doorway's 24 fit; the 60 of
+            scenes/crossing.toml took 57 s with plans of 32, 48 s without them).
         max_nodes: The configurations LaCAM* may search for a jam's plan (the best found by
             then is taken): a budget of work, not of time, so plans do not depend on the
             machine's load.
@@ -55,7 +59,7 @@ class JamSettings:
     contact_cells: float = 1.0
     opposed_cells: float = 3.0
     margin_cells: int = 5
-    max_members: int = 32
+    max_members: int = 24
     max_nodes: int = 10_000
     tries: int = 4
     time_limit_s: float = 1.0
@@ -202,3 +206,38 @@ def _opposed(
         if (goals[near] != goals[member]).any():
             return True
     return False
+
+
+def closing_up(
+    positions: NDArray[np.float64],
+    radii: NDArray[np.float64],
+    stalled: NDArray[np.bool_],
+    goals: NDArray[np.int64],
+    distance: NDArray[np.float64],
+    contact: float,
+) -> NDArray[np.bool_]:
+    """Which rows only close up behind a stalled one: the tail of a queue whose front stands.
+
+    A row touching (as `jam_groups` says) a `stalled` row bound for the same goal (`goals`)
+    and nearer it (`distance`, along the grid) makes way only into the gap behind that front:
+    its progress does not make the group a moving queue.
+
+    >>> points = np.array([[0.0, 0.0], [1.2, 0.0], [5.0, 0.0]])
+    >>> closing_up(points, np.full(3, 0.4), np.array([1, 0, 0], bool), np.zeros(3, np.int64),
+    ...            np.array([3.0, 4.0, 8.0]), 1.0).tolist()
+    [False, True, False]
+    """
+    found = np.zeros(len(positions), dtype=bool)
+    if not stalled.any():
+        return found
+    reach = 2.0 * float(radii.max()) + contact
+    neighbours = find_neighbours(positions, neighbour_dist=reach, max_neighbours=8)
+    if not neighbours.shape[1]:
+        return found
+    valid = neighbours >= 0
+    other = np.where(valid, neighbours, 0)
+    gap = np.hypot(*(positions[other] - positions[:, None, :]).transpose(2, 0, 1))
+    touching = valid & (gap <= radii[:, None] + radii[other] + contact)
+    ahead = (goals[other] == goals[:, None]) & (distance[other] < distance[:, None])
+    behind: NDArray[np.bool_] = (touching & ahead & stalled[other]).any(axis=1) & ~stalled
+    return behind

@@ -41,7 +41,13 @@ import numpy as np
 from numpy.typing import NDArray
 
 from sim.crowd.grid import CrowdGrid, Point
-from sim.crowd.jams.detect import GoalDistances, JamSettings, ProgressWatch, jam_groups
+from sim.crowd.jams.detect import (
+    GoalDistances,
+    JamSettings,
+    ProgressWatch,
+    closing_up,
+    jam_groups,
+)
 from sim.crowd.jams.local import gather_waits, joint_paths, start_cells, turn_lag
 from sim.crowd.joint import JointFollower, step_seconds
 from sim.crowd.rows import AgentRows
@@ -178,6 +184,7 @@ class Jams:
             return changed
         eligible = candidates & ~under
         contact = self.settings.contact_cells * self._grid.grid_cell_size
+        progressing &= ~closing_up(rows.positions, rows.radii, stalled, goal_of, distance, contact)
         found = jam_groups(
             rows.positions,
             rows.radii,
@@ -421,6 +428,7 @@ class Jams:
             turn_lag=turn_lag(float(radii.max()) / size),
             width=local_width,
             first_waits=gather_waits(first, centres[starts], radii) * step_seconds(size, speeds),
+            open_cells=walkable.ravel(),
         )
         goal_rows, goal_cols = goal_of[members] // width, goal_of[members] % width
         settles = (goal_rows >= r0) & (goal_rows <= r1) & (goal_cols >= c0) & (goal_cols <= c1)

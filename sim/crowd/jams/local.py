@@ -47,7 +47,9 @@ def start_cells(
     Agents nearest their cells' centres choose first: each takes the free cell among its own
     and the 8 around it (a diagonal one only past two free sides) whose centre is nearest it,
     so agents sharing a cell spread the way they stand and their first moves do not cross;
-    one with none of those free takes the nearest free cell (`nearest_free_cells`). Then
+    for one with none of those free, the agents on the way to the nearest free cell each move
+    a cell along it and it keeps its own (`_shift_along`; a packed one-cell corridor), else it
+    takes the nearest free cell (`nearest_free_cells`). Then
     two agents trade cells wherever that shortens their two ways together (and neither gets
     farther than `SWAP_REACH` cells), until no trade does: ways that cross always shorten
     when traded, so no two agents' first moves cross. `cells` and the result are flat cells of
@@ -72,10 +74,55 @@ def start_cells(
             gaps = np.hypot(*(centres[near] - positions[agent]).T)
             cell = near[int(np.lexsort((near, gaps))[0])]
         else:
-            cell = nearest_free_cells(free.reshape(walkable.shape), [int(cells[agent])])[0]
+            cell = _shift_along(walkable, free, chosen, int(cells[agent]))
+            if cell is None:
+                cell = nearest_free_cells(free.reshape(walkable.shape), [int(cells[agent])])[0]
         free[cell] = False
         chosen[agent] = int(cell)
     return _uncrossed(chosen, positions, centres)
+
+
+def _shift_along(
+    walkable: NDArray[np.bool_], free: NDArray[np.bool_], chosen: list[int], cell: int
+) -> int | None:
+    """Make room on `cell` by shifting the agents on the way to the nearest free cell.
+
+    A packed row (a one-cell corridor) has no free cell round an agent; the nearest one lies
+    past others, and a start there would take it through them. So each agent on the shortest
+    4-connected way from `cell` to that free cell moves one cell along it (`chosen` changes
+    in place, `free` too) and `cell` is the agent's: everyone moves by a cell at most, all the
+    same way. None when `cell` is a wall or no free cell is reachable.
+    """
+    height, width = walkable.shape
+    passable = walkable.ravel()
+    if not passable[cell]:
+        return None
+    parent = {cell: cell}
+    queue = [cell]
+    found = None
+    for here in queue:
+        if free[here]:
+            found = here
+            break
+        row, col = divmod(here, width)
+        for r, c in ((row - 1, col), (row, col - 1), (row, col + 1), (row + 1, col)):
+            step = r * width + c
+            if 0 <= r < height and 0 <= c < width and passable[step] and step not in parent:
+                parent[step] = here
+                queue.append(step)
+    if found is None:
+        return None
+    owner = {taken: agent for agent, taken in enumerate(chosen) if taken >= 0}
+    while found != cell:
+        behind = parent[found]
+        agent = owner.get(behind)
+        if agent is None:
+            return None
+        chosen[agent] = found
+        free[found] = False
+        found = behind
+    free[cell] = True
+    return cell
 
 
 def _uncrossed(
