@@ -231,7 +231,7 @@ def marker_colors(frame: CrowdFrame) -> NDArray[np.float64]:
     >>> frame = CrowdFrame(np.zeros((2, 2)), np.zeros(2), np.ones(2), np.ones((2, 4)),
     ...                    joint=np.array([False, True]))
     >>> marker_colors(frame).tolist()
-    [[1.0, 1.0, 1.0, 1.0], [1.0, 0.2, 0.75, 1.0]]
+    [[1.0, 1.0, 1.0, 1.0], [1.0, 0.3, 1.0, 1.0]]
     """
     colors = np.asarray(frame.colors, dtype=np.float64)
     if frame.joint is None or not np.any(frame.joint):
