@@ -29,6 +29,7 @@ from sim.navigation import (
     find_path_with,
     transform_box,
 )
+from sim.navigation.carving import NO_FOOTPRINT, Carve, Carver
 from sim.navigation.catalogue import PLANNER, PLANNER_ALGORITHM, PLANNER_HEURISTICS
 from sim.navigation.diagonal import DiagonalRule, parse_diagonal
 from sim.navigation.heuristics import Heuristic
@@ -150,11 +151,11 @@ class GridManager(Component):
         self.show_obstacle_blocks = show_obstacle_blocks
         self._rule = rule
         self._heuristic = PLANNER_HEURISTICS[0]
-        self._cover = np.zeros((num_of_rows, num_of_columns), dtype=np.int32)
         # When each cell was blocked, for `blocked_since_mask`; from `start` on (nothing plans
         # before it).
         self._stamps: BlockStamps | None = None
         self._walkable = np.ones((num_of_rows, num_of_columns), dtype=bool)
+        self._carver = Carver(self._walkable)  # moves redo only the cells left and entered
         self.grid = GridMap(self._walkable, origin=origin, cell_size=grid_cell_size)
         self._terrain = TerrainTracker(
             (num_of_rows, num_of_columns),
@@ -259,7 +260,7 @@ class GridManager(Component):
             current = unsettled | watched
         changed = False
         for gone in set(self._tracked) - set(current) if full else ():
-            self._apply(self._tracked.pop(gone).footprint, -1)
+            self._stamp(self._carver.remove(self._tracked.pop(gone).footprint))
             del self._objects[gone]
             unsettled.pop(gone, None)
             changed = True
@@ -276,12 +277,11 @@ class GridManager(Component):
             if tracked is not None and tracked.box == box:
                 tracked.transform = transform
                 continue
-            if tracked is not None:
-                self._apply(tracked.footprint, -1)
             footprint = box_footprint(
-                box, self._cover.shape, origin=self.origin, cell_size=self.grid_cell_size
+                box, self._walkable.shape, origin=self.origin, cell_size=self.grid_cell_size
             )
-            self._apply(footprint, +1)
+            old = NO_FOOTPRINT if tracked is None else tracked.footprint
+            self._stamp(self._carver.move(old, footprint))
             self._tracked[key] = _Tracked(box, footprint, transform, self.settled(obj))
             self._objects[key] = obj
             if not self._tracked[key].settled:
@@ -323,21 +323,17 @@ class GridManager(Component):
         if min(xs) >= x0 and min(ys) >= y0 and max(xs) <= x1 and max(ys) <= y1:
             return None
         footprint = box_footprint(
-            box, self._cover.shape, origin=self.origin, cell_size=self.grid_cell_size
+            box, self._walkable.shape, origin=self.origin, cell_size=self.grid_cell_size
         )
         if not footprint.mask.any():
             return f"obstacle {name!r} lies wholly outside the grid; it is ignored"
         return f"obstacle {name!r} lies partly outside the grid; the outside part is ignored"
 
-    def _apply(self, footprint: Footprint, sign: int) -> None:
-        window = self._cover[footprint.rows, footprint.cols]
-        window += sign * footprint.mask.astype(np.int32)
-        after = window == 0
+    def _stamp(self, carve: Carve) -> None:
         if self._stamps is not None:
-            rows, cols = np.nonzero(self._walkable[footprint.rows, footprint.cols] != after)
-            flat = (rows + footprint.row_start) * self.num_of_columns + cols + footprint.col_start
-            self._stamps.changed(flat, blocked=sign > 0, version=self.mask_version + 1)
-        self._walkable[footprint.rows, footprint.cols] = after
+            version = self.mask_version + 1
+            self._stamps.changed(carve.blocked, blocked=True, version=version)
+            self._stamps.changed(carve.freed, blocked=False, version=version)
 
     def blocked_since_mask(self, cells: NDArray[np.intp], mask_version: int) -> bool:
         """Whether one of the flat `cells` is blocked now and became so after `mask_version`.

@@ -260,6 +260,46 @@ def rasterize_box_into(
     return footprint
 
 
+def footprint_diff(
+    old: Footprint, new: Footprint, width: int
+) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
+    """Return the flat cells a move from `old` to `new` leaves and enters, each ascending.
+
+    A cell both footprints cover is in neither: a box sliding a fraction of a cell along a
+    wall of a thousand cells touches only the few at its leading and trailing edges. `width`
+    is the grid's column count (cells are ``row * width + col``).
+
+    >>> left, entered = footprint_diff(
+    ...     box_footprint(Box(1.0, 0.5, 2.0, 1.0), (2, 4)),
+    ...     box_footprint(Box(2.0, 0.5, 2.0, 1.0), (2, 4)), 4)
+    >>> left.tolist(), entered.tolist()
+    ([0], [2])
+    """
+    if old.mask.size == 0 or new.mask.size == 0:
+        return old.flat_cells(width), new.flat_cells(width)
+    top = min(old.row_start, new.row_start)
+    left_col = min(old.col_start, new.col_start)
+    bottom = max(old.rows.stop, new.rows.stop)
+    right = max(old.cols.stop, new.cols.stop)
+    before = np.zeros((bottom - top, right - left_col), dtype=bool)
+    after = np.zeros_like(before)
+    for window, footprint in ((before, old), (after, new)):
+        row, col = footprint.row_start - top, footprint.col_start - left_col
+        height, breadth = footprint.mask.shape
+        window[row : row + height, col : col + breadth] = footprint.mask
+    return (
+        _flat_window(before & ~after, top, left_col, width),
+        _flat_window(after & ~before, top, left_col, width),
+    )
+
+
+def _flat_window(
+    mask: NDArray[np.bool_], row_start: int, col_start: int, width: int
+) -> NDArray[np.intp]:
+    rows, cols = np.nonzero(mask)
+    return ((rows + row_start) * width + cols + col_start).astype(np.intp)
+
+
 def rasterize_boxes(
     boxes: Iterable[Box],
     shape: tuple[int, int],
