@@ -51,6 +51,7 @@ from sim.bench.results import (
     write_results,
 )
 from sim.bench.startup import first_path_timing
+from sim.commands import bench_world
 from sim.commands.args import (
     Output,
     OutputKind,
@@ -210,11 +211,14 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
         help="also run the crowd throughput (as --crowd) after the maps, and write the tables "
         "and targets to benchmarks/RESULTS.md; with --crowd or --dynamic only that section",
     )
+    bench_world.add_arguments(parser)
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     """Run ``sim bench``; return 0, or 1 when --dynamic fails (SimError for bad input)."""
+    if bench_world.wanted(args):
+        return bench_world.run(args)
     if args.gppc:
         if args.mapf or args.crowd or args.dynamic:
             raise SimError(

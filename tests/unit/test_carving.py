@@ -13,9 +13,10 @@ from panda3d.core import NodePath
 
 from sim.components.grid_manager import GridManager
 from sim.engine import GameObject, World
-from sim.navigation import Box, box_footprint, rasterize_boxes, transform_box
+from sim.navigation import Box, box_footprint, find_path, rasterize_boxes, transform_box
 from sim.navigation.carving import Carver
 from sim.navigation.raster import footprint_diff
+from sim.navigation.searches.incremental import IncrementalSearch
 
 SHAPE = (24, 30)
 
@@ -129,3 +130,32 @@ def test_grid_manager_after_frames_of_moving_obstacles_equals_a_fresh_rasterizat
         for n in (mover.node for mover in movers)
     ]
     np.testing.assert_array_equal(grid.walkable, ~rasterize_boxes(boxes, SHAPE))
+
+
+@pytest.mark.parametrize("seed", range(4), ids=lambda seed: f"seed{seed}")
+def test_repairs_under_moving_obstacles_cost_what_fresh_searches_cost(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    walkable = np.ones(SHAPE, dtype=bool)
+    carver = Carver(walkable)
+    boxes = [random_box(rng) for _ in range(8)]
+    footprints = [box_footprint(box, SHAPE) for box in boxes]
+    for footprint in footprints:
+        carver.add(footprint)
+    search = IncrementalSearch()
+    goal = (SHAPE[0] - 1, SHAPE[1] - 1)
+    starts = [(0, 0), (0, SHAPE[1] - 1), (SHAPE[0] - 1, 0)]
+    repaired = 0
+    for _frame in range(40):
+        for index, box in enumerate(boxes):
+            boxes[index] = nudged(box, rng)
+            footprint = box_footprint(boxes[index], SHAPE)
+            carver.move(footprints[index], footprint)
+            footprints[index] = footprint
+        for start in starts:  # agents sharing a destination share its search
+            got = search.plan(walkable, start, goal)
+            fresh = find_path(walkable.copy(), start, goal)
+            assert got.found == fresh.found
+            if fresh.found:
+                assert got.cost == pytest.approx(fresh.cost, abs=1e-9)
+            repaired += search.last_repaired
+    assert repaired > 0
