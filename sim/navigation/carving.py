@@ -54,6 +54,10 @@ class Carve:
         return bool(self.blocked.size or self.freed.size)
 
 
+NOTHING = Carve(np.empty(0, dtype=np.intp), np.empty(0, dtype=np.intp), 0)
+"""The carve of a footprint that covers the same cells as before."""
+
+
 class Carver:
     """Per-cell cover counts and the walkable mask they give; footprints move by difference.
 
@@ -91,6 +95,12 @@ class Carver:
 
     def move(self, old: Footprint, new: Footprint) -> Carve:
         """Replace footprint `old` (added before) by `new`, touching only their difference."""
+        if (
+            old.row_start == new.row_start
+            and old.col_start == new.col_start
+            and np.array_equal(old.mask, new.mask)
+        ):
+            return NOTHING  # most frames of a slow mover: it moved within the cells it covers
         left, entered = footprint_diff(old, new, self._width)
         cover = self._cover.reshape(-1)
         walkable = self.walkable.reshape(-1)
