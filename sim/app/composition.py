@@ -34,13 +34,13 @@ from sim.app.report import Report
 from sim.app.report_builder import ReportParts, build_report
 from sim.app.scene_parts import (
     add_agents,
+    add_crowd_field,
     add_grid_manager,
     add_terrain,
     note_obstacles_off_the_grid,
     replan_interval,
 )
 from sim.app.script_gate import ScriptGate
-from sim.components.crowd import CrowdField
 from sim.components.crowd_render import CrowdRenderer, frames_of
 from sim.components.crowd_sim import CROWD_SIM, CrowdSim
 from sim.components.ground_view import add_ground_view, grid_bounds
@@ -156,9 +156,7 @@ class SimApp:
                 self.grid, replan_interval_s=replan_interval(scene), dragging=self.dragging
             )
         )
-        self.crowd = self.world.spawn("crowd-field").add_component(
-            CrowdField(self.grid, replan_interval_s=replan_interval(scene))
-        )
+        self.crowd = add_crowd_field(self.world, self.grid, scene)
         # Its markers draw the agents it drives, whose own models it hides.
         self.crowd_sim = self.world.spawn(CROWD_SIM).add_component(
             CrowdSim(self.grid, self.crowd, hide_driven=True)

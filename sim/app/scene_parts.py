@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from sim.app.process import tell
 from sim.components.agent_controller import ROUTES_DRAWN, AgentController
+from sim.components.crowd import CrowdField
 from sim.components.grid_manager import GridManager
 from sim.components.mapf_group import MAPF_GROUP, MapfGroup
 from sim.components.terrain import TerrainPatch
@@ -21,7 +22,6 @@ from sim.scene.grid import obstacle_box
 if TYPE_CHECKING:
     from panda3d.core import NodePath
 
-    from sim.components.crowd import CrowdField
     from sim.components.crowd_sim import CrowdSim
     from sim.engine import GameObject, World
     from sim.scene.spec import SceneSpec
@@ -52,6 +52,16 @@ def replan_interval(scene: SceneSpec) -> float:
     """The first agent's replan interval in seconds (1 s without agents), for the shared plans."""
     agents = scene.objects_with_tag(Tag.AGENT)
     return agents[0].agent.replan_interval_s if agents and agents[0].agent else 1.0
+
+
+def add_crowd_field(world: World, grid: GridManager, scene: SceneSpec) -> CrowdField:
+    """Spawn the shared plans, with the scene's ``[grid] replan_budget_ms`` (none: no budget)."""
+    field = CrowdField(
+        grid,
+        replan_interval_s=replan_interval(scene),
+        replan_budget_ms=scene.grid.replan_budget_ms,
+    )
+    return world.spawn("crowd-field").add_component(field)
 
 
 def add_agents(

@@ -285,7 +285,7 @@ class AgentController(Component):
             key = (goal_cell, self._grid.planning_key, self._agents.detour_cells(self._index))
             if self._gate.tick(dt, key):
                 cause = self._cause(goal_cell)
-                if self._crowd is None or self._crowd.claim_plan(self):
+                if self._crowd is None or self._crowd.claim_plan(self, self._distance_to(goal)):
                     self._plan(goal, goal_cell, cause)
                 else:
                     self._gate.request(cause)  # queued by the crowd: due again next frame

@@ -35,6 +35,7 @@ from sim.components.grid_manager import (
 )
 from sim.crowd.field_routes import NO_CELL, DescentTables, FieldRoute
 from sim.engine import Component
+from sim.engine.replan_queue import ReplanQueue
 from sim.navigation.clearance import clearance
 from sim.navigation.field import field_on_graph
 from sim.navigation.line_of_sight import segment_is_clear
@@ -91,6 +92,8 @@ class CrowdField(Component):
     Attributes:
         threshold: agents sharing a goal cell from which the crowd is active for it.
         plans_per_frame: agents that may plan in one frame.
+        budget: with a `replan_budget_ms`, the time budget every plan must also fit (its clock
+            the planning time so far), else None.
         fields_computed: how many fields were computed so far (for tests and the bench).
         planning_ms: wall-clock milliseconds spent in fields and waypoints so far.
     """
@@ -102,6 +105,7 @@ class CrowdField(Component):
         replan_interval_s: float = 1.0,
         threshold: int = CROWD_THRESHOLD,
         plans_per_frame: int = PLANS_PER_FRAME,
+        replan_budget_ms: float | None = None,
     ) -> None:
         super().__init__()
         if threshold < 1:
@@ -130,6 +134,9 @@ class CrowdField(Component):
         self._queued: set[int] = set()
         self._admitted: set[int] = set()
         self._open_slots = plans_per_frame
+        self.budget: ReplanQueue[int] | None = None
+        if replan_budget_ms is not None:
+            self.budget = ReplanQueue(replan_budget_ms, clock=self._work_s)
 
     def track(self, member: object, goal: Cell | None) -> None:
         """Record that `member` (an agent) now chases the goal cell `goal` (None: nothing)."""
@@ -149,6 +156,8 @@ class CrowdField(Component):
             self._sharing[self._goal_of.pop(key)] -= 1
         self._queued.discard(key)
         self._admitted.discard(key)
+        if self.budget is not None:
+            self.budget.cancel(key)
 
     def sharing(self, goal: Cell | None) -> int:
         """How many tracked agents chase the goal cell `goal`."""
@@ -184,21 +193,29 @@ class CrowdField(Component):
                 self._queued.discard(key)
                 self._admitted.add(key)
         self._open_slots = self.plans_per_frame - len(self._admitted)
+        if self.budget is not None:
+            self.budget.open_frame()
 
-    def claim_plan(self, member: object) -> bool:
+    def _work_s(self) -> float:
+        """Seconds spent planning so far, the grid's and the fields': the budget's clock."""
+        return (self._grid.planning_ms + self.planning_ms) / 1000.0
+
+    def claim_plan(self, member: object, distance: float = 0.0) -> bool:
         """Whether `member` (an agent) may plan this frame; if not, it is queued for a later one.
 
         Up to `plans_per_frame` agents a frame may: first those refused earlier, in the order
         they were refused, then any others while slots are left. A refused agent keeps what it
-        had (its waypoints, or standing still) and asks again next frame.
+        had (its waypoints, or standing still) and asks again next frame. With a time `budget`
+        the plan must fit it too (`ReplanQueue.claim`: the waiting go first, nearest first by
+        `distance`, the agent's straight-line distance to its goal).
         """
         key = id(member)
         if key in self._admitted:
             self._admitted.discard(key)
-            return True
+            return self.budget is None or self.budget.claim(key, distance)
         if not self._waiting and self._open_slots > 0:
             self._open_slots -= 1
-            return True
+            return self.budget is None or self.budget.claim(key, distance)
         if key not in self._queued:
             self._queued.add(key)
             self._waiting.append(key)

@@ -169,6 +169,7 @@ class GridManager(Component):
         self.version = 0
         self.mask_version = 0
         self.rasterized_footprints = 0  # how many footprints were (re)done, for tests
+        self.planning_ms = 0.0  # wall time of every plan so far: the replan budget's clock
         self._blocks: tuple[int, NDArray[np.float32]] | None = None
         self._room = Room()
         self._searches: weakref.WeakSet[IncrementalSearch] = weakref.WeakSet()
@@ -487,6 +488,7 @@ class GridManager(Component):
         else:
             result = search.plan(grid.walkable, start_cell, goal_cell, costs=self.costs)
         plan_ms = (time.perf_counter() - began) * 1000.0
+        self.planning_ms += plan_ms
         repaired = search is not None and search.last_repaired
         fresh = None
         if search is not None and compare:

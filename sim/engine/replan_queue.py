@@ -17,6 +17,14 @@ whatever the budget.
 The clock is handed in (`time.perf_counter` by default), so a test can count expansions or
 searches instead of milliseconds and check the bound without timing anything.
 
+Two ways to use it. An owner that plans for others calls `serve(work)` once a frame (the
+bench). Agents that plan in their own updates, one after another, use `open_frame()` once
+before them and `claim(key, priority)` each when its plan is due: True means plan now, False
+means the request is queued (keep the route, or stand) and is admitted on a later frame's
+`open_frame`, the waiting nearest first, before anyone new. There the clock should be a work
+clock, one that runs only while plans are made (the grid's planning time so far): the time
+between two claims is then what the plan granted by the first cost.
+
 >>> ticks = iter(range(100))
 >>> queue = ReplanQueue(2.0, clock=lambda: next(ticks) / 1000.0)  # one ms a clock reading
 >>> for name, distance in (("far", 9.0), ("near", 1.0), ("mid", 4.0)):
@@ -70,7 +78,12 @@ class ReplanQueue(Generic[K]):
         self.served_total = 0
         self.last_served = 0
         self.last_spent_ms = 0.0
-        self._mean_s = 0.0  # moving average of one `work` call, in clock seconds
+        self._mean_s: float | None = None  # moving average of one plan, in clock seconds
+        # Claim-style: the keys admitted this frame, when the frame opened, the last grant.
+        self._admitted: set[K] = set()
+        self._frame_began = 0.0
+        self._granted_at: float | None = None
+        self._granted_this_frame = 0
 
     def __len__(self) -> int:
         return len(self._queued)
@@ -93,8 +106,69 @@ class ReplanQueue(Generic[K]):
         heapq.heappush(self._heap, (priority, next(self._order), key))
 
     def cancel(self, key: K) -> None:
-        """Forget `key`'s request, if it has one (the agent was removed, or planned anyway)."""
+        """Forget `key`'s request or turn, if it has one (the agent was removed)."""
         self._queued.pop(key, None)
+        self._admitted.discard(key)
+
+    def open_frame(self) -> None:
+        """Begin a frame of `claim`s: admit the waiting, nearest first, as the budget allows.
+
+        As many are admitted as the mean plan so far says fit in `budget_ms`, at least one;
+        an admitted key that does not claim this frame (it no longer needs a plan) loses its
+        turn.
+        """
+        self._learn()
+        self._admitted.clear()
+        self._frame_began = self._clock()
+        self._granted_this_frame = 0
+        budget_s = self.budget_ms / 1000.0
+        while self._heap and (
+            not self._admitted or (len(self._admitted) + 1) * self.mean_ms / 1000.0 <= budget_s
+        ):
+            priority, _, key = heapq.heappop(self._heap)
+            if self._queued.get(key) == priority:
+                del self._queued[key]
+                self._admitted.add(key)
+
+    def claim(self, key: K, priority: float = 0.0) -> bool:
+        """Whether `key` may plan now; if not, it is queued at `priority` (see the module).
+
+        Admitted keys may; others only while nobody waits and the frame's clock time so far
+        plus a mean plan fits in `budget_ms` (the first of a frame always may).
+        """
+        self._learn()
+        if key in self._admitted:
+            self._admitted.discard(key)
+            return self._grant()
+        spent = self._clock() - self._frame_began
+        fits = (
+            not self._granted_this_frame or spent + self.mean_ms / 1000.0 <= self.budget_ms / 1000.0
+        )
+        if not self._queued and not self._admitted and fits:
+            return self._grant()
+        self.ask(key, priority)
+        return False
+
+    def _grant(self) -> bool:
+        self._granted_at = self._clock()
+        self._granted_this_frame += 1
+        self.served_total += 1
+        return True
+
+    def _learn(self) -> None:
+        """Fold the last granted plan's clock time into the mean (a work clock ran for it)."""
+        if self._granted_at is not None:
+            self._fold(self._clock() - self._granted_at)
+            self._granted_at = None
+
+    def _fold(self, elapsed_s: float) -> None:
+        mean = self._mean_s
+        self._mean_s = elapsed_s if mean is None else mean + SMOOTHING * (elapsed_s - mean)
+
+    @property
+    def mean_ms(self) -> float:
+        """The moving average of one plan's clock time in ms (0 before the first)."""
+        return 0.0 if self._mean_s is None else self._mean_s * 1000.0
 
     def serve(self, work: Callable[[K], object]) -> list[K]:
         """Call `work(key)` for queued keys in order while the frame's budget lasts.
@@ -111,7 +185,7 @@ class ReplanQueue(Generic[K]):
         due: list[tuple[float, int, K]] = []
         now = began
         while self._heap:
-            if served and now - began + self._mean_s > budget_s:
+            if served and now - began + self.mean_ms / 1000.0 > budget_s:
                 break
             entry = heapq.heappop(self._heap)
             priority, _, key = entry
@@ -125,7 +199,7 @@ class ReplanQueue(Generic[K]):
             served.append(key)
             done.add(key)
             before, now = now, self._clock()
-            self._mean_s += SMOOTHING * (now - before - self._mean_s)
+            self._fold(now - before)
         for entry in due:
             heapq.heappush(self._heap, entry)
         self.last_served = len(served)

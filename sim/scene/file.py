@@ -213,7 +213,15 @@ def _version(at: Reader, value: object) -> int:
 
 _ROOT_KEYS = ("version", "name", "grid", "camera", "objects", "crowds", "mapf", "torture")
 _CROWD_KEYS = ("name", "count", "area", "seed", "model", "heading", "color", "agent")
-_GRID_KEYS = ("origin", "rows", "columns", "cell_size", "connectivity", "diagonal")
+_GRID_KEYS = (
+    "origin",
+    "rows",
+    "columns",
+    "cell_size",
+    "connectivity",
+    "diagonal",
+    "replan_budget_ms",
+)
 _CAMERA_KEYS = ("target", "distance", "heading", "pitch")
 _OBJECT_KEYS = (
     "name",
@@ -285,7 +293,8 @@ def _grid(at: Reader, value: object) -> GridSpec:
             f"at most {MAX_GRID_EXTENT:,.0f} (the world is "
             f"+-{values.MAX_COORDINATE:,.0f})"
         )
-    spec = GridSpec(origin, rows, columns, cell_size, rule)
+    budget = table.get("replan_budget_ms", values.positive, None)
+    spec = GridSpec(origin, rows, columns, cell_size, rule, budget)
     _check_cells_resolve(at, spec)
     return spec
 

@@ -43,6 +43,8 @@ class GridSpec:
     `rule` is the diagonal rule planners use (`sim.navigation.diagonal`). A scene file gives it
     as ``[grid] diagonal`` or as its shorthand ``connectivity`` (4: "never", 8:
     "no-corner-cutting"); `sim.scene.file` settles the two into this one value.
+    `replan_budget_ms` bounds the agents' planning time a frame (`sim.engine.replan_queue`);
+    None: no time budget (only the crowd's count of plans a frame).
     """
 
     origin: tuple[float, float]
@@ -50,6 +52,7 @@ class GridSpec:
     columns: int
     cell_size: float
     rule: DiagonalRule = DiagonalRule.NO_CORNER_CUTTING
+    replan_budget_ms: float | None = None
 
     @property
     def connectivity(self) -> int:
