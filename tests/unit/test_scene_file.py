@@ -295,7 +295,9 @@ def test_odd_but_valid_scene_loads(write, text: str):
 # --- broken scenes: one line, naming the file, the key and the problem --------------------------
 
 TAGS = "'Obstacle', 'Start', 'End', 'Agent', 'Terrain', 'Untagged'"
-GRID_KEYS = "'origin', 'rows', 'columns', 'cell_size', 'connectivity', 'diagonal'"
+GRID_KEYS = (
+    "'origin', 'rows', 'columns', 'cell_size', 'connectivity', 'diagonal', 'replan_budget_ms'"
+)
 TOP_KEYS = "'version', 'name', 'grid', 'camera', 'objects', 'crowds', 'mapf', 'torture'"
 HAVE = "(have: agent, cube, plane)"
 
