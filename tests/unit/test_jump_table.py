@@ -143,6 +143,23 @@ def test_a_repaired_table_equals_a_fresh_build_byte_for_byte(
         assert table.matches(edited)
 
 
+@pytest.mark.parametrize("kind", ["rooms", "random", "maze"])
+def test_a_cube_walked_over_a_map_leaves_a_table_equal_to_a_fresh_build(kind: str) -> None:
+    walkable = generate_layout(kind, 60, 70, seed=11, room=5, density=0.2)
+    table = JumpTable.build(walkable)
+    rng = np.random.default_rng(11)
+    for _ in range(60):
+        (row, col), _ = random_ends(walkable, rng)
+        step = [(row + d_row, col + d_col) for d_row, d_col in ((0, 1), (1, 0), (0, -1), (-1, 0))]
+        inside = [c for c in step if 0 <= c[0] < 60 and 0 <= c[1] < 70 and not walkable[c]]
+        if not inside:
+            continue
+        blocked = inside[0]
+        walkable[row, col], walkable[blocked] = False, True  # a cube steps onto an open cell
+        table.update(walkable, [(row, col), blocked])
+        assert table.entries.tobytes() == JumpTable.build(walkable).entries.tobytes()
+
+
 def test_a_cube_step_rewrites_only_the_lines_it_reaches() -> None:
     walkable = generate_layout("random", 200, 200, seed=3, density=0.2)
     table = JumpTable.build(walkable)

@@ -5,17 +5,24 @@ cell it leaves opens, the one it enters closes. `cube_moves` drops a cube on a r
 cell of a map and walks it `moves` steps, repairing the table after each step
 (`JumpTable.update` with the two cells) and timing each repair; at the end the table must equal
 a fresh build of the edited map byte for byte, or the figures would time a wrong repair.
+
+Run alone: ``python -m sim.bench.gppc.repair MAP... [--moves N] [--seed S]`` prints each map's
+build time, bytes and repair figures (``sim bench --gppc`` runs it for ``jps+``).
 """
 
 from __future__ import annotations
 
+import argparse
 import statistics
+import sys
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 from numpy.typing import NDArray
 
+from sim.navigation import read_map
 from sim.navigation.searches.jump_table import JumpTable
 
 MOVES = 40
@@ -80,3 +87,28 @@ def cube_moves(
         max(times, default=0.0),
         statistics.fmean(entries) if entries else 0.0,
     )
+
+
+def main(argv: list[str]) -> int:
+    """Build each map's table, walk a cube over it, print one line per map."""
+    parser = argparse.ArgumentParser(prog="python -m sim.bench.gppc.repair")
+    parser.add_argument("maps", nargs="+", type=Path)
+    parser.add_argument("--moves", type=int, default=MOVES)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    for map_path in args.maps:
+        walkable = read_map(map_path).walkable
+        table = JumpTable.build(walkable)
+        figures = cube_moves(walkable, table, seed=args.seed, moves=args.moves)
+        print(
+            f"{map_path.stem} {walkable.shape[0]}x{walkable.shape[1]}: build "
+            f"{table.build_ms:.1f} ms, {table.nbytes / 2**20:.2f} MB; {figures.moves} cube steps, "
+            f"repair mean {figures.mean_ms:.3f} ms, max {figures.max_ms:.3f} ms, "
+            f"{figures.mean_entries:.0f} entries rewritten a step",
+            flush=True,
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -70,6 +70,18 @@ static long straight_line(Grid *g, long row, long col, int d) {
     return written;
 }
 
+/* The diagonal entry of (r, c) in direction `d`, from the entries of the next cell along it
+ * (its straight ones must be up to date). */
+static inline int16_t diagonal_entry(const Grid *g, long r, long c, int d) {
+    const int dr = D_ROW[d], dc = D_COL[d];
+    if (!g->open[r * g->width + c]) return 0;
+    const long nr = r + dr, nc = c + dc;
+    if (!(open_at(g, nr, nc) && open_at(g, r + dr, c) && open_at(g, r, c + dc))) return 0;
+    const int16_t *next = &g->table[(nr * g->width + nc) * DIRECTIONS];
+    const int vertical = dr < 0 ? 0 : 4, horizontal = dc > 0 ? 2 : 6;
+    return next[vertical] > 0 || next[horizontal] > 0 ? 1 : one_more(next[d]);
+}
+
 /* Diagonal direction `d` along the line of cells (row + k * d) through (row, col), far end
  * first; the straight entries must be up to date. Returns the entries written. */
 static long diagonal_line(Grid *g, long row, long col, int d) {
@@ -79,19 +91,28 @@ static long diagonal_line(Grid *g, long row, long col, int d) {
     const long col_steps = dc < 0 ? col : g->width - 1 - col;
     if (col_steps < steps) steps = col_steps;
     long r = row + steps * dr, c = col + steps * dc, written = 0;
-    const int vertical = dr < 0 ? 0 : 4, horizontal = dc > 0 ? 2 : 6;
     while (r >= 0 && r < g->height && c >= 0 && c < g->width) {
-        int16_t v = 0;
-        if (g->open[r * g->width + c]) {
-            const long nr = r + dr, nc = c + dc;
-            if (!(open_at(g, nr, nc) && open_at(g, r + dr, c) && open_at(g, r, c + dc))) {
-                v = 0;
-            } else {
-                const int16_t *next = &g->table[(nr * g->width + nc) * DIRECTIONS];
-                v = next[vertical] > 0 || next[horizontal] > 0 ? 1 : one_more(next[d]);
-            }
-        }
-        g->table[(r * g->width + c) * DIRECTIONS + d] = v;
+        g->table[(r * g->width + c) * DIRECTIONS + d] = diagonal_entry(g, r, c, d);
+        written++;
+        r -= dr;
+        c -= dc;
+    }
+    return written;
+}
+
+/* Diagonal direction `d` from (row, col) back against it, the cells beyond (row, col) along
+ * `d` being up to date; once past row `last` (the last cell whose inputs changed) an entry
+ * that comes out as it was ends the walk: every entry behind it is computed from it alone.
+ * Returns the entries written. */
+static long diagonal_run(Grid *g, long row, long col, int d, long last) {
+    const int dr = D_ROW[d], dc = D_COL[d];
+    long r = row, c = col, written = 0;
+    while (r >= 0 && r < g->height && c >= 0 && c < g->width) {
+        int16_t *entry = &g->table[(r * g->width + c) * DIRECTIONS + d];
+        const int16_t v = diagonal_entry(g, r, c, d);
+        const int past = dr < 0 ? r > last : r < last;
+        if (past && v == *entry) break;
+        *entry = v;
         written++;
         r -= dr;
         c -= dc;
@@ -169,6 +190,12 @@ static PyObject *jt_build(PyObject *module, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* Widen the row span [lo, hi] of a diagonal line to take rows `from` to `to`. */
+static inline void span(long *lo_hi, long from, long to) {
+    if (from < lo_hi[0]) lo_hi[0] = from;
+    if (to > lo_hi[1]) lo_hi[1] = to;
+}
+
 PyDoc_STRVAR(repair_doc,
              "repair(walkable, height, width, table, cells) -> int\n\n"
              "Recompute the lines of table that the flat `cells` (int64) can change, walkable\n"
@@ -193,8 +220,15 @@ static PyObject *jt_repair(PyObject *module, PyObject *args) {
     const int64_t *changed = cells.buf;
     int bad = !is_int64(&cells);
     for (long i = 0; !bad && i < n; i++) bad = changed[i] < 0 || changed[i] >= size;
-    /* One flag per row, column, anti-diagonal and diagonal: each line is recomputed once. */
-    uint8_t *marks = bad ? NULL : calloc((size_t)(3 * (g.height + g.width)), 1);
+    /* A flag per row and column (each recomputed whole, once), and per anti-diagonal and
+     * diagonal the rows its changed inputs span (lo > hi: none). */
+    const long lines = g.height + g.width - 1;
+    uint8_t *marks = bad ? NULL : calloc((size_t)(g.height + g.width), 1);
+    long *spans = bad || marks == NULL ? NULL : malloc(sizeof(long) * (size_t)lines * 4);
+    if (spans == NULL) {
+        free(marks);
+        marks = NULL;
+    }
     if (bad || marks == NULL) {
         PyBuffer_Release(&cells);
         PyBuffer_Release(&table);
@@ -205,8 +239,10 @@ static PyObject *jt_repair(PyObject *module, PyObject *args) {
         }
         return PyErr_NoMemory();
     }
-    uint8_t *rows = marks, *cols = rows + g.height, *sums = cols + g.width;
-    uint8_t *diffs = sums + (g.height + g.width); /* indexed by diff + width - 1 */
+    uint8_t *rows = marks, *cols = rows + g.height;
+    long *sums = spans, *diffs = spans + 2 * lines; /* [lo, hi] pairs; diffs by diff + width - 1 */
+    for (long i = 0; i < 2 * lines; i++) spans[i] = i % 2 ? -1 : g.height;
+    for (long i = 2 * lines; i < 4 * lines; i++) spans[i] = i % 2 ? -1 : g.height;
     long written = 0;
     int16_t *old = malloc(sizeof(int16_t) * (size_t)(g.height > g.width ? g.height : g.width) * 2);
     Py_BEGIN_ALLOW_THREADS
@@ -217,8 +253,9 @@ static PyObject *jt_repair(PyObject *module, PyObject *args) {
         for (long k = -1; k <= 1; k++) {
             if (r + k >= 0 && r + k < g.height) rows[r + k] = 1;
             if (c + k >= 0 && c + k < g.width) cols[c + k] = 1;
-            if (r + c + k >= 0 && r + c + k < g.height + g.width - 1) sums[r + c + k] = 1;
-            if (r - c + k > -g.width && r - c + k < g.height) diffs[r - c + k + g.width - 1] = 1;
+            if (r + c + k >= 0 && r + c + k < lines) span(&sums[2 * (r + c + k)], r - 1, r + 1);
+            if (r - c + k > -g.width && r - c + k < g.height)
+                span(&diffs[2 * (r - c + k + g.width - 1)], r - 1, r + 1);
         }
     }
     /* A straight entry that turns positive or not changes the diagonals through its cell. */
@@ -242,20 +279,36 @@ static PyObject *jt_repair(PyObject *module, PyObject *args) {
                 if ((old[2 * k] > 0) != (now[first] > 0) ||
                     (old[2 * k + 1] > 0) != (now[second] > 0)) {
                     const long r = cell / g.width, c = cell % g.width;
-                    sums[r + c] = 1;
-                    diffs[r - c + g.width - 1] = 1;
+                    span(&sums[2 * (r + c)], r, r);
+                    span(&diffs[2 * (r - c + g.width - 1)], r, r);
                 }
             }
         }
     }
     if (old != NULL) {
-        for (long s = 0; s < g.height + g.width - 1; s++)
-            if (sums[s]) written += sum_line(&g, s);
-        for (long d = -(g.width - 1); d < g.height; d++)
-            if (diffs[d + g.width - 1]) written += diff_line(&g, d);
+        for (long s = 0; s < lines; s++) {
+            /* The rows of anti-diagonal s: r + c == s inside the grid. */
+            const long top = s < g.width ? 0 : s - (g.width - 1);
+            const long bottom = s < g.height ? s : g.height - 1;
+            const long lo = sums[2 * s] < top ? top : sums[2 * s];
+            const long hi = sums[2 * s + 1] > bottom ? bottom : sums[2 * s + 1];
+            if (lo > hi) continue;
+            written += diagonal_run(&g, lo, s - lo, 1, hi);  /* NE: back is down-left */
+            written += diagonal_run(&g, hi, s - hi, 5, lo);  /* SW: back is up-right */
+        }
+        for (long d = -(g.width - 1); d < g.height; d++) {
+            const long *at = &diffs[2 * (d + g.width - 1)];
+            const long top = d < 0 ? 0 : d;
+            const long bottom = g.width - 1 + d < g.height - 1 ? g.width - 1 + d : g.height - 1;
+            const long lo = at[0] < top ? top : at[0], hi = at[1] > bottom ? bottom : at[1];
+            if (lo > hi) continue;
+            written += diagonal_run(&g, lo, lo - d, 7, hi);  /* NW: back is down-right */
+            written += diagonal_run(&g, hi, hi - d, 3, lo);  /* SE: back is up-left */
+        }
     }
     Py_END_ALLOW_THREADS
     free(marks);
+    free(spans);
     PyBuffer_Release(&cells);
     PyBuffer_Release(&table);
     PyBuffer_Release(&walkable);
@@ -267,12 +320,16 @@ static PyObject *jt_repair(PyObject *module, PyObject *args) {
 /* The search's state, kept between calls: a cell's entries are valid when its stamp is this
  * search's (odd: seen, even + 1: closed), so nothing is cleared between searches. */
 typedef struct {
+    double g;
+    int32_t parent;
+    int8_t arrival;
+} CellState;
+
+typedef struct {
     long size;
-    uint32_t stamp;
-    uint32_t *seen;
-    double *g;
-    int32_t *parent;
-    int8_t *arrival;
+    uint16_t stamp;
+    uint16_t *stamps; /* apart from the rest: 2 bytes a cell stay in cache where 16 do not */
+    CellState *state;
     struct Node {
         double f, h;
         int32_t cell;
@@ -281,13 +338,12 @@ typedef struct {
 } Workspace;
 
 static Workspace ws;
+static const int16_t *ws_table; /* the table of the search running, for prefetches */
 
 static void ws_free(void *module) {
     (void)module;
-    free(ws.seen);
-    free(ws.g);
-    free(ws.parent);
-    free(ws.arrival);
+    free(ws.stamps);
+    free(ws.state);
     free(ws.heap);
     ws = (Workspace){0};
 }
@@ -295,20 +351,18 @@ static void ws_free(void *module) {
 static int ws_ready(long size) {
     if (ws.size < size) {
         ws_free(NULL);
-        ws.seen = calloc((size_t)size, sizeof *ws.seen);
-        ws.g = malloc((size_t)size * sizeof *ws.g);
-        ws.parent = malloc((size_t)size * sizeof *ws.parent);
-        ws.arrival = malloc((size_t)size * sizeof *ws.arrival);
+        ws.stamps = calloc((size_t)size, sizeof *ws.stamps);
+        ws.state = malloc((size_t)size * sizeof *ws.state);
         ws.heap_cap = 1024;
         ws.heap = malloc((size_t)ws.heap_cap * sizeof *ws.heap);
-        if (!ws.seen || !ws.g || !ws.parent || !ws.arrival || !ws.heap) {
+        if (!ws.stamps || !ws.state || !ws.heap) {
             ws_free(NULL);
             return 0;
         }
         ws.size = size;
     }
-    if (ws.stamp >= UINT32_MAX - 4) {
-        memset(ws.seen, 0, (size_t)ws.size * sizeof *ws.seen);
+    if (ws.stamp >= UINT16_MAX - 4) {
+        memset(ws.stamps, 0, (size_t)ws.size * sizeof *ws.stamps);
         ws.stamp = 0;
     }
     ws.stamp += 2;
@@ -376,14 +430,15 @@ static inline long straight_steps(const Grid *g, long v, int d, long dr, long dc
  * it is closed or queued as cheap already; 0 when out of memory. */
 static inline int relax(long *count, long next, double new_cost, long parent, int arrival, long w,
                         long gr, long gc) {
-    const uint32_t seen = ws.stamp - 1, closed = ws.stamp;
-    if (ws.seen[next] == closed) return 1;
-    if (ws.seen[next] == seen && new_cost >= ws.g[next]) return 1;
-    ws.seen[next] = seen;
-    ws.g[next] = new_cost;
-    ws.parent[next] = (int32_t)parent;
-    ws.arrival[next] = (int8_t)arrival;
+    const uint16_t seen = (uint16_t)(ws.stamp - 1), closed = ws.stamp;
+    const uint16_t stamp = ws.stamps[next];
+    if (stamp == closed) return 1;
+    if (stamp == seen && new_cost >= ws.state[next].g) return 1;
+    ws.stamps[next] = seen;
+    ws.state[next] = (CellState){new_cost, (int32_t)parent, (int8_t)arrival};
     const double h = octile(next / w - gr, next % w - gc);
+    /* Its entries are read when it comes off the frontier: often soon, and a miss otherwise. */
+    __builtin_prefetch(&ws_table[next * DIRECTIONS]);
     return heap_push(count, (struct Node){new_cost + h, h, (int32_t)next});
 }
 
@@ -391,23 +446,22 @@ static inline int relax(long *count, long next, double new_cost, long parent, in
 static int run(const Grid *g, long start, long goal, long *expanded) {
     const long w = g->width, gr = goal / w, gc = goal % w;
     long count = 0;
-    const uint32_t seen = ws.stamp - 1, closed = ws.stamp;
-    ws.seen[start] = seen;
-    ws.g[start] = 0.0;
-    ws.parent[start] = -1;
-    ws.arrival[start] = -1;
+    const uint16_t seen = (uint16_t)(ws.stamp - 1), closed = ws.stamp;
+    ws.stamps[start] = seen;
+    ws.state[start] = (CellState){0.0, -1, -1};
     const double h0 = octile(start / w - gr, start % w - gc);
     if (!heap_push(&count, (struct Node){h0, h0, (int32_t)start})) return -1;
     while (count > 0) {
         const struct Node node = heap_pop(&count);
         const long current = node.cell;
-        if (ws.seen[current] == closed) continue;
-        ws.seen[current] = closed;
+        if (ws.stamps[current] == closed) continue;
+        ws.stamps[current] = closed;
+        const CellState *st = &ws.state[current];
         (*expanded)++;
         if (current == goal) return 1;
         const long r = current / w, c = current % w;
-        const double g0 = ws.g[current];
-        const int a = ws.arrival[current];
+        const double g0 = st->g;
+        const int a = st->arrival;
         unsigned directions;
         if (a < 0) {
             directions = 0xFF;
@@ -476,8 +530,8 @@ static int run(const Grid *g, long start, long goal, long *expanded) {
 static PyObject *found_path(const Grid *g, long goal, long expanded) {
     const long w = g->width;
     long length = 1;
-    for (long cell = goal; ws.parent[cell] >= 0; cell = ws.parent[cell]) {
-        const long p = ws.parent[cell];
+    for (long cell = goal; ws.state[cell].parent >= 0; cell = ws.state[cell].parent) {
+        const long p = ws.state[cell].parent;
         const long dr = labs(cell / w - p / w), dc = labs(cell % w - p % w);
         length += dr > dc ? dr : dc;
     }
@@ -485,10 +539,10 @@ static PyObject *found_path(const Grid *g, long goal, long expanded) {
     if (path == NULL) return PyErr_NoMemory();
     long index = length - 1;
     path[index] = (int32_t)goal;
-    for (long cell = goal; ws.parent[cell] >= 0; cell = ws.parent[cell]) {
+    for (long cell = goal; ws.state[cell].parent >= 0; cell = ws.state[cell].parent) {
         /* A hop runs diagonally while both coordinates differ, then straight: the way the
          * search went. Laid out forward from the parent into its place before `cell`. */
-        const long p = ws.parent[cell];
+        const long p = ws.state[cell].parent;
         long r = p / w, c = p % w;
         const long to_r = cell / w, to_c = cell % w;
         const long hop = labs(to_r - r) > labs(to_c - c) ? labs(to_r - r) : labs(to_c - c);
@@ -562,6 +616,7 @@ static PyObject *jt_search(PyObject *module, PyObject *args) {
         PyErr_NoMemory();
     } else {
         long expanded = 0;
+        ws_table = g.table;
         const int status = run(&g, (long)start, (long)goal, &expanded);
         if (status < 0) {
             PyErr_NoMemory();

@@ -12,7 +12,7 @@ the price costs at most twice what the better choice in hindsight would have.
 The table holds for the cells it was built from: every query compares the array with the
 table's copy in C (about 10 microseconds at 512 x 512) and, when cells have flipped, repairs the
 table from the difference (`JumpTable.update`: the rows, columns and diagonals those cells
-reach; a cube moved in the editor costs well under a few milliseconds) before it answers. No
+reach; a cube's step in the editor costs about 0.1 ms at 512 x 512) before it answers. No
 answer is ever stale.
 
 Build and repair times are not hidden in the queries' times: `preprocessing_s` sums them, and
