@@ -272,3 +272,14 @@ def test_bad_updates_are_refused() -> None:
 def test_a_512_map_costs_16_bytes_and_a_bit_a_cell() -> None:
     table = JumpTable.build(np.ones((512, 512), dtype=bool))
     assert table.nbytes == 512 * 512 * 17 <= 16 * 2**20
+
+
+def test_plain_and_numpy_cells_get_the_same_answer_and_the_same_reasons() -> None:
+    walkable = WALL_WITH_A_GAP.copy()
+    table = JumpTable.build(walkable)
+    plain = table.find_path((1, 0), (1, 6))
+    assert table.find_path((np.int64(1), np.int64(0)), [1, 6]) == plain
+    assert table.find_path((1, 0), (1, 3)).reason is Reason.GOAL_BLOCKED
+    assert table.find_path((1, 0), (9, 9)).reason is Reason.GOAL_OUTSIDE
+    with pytest.raises(ValueError, match="outside"):
+        table.find_path((9, 0), (1, 6))

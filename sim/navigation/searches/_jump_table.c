@@ -561,11 +561,19 @@ static PyObject *found_path(const Grid *g, long goal, long expanded) {
             const int diagonal = path[i - 1] / w != path[i] / w && path[i - 1] % w != path[i] % w;
             cost += diagonal ? SQRT2 : 1.0;
         }
-        PyObject *pair = Py_BuildValue("(ll)", (long)(path[i] / w), (long)(path[i] % w));
-        if (pair == NULL) {
+        /* Built by hand: Py_BuildValue's format parsing doubled the cost of a long path. */
+        PyObject *pair = PyTuple_New(2);
+        PyObject *row = PyLong_FromLong((long)(path[i] / w));
+        PyObject *col = PyLong_FromLong((long)(path[i] % w));
+        if (pair == NULL || row == NULL || col == NULL) {
+            Py_XDECREF(pair);
+            Py_XDECREF(row);
+            Py_XDECREF(col);
             Py_CLEAR(cells);
             break;
         }
+        PyTuple_SET_ITEM(pair, 0, row);
+        PyTuple_SET_ITEM(pair, 1, col);
         PyTuple_SET_ITEM(cells, i, pair);
     }
     free(path);

@@ -80,6 +80,8 @@ class JumpTable:
 
     Build one with `JumpTable.build`; after cells flip, `update` repairs it; `find_path`
     answers queries on the cells it holds (`matches` tells whether an array holds the same).
+    Queries may run from several threads at once, but not while another thread updates the
+    table (`sim.navigation.searches.jump_cache` holds a lock around both).
 
     Attributes:
         shape: ``(height, width)`` of the grid.
@@ -198,14 +200,33 @@ class JumpTable:
         Raises:
             ValueError: for a cell that is not two integers, or a start outside the grid.
         """
-        start, goal = check_ends(start, goal, self.shape)
-        early = reason_before_search(self._snapshot, start, goal)
-        if early is not None:
-            return PathResult.none(early)
-        width = self.shape[1]
-        found, cells, cost, expanded = self.search(
-            start[0] * width + start[1], goal[0] * width + goal[1]
-        )
+        height, width = self.shape
+        if (
+            type(start) is tuple
+            and type(goal) is tuple
+            and len(start) == 2
+            and len(goal) == 2
+            and type(start[0]) is int
+            and type(start[1]) is int
+            and type(goal[0]) is int
+            and type(goal[1]) is int
+            and 0 <= start[0] < height
+            and 0 <= start[1] < width
+            and 0 <= goal[0] < height
+            and 0 <= goal[1] < width
+            and self._snapshot.item(start[0] * width + start[1])
+            and self._snapshot.item(goal[0] * width + goal[1])
+        ):
+            # Two plain cells inside the grid, both walkable: the general checks below would
+            # take more time than a search on an open map.
+            flat_start, flat_goal = start[0] * width + start[1], goal[0] * width + goal[1]
+        else:
+            start, goal = check_ends(start, goal, self.shape)
+            early = reason_before_search(self._snapshot, start, goal)
+            if early is not None:
+                return PathResult.none(early)
+            flat_start, flat_goal = start[0] * width + start[1], goal[0] * width + goal[1]
+        found, cells, cost, expanded = self.search(flat_start, flat_goal)
         if not found:
             return PathResult.none(Reason.UNREACHABLE, expanded)
         return PathResult(True, cells, cost, expanded, Reason.FOUND)
