@@ -4,8 +4,9 @@
 `sim.navigation.searches.landmarks.search`, once its probing has found that landmark fields do
 not pay there: few jump points expanded per query). It answers with the compiled jump point
 search until the array's queries have spent as much time as a jump table costs to build
-(`BUILD_NS_PER_CELL`, measured at 512 x 512 with room to spare), then builds one
-(`sim.navigation.searches.jump_table`) and answers from it, 2-4x faster on those maps. This is
+(`BUILD_NS_PER_CELL`: 15-30 ms at 512 x 512 on an idle machine; under load builds and queries
+slow down alike), then builds one (`sim.navigation.searches.jump_table`) and answers from it,
+2-3.5x faster than the plain search on those maps (`benchmarks/RESULTS.md`). This is
 the ski-rental rule: whatever the number of queries to come, building when the rent paid equals
 the price costs at most twice what the better choice in hindsight would have.
 
