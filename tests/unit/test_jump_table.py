@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -278,7 +279,9 @@ def test_plain_and_numpy_cells_get_the_same_answer_and_the_same_reasons() -> Non
     walkable = WALL_WITH_A_GAP.copy()
     table = JumpTable.build(walkable)
     plain = table.find_path((1, 0), (1, 6))
-    assert table.find_path((np.int64(1), np.int64(0)), [1, 6]) == plain
+    numpy_start: Any = (np.int64(1), np.int64(0))
+    list_goal: Any = [1, 6]
+    assert table.find_path(numpy_start, list_goal) == plain
     assert table.find_path((1, 0), (1, 3)).reason is Reason.GOAL_BLOCKED
     assert table.find_path((1, 0), (9, 9)).reason is Reason.GOAL_OUTSIDE
     with pytest.raises(ValueError, match="outside"):
