@@ -67,6 +67,13 @@ setup(
             extra_compile_args=["-O3"],
         ),
         Extension(
+            "sim.navigation.searches._jump_table",
+            ["sim/navigation/searches/_jump_table.c"],
+            depends=[COMMON],
+            optional=True,
+            extra_compile_args=["-O3"],
+        ),
+        Extension(
             "sim.envs._env_kernel",
             ["sim/envs/_env_kernel.c"],
             depends=[COMMON],

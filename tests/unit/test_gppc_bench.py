@@ -114,3 +114,58 @@ def test_sim_bench_gppc_runs_ours_alone_without_warthog(
     assert {row["planner"] for row in document["sets"]} == {"ours"}
     assert all(row["queries"] == 5 for row in document["sets"])
     assert document["warthog"] is None
+
+
+def test_the_offline_planner_reports_its_tables_as_preprocessing_and_storage() -> None:
+    map_path = MAPS / "den312d.map"
+    (figures,) = gppc.run_ours("jps+", [map_path], sample=10, seed=0, passes=1)
+    cells = read_map(map_path).walkable.size
+    assert (figures.planner, figures.algorithm, figures.queries) == ("ours", "jps+", 10)
+    assert figures.optimally_solved == 10
+    assert figures.setup_s > 0  # the build, never inside a query's time
+    assert figures.storage_bytes == cells * 17  # 8 int16 entries and a copy's byte per cell
+    assert figures.repair_ms_mean is not None
+    assert figures.repair_ms_max is not None
+    assert 0 < figures.repair_ms_mean <= figures.repair_ms_max
+    (row,) = gppc.set_rows([figures])
+    assert (row.preprocessing_s, row.storage_bytes) == (figures.setup_s, cells * 17)
+    document = gppc.GppcReport((figures,), (), None).to_json()
+    assert document["maps"][0]["repair_ms_max"] == figures.repair_ms_max
+    assert document["sets"][0]["storage_bytes"] == cells * 17
+
+
+def offline(name: str, *, query_s: float, setup_s: float, repair_ms: float) -> gppc.MapFigures:
+    return gppc.MapFigures(
+        "ours",
+        "jps+",
+        name,
+        512 * 512,
+        1000,
+        1000,
+        1000,
+        query_s,
+        setup_s,
+        0.0,
+        0.0,
+        None,
+        512 * 512 * 17,
+        repair_ms / 2,
+        repair_ms,
+    )
+
+
+def test_offline_targets_say_met_or_missed() -> None:
+    fast = offline("a", query_s=0.1, setup_s=0.05, repair_ms=2.0)
+    slow = offline("b", query_s=0.5, setup_s=3.0, repair_ms=60.0)
+    met = gppc.GppcReport((fast,), (), None).offline_lines()
+    assert [line.rsplit(" ", 1)[-1] for line in met[1:]] == ["met", "met", "met"]
+    assert "0.100 ms (met" in met[0]
+    missed = gppc.GppcReport((fast, slow), (), None).offline_lines()
+    assert "0.300 ms (missed; slowest map b 0.500 ms)" in missed[0]
+    assert missed[1].endswith("(b), missed")
+    assert missed[3].endswith("missed")
+    assert (
+        gppc.GppcReport((), (), None)
+        .offline_lines()[0]
+        .endswith("not measured (no 512x512 map run with jps+)")
+    )

@@ -5,10 +5,13 @@ GPPC tables: queries solved and solved optimally (the published length, within w
 printed digits allow), the sum of query times, the sum of preprocessing time, the storage the
 preprocessing keeps, the peak memory, the mean path length and the mean suboptimality.
 
-Ours are `find_path`'s ``auto`` (jump point search, with landmark fields where its first
-queries show they pay: built inside those queries, so their cost is in the query times), plain
-``jps`` and ``astar``, each run in a process of its own (`sim.bench.gppc.worker`) so the peak memory
-is that planner's. With ``--peers warthog`` and ``WARTHOG`` naming warthog's ``warthog-timed``
+Ours are `find_path`'s ``auto`` (jump point search, with landmark fields or a jump table where
+its queries show they pay: built inside those queries, and reported as preprocessing, with what
+they keep as storage), plain ``jps`` and ``astar``, and the offline ``jps+`` (a jump table built
+per map before its queries, `sim.navigation.searches.jump_table`; its build is preprocessing, its
+bytes storage, and the repair after a cube's step is timed too, `sim.bench.gppc.repair`), each
+run in a process of its own (`sim.bench.gppc.worker`) so the peak memory is that planner's.
+With ``--peers warthog`` and ``WARTHOG`` naming warthog's ``warthog-timed``
 (or the folder holding it, as its build script makes it), warthog's online JPS2, offline JPS2+
 and A* answer the same queries, each query timed by warthog's own timer; a run's setup time (the
 map read and, for JPS2+, the jump tables) is the process's wall time less its queries'. Every
@@ -33,7 +36,8 @@ from sim.errors import SimError
 from sim.navigation import read_scenarios
 from sim.navigation.maps.movingai import sample_scenarios
 
-OUR_ALGORITHMS = ("auto", "jps", "astar")
+OUR_ALGORITHMS = ("auto", "jps", "astar", "jps+")
+"""Ours: `find_path`'s algorithms, and jps+, the offline planner (a jump table per map)."""
 WARTHOG_ALGORITHMS = ("jps2", "jps2+", "astar")
 PASSES = 3
 MEMORY_POLL_S = 0.02
@@ -75,6 +79,9 @@ class MapFigures:
     path_length_sum: float
     suboptimality_sum: float
     max_ram_bytes: int | None  # None: the process ended before its memory could be read
+    storage_bytes: int | None = None  # what the preprocessing keeps; None: not reported
+    repair_ms_mean: float | None = None  # jps+: the table's repair after a cube's step
+    repair_ms_max: float | None = None
 
     @property
     def mean_query_us(self) -> float:
@@ -125,9 +132,9 @@ def set_rows(figures: Sequence[MapFigures]) -> list[SetRow]:
                 sum(m.optimally_solved for m in members),
                 sum(m.query_s for m in members),
                 sum(m.setup_s for m in members),
-                # Ours keeps nothing between queries but what auto's landmarks build inside
-                # them (counted in query time and memory); warthog's tables are not reported.
-                0 if planner == "ours" else None,
+                # Ours report what they keep (jps+'s tables, auto's fields and tables);
+                # warthog's tables are not reported.
+                sum(m.storage_bytes or 0 for m in members) if planner == "ours" else None,
                 max((m.max_ram_bytes for m in members if m.max_ram_bytes), default=None),
                 sum(m.path_length_sum for m in members) / max(solved, 1),
                 sum(m.suboptimality_sum for m in members) / max(solved, 1),
@@ -161,10 +168,13 @@ def run_ours(
             line["solved"],
             line["optimally_solved"],
             line["query_s"],
-            0.0,
+            line.get("setup_s", 0.0),
             line["path_length_sum"],
             line["suboptimality_sum"],
             ram or None,
+            line.get("storage_bytes"),
+            line.get("repair_ms_mean"),
+            line.get("repair_ms_max"),
         )
         for line in found
     ]
@@ -326,28 +336,56 @@ class GppcReport:
                 f"| {_megabytes(row.max_ram_bytes)} | {row.mean_path_length:.2f} "
                 f"| {row.mean_suboptimality:.2e} |"
             )
-        out += ["", *self._map_lines(), "", *self.target_lines()]
+        out += ["", *self._map_lines(), "", *self.target_lines(), *self.offline_lines()]
         return out
 
     def _map_lines(self) -> list[str]:
         auto, jps = self.mean_us("ours", "auto"), self.mean_us("ours", "jps")
+        offline = self.mean_us("ours", "jps+")
         jps2, jps2_plus = self.mean_us("warthog", "jps2"), self.mean_us("warthog", "jps2+")
         cells = {m.map: m.cells for m in self.maps if m.planner == "ours"}
         lines = [
-            "| map | cells | ours auto us | ours jps us | warthog jps2 us | warthog jps2+ us "
-            "| auto / jps2 | jps / jps2 |",
-            "|---|---|---|---|---|---|---|---|",
+            "| map | cells | ours auto us | ours jps us | ours jps+ us | warthog jps2 us "
+            "| warthog jps2+ us | auto / jps2 | jps / jps2 | jps+ / jps2+ |",
+            "|---|---|---|---|---|---|---|---|---|---|",
         ]
         for name in sorted(auto, key=lambda n: (cells.get(n, 0), n)):
             theirs = jps2.get(name)
             plus = jps2_plus.get(name)
             lines.append(
                 f"| {name} | {cells.get(name, 0)} | {auto[name]:.1f} "
-                f"| {jps.get(name, math.nan):.1f} "
+                f"| {jps.get(name, math.nan):.1f} | {_us(offline.get(name))} "
                 f"| {_us(theirs)} | {_us(plus)} | {_ratio(auto[name], theirs)} "
-                f"| {_ratio(jps.get(name), theirs)} |"
+                f"| {_ratio(jps.get(name), theirs)} | {_ratio(offline.get(name), plus)} |"
             )
         return lines
+
+    def offline_lines(self) -> list[str]:
+        """Ours jps+ on the 512x512 maps against the offline targets, met or missed."""
+        maps = [
+            m
+            for m in self.maps
+            if m.planner == "ours" and m.algorithm == "jps+" and m.cells == 512 * 512
+        ]
+        if not maps:
+            return ["- offline targets: not measured (no 512x512 map run with jps+)"]
+        mean_ms = 1e3 * sum(m.query_s for m in maps) / max(sum(m.queries for m in maps), 1)
+        slowest = max(maps, key=lambda m: m.mean_query_us)
+        build = max(maps, key=lambda m: m.setup_s)
+        storage = max(m.storage_bytes or 0 for m in maps)
+        repairs = [m.repair_ms_max for m in maps if m.repair_ms_max is not None]
+        worst_repair = max(repairs, default=math.nan)
+        return [
+            f"- ours jps+ mean query <= 0.2 ms over the {len(maps)} 512x512 maps: "
+            f"{mean_ms:.3f} ms ({_met(mean_ms <= 0.2)}; slowest map {slowest.map} "
+            f"{slowest.mean_query_us / 1e3:.3f} ms)",
+            f"- jump table build <= 2 s per 512x512 map: at most {build.setup_s * 1e3:.0f} ms "
+            f"({build.map}), {_met(build.setup_s <= 2.0)}",
+            f"- jump table storage <= 16 MB per 512x512 map: {storage / 2**20:.2f} MB, "
+            f"{_met(storage <= 16 * 2**20)}",
+            f"- repair after a cube's step <= 50 ms: at most {worst_repair:.2f} ms over "
+            f"{len(repairs)} maps, {_met(worst_repair <= 50.0)}",
+        ]
 
     def target_lines(self) -> list[str]:
         """The online targets against warthog's JPS2, met or missed (or not measured)."""
@@ -377,6 +415,10 @@ class GppcReport:
             f"{geo_plain:.2f}x, {'met' if geo_plain <= 1.0 else 'missed'}"
         )
         return lines
+
+
+def _met(met: bool) -> str:
+    return "met" if met else "missed"
 
 
 def _megabytes(value: int | None) -> str:

@@ -34,7 +34,8 @@ fields costs 100-250 ms on a 512 x 512 map, in the query that decides it; `build
 the last build of an array took. When the array has changed, its fields are dropped and the
 probing starts again; after each change, or each decision against a build, the probing waits for
 twice as many queries (up to `MAX_PROBES`), so an array edited between queries seldom pays for
-a build it cannot use.
+a build it cannot use. Once a decision has gone against fields, the plain search is
+`sim.navigation.searches.jump_cache.search`: a jump table once the queries have paid for one.
 
 The Python reference (`sim.navigation.searches.jps.JumpPointSearch`, ``landmarks=``) reads the same
 fields with the same operations, so C and Python expand the same jump points.
@@ -60,7 +61,7 @@ from numpy.typing import NDArray
 
 from sim.navigation.diagonal import DiagonalRule
 from sim.navigation.heuristics import octile
-from sim.navigation.searches import kernel
+from sim.navigation.searches import jump_cache, kernel
 
 LANDMARKS = 8
 """How many landmarks `search` builds per array (each a float64 per cell)."""
@@ -182,6 +183,7 @@ class _Entry:
     probes: int = PROBE_QUERIES
     landmarks: Landmarks | None = None
     build_ms: float | None = None
+    open_map: bool = False  # fields did not pay: jump tables may (`jump_cache`)
 
 
 _lock = threading.Lock()
@@ -222,7 +224,8 @@ def search(walkable: NDArray[np.bool_], height: int, width: int, start: int, goa
                 entry.landmarks = None
                 entry.expanded.clear()
                 entry.probes = min(entry.probes * 2, MAX_PROBES)
-    found = kernel.jps_search(walkable, height, width, start, goal)
+    plain = jump_cache.search if entry.open_map else kernel.jps_search
+    found = plain(walkable, height, width, start, goal)
     if found[0]:
         entry.expanded.append(found[3])  # atomic: the decision below takes the lock
         if len(entry.expanded) >= entry.probes:
@@ -263,6 +266,7 @@ def _decide(walkable: NDArray[np.bool_], entry: _Entry, seed: int) -> None:
         entry.expanded.clear()
         if not pays:
             entry.probes = min(entry.probes * 2, MAX_PROBES)
+            entry.open_map = True
             return
     # Built outside the lock (100-250 ms); a concurrent build of the same array only wastes time.
     marks = build(walkable, seed)
