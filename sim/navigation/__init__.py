@@ -26,6 +26,7 @@ it changes (`find_path` uses them to answer a goal out of reach at once, `region
 ((0, 0), (1, 1), (2, 2))
 """
 
+from sim.navigation.batch import find_paths
 from sim.navigation.catalogue import SearchKind
 from sim.navigation.clearance import clearance, disc_segment_is_clear, usable_mask
 from sim.navigation.diagonal import DiagonalRule
@@ -141,6 +142,7 @@ __all__ = [
     "euclidean",
     "find_path",
     "find_path_with",
+    "find_paths",
     "format_table",
     "generate_layout",
     "heuristic_scale",
