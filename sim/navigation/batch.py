@@ -95,22 +95,15 @@ def find_paths(
     if len(start_cells) == 0:
         return []
     query = Query.check(walkable, _cell(start_cells[0]), _cell(goal_cells[0]), settings)
-    grid = query.walkable
-    height, width = grid.shape
-    start_in = _inside(start_cells, height, width)
-    if not start_in.all():
-        # The first start outside the grid: find_path_with raises its error.
-        first = int(np.argmin(start_in))
-        find_path_with(walkable, _cell(start_cells[first]), _cell(goal_cells[first]), settings)
-    flat = grid.reshape(-1)
-    starts_flat = start_cells[:, 0] * width + start_cells[:, 1]
-    goal_in = _inside(goal_cells, height, width)
-    goals_flat = np.where(goal_in, goal_cells[:, 0] * width + goal_cells[:, 1], 0)
-    searchable = goal_in & flat[starts_flat] & flat[goals_flat]
     # Imported here, as `find_path_with` does: importing kernel warns once when the extension
     # is not built, and importing sim.navigation should not.
     from sim.navigation.searches import kernel
 
+    grid = np.ascontiguousarray(query.walkable)
+    first, starts_flat, goals_flat, searchable = kernel.flat_pairs(grid, start_cells, goal_cells)
+    if first >= 0:
+        # The first start outside the grid: find_path_with raises its error.
+        find_path_with(walkable, _cell(start_cells[first]), _cell(goal_cells[first]), settings)
     results: list[PathResult | None] = [None] * len(start_cells)
     if searchable.any():
         searchable = _apart(query, starts_flat, goals_flat, searchable, results)
@@ -137,18 +130,12 @@ def _pairs(cells: ArrayLike, name: str) -> NDArray[np.int64]:
             f"{name} must be N (row, col) pairs of integers, got a {array.ndim}-D "
             f"{array.dtype} array of shape {array.shape}"
         )
-    return array.astype(np.int64, copy=False)
+    return np.ascontiguousarray(array, dtype=np.int64)
 
 
 def _cell(pair: NDArray[np.int64]) -> tuple[int, int]:
     row, col = pair.tolist()
     return row, col
-
-
-def _inside(cells: NDArray[np.int64], height: int, width: int) -> NDArray[np.bool_]:
-    rows, cols = cells[:, 0], cells[:, 1]
-    inside: NDArray[np.bool_] = (rows >= 0) & (rows < height) & (cols >= 0) & (cols < width)
-    return inside
 
 
 def _apart(

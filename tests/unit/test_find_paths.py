@@ -159,3 +159,18 @@ def test_the_c_batch_checks_its_pairs_before_any_search() -> None:
         kernel.batch(query, np.array([9], dtype=np.int64), np.array([0], dtype=np.int64))
     with pytest.raises(ValueError, match="one length"):
         kernel.batch(query, good, good[:1])
+
+
+@pytest.mark.skipif(not kernel.KERNEL_AVAILABLE, reason="needs the C kernel")
+@pytest.mark.parametrize("seed", range(5))
+def test_the_pairs_in_c_are_the_pairs_in_python(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = np.random.default_rng(seed)
+    walkable = rng.random((7, 9)) > 0.3
+    starts = rng.integers(-2, 11, (40, 2)).astype(np.int64)
+    goals = rng.integers(-2, 11, (40, 2)).astype(np.int64)
+    compiled = kernel.flat_pairs(walkable, starts, goals)
+    monkeypatch.setattr(kernel, "KERNEL_AVAILABLE", False)
+    python = kernel.flat_pairs(walkable, starts, goals)
+    assert compiled[0] == python[0]
+    for ours, theirs in zip(compiled[1:], python[1:], strict=True):
+        assert ours.tolist() == theirs.tolist()

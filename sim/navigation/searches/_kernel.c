@@ -941,6 +941,65 @@ release_grid:
     return results;
 }
 
+PyDoc_STRVAR(pairs_doc,
+             "pairs(walkable, starts, goals, starts_flat, goals_flat, searchable) -> int\n\n"
+             "Flat cells and whether each pair is searchable, for find_paths; the index of the\n"
+             "first start outside the grid, or -1. See sim/navigation/searches/kernel.py.");
+
+static PyObject *kernel_pairs(PyObject *module, PyObject *args) {
+    (void)module;
+    PyObject *objects[6];
+    if (!PyArg_ParseTuple(args, "OOOOOO:pairs", &objects[0], &objects[1], &objects[2],
+                          &objects[3], &objects[4], &objects[5]))
+        return NULL;
+    Py_buffer views[6];
+    int taken = 0;
+    Py_ssize_t first_outside = -1;
+    PyObject *answer = NULL;
+    for (; taken < 6; taken++) {
+        const int flags = taken >= 3 ? PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE
+                                     : PyBUF_C_CONTIGUOUS | PyBUF_FORMAT;
+        if (PyObject_GetBuffer(objects[taken], &views[taken], flags) < 0) goto done;
+    }
+    const Py_buffer *grid = &views[0];
+    const Py_ssize_t count = views[1].len / 16;
+    if (grid->ndim != 2 || grid->itemsize != 1 || !(format_is(grid, '?') || format_is(grid, 'B'))) {
+        PyErr_SetString(PyExc_ValueError, "walkable must be a C-contiguous 2-D bool array");
+        goto done;
+    }
+    if (views[1].ndim != 2 || views[1].shape[1] != 2 || views[2].ndim != 2 ||
+        views[2].shape[1] != 2 || !is_int64(&views[1]) || !is_int64(&views[2]) ||
+        views[2].len != views[1].len ||
+        !is_int64(&views[3]) || !is_int64(&views[4]) || views[3].len != count * 8 ||
+        views[4].len != count * 8 || views[5].itemsize != 1 || views[5].len != count) {
+        PyErr_SetString(PyExc_ValueError,
+                        "starts and goals must be (N, 2) int64 arrays, the outputs N int64, N int64 "
+                        "and N bytes");
+        goto done;
+    }
+    const Py_ssize_t height = grid->shape[0], width = grid->shape[1];
+    const uint8_t *walkable = grid->buf;
+    const int64_t *starts = views[1].buf, *goals = views[2].buf;
+    int64_t *starts_flat = views[3].buf, *goals_flat = views[4].buf;
+    uint8_t *searchable = views[5].buf;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        const int64_t start_row = starts[2 * i], start_col = starts[2 * i + 1];
+        const int64_t goal_row = goals[2 * i], goal_col = goals[2 * i + 1];
+        const int start_in = start_row >= 0 && start_row < height && start_col >= 0 &&
+                             start_col < width;
+        const int goal_in = goal_row >= 0 && goal_row < height && goal_col >= 0 &&
+                            goal_col < width;
+        if (!start_in && first_outside < 0) first_outside = i;
+        starts_flat[i] = start_in ? start_row * width + start_col : 0;
+        goals_flat[i] = goal_in ? goal_row * width + goal_col : 0;
+        searchable[i] = start_in && goal_in && walkable[starts_flat[i]] && walkable[goals_flat[i]];
+    }
+    answer = PyLong_FromSsize_t(first_outside);
+done:
+    for (int i = 0; i < taken; i++) PyBuffer_Release(&views[i]);
+    return answer;
+}
+
 static void kernel_free(void *module) {
     grid_search_free(module);
     cheap_call_free();
@@ -954,6 +1013,7 @@ static PyMethodDef kernel_methods[] = {
     {"result", kernel_result, METH_O, result_doc},
     {"flat_ends", (PyCFunction)(void (*)(void))kernel_flat_ends, METH_FASTCALL, flat_ends_doc},
     {"batch", kernel_batch, METH_VARARGS, batch_doc},
+    {"pairs", kernel_pairs, METH_VARARGS, pairs_doc},
     {NULL, NULL, 0, NULL},
 };
 

@@ -50,3 +50,6 @@ def batch(
     unit: bool,
     /,
 ) -> list[Any]: ...
+def pairs(
+    walkable: Any, starts: Any, goals: Any, starts_flat: Any, goals_flat: Any, searchable: Any, /
+) -> int: ...
