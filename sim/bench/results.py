@@ -263,7 +263,7 @@ def write_calls_section(lines: list[str], command: str, commit: str) -> Path:
         f"{_cpu_model()}: the fixed cost of one `find_path` call (a trivial query, start == goal: "
         "the fastest of 20,000 calls), then every query of the smaller maps' scenario files "
         "answered by `find_paths` (128 queries a call) and by one `find_path` call each, 128 calls "
-        "at a time (each chunk's least thread processor time of 5 passes), beside warthog's "
+        "at a time (each chunk's least thread processor time of 10 passes), beside warthog's "
         "per-query times (its own timer, each query's fastest of 3 runs).",
         "",
         *lines,

@@ -32,7 +32,7 @@ from sim.navigation import PathResult, find_path, find_paths, read_map, read_sce
 
 FIXED_CALLS = 20_000
 """Calls per fixed-cost figure; the fastest is kept (the machine's noise only adds time)."""
-PASSES = 5
+PASSES = 10
 CHUNK = 128
 """Queries per `find_paths` call: enough that a call's fixed cost is spread thin, few enough that
 the machine's other work rarely lands inside one."""
