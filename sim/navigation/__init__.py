@@ -1,7 +1,8 @@
 """The pathfinding core: numpy and the standard library only, no Panda3D.
 
 Arrays are ``[row, col]``; a cell given as a pair is ``(row, col)``; the search core names a
-cell by its flat index ``row * width + col``. `find_path` is the entry point; `GridMap` places
+cell by its flat index ``row * width + col``. `find_path` is the entry point (`find_paths`
+answers many start/goal pairs on one array in one call); `GridMap` places
 a grid in the world; `rasterize_boxes` turns obstacle footprints into a blocked mask and
 `rasterize_terrain` (or `TerrainLayer`, patch by patch) terrain patches into cell costs from
 0.25 to 100; `clearance` gives one map that `usable_mask` turns into the cells an agent of any

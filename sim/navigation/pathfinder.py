@@ -5,7 +5,7 @@
 checks a query once (`Query.check`), then runs it on the compiled kernel
 (`sim.navigation.searches.kernel`) or on the Python reference loop
 (`sim.navigation.searches.best_first`); both give identical results, and neither checks the
-arguments again in its own words.
+arguments again in its own words. Many pairs on one array: `sim.navigation.batch.find_paths`.
 """
 
 from __future__ import annotations
