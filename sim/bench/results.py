@@ -251,6 +251,30 @@ def write_gppc_section(report: GppcReport, command: str, commit: str) -> Path:
     return _write_section(GPPC_HEADING, section)
 
 
+CALLS_HEADING = "## The cost of a call"
+
+
+def write_calls_section(lines: list[str], command: str, commit: str) -> Path:
+    """Put `sim bench --calls`'s tables and targets (`lines`) into `RESULTS_PATH`."""
+    section = [
+        CALLS_HEADING,
+        "",
+        f"`{command}` at commit `{commit}`, {datetime.date.today().isoformat()}, "
+        f"{_cpu_model()}: the fixed cost of one `find_path` call (a trivial query, start == goal: "
+        "the fastest of 20,000 calls), then every query of the smaller maps' scenario files "
+        "answered by `find_paths` (128 queries a call) and by one `find_path` call each, 128 calls "
+        "at a time (each chunk's least thread processor time of 10 passes), beside warthog's "
+        "per-query times (its own timer, each query's fastest of 3 runs). Jump point search "
+        "(auto) runs one C call per pair inside the batch (`_jps` has no batch entry), so its "
+        "batch time per query is its search time: the 2x target waits on a faster search, not "
+        "on the call; A*, Dijkstra, BFS and greedy run every pair in one C loop.",
+        "",
+        *lines,
+        "",
+    ]
+    return _write_section(CALLS_HEADING, section)
+
+
 def write_crowd_section(report: CrowdReport, command: str) -> Path:
     """Put the crowd's section (and chart) into `RESULTS_PATH`, as `write_dynamic_section`.
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 
+from sim.bench.peers import PEERS
 from sim.errors import SimError
 
 MAX_SIDE_PX = 8192
@@ -346,3 +347,23 @@ IMAGE_EXTENSIONS: dict[str, str] = {
 """Image extensions `--screenshot` takes (lower case), each with its format's name."""
 _HEAD_BYTES = 64 * 1024
 _MAX_PARSE_BYTES = 16 * 1024 * 1024
+
+
+BINARY_PEERS = ("warthog",)
+"""Peers run as programs of their own, named by an environment variable (`sim bench --gppc`)."""
+
+
+def peer_list(text: str) -> list[str]:
+    """Parse ``--peers``: comma-separated names, or 'all', or 'none'."""
+    names = [part.strip() for part in text.split(",") if part.strip()]
+    if names == ["all"]:
+        return list(PEERS)
+    if names == ["none"] or not names:
+        return []
+    known = [*PEERS, *BINARY_PEERS]
+    unknown = [name for name in names if name not in known]
+    if unknown:
+        raise argparse.ArgumentTypeError(
+            f"unknown peer {unknown[0]!r}; choose from {', '.join(known)}, all, none"
+        )
+    return list(dict.fromkeys(names))

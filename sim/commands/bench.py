@@ -4,7 +4,8 @@ Per map, one table of every planner on the same seeded queries (`sim.bench.maps`
 first path of a fresh process (`sim.bench.startup`) and one line per target
 (`sim.bench.results`). ``--crowd`` runs only the crowd throughput (`sim.bench.crowd`);
 ``--dynamic`` only incremental replanning against A* from scratch (`sim.bench.dynamic`);
-``--mapf`` only our MAPF solvers against pymapf's on the MAPF benchmark (`sim.bench.mapf`).
+``--mapf`` only our MAPF solvers against pymapf's on the MAPF benchmark (`sim.bench.mapf`);
+``--calls`` only the cost of one call and of the batch call (`sim.bench.gppc.calls`).
 ``--write-results`` runs the maps, then the crowd, then the dynamic benchmark, and writes them
 all, with the targets, into benchmarks/RESULTS.md; with ``--crowd`` or ``--dynamic`` it
 rewrites only that section. ``--json FILE`` writes what the run measured: the maps (every
@@ -27,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 from sim.bench import dynamic, mapf, mapf_window
 from sim.bench.dynamic_report import DynamicReport
 from sim.bench.envs import steps as env_steps
+from sim.bench.gppc import calls
 from sim.bench.gppc import scoreboard as gppc
 from sim.bench.map_targets import maps_json
 from sim.bench.maps import (
@@ -42,6 +44,7 @@ from sim.bench.results import (
     RESULTS_PATH,
     summary_lines,
     targets_of,
+    write_calls_section,
     write_crowd_section,
     write_dynamic_section,
     write_env_section,
@@ -56,6 +59,7 @@ from sim.commands.args import (
     Output,
     OutputKind,
     check_output,
+    peer_list,
     positive_float,
     positive_int,
     scenario_count,
@@ -68,8 +72,6 @@ if TYPE_CHECKING:
     from sim.bench.crowd import CrowdReport
 
 DEFAULT_SAMPLE = 50
-BINARY_PEERS = ("warthog",)
-"""Peers run as programs of their own, named by an environment variable (`sim bench --gppc`)."""
 DEFAULT_PEER_LIMIT = 10
 
 
@@ -136,6 +138,12 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
         "every scenario unless --sample",
     )
     parser.add_argument(
+        "--calls",
+        action="store_true",
+        help="instead: the fixed cost of one find_path call, and find_paths' time per query on "
+        "the smaller maps beside find_path's (and warthog's, with --peers warthog)",
+    )
+    parser.add_argument(
         "--agents",
         type=_agent_counts,
         default=list(mapf.DEFAULT_AGENTS),
@@ -189,7 +197,7 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
     )
     parser.add_argument(
         "--peers",
-        type=_peer_list,
+        type=peer_list,
         default=list(PEERS),
         metavar="LIST",
         help=f"comma-separated peers, 'all' or 'none' (default all: {','.join(PEERS)})",
@@ -219,6 +227,10 @@ def run(args: argparse.Namespace) -> int:
     """Run ``sim bench``; return 0, or 1 when --dynamic fails (SimError for bad input)."""
     if bench_world.wanted(args):
         return bench_world.run(args)
+    if args.calls:
+        if args.gppc or args.mapf or args.crowd or args.dynamic:
+            raise SimError("bench: --calls is a run of its own: without --gppc, --mapf, ...")
+        return _bench_calls(args)
     if args.gppc:
         if args.mapf or args.crowd or args.dynamic:
             raise SimError(
@@ -248,8 +260,7 @@ def run(args: argparse.Namespace) -> int:
         return _bench_crowd_suite(args)
     if args.crowd:
         return _bench_crowd_only(args)
-    if args.json is not None:
-        check_output(Output("--json", args.json, OutputKind.JSON))
+    _check_json(args)
     directory = movingai_dir()
     maps = map_paths(directory, args.maps)
     contestants, notes = contestants_for(args.peers)
@@ -291,36 +302,25 @@ def run(args: argparse.Namespace) -> int:
     if args.json is not None:
         data = maps_json(reports, targets_of(reports), default_algorithm())
         data["first_path"] = {**dataclasses.asdict(startup), "extra_ms": startup.extra_ms}
-        try:
-            write_json_atomic(args.json, data)
-        except OSError as error:
-            _say(f"sim: --json {args.json}: not written: {error.strerror or error}")
-            status = 1
+        status |= _write_json(args, data)
     return status if moving is None or moving.costs_equal else _disagreed(moving)
 
 
 def _bench_dynamic(args: argparse.Namespace) -> int:
     """``sim bench --dynamic``: print the table and targets; write --json, RESULTS.md's part."""
-    if args.json is not None:
-        check_output(Output("--json", args.json, OutputKind.JSON))
+    _check_json(args)
     report = _run_dynamic(movingai_dir(), args.maps, args.seed)
     status = 0
     if args.write_results:
         written = write_dynamic_section(report, _dynamic_command(args))
         print(f"\nwrote {written}")
-    if args.json is not None:
-        try:
-            write_json_atomic(args.json, report.to_json())
-        except OSError as error:
-            _say(f"sim: --json {args.json}: not written: {error.strerror or error}")
-            status = 1
+    status |= _write_json(args, report.to_json())
     return status if report.costs_equal else _disagreed(report)
 
 
 def _bench_mapf(args: argparse.Namespace) -> int:
     """``sim bench --mapf``: print the table and targets; write --json, RESULTS.md's part."""
-    if args.json is not None:
-        check_output(Output("--json", args.json, OutputKind.JSON))
+    _check_json(args)
     found = mapf.instances(mapf.mapf_dir(), args.maps, args.agents, args.scens)
     if not found:
         raise SimError("bench: no MAPF instance: every --agents count exceeds the files")
@@ -350,18 +350,13 @@ def _bench_mapf(args: argparse.Namespace) -> int:
             document["window"] = [
                 {"map": row.map, "agents": row.agents, "fps": row.fps} for row in rendered
             ]
-        try:
-            write_json_atomic(args.json, document)
-        except OSError as error:
-            _say(f"sim: --json {args.json}: not written: {error.strerror or error}")
-            status = 1
+        status |= _write_json(args, document)
     return status
 
 
 def _bench_env(args: argparse.Namespace) -> int:
     """``sim bench --env``: print the table and targets; write --json, RESULTS.md's part."""
-    if args.json is not None:
-        check_output(Output("--json", args.json, OutputKind.JSON))
+    _check_json(args)
     try:
         import sim.envs  # noqa: F401 - the rl extra's packages, asked for before any timing
     except ImportError as error:
@@ -384,19 +379,13 @@ def _bench_env(args: argparse.Namespace) -> int:
     if args.write_results:
         command = "sim bench --env --write-results"
         print(f"\nwrote {write_env_section(report, command, _commit())}")
-    if args.json is not None:
-        try:
-            write_json_atomic(args.json, report.to_json())
-        except OSError as error:
-            _say(f"sim: --json {args.json}: not written: {error.strerror or error}")
-            status = 1
+    status |= _write_json(args, report.to_json())
     return status
 
 
 def _bench_gppc(args: argparse.Namespace) -> int:
     """``sim bench --gppc``: the scoreboard; write --json and RESULTS.md's part."""
-    if args.json is not None:
-        check_output(Output("--json", args.json, OutputKind.JSON))
+    _check_json(args)
     maps = map_paths(movingai_dir(), args.maps)
     asked = "warthog" in args.peers
     binary = gppc.warthog_binary(os.environ.get("WARTHOG")) if asked else None
@@ -423,13 +412,39 @@ def _bench_gppc(args: argparse.Namespace) -> int:
             + ["--write-results"]
         )
         print(f"\nwrote {write_gppc_section(report, command, _commit())}")
-    if args.json is not None:
-        try:
-            write_json_atomic(args.json, report.to_json())
-        except OSError as error:
-            _say(f"sim: --json {args.json}: not written: {error.strerror or error}")
-            status = 1
+    status |= _write_json(args, report.to_json())
     return status
+
+
+def _bench_calls(args: argparse.Namespace) -> int:
+    """``sim bench --calls``: the cost of a call and of the batch call; --json, RESULTS.md."""
+    _check_json(args)
+    binary = gppc.warthog_binary(os.environ.get("WARTHOG")) if "warthog" in args.peers else None
+    with contextlib.closing(Progress(calls.steps(), "calls")) as progress:
+        report = calls.run(movingai_dir(), warthog=binary, on_done=progress.advance)
+    print("\n".join(report.lines()), flush=True)
+    if args.write_results:
+        command = "sim bench --calls" + " --peers warthog" * bool(binary) + " --write-results"
+        print(f"\nwrote {write_calls_section(report.lines(), command, _commit())}")
+    return _write_json(args, report.to_json())
+
+
+def _check_json(args: argparse.Namespace) -> None:
+    """Refuse a ``--json`` path that cannot be written, before any measuring (SimError)."""
+    if args.json is not None:
+        check_output(Output("--json", args.json, OutputKind.JSON))
+
+
+def _write_json(args: argparse.Namespace, document: dict[str, Any]) -> int:
+    """Write `document` to ``--json`` if given: 0, or 1 (said on stderr) when it fails."""
+    if args.json is None:
+        return 0
+    try:
+        write_json_atomic(args.json, document)
+    except OSError as error:
+        _say(f"sim: --json {args.json}: not written: {error.strerror or error}")
+        return 1
+    return 0
 
 
 def _mapf_command(args: argparse.Namespace) -> str:
@@ -512,20 +527,14 @@ def _dynamic_command(args: argparse.Namespace) -> str:
 
 def _bench_crowd_only(args: argparse.Namespace) -> int:
     """``sim bench --crowd``: print the table and targets; write --json, RESULTS.md's part."""
-    if args.json is not None:
-        check_output(Output("--json", args.json, OutputKind.JSON))
+    _check_json(args)
     report = _bench_crowd()
     print("\n".join([*report.lines(), "", "Targets:", *report.target_lines()]))
     status = 0
     if args.write_results:
         written = write_crowd_section(report, "sim bench --crowd --write-results")
         print(f"\nwrote {written}")
-    if args.json is not None:
-        try:
-            write_json_atomic(args.json, report.to_json())
-        except OSError as error:
-            _say(f"sim: --json {args.json}: not written: {error.strerror or error}")
-            status = 1
+    status |= _write_json(args, report.to_json())
     return status
 
 
@@ -534,8 +543,7 @@ def _bench_crowd_suite(args: argparse.Namespace) -> int:
     # Imported only now: the crowd needs Panda3D's core, the maps do not.
     from sim.bench import crowd_suite
 
-    if args.json is not None:
-        check_output(Output("--json", args.json, OutputKind.JSON))
+    _check_json(args)
     scenes = crowd_suite.suite_scenes()
     if not scenes:
         raise SimError(f"bench: no torture scenes in {crowd_suite.SUITE_DIR}")
@@ -553,12 +561,7 @@ def _bench_crowd_suite(args: argparse.Namespace) -> int:
         write_bytes_atomic(RESULTS_PATH.parent / crowd_suite.CHART, report.chart_svg().encode())
         section = crowd_suite.section_lines(report, command, _commit())
         print(f"\nwrote {write_mapf_section(section)}")
-    if args.json is not None:
-        try:
-            write_json_atomic(args.json, report.to_json())
-        except OSError as error:
-            _say(f"sim: --json {args.json}: not written: {error.strerror or error}")
-            status = 1
+    status |= _write_json(args, report.to_json())
     return status
 
 
@@ -580,19 +583,3 @@ def _command(args: argparse.Namespace) -> str:
     parts += ["--sample", str(args.sample), "--seed", str(args.seed)]
     parts += ["--peers", ",".join(args.peers) or "none", "--peer-limit", str(args.peer_limit)]
     return " ".join([*parts, "--write-results"])
-
-
-def _peer_list(text: str) -> list[str]:
-    """Parse ``--peers``: comma-separated names, or 'all', or 'none'."""
-    names = [part.strip() for part in text.split(",") if part.strip()]
-    if names == ["all"]:
-        return list(PEERS)
-    if names == ["none"] or not names:
-        return []
-    known = [*PEERS, *BINARY_PEERS]
-    unknown = [name for name in names if name not in known]
-    if unknown:
-        raise argparse.ArgumentTypeError(
-            f"unknown peer {unknown[0]!r}; choose from {', '.join(known)}, all, none"
-        )
-    return list(dict.fromkeys(names))

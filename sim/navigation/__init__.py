@@ -1,7 +1,8 @@
 """The pathfinding core: numpy and the standard library only, no Panda3D.
 
 Arrays are ``[row, col]``; a cell given as a pair is ``(row, col)``; the search core names a
-cell by its flat index ``row * width + col``. `find_path` is the entry point; `GridMap` places
+cell by its flat index ``row * width + col``. `find_path` is the entry point (`find_paths`
+answers many start/goal pairs on one array in one call); `GridMap` places
 a grid in the world; `rasterize_boxes` turns obstacle footprints into a blocked mask and
 `rasterize_terrain` (or `TerrainLayer`, patch by patch) terrain patches into cell costs from
 0.25 to 100; `clearance` gives one map that `usable_mask` turns into the cells an agent of any
@@ -26,6 +27,7 @@ it changes (`find_path` uses them to answer a goal out of reach at once, `region
 ((0, 0), (1, 1), (2, 2))
 """
 
+from sim.navigation.batch import find_paths
 from sim.navigation.catalogue import SearchKind
 from sim.navigation.clearance import clearance, disc_segment_is_clear, usable_mask
 from sim.navigation.diagonal import DiagonalRule
@@ -141,6 +143,7 @@ __all__ = [
     "euclidean",
     "find_path",
     "find_path_with",
+    "find_paths",
     "format_table",
     "generate_layout",
     "heuristic_scale",

@@ -5,7 +5,7 @@
 checks a query once (`Query.check`), then runs it on the compiled kernel
 (`sim.navigation.searches.kernel`) or on the Python reference loop
 (`sim.navigation.searches.best_first`); both give identical results, and neither checks the
-arguments again in its own words.
+arguments again in its own words. Many pairs on one array: `sim.navigation.batch.find_paths`.
 """
 
 from __future__ import annotations
@@ -156,8 +156,14 @@ def find_path(
         and weight == 1
         and implementation == "auto"
     ):
-        # The common call, recognised without building settings: those take microseconds.
-        settings = DEFAULT_SETTINGS
+        # The common call, recognised without building settings (those take microseconds), and
+        # answered as `find_path_with` answers it, without that call's frame.
+        if proven_apart(walkable, start, goal):
+            return _UNREACHABLE
+        common = (_common_plan or _load_common_plan())(walkable, start, goal)
+        if common is not None:
+            return common
+        return _general(walkable, start, goal, DEFAULT_SETTINGS)
     elif costs is None:
         # Options seen before are checked already: only the query is left to check.
         fast_path = _prepared or _load_prepared()
@@ -217,6 +223,13 @@ def find_path_with(
         common = (_common_plan or _load_common_plan())(walkable, start, goal)
         if common is not None:
             return common
+    return _general(walkable, start, goal, settings)
+
+
+def _general(
+    walkable: NDArray[np.bool_], start: Cell, goal: Cell, settings: SearchSettings
+) -> PathResult:
+    """The general path: every check in its own words (`Query.check`), then C or Python."""
     # Imported here: importing kernel warns once when the extension is not built, and a
     # caller that never searches should not see that.
     from sim.navigation.searches import kernel

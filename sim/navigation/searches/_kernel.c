@@ -623,17 +623,404 @@ static PyObject *kernel_clearance(PyObject *module, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* ---- The cheap call: checks and results without Python's per-call cost (kernel.py) ----
+ *
+ * `configure` is told once (when kernel.py is imported) the numpy array type, the result class
+ * and its two reasons; `flat_ends` then makes the checks of prepared.py and hot_path.py in one C
+ * call, `result` builds a PathResult from a search's answer, and `batch` runs many searches on
+ * one mask in one call, the GIL released. */
+
+static PyTypeObject *array_type = NULL;
+static PyTypeObject *result_type = NULL;
+static PyObject *reason_found = NULL, *reason_unreachable = NULL;
+/* The slot descriptors of found, cells, cost, expanded and reason: setting a frozen
+ * dataclass's fields through them is what its generated __init__ does, without the calls. */
+#define RESULT_FIELDS 5
+static PyObject *result_fields[RESULT_FIELDS];
+static const char *const RESULT_NAMES[RESULT_FIELDS] = {"found", "cells", "cost", "expanded",
+                                                        "reason"};
+
+static void cheap_call_free(void) {
+    Py_CLEAR(array_type);
+    Py_CLEAR(result_type);
+    Py_CLEAR(reason_found);
+    Py_CLEAR(reason_unreachable);
+    for (int i = 0; i < RESULT_FIELDS; i++) Py_CLEAR(result_fields[i]);
+}
+
+PyDoc_STRVAR(configure_doc,
+             "configure(array_type, result_type, found, unreachable) -> None\n\n"
+             "The types flat_ends and result use; see sim/navigation/searches/kernel.py.");
+
+static PyObject *kernel_configure(PyObject *module, PyObject *args) {
+    (void)module;
+    PyObject *arrays, *results, *found, *unreachable;
+    if (!PyArg_ParseTuple(args, "O!O!OO:configure", &PyType_Type, &arrays, &PyType_Type, &results,
+                          &found, &unreachable))
+        return NULL;
+    PyObject *fields[RESULT_FIELDS] = {NULL};
+    for (int i = 0; i < RESULT_FIELDS; i++) {
+        fields[i] = PyObject_GetAttrString(results, RESULT_NAMES[i]);
+        if (fields[i] == NULL || Py_TYPE(fields[i])->tp_descr_set == NULL) {
+            if (fields[i] != NULL)
+                PyErr_Format(PyExc_TypeError, "%s.%s is not a slot", ((PyTypeObject *)results)->tp_name,
+                             RESULT_NAMES[i]);
+            for (int j = 0; j <= i; j++) Py_XDECREF(fields[j]);
+            return NULL;
+        }
+    }
+    cheap_call_free();
+    for (int i = 0; i < RESULT_FIELDS; i++) result_fields[i] = fields[i];
+    Py_INCREF(arrays);
+    array_type = (PyTypeObject *)arrays;
+    Py_INCREF(results);
+    result_type = (PyTypeObject *)results;
+    Py_INCREF(found);
+    reason_found = found;
+    Py_INCREF(unreachable);
+    reason_unreachable = unreachable;
+    Py_RETURN_NONE;
+}
+
+/* A new PathResult(found, cells, cost, expanded, FOUND or UNREACHABLE); steals `cells`. NULL
+ * with an exception set on failure. */
+static PyObject *new_result(int found, PyObject *cells, double cost, Py_ssize_t expanded) {
+    if (result_type == NULL) {
+        Py_DECREF(cells);
+        PyErr_SetString(PyExc_RuntimeError, "_kernel.configure was not called");
+        return NULL;
+    }
+    PyObject *values[RESULT_FIELDS] = {found ? Py_True : Py_False, cells,
+                                       PyFloat_FromDouble(cost), PyLong_FromSsize_t(expanded),
+                                       found ? reason_found : reason_unreachable};
+    Py_INCREF(values[0]);
+    Py_INCREF(values[4]);
+    PyObject *result = NULL;
+    if (values[2] != NULL && values[3] != NULL)
+        result = result_type->tp_alloc(result_type, 0);
+    for (int i = 0; i < RESULT_FIELDS; i++) {
+        if (result != NULL &&
+            Py_TYPE(result_fields[i])->tp_descr_set(result_fields[i], result, values[i]) < 0)
+            Py_CLEAR(result);
+        Py_XDECREF(values[i]);
+    }
+    return result;
+}
+
+PyDoc_STRVAR(result_doc,
+             "result(answer) -> PathResult\n\n"
+             "A search's (found, cells, cost, expanded) as a PathResult, FOUND or UNREACHABLE.");
+
+static PyObject *kernel_result(PyObject *module, PyObject *answer) {
+    (void)module;
+    if (!PyTuple_CheckExact(answer) || PyTuple_GET_SIZE(answer) != 4) {
+        PyErr_SetString(PyExc_TypeError, "answer must be a tuple (found, cells, cost, expanded)");
+        return NULL;
+    }
+    const int found = PyObject_IsTrue(PyTuple_GET_ITEM(answer, 0));
+    const double cost = PyFloat_AsDouble(PyTuple_GET_ITEM(answer, 2));
+    const Py_ssize_t expanded = PyLong_AsSsize_t(PyTuple_GET_ITEM(answer, 3));
+    if (found < 0 || PyErr_Occurred()) return NULL;
+    PyObject *cells = PyTuple_GET_ITEM(answer, 1);
+    Py_INCREF(cells);
+    return new_result(found, cells, cost, expanded);
+}
+
+/* The int of an exact int inside [0, bound), else -1 (any error cleared). */
+static Py_ssize_t index_below(PyObject *value, Py_ssize_t bound) {
+    if (!PyLong_CheckExact(value)) return -1;
+    const Py_ssize_t index = PyLong_AsSsize_t(value);
+    if (index == -1 && PyErr_Occurred()) {
+        PyErr_Clear();
+        return -1;
+    }
+    return index < bound ? index : -1;
+}
+
+/* The flat cell of an exact (row, col) tuple of exact ints inside the grid, else -1. */
+static Py_ssize_t flat_cell(PyObject *cell, Py_ssize_t height, Py_ssize_t width) {
+    if (!PyTuple_CheckExact(cell) || PyTuple_GET_SIZE(cell) != 2) return -1;
+    const Py_ssize_t row = index_below(PyTuple_GET_ITEM(cell, 0), height);
+    const Py_ssize_t col = index_below(PyTuple_GET_ITEM(cell, 1), width);
+    return row < 0 || col < 0 ? -1 : row * width + col;
+}
+
+PyDoc_STRVAR(flat_ends_doc,
+             "flat_ends(walkable, start, goal) -> (height, width, start, goal) | None\n\n"
+             "The common query's checks in one call; see sim/navigation/hot_path.py.");
+
+static PyObject *kernel_flat_ends(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    (void)module;
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "flat_ends takes walkable, start and goal");
+        return NULL;
+    }
+    if (array_type == NULL || Py_TYPE(args[0]) != array_type) Py_RETURN_NONE;
+    Py_buffer view;
+    /* A buffer that is not C-contiguous is refused by its exporter: the general path then. */
+    if (PyObject_GetBuffer(args[0], &view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    Py_ssize_t start = -1, goal = -1, height = 0, width = 0;
+    if (view.ndim == 2 && view.itemsize == 1 && format_is(&view, '?')) {
+        height = view.shape[0];
+        width = view.shape[1];
+        if (height > 0 && width > 0 && height <= INT32_MAX / width) {
+            const uint8_t *walkable = view.buf;
+            start = flat_cell(args[1], height, width);
+            goal = flat_cell(args[2], height, width);
+            if (start >= 0 && !walkable[start]) start = -1;
+            if (goal >= 0 && !walkable[goal]) goal = -1;
+        }
+    }
+    PyBuffer_Release(&view);
+    if (start < 0 || goal < 0) Py_RETURN_NONE;
+    PyObject *ends = PyTuple_New(4);
+    if (ends == NULL) return NULL;
+    const Py_ssize_t values[4] = {height, width, start, goal};
+    for (Py_ssize_t i = 0; i < 4; i++) {
+        PyObject *number = PyLong_FromSsize_t(values[i]);
+        if (number == NULL) {
+            Py_DECREF(ends);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(ends, i, number);
+    }
+    return ends;
+}
+
+/* What one search of a batch leaves: its path lies in the batch's path buffer from `offset`. */
+typedef struct {
+    int status;
+    Py_ssize_t expanded, offset, length;
+    double cost;
+} Outcome;
+
+/* Run every pair of `problem`'s grid, one after another, without the GIL: the outcomes and one
+ * buffer of all the paths, grown as needed. Returns 0 when out of memory. */
+static int run_batch(Problem *problem, const int64_t *starts, const int64_t *goals,
+                     Py_ssize_t count, Outcome *outcomes, int32_t **paths, Py_ssize_t *capacity,
+                     Workspace *ws) {
+    const Py_ssize_t size = problem->height * problem->width;
+    Py_ssize_t used = 0;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        problem->start = (int32_t)starts[i];
+        problem->goal = (int32_t)goals[i];
+        Outcome *out = &outcomes[i];
+        *out = (Outcome){SEARCH_UNREACHABLE, 0, used, 0, INFINITY};
+        Frontier frontier = frontier_start(ws);
+        out->status = run_search(problem, &frontier, &out->expanded);
+        if (out->status == SEARCH_FOUND) {
+            for (int32_t cell = problem->goal;; cell = ws->state[cell].came_from) {
+                out->length++;
+                if (cell == problem->start || out->length > size) break;
+            }
+            if (used + out->length > *capacity) {
+                Py_ssize_t grown = *capacity * 2 > used + out->length ? *capacity * 2
+                                                                       : used + out->length;
+                int32_t *bigger = PyMem_RawRealloc(*paths, (size_t)grown * sizeof(int32_t));
+                if (bigger == NULL) {
+                    frontier_reset(&frontier);
+                    return 0;
+                }
+                *paths = bigger;
+                *capacity = grown;
+            }
+            int32_t cell = problem->goal;
+            for (Py_ssize_t k = out->length - 1; k >= 0; k--) {
+                (*paths)[used + k] = cell;
+                cell = ws->state[cell].came_from;
+            }
+            out->cost = path_cost(*paths + used, out->length, problem->width, problem->costs);
+            used += out->length;
+        }
+        frontier_reset(&frontier);
+        if (out->status == SEARCH_NO_MEMORY) return 0;
+    }
+    return 1;
+}
+
+/* The outcomes of a batch as a list of PathResult; NULL with an exception set on failure. */
+static PyObject *batch_results(const Outcome *outcomes, Py_ssize_t count, const int32_t *paths,
+                               Py_ssize_t width) {
+    PyObject *results = PyList_New(count);
+    if (results == NULL) return NULL;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        const Outcome *out = &outcomes[i];
+        const int found = out->status == SEARCH_FOUND;
+        PyObject *cells = path_cells(found ? paths + out->offset : NULL, found ? out->length : 0,
+                                     width);
+        PyObject *result = cells == NULL ? NULL : new_result(found, cells, out->cost, out->expanded);
+        if (result == NULL) {
+            Py_DECREF(results);
+            return NULL;
+        }
+        PyList_SET_ITEM(results, i, result);
+    }
+    return results;
+}
+
+PyDoc_STRVAR(batch_doc,
+             "batch(walkable, costs, height, width, starts, goals, diagonal, heuristic, h_weight,\n"
+             "      g_weight, unit) -> list[PathResult]\n\n"
+             "search() for every pair of flat cells starts[i], goals[i] (int64 arrays), in one\n"
+             "call; see sim/navigation/searches/kernel.py for the contract.");
+
+static PyObject *kernel_batch(PyObject *module, PyObject *args) {
+    (void)module;
+    PyObject *walkable_obj, *costs_obj, *starts_obj, *goals_obj;
+    Py_ssize_t height, width;
+    int diagonal, heuristic, unit;
+    double h_weight, g_weight;
+    if (!PyArg_ParseTuple(args, "OOnnOOiiddp:batch", &walkable_obj, &costs_obj, &height, &width,
+                          &starts_obj, &goals_obj, &diagonal, &heuristic, &h_weight, &g_weight,
+                          &unit))
+        return NULL;
+    if (diagonal < DIAG_NEVER || diagonal > DIAG_ALWAYS) {
+        PyErr_Format(PyExc_ValueError, "diagonal rule code %d: need 0 to 3", diagonal);
+        return NULL;
+    }
+    if (heuristic < H_MANHATTAN || heuristic > H_ZERO) {
+        PyErr_Format(PyExc_ValueError, "unknown heuristic code %d", heuristic);
+        return NULL;
+    }
+    if (!(isfinite(h_weight) && h_weight >= 0.0 && isfinite(g_weight) && g_weight >= 0.0)) {
+        PyErr_SetString(PyExc_ValueError, "h_weight and g_weight must be finite and >= 0");
+        return NULL;
+    }
+    if (!check_grid(height, width)) return NULL;
+    const Py_ssize_t size = height * width;
+    Py_buffer walkable_view, costs_view, starts_view, goals_view;
+    const int have_costs = take_grid(walkable_obj, costs_obj, size, &walkable_view, &costs_view);
+    if (have_costs < 0) return NULL;
+    PyObject *results = NULL;
+    if (PyObject_GetBuffer(starts_obj, &starts_view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
+        goto release_grid;
+    if (PyObject_GetBuffer(goals_obj, &goals_view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
+        goto release_starts;
+    const Py_ssize_t count = starts_view.len / 8;
+    if (!is_int64(&starts_view) || !is_int64(&goals_view) || goals_view.len != starts_view.len) {
+        PyErr_SetString(PyExc_ValueError, "starts and goals must be int64 arrays of one length");
+        goto release_goals;
+    }
+    const int64_t *starts = starts_view.buf, *goals = goals_view.buf;
+    const uint8_t *walkable = walkable_view.buf;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        if (starts[i] < 0 || starts[i] >= size || goals[i] < 0 || goals[i] >= size ||
+            !walkable[starts[i]] || !walkable[goals[i]]) {
+            PyErr_Format(PyExc_ValueError, "pair %zd: start and goal must be walkable cells", i);
+            goto release_goals;
+        }
+    }
+    Outcome *outcomes = PyMem_RawMalloc((size_t)(count > 0 ? count : 1) * sizeof(Outcome));
+    Py_ssize_t capacity = 1024;
+    int32_t *paths = PyMem_RawMalloc((size_t)capacity * sizeof(int32_t));
+    Workspace *ws = workspace_take(size);
+    if (outcomes == NULL || paths == NULL || ws == NULL) {
+        PyErr_NoMemory();
+    } else {
+        Problem problem = {walkable, have_costs ? costs_view.buf : NULL, height, width, 0, 0,
+                           diagonal, heuristic, unit, h_weight, g_weight};
+        int ok;
+        Py_BEGIN_ALLOW_THREADS
+        ok = run_batch(&problem, starts, goals, count, outcomes, &paths, &capacity, ws);
+        Py_END_ALLOW_THREADS
+        results = ok ? batch_results(outcomes, count, paths, width) : PyErr_NoMemory();
+    }
+    if (ws != NULL) workspace_give_back(ws);
+    PyMem_RawFree(paths);
+    PyMem_RawFree(outcomes);
+release_goals:
+    PyBuffer_Release(&goals_view);
+release_starts:
+    PyBuffer_Release(&starts_view);
+release_grid:
+    if (have_costs) PyBuffer_Release(&costs_view);
+    PyBuffer_Release(&walkable_view);
+    return results;
+}
+
+PyDoc_STRVAR(pairs_doc,
+             "pairs(walkable, starts, goals, starts_flat, goals_flat, searchable) -> int\n\n"
+             "Flat cells and whether each pair is searchable, for find_paths; the index of the\n"
+             "first start outside the grid, or -1. See sim/navigation/searches/kernel.py.");
+
+static PyObject *kernel_pairs(PyObject *module, PyObject *args) {
+    (void)module;
+    PyObject *objects[6];
+    if (!PyArg_ParseTuple(args, "OOOOOO:pairs", &objects[0], &objects[1], &objects[2],
+                          &objects[3], &objects[4], &objects[5]))
+        return NULL;
+    Py_buffer views[6];
+    int taken = 0;
+    Py_ssize_t first_outside = -1;
+    PyObject *answer = NULL;
+    for (; taken < 6; taken++) {
+        const int flags = taken >= 3 ? PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE
+                                     : PyBUF_C_CONTIGUOUS | PyBUF_FORMAT;
+        if (PyObject_GetBuffer(objects[taken], &views[taken], flags) < 0) goto done;
+    }
+    const Py_buffer *grid = &views[0];
+    const Py_ssize_t count = views[1].len / 16;
+    if (grid->ndim != 2 || grid->itemsize != 1 || !(format_is(grid, '?') || format_is(grid, 'B'))) {
+        PyErr_SetString(PyExc_ValueError, "walkable must be a C-contiguous 2-D bool array");
+        goto done;
+    }
+    if (views[1].ndim != 2 || views[1].shape[1] != 2 || views[2].ndim != 2 ||
+        views[2].shape[1] != 2 || !is_int64(&views[1]) || !is_int64(&views[2]) ||
+        views[2].len != views[1].len ||
+        !is_int64(&views[3]) || !is_int64(&views[4]) || views[3].len != count * 8 ||
+        views[4].len != count * 8 || views[5].itemsize != 1 || views[5].len != count) {
+        PyErr_SetString(PyExc_ValueError,
+                        "starts and goals must be (N, 2) int64 arrays, the outputs N int64, N int64 "
+                        "and N bytes");
+        goto done;
+    }
+    const Py_ssize_t height = grid->shape[0], width = grid->shape[1];
+    const uint8_t *walkable = grid->buf;
+    const int64_t *starts = views[1].buf, *goals = views[2].buf;
+    int64_t *starts_flat = views[3].buf, *goals_flat = views[4].buf;
+    uint8_t *searchable = views[5].buf;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        const int64_t start_row = starts[2 * i], start_col = starts[2 * i + 1];
+        const int64_t goal_row = goals[2 * i], goal_col = goals[2 * i + 1];
+        const int start_in = start_row >= 0 && start_row < height && start_col >= 0 &&
+                             start_col < width;
+        const int goal_in = goal_row >= 0 && goal_row < height && goal_col >= 0 &&
+                            goal_col < width;
+        if (!start_in && first_outside < 0) first_outside = i;
+        starts_flat[i] = start_in ? start_row * width + start_col : 0;
+        goals_flat[i] = goal_in ? goal_row * width + goal_col : 0;
+        searchable[i] = start_in && goal_in && walkable[starts_flat[i]] && walkable[goals_flat[i]];
+    }
+    answer = PyLong_FromSsize_t(first_outside);
+done:
+    for (int i = 0; i < taken; i++) PyBuffer_Release(&views[i]);
+    return answer;
+}
+
+static void kernel_free(void *module) {
+    grid_search_free(module);
+    cheap_call_free();
+}
+
 static PyMethodDef kernel_methods[] = {
     {"search", kernel_search, METH_VARARGS, search_doc},
     {"field", kernel_field, METH_VARARGS, field_doc},
     {"clearance", kernel_clearance, METH_VARARGS, clearance_doc},
+    {"configure", kernel_configure, METH_VARARGS, configure_doc},
+    {"result", kernel_result, METH_O, result_doc},
+    {"flat_ends", (PyCFunction)(void (*)(void))kernel_flat_ends, METH_FASTCALL, flat_ends_doc},
+    {"batch", kernel_batch, METH_VARARGS, batch_doc},
+    {"pairs", kernel_pairs, METH_VARARGS, pairs_doc},
     {NULL, NULL, 0, NULL},
 };
 
 static struct PyModuleDef kernel_module = {
     PyModuleDef_HEAD_INIT, "_kernel", "Compiled best-first grid search (see kernel.py).", -1,
     kernel_methods,        NULL,      NULL,
-    NULL,                  grid_search_free,
+    NULL,                  kernel_free,
 };
 
 PyMODINIT_FUNC PyInit__kernel(void) {
