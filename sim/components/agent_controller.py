@@ -14,17 +14,10 @@ from sim.config import PALETTE, AgentConfig, AgentMode, Tag
 from sim.crowd.crowd import Crowd
 from sim.crowd.handle import CrowdHost, Kept
 from sim.crowd.route import RouteCells, nearest_clear_point
+from sim.crowd.rules.lone_step import turn_and_step
+from sim.crowd.rules.motion_limits import stop_radius
 from sim.crowd.state import CAUSES, AgentState, ReplanCause
-from sim.crowd.steering import (
-    angle_between_deg,
-    distance_to_circle,
-    heading_quat,
-    look_rotation,
-    quat_heading,
-    slerp,
-    step_length,
-    turn_fraction,
-)
+from sim.crowd.steering import heading_quat, quat_heading
 from sim.engine import Component, GameObject, Gizmos, ReplanGate
 from sim.engine.replan_gate import CHANGED
 from sim.navigation.searches.incremental import IncrementalSearch
@@ -33,7 +26,6 @@ __all__ = ["CAUSES", "ROUTES_DRAWN", "AgentController", "AgentState", "CrowdHost
 
 ALIGNED_DEG = 2.0  # facing within this of the waypoint counts as aligned
 CENTRE_EPSILON = 0.02  # world units: close enough to a cell centre to call it reached
-ARRIVAL_MARGIN = 1e-4  # world units: the last step stops this far inside the arrival circle
 PATH_Z = 0.06
 AGENT_PATH_COLOR = PALETTE.route
 ROUTES_DRAWN = 256  # agents whose routes are drawn: thousands of lines would only be a tangle
@@ -135,6 +127,7 @@ class AgentController(Component):
         self._x = self._y = 0.0
         self._rotation = heading_quat(0.0)
         self._home: tuple[float, float, float] = (0.0, 0.0, 0.0)
+        self._cruising = False  # its last step went where it wanted (no one, no wall in the way)
 
     @property
     def config(self) -> AgentConfig:
@@ -163,6 +156,11 @@ class AgentController(Component):
         if self.driven:
             return self._agents.position(self._index)
         return (self._x, self._y)
+
+    @property
+    def speed(self) -> float:
+        """How fast it moved last frame, world units per second."""
+        return math.hypot(*self._agents.velocity(self._index))
 
     @property
     def heading_deg(self) -> float:
@@ -291,7 +289,7 @@ class AgentController(Component):
                     self._gate.request(cause)  # queued by the crowd: due again next frame
             if self.state is AgentState.MOVING:
                 self._steer(dt)
-            if self.state is AgentState.MOVING and self._joins_cluster(goal):
+            if self.state is AgentState.MOVING and self._stands(goal):
                 self._arrive()
         if self.state is not AgentState.MOVING:
             self._make_room(dt)
@@ -403,7 +401,9 @@ class AgentController(Component):
         )
         self._route_checked = self._grid.mask_version
         end = waypoints[-1]  # the goal itself, or the free cell nearest it
-        if self.state is not AgentState.ARRIVED or self._distance_to(end) > self._radius():
+        if self.state is not AgentState.ARRIVED or self._distance_to(end) > stop_radius(
+            self.config
+        ):
             self.state = AgentState.MOVING
         self._advance_waypoints()
 
@@ -440,7 +440,7 @@ class AgentController(Component):
             waypoint = self.waypoints[0]
             distance = self._distance_to(waypoint)
             if len(self.waypoints) == 1:
-                if distance <= self._radius():
+                if distance <= stop_radius(self.config):
                     self._arrive()
                 return
             # An intermediate waypoint is passed early only when the line to the next one is
@@ -469,29 +469,15 @@ class AgentController(Component):
             return
         waypoint = self.waypoints[0]
         dx, dy = waypoint[0] - self._x, waypoint[1] - self._y
-        desired = look_rotation(dx, dy)
-        turned = turn_fraction(self.config.turn_rate, dt)
-        self._rotation = slerp(self._rotation, desired, turned)
-        heading = quat_heading(self._rotation)
-        off_deg = angle_between_deg(heading, quat_heading(desired))
-        step = step_length(
-            self.config.speed,
-            dt,
-            distance=math.hypot(dx, dy),
-            off_deg=off_deg,
-            turned=turned,
-            on_course_within=self._radius(),
+        speed_now = self.speed
+        steered = turn_and_step(
+            self.config, self._rotation, self.position, self.waypoints, speed_now, dt
         )
-        radians = math.radians(heading)
-        facing = (-math.sin(radians), math.cos(radians))
-        if step > 0.0 and len(self.waypoints) == 1:
-            # A little inside the circle: positions pass through float32 nodes and a report
-            # rounded to 5 decimals, and a reader checking the arrival radius must see it so.
-            radius = self._radius()
-            reach = radius - min(ARRIVAL_MARGIN, 0.1 * radius)
-            step = min(step, distance_to_circle(self.position, facing, waypoint, reach))
+        self._rotation, facing, step = steered.rotation, steered.facing, steered.step
+        off_deg = steered.off_deg
         new = (self._x + facing[0] * step, self._y + facing[1] * step)
         avoided = self._avoided(new, dt)
+        self._cruising = False
         if avoided is not None:
             if self._can_move_to(avoided):
                 self.distance_travelled += math.dist(self.position, avoided)
@@ -501,6 +487,7 @@ class AgentController(Component):
             # waypoint keeps clear (a leg the plan checked): the agent slides along that line.
             distance = max(math.hypot(dx, dy), step)
             straight = (self._x + dx * step / distance, self._y + dy * step / distance)
+            self._cruising = self._can_move_to(new)
             for point in (new, straight):
                 if self._can_move_to(point):
                     self._x, self._y = point
@@ -525,6 +512,15 @@ class AgentController(Component):
         if velocity == wanted:
             return None
         return (self._x + velocity[0] * dt, self._y + velocity[1] * dt)
+
+    def _stands(self, goal: Point) -> bool:
+        """Whether it stopped against the cluster at `goal`; not while it brakes unhindered.
+
+        A braking agent creeps its last stretch (`auto_braking`): slow is not held back.
+        """
+        if math.isfinite(self.config.acceleration) and self._cruising:
+            return False
+        return self._joins_cluster(goal)
 
     def _joins_cluster(self, goal: Point) -> bool:
         """Whether it stands still against those already arrived at `goal` (a crowd's rule)."""

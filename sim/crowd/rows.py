@@ -24,6 +24,11 @@ COLUMNS: dict[str, tuple[type, tuple[int, ...], Any]] = {
     "speeds": (np.float64, (), 0.0),  # the fastest each may go
     "arrival_radii": (np.float64, (), 0.0),
     "turn_rates": (np.float64, (), 0.0),
+    # Motion settings (`sim.crowd.rules.motion_limits`): units/s², deg/s, auto braking, ORCA weight
+    "accelerations": (np.float64, (), np.inf),
+    "angular_speeds": (np.float64, (), np.inf),
+    "braking": (np.bool_, (), True),
+    "weights": (np.float64, (), 1.0),
     "colors": (np.float64, (4,), 1.0),
     "avoidance": (np.bool_, (), True),
     "driven": (np.bool_, (), False),  # moved by the crowd (else by its owner)
@@ -68,6 +73,10 @@ class AgentRows:
     speeds: NDArray[np.float64]
     arrival_radii: NDArray[np.float64]
     turn_rates: NDArray[np.float64]
+    accelerations: NDArray[np.float64]
+    angular_speeds: NDArray[np.float64]
+    braking: NDArray[np.bool_]
+    weights: NDArray[np.float64]
     colors: NDArray[np.float64]
     avoidance: NDArray[np.bool_]
     driven: NDArray[np.bool_]
