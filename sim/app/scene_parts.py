@@ -95,7 +95,7 @@ def add_terrain(
 ) -> TerrainLegend | None:
     """Give each Terrain object its cost; a scene with terrain gets the HUD's cost legend."""
     patches = [
-        game_object.add_component(TerrainPatch(spec.terrain_cost))
+        game_object.add_component(TerrainPatch(spec.terrain_cost, spec.terrain_area))
         for spec, game_object in zip(scene.objects, objects, strict=True)
         if spec.terrain_cost is not None
     ]

@@ -366,6 +366,7 @@ class AgentController(Component):
         # smoothing checks the disc's sweep.
         if (
             self._crowd is not None
+            and self.config.areas is None  # the shared fields know no areas
             and radius <= self._grid.grid_cell_size / 2.0
             and self._crowd.active_for(goal_cell)
         ):
@@ -381,6 +382,7 @@ class AgentController(Component):
                 search=self._own_search(),
                 compare=self.compare_fresh,
                 avoid=self._agents.detour_cells(self._index),
+                allowed=self._grid.allowed_cells(self.config.areas),
             )
         self.outcome = outcome
         self.expanded_total += outcome.expanded
@@ -539,6 +541,10 @@ class AgentController(Component):
             self._x, self._y = moved
 
     def _can_move_to(self, new: Point) -> bool:
+        allowed = self._grid.allowed_cells(self.config.areas)
+        cell = self._grid.world_to_cell(*new)
+        if allowed is not None and (cell is None or not allowed[cell]):
+            return False  # off its areas (`AgentConfig.areas`), which no push may cross
         if self._grid.world_to_cell(self._x, self._y) is None:  # walking in from off the grid
             return not self._grid.is_blocked_at(*new)
         if not self._move_is_clear(self.position, new):

@@ -13,6 +13,7 @@ import numpy as np
 from numpy.typing import NDArray
 from panda3d.core import TransformState
 
+from sim.components.plan_text import NO_ROOM_TEXT, NO_WALKABLE_TEXT, REASON_TEXT, endpoint_notes
 from sim.components.terrain import TerrainTracker
 from sim.config import PALETTE, Tag
 from sim.crowd.route import BlockStamps
@@ -23,7 +24,6 @@ from sim.navigation import (
     Footprint,
     GridMap,
     PathResult,
-    Reason,
     SearchSettings,
     box_footprint,
     find_path_with,
@@ -51,25 +51,6 @@ HEURISTICS = tuple(heuristic.value for heuristic in PLANNER_HEURISTICS)
 
 Cell = tuple[int, int]
 Point = tuple[float, float]
-
-REASON_TEXT = {
-    Reason.GOAL_BLOCKED: "End lies inside an obstacle",
-    Reason.START_BLOCKED: "Start lies inside an obstacle",
-    Reason.UNREACHABLE: "End cannot be reached: walled in",
-    Reason.GOAL_OUTSIDE: "End lies outside the grid",
-}
-NO_WALKABLE_TEXT = "the grid has no walkable cell"
-NO_ROOM_TEXT = "no cell has room for the agent's size"
-
-
-def endpoint_notes(ends: Endpoints) -> list[str]:
-    """What the HUD says when Start or End stood inside an obstacle and a free cell stood in."""
-    notes = []
-    if ends.goal_moved:
-        notes.append("End is inside an obstacle: using the nearest free cell")
-    if ends.start_moved:
-        notes.append("start is inside an obstacle: using the nearest free cell")
-    return notes
 
 
 @dataclass(frozen=True, slots=True)
@@ -416,6 +397,10 @@ class GridManager(Component):
             (point[1] - self.origin[1]) / self.grid_cell_size,
         )
 
+    def allowed_cells(self, areas: Collection[str] | None) -> NDArray[np.bool_] | None:
+        """The cells an agent walking on `areas` may enter, shared (`AreaLayer`); None: all."""
+        return self._terrain.areas.allowed(None if areas is None else frozenset(areas))
+
     def usable_grid(self, radius: float) -> GridMap:
         """The grid an agent of `radius` world units plans on: the cells with room for its disc.
 
@@ -465,6 +450,7 @@ class GridManager(Component):
         search: IncrementalSearch | None = None,
         compare: bool = False,
         avoid: Collection[Cell] = (),
+        allowed: NDArray[np.bool_] | None = None,
     ) -> PlanOutcome:
         """Plan from world point `start` to world point `goal`; never raises for "no path".
 
@@ -473,6 +459,7 @@ class GridManager(Component):
         plans on `usable_grid(radius)`: a start or goal closer to a wall than that moves to
         the nearest cell with room, and smoothing keeps the agent's swept disc clear. It plans
         round the `avoid` cells where it can (`sim.crowd.rules.detour`), else through them.
+        Cells outside `allowed` (its areas: `allowed_cells`) are blocked to it, smoothing too.
 
         With a `search` (`incremental_search()`, built for the current `planning_key`) the
         search repairs its last one instead of starting over; the path costs the same. With
@@ -480,6 +467,8 @@ class GridManager(Component):
         `fresh_expanded` (the HUD's comparison; its time is not in `plan_ms`).
         """
         grid = self.usable_grid(radius).with_blocked(avoid)
+        if allowed is not None:
+            grid = GridMap(grid.walkable & allowed, grid.costs, grid.origin, grid.cell_size)
         ends = grid.endpoints(start, goal)
         if ends.start is None or ends.goal is None:
             return PlanOutcome(False, NO_WALKABLE_TEXT if grid is self.grid else NO_ROOM_TEXT)
@@ -496,7 +485,9 @@ class GridManager(Component):
         if search is not None and compare:
             fresh = self._fresh_search(grid, start_cell, goal_cell, PLANNER.algorithm).expanded
         if not result.found and avoid:
-            return self.plan(start, goal, smoothing=smoothing, radius=radius, search=search)
+            return self.plan(
+                start, goal, smoothing=smoothing, radius=radius, search=search, allowed=allowed
+            )
         if not result.found:
             reason = REASON_TEXT.get(result.reason, str(result.reason))
             return PlanOutcome(
@@ -513,7 +504,9 @@ class GridManager(Component):
             True,
             "; ".join(notes),
             cells,
-            self._waypoints(cells, goal, smoothing=smoothing and not avoid, radius=radius),
+            self._waypoints(
+                cells, goal, smoothing=smoothing and not avoid, radius=radius, allowed=allowed
+            ),
             cost=result.cost * self.grid_cell_size,
             length=sum(math.dist(a, b) for a, b in steps) * self.grid_cell_size,
             expanded=result.expanded,
@@ -534,11 +527,18 @@ class GridManager(Component):
         return find_path_with(grid.walkable, start, goal, settings)
 
     def _waypoints(
-        self, cells: Sequence[Cell], goal: Point, *, smoothing: bool, radius: float = 0.0
+        self,
+        cells: Sequence[Cell],
+        goal: Point,
+        *,
+        smoothing: bool,
+        radius: float = 0.0,
+        allowed: NDArray[np.bool_] | None = None,
     ) -> tuple[Point, ...]:
         # A disc skips only over cells where all of it has room (`smoothing_mask`): the
         # exact swept-disc test would cost a hundred times a point's at every candidate.
         walkable = self.smoothing_mask(radius) if radius > 0.0 else self._walkable
+        walkable = walkable if allowed is None else walkable & allowed
         kept = smooth_path(walkable, cells, costs=self.costs) if smoothing else list(cells)
         points = [self.cell_to_world(cell) for cell in kept[1:]]
         if self.world_to_cell(*goal) == cells[-1]:

@@ -29,6 +29,7 @@ COLUMNS: dict[str, tuple[type, tuple[int, ...], Any]] = {
     "angular_speeds": (np.float64, (), np.inf),
     "braking": (np.bool_, (), True),
     "weights": (np.float64, (), 1.0),
+    "everywhere": (np.bool_, (), True),  # walks on every area (the shared fields know none)
     "colors": (np.float64, (4,), 1.0),
     "avoidance": (np.bool_, (), True),
     "driven": (np.bool_, (), False),  # moved by the crowd (else by its owner)
@@ -77,6 +78,7 @@ class AgentRows:
     angular_speeds: NDArray[np.float64]
     braking: NDArray[np.bool_]
     weights: NDArray[np.float64]
+    everywhere: NDArray[np.bool_]
     colors: NDArray[np.float64]
     avoidance: NDArray[np.bool_]
     driven: NDArray[np.bool_]

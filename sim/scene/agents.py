@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from sim.config import AgentConfig, AgentMode, Planner
+from sim.navigation.areas import WALKABLE
 from sim.scene import values
 from sim.scene.spec import SceneSpec
 from sim.scene.values import Reader, Table
@@ -138,6 +139,26 @@ def object_path(at: Reader, scene: SceneSpec, index: int) -> Reader:
             return at.at("crowds").at(crowd_index)
         index -= crowd.count
     return at
+
+
+def check_areas(at: Reader, scene: SceneSpec) -> None:
+    """Refuse an agent whose `areas` name an area no terrain patch of the scene has.
+
+    `walkable` (`sim.navigation.areas.WALKABLE`, the ground no named patch covers) is always
+    an area.
+
+    Raises:
+        SceneError: At the first such name, in file order, naming its `agent.areas[i]` key.
+    """
+    known = {obj.terrain_area for obj in scene.objects if obj.terrain_area is not None}
+    known.add(WALKABLE)
+    for index, obj in enumerate(scene.objects):
+        areas = () if obj.agent is None or obj.agent.areas is None else obj.agent.areas
+        for position, area in enumerate(areas):
+            if area not in known:
+                key = object_path(at, scene, index).at("agent").at("areas").at(position)
+                names = ", ".join(values.short(name) for name in sorted(known))
+                raise key.error(f"no terrain patch has area {values.short(area)} (areas: {names})")
 
 
 def check_targets(at: Reader, scene: SceneSpec) -> None:

@@ -26,7 +26,7 @@ from sim.navigation.diagonal import DIAGONAL_CHOICES, DiagonalRule
 from sim.navigation.grid import MAX_COST, MIN_COST
 from sim.navigation.maps.input_file import read_input_file
 from sim.scene import values
-from sim.scene.agents import AgentReader, check_targets, object_path
+from sim.scene.agents import AgentReader, check_areas, check_targets, object_path
 from sim.scene.grid import scene_grid
 from sim.scene.mapf import read_mapf
 from sim.scene.motion import MOTION_KEYS, read_motion
@@ -156,6 +156,7 @@ def parse_scene(
     torture = root.get("torture", read_torture, None)
     scene = SceneSpec(Path(source), version, name, grid, camera, objects, crowds, mapf, torture)
     check_targets(Reader(source), scene)
+    check_areas(Reader(source), scene)
     _check_agents_fit(Reader(source), scene)
     return scene
 
@@ -228,7 +229,7 @@ _OBJECT_KEYS = (
     *MOTION_KEYS,
     "scripts",
 )
-_TERRAIN_KEYS = ("cost",)
+_TERRAIN_KEYS = ("cost", "area")
 
 
 def _connectivity(at: Reader, value: object) -> int:
@@ -353,9 +354,10 @@ def default_radius(grid: GridSpec) -> float:
 _terrain_cost = values.within(MIN_COST, MAX_COST)
 
 
-def _terrain(at: Reader, value: object) -> float:
-    """Read `[objects.terrain]`: the patch's cost multiplier."""
-    return Table(at, value, _TERRAIN_KEYS).get("cost", _terrain_cost)
+def _terrain(at: Reader, value: object) -> tuple[float, str | None]:
+    """Read `[objects.terrain]`: the patch's cost multiplier and its area's name, if any."""
+    table = Table(at, value, _TERRAIN_KEYS)
+    return table.get("cost", _terrain_cost), table.get("area", values.non_empty_string, None)
 
 
 class _ModelCatalog:
@@ -416,11 +418,24 @@ class _Objects:
             raise at.at("terrain").error(
                 f"only allowed on objects tagged 'Terrain', not {tag.value!r}"
             )
-        terrain_cost = table.get("terrain", _terrain) if tag is Tag.TERRAIN else None
+        terrain_cost, terrain_area = (
+            table.get("terrain", _terrain) if tag is Tag.TERRAIN else (None, None)
+        )
         motion = read_motion(at, table, tag)
         scripts = read_scripts(at, table)
         return ObjectSpec(
-            name, tag, model, pos, scale, heading, color, agent, terrain_cost, *motion, scripts
+            name,
+            tag,
+            model,
+            pos,
+            scale,
+            heading,
+            color,
+            agent,
+            terrain_cost,
+            *motion,
+            scripts,
+            terrain_area=terrain_area,
         )
 
 

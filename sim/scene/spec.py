@@ -138,6 +138,7 @@ class ObjectSpec:
     rotator: RotatorConfig | None = None
     door: DoorConfig | None = None
     scripts: tuple[ScriptSpec, ...] = ()
+    terrain_area: str | None = None
 
     @property
     def moves(self) -> bool:

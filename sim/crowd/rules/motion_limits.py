@@ -54,6 +54,7 @@ def setting_columns(config: AgentConfig) -> dict[str, Any]:
         "angular_speeds": config.angular_speed,
         "braking": config.auto_braking,
         "weights": orca_weight(config.avoidance_priority),
+        "everywhere": config.areas is None,
     }
 
 
