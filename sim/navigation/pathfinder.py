@@ -275,6 +275,11 @@ def _find_linked(
     query = dataclasses.replace(query, links=graph)
     if query.algorithm in (Algorithm.JPS, Algorithm.BIDIRECTIONAL):
         raise ValueError(f"{query.algorithm} takes no links yet; use algorithm='astar'")
-    if settings.implementation is Implementation.C:
-        raise ValueError("the compiled kernel takes no links yet; use implementation='python'")
-    return search.solve(query)
+    from sim.navigation.searches import kernel
+
+    in_c = kernel.choose(settings.implementation, query.algorithm)
+    if in_c and not kernel.LINKS_AVAILABLE:
+        if settings.implementation is Implementation.C:
+            raise ValueError("implementation='c' but the compiled search with links is not built")
+        in_c = False
+    return kernel.solve(query) if in_c else search.solve(query)
