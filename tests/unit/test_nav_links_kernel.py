@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -23,7 +25,7 @@ def test_c_and_python_agree_to_the_bit(
     seed: int, rule: str, algorithm: str, heuristic: str
 ) -> None:
     problem = random_problem(seed + 1000, with_costs=seed % 3 == 0)
-    options = {
+    options: dict[str, Any] = {
         "diagonal": rule,
         "algorithm": algorithm,
         "heuristic": heuristic,
