@@ -245,3 +245,38 @@ def test_a_wide_link_joins_parallel_lanes() -> None:
 def test_no_links_is_the_plain_search() -> None:
     walkable = np.ones((4, 4), dtype=bool)
     assert find_path(walkable, (0, 0), (3, 3), links=[]) == find_path(walkable, (0, 0), (3, 3))
+
+
+@pytest.mark.parametrize("heuristic", ["octile", "euclidean", "chebyshev", "zero"])
+@pytest.mark.parametrize("seed", range(150))
+def test_jump_point_search_matches_the_oracle(seed: int, heuristic: str) -> None:
+    """A link's ends are jump points: jps finds A*'s cost with links too."""
+    problem = random_problem(seed + 500, with_costs=False)
+    expected = oracle(problem, "no-corner-cutting")
+    result = find_path(
+        problem.walkable,
+        problem.start,
+        problem.goal,
+        algorithm="jps",
+        heuristic=heuristic,
+        links=problem.links,
+        implementation="python",
+    )
+    assert result.found == math.isfinite(expected), problem
+    if result.found:
+        assert result.cost == pytest.approx(expected, abs=1e-9), problem
+        walked = walked_cost(problem, result.cells, "no-corner-cutting")
+        assert walked == pytest.approx(result.cost, abs=1e-9)
+
+
+def test_jps_with_links_refuses_c() -> None:
+    links = [NavLink((0, 0), (0, 3))]
+    with pytest.raises(ValueError, match="jps with links runs in Python only"):
+        find_path(
+            np.ones((2, 4), dtype=bool),
+            (0, 0),
+            (0, 3),
+            algorithm="jps",
+            links=links,
+            implementation="c",
+        )
