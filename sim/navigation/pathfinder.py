@@ -273,12 +273,12 @@ def _find_linked(
     if query.algorithm is Algorithm.THETA:
         raise ValueError("theta takes no links (its segments join cells that see each other)")
     query = dataclasses.replace(query, links=graph)
-    if query.algorithm is Algorithm.JPS:
+    if query.algorithm in (Algorithm.JPS, Algorithm.BIDIRECTIONAL):
         if settings.implementation is Implementation.C:
-            raise ValueError("jps with links runs in Python only; use implementation='python'")
+            raise ValueError(
+                f"{query.algorithm} with links runs in Python only; use implementation='python'"
+            )
         return search.solve(query)
-    if query.algorithm is Algorithm.BIDIRECTIONAL:
-        raise ValueError(f"{query.algorithm} takes no links yet; use algorithm='astar'")
     from sim.navigation.searches import kernel
 
     in_c = kernel.choose(settings.implementation, query.algorithm)

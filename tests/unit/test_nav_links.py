@@ -280,3 +280,23 @@ def test_jps_with_links_refuses_c() -> None:
             links=links,
             implementation="c",
         )
+
+
+@pytest.mark.parametrize(("seed", "rule"), CASES)
+def test_bidirectional_search_matches_the_oracle(seed: int, rule: str) -> None:
+    """The backward half walks links reversed: a one-way link only from its end back."""
+    problem = random_problem(seed + 2000, with_costs=seed % 2 == 1)
+    expected = oracle(problem, rule)
+    result = find_path(
+        problem.walkable,
+        problem.start,
+        problem.goal,
+        diagonal=rule,
+        algorithm="bidirectional",
+        costs=problem.costs,
+        links=problem.links,
+    )
+    assert result.found == math.isfinite(expected), problem
+    if result.found:
+        assert result.cost == pytest.approx(expected, abs=1e-9), problem
+        assert walked_cost(problem, result.cells, rule) == pytest.approx(result.cost, abs=1e-9)
