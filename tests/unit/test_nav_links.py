@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 from numpy.typing import NDArray
 
+from sim.navigation.field import distance_field, field_path
 from sim.navigation.link_graph import LinkGraph
 from sim.navigation.links import NavLink, check_links, link_hops
 from sim.navigation.pathfinder import find_path
@@ -300,3 +301,36 @@ def test_bidirectional_search_matches_the_oracle(seed: int, rule: str) -> None:
     if result.found:
         assert result.cost == pytest.approx(expected, abs=1e-9), problem
         assert walked_cost(problem, result.cells, rule) == pytest.approx(result.cost, abs=1e-9)
+
+
+@pytest.mark.parametrize("rule", ["never", "no-corner-cutting"])
+@pytest.mark.parametrize("seed", range(12))
+def test_the_distance_field_walks_links_backwards(seed: int, rule: str) -> None:
+    """Every cell's field value is the cost find_path finds from it with the same links."""
+    problem = random_problem(seed + 3000, with_costs=seed % 2 == 1)
+    field = distance_field(
+        problem.walkable, problem.goal, diagonal=rule, costs=problem.costs, links=problem.links
+    )
+    for row, col in np.argwhere(problem.walkable):
+        cell = (int(row), int(col))
+        there = LinkedProblem(problem.walkable, problem.costs, problem.links, cell, problem.goal)
+        assert field[cell] == pytest.approx(oracle(there, rule), abs=1e-9), (cell, problem)
+    if math.isfinite(field[problem.start]) and all(link.cost > 0 for link in problem.links):
+        cells = field_path(
+            field,
+            problem.start,
+            walkable=problem.walkable,
+            diagonal=rule,
+            costs=problem.costs,
+            links=problem.links,
+        )
+        assert cells[-1] == problem.goal
+        walked = walked_cost(problem, tuple(cells), rule)
+        assert walked == pytest.approx(field[problem.start], abs=1e-9)
+
+
+def test_a_field_with_links_refuses_c() -> None:
+    with pytest.raises(ValueError, match="a field with links runs in Python only"):
+        distance_field(
+            np.ones((1, 3), dtype=bool), (0, 0), links=[NavLink((0, 0), (0, 2))], implementation="c"
+        )
