@@ -76,14 +76,16 @@ class LinkGraph:
     def build(cls, links: Iterable[Any], walkable: NDArray[np.bool_]) -> LinkGraph | None:
         """Check `links` against `walkable` and return their graph; None for no links.
 
+        A link whose end is blocked now is kept: the searches skip it while it is blocked.
+
         Raises:
-            ValueError: as `sim.navigation.links.check_links` does.
+            ValueError: as `sim.navigation.links.check_links` does, walls allowed.
 
         >>> graph = LinkGraph.build([NavLink((0, 0), (2, 2), 3.0, False)], np.ones((3, 3), bool))
         >>> graph.out, graph.into
         ({0: ((8, 3.0),)}, {8: ((0, 3.0),)})
         """
-        checked = check_links(links, walkable)
+        checked = check_links(links, walkable, walls_allowed=True)
         if not checked:
             return None
         height, width = walkable.shape

@@ -83,10 +83,15 @@ def lanes(link: NavLink) -> tuple[tuple[Cell, Cell], ...]:
     return tuple(pairs)
 
 
-def check_links(links: Iterable[Any], walkable: NDArray[np.bool_]) -> tuple[NavLink, ...]:
+def check_links(
+    links: Iterable[Any], walkable: NDArray[np.bool_], *, walls_allowed: bool = False
+) -> tuple[NavLink, ...]:
     """Return `links` as a tuple of NavLink with plain-int cells, or raise ValueError.
 
-    Every lane's ends (`lanes`) must lie on the grid and on walkable cells.
+    Every lane's ends (`lanes`) must lie on the grid and, unless `walls_allowed`, on walkable
+    cells. The planners allow walls: an obstacle moved onto a link's end at run time shuts the
+    link (no planner walks a link while either end is blocked) rather than failing the query;
+    a scene's links are checked without, so a link drawn into a wall is an error.
 
     Raises:
         ValueError: one line naming the link (its index and ends) and what is wrong: not a
@@ -131,7 +136,7 @@ def check_links(links: Iterable[Any], walkable: NDArray[np.bool_]) -> tuple[NavL
                 if not (0 <= row < height and 0 <= col < width):
                     where = f"lies outside the {height}x{width} grid [row, col]"
                     raise ValueError(f"{name}: {which} {(row, col)!r} {where}")
-                if not walkable[row, col]:
+                if not (walls_allowed or walkable[row, col]):
                     raise ValueError(f"{name}: {which} {(row, col)!r} lies inside a wall")
         checked.append(clean)
     return tuple(checked)

@@ -23,6 +23,7 @@ from sim.navigation.link_graph import LinkGraph
 from sim.navigation.links import NavLink, check_links, link_hops
 from sim.navigation.pathfinder import find_path
 from sim.navigation.query import Reason
+from sim.navigation.searches.incremental import IncrementalSearch
 from tests.helpers.grids import ascii_grid
 
 Cell = tuple[int, int]
@@ -67,6 +68,8 @@ def edges(
             entered = 1.0 if costs is None else float(costs[r, c])
             yield (r, c), 1.0 if unit else (SQRT2 if d_row and d_col else 1.0) * entered
     for link in problem.links:
+        if not (walkable[link.start] and walkable[link.end]):
+            continue  # a link is walked while both of its ends are
         ways = [(link.start, link.end)] + ([(link.end, link.start)] if link.bidirectional else [])
         for here, there in ways:
             if here == cell and there != cell:
@@ -228,8 +231,30 @@ def test_check_links_names_the_link_and_what_is_wrong(link: NavLink, message: st
     walkable[1, 1] = False
     with pytest.raises(ValueError, match=message):
         check_links([link], walkable)
-    with pytest.raises(ValueError, match=message):
-        find_path(walkable, (0, 0), (2, 3), links=[link])
+    if "inside a wall" not in message:
+        with pytest.raises(ValueError, match=message):
+            find_path(walkable, (0, 0), (2, 3), links=[link])
+
+
+def test_a_link_with_a_blocked_end_is_shut_not_an_error() -> None:
+    """An obstacle moved onto a link's end at run time shuts the link for every planner."""
+    walkable = np.ones((3, 9), dtype=bool)
+    walkable[:, 4] = False
+    links = [NavLink((1, 3), (1, 5), 1.0)]
+    assert find_path(walkable, (1, 0), (1, 8), links=links).found
+    walkable[1, 5] = False
+    for algorithm in ("astar", "dijkstra", "bfs", "greedy", "dfs", "jps", "bidirectional"):
+        for implementation in ("python", "auto"):
+            result = find_path(
+                walkable,
+                (1, 0),
+                (1, 8),
+                algorithm=algorithm,
+                links=links,
+                implementation=implementation,
+            )
+            assert result.reason is Reason.UNREACHABLE, algorithm
+    assert distance_field(walkable, (1, 8), links=links)[1, 0] == math.inf
 
 
 def test_a_wide_link_joins_parallel_lanes() -> None:
@@ -334,3 +359,44 @@ def test_a_field_with_links_refuses_c() -> None:
         distance_field(
             np.ones((1, 3), dtype=bool), (0, 0), links=[NavLink((0, 0), (0, 2))], implementation="c"
         )
+
+
+@pytest.mark.parametrize("rule", ["never", "no-corner-cutting"])
+@pytest.mark.parametrize("seed", range(30))
+def test_d_star_lite_repairs_to_the_cost_of_a_fresh_search(seed: int, rule: str) -> None:
+    """Cells toggle (link ends among them) and the start moves: each repair is optimal."""
+    problem = random_problem(seed + 4000, with_costs=seed % 2 == 1)
+    rng = np.random.default_rng(seed)
+    walkable = problem.walkable.copy()
+    planner = IncrementalSearch(diagonal=rule)
+    start = problem.start
+    ends = [cell for link in problem.links for cell in (link.start, link.end)]
+    for step in range(8):
+        if step:
+            for _ in range(int(rng.integers(1, 4))):
+                pool = ends if ends and rng.random() < 0.4 else None
+                if pool:
+                    cell = pool[int(rng.integers(len(pool)))]
+                else:
+                    cell = (
+                        int(rng.integers(walkable.shape[0])),
+                        int(rng.integers(walkable.shape[1])),
+                    )
+                if cell != problem.goal:
+                    walkable[cell] = not walkable[cell]
+            open_cells = np.argwhere(walkable)
+            row, col = open_cells[int(rng.integers(len(open_cells)))]
+            start = (int(row), int(col))
+        here = LinkedProblem(walkable.copy(), problem.costs, problem.links, start, problem.goal)
+        expected = oracle(here, rule)
+        result = planner.plan(
+            walkable, start, problem.goal, costs=problem.costs, links=problem.links
+        )
+        assert result.found == math.isfinite(expected), (step, here)
+        if result.found:
+            assert result.cost == pytest.approx(expected, abs=1e-9), (step, here)
+            assert walked_cost(here, result.cells, rule) == pytest.approx(result.cost, abs=1e-9)
+            fresh = IncrementalSearch(diagonal=rule).plan(
+                walkable, start, problem.goal, costs=problem.costs, links=problem.links
+            )
+            assert fresh.cost == pytest.approx(result.cost, abs=1e-9)
