@@ -10,7 +10,8 @@ arguments again in its own words.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import dataclasses
+from collections.abc import Callable, Sequence
 from types import ModuleType
 from typing import Any
 
@@ -19,9 +20,12 @@ from numpy.typing import NDArray
 
 from sim.navigation.diagonal import DiagonalRule
 from sim.navigation.grid import Cell
+from sim.navigation.links import NavLink
 from sim.navigation.query import (
     AUTO,
     DEFAULT_SETTINGS,
+    Algorithm,
+    Implementation,
     PathResult,
     Query,
     Reason,
@@ -70,6 +74,7 @@ def find_path(
     costs: NDArray[Any] | None = None,
     weight: float = 1.0,
     implementation: str = "auto",
+    links: Sequence[NavLink] | None = None,
 ) -> PathResult:
     """Find a path from `start` to `goal` (``(row, col)``) on a ``[row, col]`` walkable mask.
 
@@ -117,6 +122,10 @@ def find_path(
             the loop of `Search` (of `JumpPointSearch` for jps), "auto" the kernel when it is built;
             both give identical results. The kernel does not run dfs, bidirectional or theta: "auto"
             runs them in Python, "c" refuses them.
+        links: `sim.navigation.links.NavLink`s a path may take besides grid moves (jumps,
+            ladders, teleports, one-way drops): a hop from a link's start to its end costs
+            exactly its cost. With links, "auto" runs A* (jump point search with links runs in
+            Python only: "c" refuses it) and theta refuses them. None or empty: no links.
 
     Returns:
         A PathResult; no path is ``found=False`` with a reason, never an exception. A goal
@@ -147,6 +156,16 @@ def find_path(
     >>> len(result.cells), round(result.cost, 4)  # 1 + sqrt(2)/4 + 8/4 + 1 + 1
     (13, 5.3536)
     """
+    if links:
+        parsed = SearchSettings.parse(
+            diagonal=diagonal,
+            heuristic=heuristic,
+            algorithm=algorithm,
+            costs=costs,
+            weight=weight,
+            implementation=implementation,
+        )
+        return _find_linked(walkable, start, goal, parsed, links)
     if (
         costs is None
         and algorithm == AUTO
@@ -196,6 +215,7 @@ def find_path_with(
     start: Cell,
     goal: Cell,
     settings: SearchSettings = DEFAULT_SETTINGS,
+    links: Sequence[NavLink] | None = None,
 ) -> PathResult:
     """`find_path` with its options as one value: the same result, the same errors.
 
@@ -209,6 +229,8 @@ def find_path_with(
     >>> find_path_with(np.ones((2, 2), dtype=bool), (0, 0), (1, 1), four).cost
     2.0
     """
+    if links:
+        return _find_linked(walkable, start, goal, settings, links)
     if settings.common:
         # The common call: the same answer in a fraction of the general path's checks, and
         # an unreachable one proven again from the last proof without any Python (`_apart`).
@@ -229,3 +251,39 @@ def find_path_with(
     result = kernel.solve(query) if in_c else search.solve(query)
     region_cache.learn(query, result)
     return result
+
+
+def _find_linked(
+    walkable: NDArray[np.bool_],
+    start: Cell,
+    goal: Cell,
+    settings: SearchSettings,
+    links: Sequence[NavLink],
+) -> PathResult:
+    """`find_path_with` for a query with links (`find_path` says what changes with them)."""
+    from sim.navigation.link_graph import LinkGraph
+
+    if settings.algorithm is None:
+        # Jump point search in C knows no links; A* in C does, and finds the same cost.
+        settings = dataclasses.replace(settings, algorithm=Algorithm.ASTAR)
+    query = Query.check(walkable, start, goal, settings)
+    graph = LinkGraph.build(links, query.walkable)
+    if graph is None:
+        return find_path_with(walkable, start, goal, settings)
+    if query.algorithm is Algorithm.THETA:
+        raise ValueError("theta takes no links (its segments join cells that see each other)")
+    query = dataclasses.replace(query, links=graph)
+    if query.algorithm in (Algorithm.JPS, Algorithm.BIDIRECTIONAL):
+        if settings.implementation is Implementation.C:
+            raise ValueError(
+                f"{query.algorithm} with links runs in Python only; use implementation='python'"
+            )
+        return search.solve(query)
+    from sim.navigation.searches import kernel
+
+    in_c = kernel.choose(settings.implementation, query.algorithm)
+    if in_c and not kernel.LINKS_AVAILABLE:
+        if settings.implementation is Implementation.C:
+            raise ValueError("implementation='c' but the compiled search with links is not built")
+        in_c = False
+    return kernel.solve(query) if in_c else search.solve(query)

@@ -1,0 +1,49 @@
+"""Links in C (`_linked.c`) against the Python reference: the same cells, cost and expansions."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from sim.navigation.links import NavLink
+from sim.navigation.pathfinder import find_path
+from sim.navigation.searches import kernel
+from tests.unit.test_nav_links import RULES, random_problem
+
+pytestmark = pytest.mark.skipif(
+    not kernel.LINKS_AVAILABLE, reason="the compiled search with links is not built"
+)
+
+
+@pytest.mark.parametrize("heuristic", ["octile", "manhattan", "euclidean"])
+@pytest.mark.parametrize("algorithm", ["astar", "dijkstra", "bfs", "greedy"])
+@pytest.mark.parametrize("rule", RULES)
+@pytest.mark.parametrize("seed", range(25))
+def test_c_and_python_agree_to_the_bit(
+    seed: int, rule: str, algorithm: str, heuristic: str
+) -> None:
+    problem = random_problem(seed + 1000, with_costs=seed % 3 == 0)
+    options: dict[str, Any] = {
+        "diagonal": rule,
+        "algorithm": algorithm,
+        "heuristic": heuristic,
+        "costs": problem.costs,
+        "links": problem.links,
+        "weight": 1.5 if seed % 4 == 1 and algorithm == "astar" else 1.0,
+    }
+    in_c = find_path(problem.walkable, problem.start, problem.goal, implementation="c", **options)
+    in_python = find_path(
+        problem.walkable, problem.start, problem.goal, implementation="python", **options
+    )
+    assert in_c == in_python, problem
+
+
+def test_auto_runs_links_in_c_with_astar() -> None:
+    walkable = np.ones((2, 30), dtype=bool)
+    links = [NavLink((0, 0), (0, 29), 2.0)]
+    auto = find_path(walkable, (0, 0), (0, 29), links=links)
+    assert auto == find_path(walkable, (0, 0), (0, 29), links=links, implementation="c")
+    assert auto.cells == ((0, 0), (0, 29))
+    assert auto.cost == 2.0
