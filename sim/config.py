@@ -156,7 +156,7 @@ class Palette:
     path: Rgba = (0.0, 0.85, 1.0, 1.0)  # cyan, the Start -> End path, planned or searched
     route: Rgba = (0.15, 0.3, 0.95, 1.0)  # blue, each agent's own route
     selected: Rgba = (1.0, 1.0, 1.0, 1.0)  # the editor's selection outline
-    link: Rgba = (0.7, 0.55, 0.0, 1.0)  # kept for links between distant cells, when they come
+    link: Rgba = (0.7, 0.55, 0.0, 1.0)  # ochre, the scene's links: jumps, ladders, teleports
     frontier: Rgba = (0.2, 0.85, 0.75, 1.0)  # mint, the search's open set
     closed: Rgba = (0.6, 0.8, 0.95, 1.0)  # pale blue, cells the search expanded
     current: Rgba = (0.25, 0.6, 1.0, 1.0)  # the cell being expanded

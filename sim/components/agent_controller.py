@@ -10,10 +10,13 @@ from panda3d.core import Quat
 
 from sim.components.crowd import CrowdField
 from sim.components.grid_manager import GridManager, PlanOutcome, Point
-from sim.config import PALETTE, AgentConfig, AgentMode, Tag
+from sim.components.link_route import LinkRoute
+from sim.components.quarry import Quarry
+from sim.config import PALETTE, AgentConfig, AgentMode
 from sim.crowd.crowd import Crowd
 from sim.crowd.handle import CrowdHost, Kept
 from sim.crowd.route import RouteCells, nearest_clear_point
+from sim.crowd.rules.link_crossing import Crossing
 from sim.crowd.rules.lone_step import turn_and_step
 from sim.crowd.rules.motion_limits import stop_radius
 from sim.crowd.state import CAUSES, AgentState, ReplanCause
@@ -128,6 +131,8 @@ class AgentController(Component):
         self._rotation = heading_quat(0.0)
         self._home: tuple[float, float, float] = (0.0, 0.0, 0.0)
         self._cruising = False  # its last step went where it wanted (no one, no wall in the way)
+        self._links = LinkRoute(grid)
+        self._quarry = Quarry()
 
     @property
     def config(self) -> AgentConfig:
@@ -234,7 +239,7 @@ class AgentController(Component):
 
     def reset_to_start(self) -> None:
         """Put the agent back on Start (where it spawned: none, or in a crowd) and replan."""
-        start = self._find(Tag.START)
+        start = self._quarry.target(self.world, None, to_start=True)
         if start is not None and not self.driven:  # a crowd on one point would be a stack
             self._x, self._y = start.xy
         else:
@@ -244,6 +249,7 @@ class AgentController(Component):
         self.replan_now()
         self.state = AgentState.IDLE
         self._route = None
+        self._links.clear(self.game_object.node)
         self._agents.place(self._index, (self._x, self._y), self._home[2])
         if self.driven and self._host is not None:
             self._host.write_node(self._index)
@@ -263,6 +269,9 @@ class AgentController(Component):
         if self.driven:
             return
         self._load_pose()
+        if self._links.crossing is not None:
+            self._cross(self._links.crossing, dt)
+            return
         before = (self._x, self._y)
         self._leave_blocked_cell()
         self._check_route()
@@ -289,7 +298,7 @@ class AgentController(Component):
                     self._gate.request(cause)  # queued by the crowd: due again next frame
             if self.state is AgentState.MOVING:
                 self._steer(dt)
-            if self.state is AgentState.MOVING and self._stands(goal):
+            if self.state is AgentState.MOVING and self._joins_cluster(goal):
                 self._arrive()
         if self.state is not AgentState.MOVING:
             self._make_room(dt)
@@ -321,37 +330,18 @@ class AgentController(Component):
         if route.is_cut(self._grid, len(self.waypoints)):
             self._gate.request(ReplanCause.PATH_CUT, held=True)
 
-    # `config.target` and the object it names: looked up again once destroyed or renamed.
-    _chased: tuple[str, GameObject | None] | None = None
-
     @property
     def lost_target(self) -> str | None:
         """`config.target` while no object has that name (it stands IDLE; the HUD says why)."""
         name = self.config.target
         if name is None or self.state is not AgentState.IDLE or self.world is None:
             return None
-        return name if self._chased_object(name) is None else None
+        return name if self._quarry.find(self.world, name) is None else None
 
     def _target(self) -> GameObject | None:
         """Where the agent goes: its `config.target` (End without one), or Start on patrol."""
-        if self.mode is AgentMode.PATROL and self._patrol_to_start:
-            return self._find(Tag.START)
-        name = self.config.target
-        return self._find(Tag.END) if name is None else self._chased_object(name)
-
-    def _chased_object(self, name: str) -> GameObject | None:
-        kept = self._chased
-        chased = None if kept is None or kept[0] != name else kept[1]
-        if chased is None or not chased.alive:
-            world = self.world
-            found = None if world is None else world.find(name)
-            chased = found if found is not None and found.alive else None
-            self._chased = (name, chased)
-        return chased
-
-    def _find(self, tag: str) -> GameObject | None:
-        world = self.world
-        return None if world is None else world.find_with_tag(tag)
+        to_start = self.mode is AgentMode.PATROL and self._patrol_to_start
+        return self._quarry.target(self.world, self.config.target, to_start=to_start)
 
     def _plan(self, goal: Point, goal_cell: tuple[int, int] | None, cause: ReplanCause) -> None:
         self.replans += 1
@@ -377,7 +367,7 @@ class AgentController(Component):
             outcome = self._grid.plan(
                 self.position,
                 goal,
-                smoothing=smoothing,
+                smoothing=smoothing and not self._grid.links,  # legs are smoothed one by one
                 radius=radius,
                 search=self._own_search(),
                 compare=self.compare_fresh,
@@ -393,6 +383,11 @@ class AgentController(Component):
         # No waypoints: the agent already stands on the path's last cell, the free cell nearest
         # a goal inside an obstacle; that cell's centre is as close as it can get.
         waypoints = list(outcome.waypoints) or [self._grid.cell_to_world(outcome.cells[-1])]
+        if self._grid.links and not self.driven:
+            allowed = self._grid.allowed_cells(self.config.areas)
+            waypoints = self._links.waypoints(
+                outcome, radius=radius, allowed=allowed, smoothing=smoothing
+            )
         # From off-centre, the straight line to the first waypoint may clip a wall corner;
         # going through the path's next cell's centre, or else the own cell's, is legal.
         if not self._move_is_clear(self.position, waypoints[0]):
@@ -403,9 +398,8 @@ class AgentController(Component):
         )
         self._route_checked = self._grid.mask_version
         end = waypoints[-1]  # the goal itself, or the free cell nearest it
-        if self.state is not AgentState.ARRIVED or self._distance_to(end) > stop_radius(
-            self.config
-        ):
+        far = self._distance_to(end) > stop_radius(self.config)
+        if self.state is not AgentState.ARRIVED or far:
             self.state = AgentState.MOVING
         self._advance_waypoints()
 
@@ -456,6 +450,9 @@ class AgentController(Component):
 
     def _arrive(self) -> None:
         self.waypoints = []
+        if self._links.link_ahead and self.state is AgentState.MOVING:
+            self._links.begin(self.position, self.config.speed)  # at the link's foot
+            return
         if self.state is AgentState.ARRIVED:  # a replan while standing at the goal
             return
         self.arrivals += 1
@@ -471,12 +468,10 @@ class AgentController(Component):
             return
         waypoint = self.waypoints[0]
         dx, dy = waypoint[0] - self._x, waypoint[1] - self._y
-        speed_now = self.speed
         steered = turn_and_step(
-            self.config, self._rotation, self.position, self.waypoints, speed_now, dt
+            self.config, self._rotation, self.position, self.waypoints, self.speed, dt
         )
         self._rotation, facing, step = steered.rotation, steered.facing, steered.step
-        off_deg = steered.off_deg
         new = (self._x + facing[0] * step, self._y + facing[1] * step)
         avoided = self._avoided(new, dt)
         self._cruising = False
@@ -496,7 +491,7 @@ class AgentController(Component):
                     self.distance_travelled += step
                     break
             else:
-                if off_deg <= ALIGNED_DEG:
+                if steered.off_deg <= ALIGNED_DEG:
                     self._detour_through_cell_centre()
         self._advance_waypoints()
 
@@ -515,20 +510,15 @@ class AgentController(Component):
             return None
         return (self._x + velocity[0] * dt, self._y + velocity[1] * dt)
 
-    def _stands(self, goal: Point) -> bool:
-        """Whether it stopped against the cluster at `goal`; not while it brakes unhindered.
-
-        A braking agent creeps its last stretch (`auto_braking`): slow is not held back.
-        """
-        if math.isfinite(self.config.acceleration) and self._cruising:
-            return False
-        return self._joins_cluster(goal)
-
     def _joins_cluster(self, goal: Point) -> bool:
-        """Whether it stands still against those already arrived at `goal` (a crowd's rule)."""
+        """Whether it stands still against those already arrived at `goal` (a crowd's rule).
+
+        Not while it brakes unhindered: with `auto_braking` slow is not held back.
+        """
         return (
             not self._alone
             and self.mode is AgentMode.CHASE
+            and not (math.isfinite(self.config.acceleration) and self._cruising)
             and self._agents.joins_cluster(self._index, goal)
         )
 
@@ -585,6 +575,15 @@ class AgentController(Component):
             self.replan_now(ReplanCause.PATH_CUT)
         else:  # spawning over a wall is no push: nothing moved onto the agent
             self.replan_now()
+
+    def _cross(self, crossing: Crossing, dt: float) -> None:
+        """Cross a link (`LinkRoute`): no replans, walls or avoidance until it is over."""
+        before = self.position
+        (self._x, self._y), waypoints = self._links.step(crossing, dt, self.game_object.node)
+        self.waypoints = self.waypoints if waypoints is None else waypoints
+        self._write_node()
+        moved = ((self._x - before[0]) / dt, (self._y - before[1]) / dt) if dt > 0 else (0, 0)
+        self._agents.commit_pose(self._index, self.position, self._rotation, moved)
 
     def _write_node(self) -> None:
         node = self.game_object.node

@@ -29,10 +29,12 @@ from sim.navigation import (
     find_path_with,
     transform_box,
 )
+from sim.navigation.areas import within_areas
 from sim.navigation.catalogue import PLANNER, PLANNER_ALGORITHM, PLANNER_HEURISTICS
 from sim.navigation.diagonal import DiagonalRule, parse_diagonal
 from sim.navigation.heuristics import Heuristic
 from sim.navigation.line_of_sight import segment_is_clear, smooth_path
+from sim.navigation.links import NavLink
 from sim.navigation.query import Algorithm
 from sim.navigation.room import Room
 from sim.navigation.searches.incremental import IncrementalSearch
@@ -158,6 +160,7 @@ class GridManager(Component):
         self._seen: tuple[int, GameObject | None] = (0, None)
         self._unsettled: dict[int, GameObject] = {}
         self.watched: Callable[[], Iterable[GameObject]] = tuple
+        self.links: tuple[NavLink, ...] = ()  # the scene's (`sim.scene.links`): every plan's
 
     @property
     def walkable(self) -> NDArray[np.bool_]:
@@ -398,7 +401,7 @@ class GridManager(Component):
         )
 
     def allowed_cells(self, areas: Collection[str] | None) -> NDArray[np.bool_] | None:
-        """The cells an agent walking on `areas` may enter, shared (`AreaLayer`); None: all."""
+        """What `plan` keeps an agent to (`allowed`): the cells of `areas` (`AreaLayer`)."""
         return self._terrain.areas.allowed(None if areas is None else frozenset(areas))
 
     def usable_grid(self, radius: float) -> GridMap:
@@ -459,16 +462,13 @@ class GridManager(Component):
         plans on `usable_grid(radius)`: a start or goal closer to a wall than that moves to
         the nearest cell with room, and smoothing keeps the agent's swept disc clear. It plans
         round the `avoid` cells where it can (`sim.crowd.rules.detour`), else through them.
-        Cells outside `allowed` (its areas: `allowed_cells`) are blocked to it, smoothing too.
 
         With a `search` (`incremental_search()`, built for the current `planning_key`) the
         search repairs its last one instead of starting over; the path costs the same. With
         `compare` as well, A* from scratch runs on the same grid and cells too, for
         `fresh_expanded` (the HUD's comparison; its time is not in `plan_ms`).
         """
-        grid = self.usable_grid(radius).with_blocked(avoid)
-        if allowed is not None:
-            grid = GridMap(grid.walkable & allowed, grid.costs, grid.origin, grid.cell_size)
+        grid = within_areas(self.usable_grid(radius), allowed).with_blocked(avoid)
         ends = grid.endpoints(start, goal)
         if ends.start is None or ends.goal is None:
             return PlanOutcome(False, NO_WALKABLE_TEXT if grid is self.grid else NO_ROOM_TEXT)
@@ -478,7 +478,9 @@ class GridManager(Component):
         if search is None or avoid:  # a detour searches afresh
             result = self._fresh_search(grid, start_cell, goal_cell, PLANNER_ALGORITHM)
         else:
-            result = search.plan(grid.walkable, start_cell, goal_cell, costs=self.costs)
+            result = search.plan(
+                grid.walkable, start_cell, goal_cell, costs=self.costs, links=self.links
+            )
         plan_ms = (time.perf_counter() - began) * 1000.0
         repaired = search is not None and search.last_repaired
         fresh = None
@@ -524,7 +526,7 @@ class GridManager(Component):
         settings = SearchSettings(
             rule=self._rule, heuristic=self._heuristic, algorithm=algorithm, costs=self.costs
         )
-        return find_path_with(grid.walkable, start, goal, settings)
+        return find_path_with(grid.walkable, start, goal, settings, self.links)
 
     def _waypoints(
         self,

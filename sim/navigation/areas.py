@@ -28,10 +28,22 @@ from typing import Final
 import numpy as np
 from numpy.typing import NDArray
 
+from sim.navigation.grid import GridMap
 from sim.navigation.raster import Footprint
 
 WALKABLE: Final = "walkable"
 """The area of every cell no named patch covers (Unity's built-in "Walkable")."""
+
+
+def within_areas(grid: GridMap, allowed: NDArray[np.bool_] | None) -> GridMap:
+    """`grid` with the cells outside `allowed` blocked too; `grid` itself for None.
+
+    >>> within_areas(GridMap.open(1, 2), np.array([[True, False]])).walkable.tolist()
+    [[True, False]]
+    """
+    if allowed is None:
+        return grid
+    return GridMap(grid.walkable & allowed, grid.costs, grid.origin, grid.cell_size)
 
 
 class AreaLayer:

@@ -28,6 +28,7 @@ from sim.navigation.maps.input_file import read_input_file
 from sim.scene import values
 from sim.scene.agents import AgentReader, check_areas, check_targets, object_path
 from sim.scene.grid import scene_grid
+from sim.scene.links import check_scene_links, read_links
 from sim.scene.mapf import read_mapf
 from sim.scene.motion import MOTION_KEYS, read_motion
 from sim.scene.scripts import read_scripts
@@ -36,6 +37,7 @@ from sim.scene.spec import (
     CameraSpec,
     CrowdSpec,
     GridSpec,
+    LinkSpec,
     MapfSpec,
     ObjectSpec,
     SceneError,
@@ -154,10 +156,17 @@ def parse_scene(
         objects += crowd_objects(crowd)
     mapf = root.get("mapf", read_mapf, MapfSpec())
     torture = root.get("torture", read_torture, None)
-    scene = SceneSpec(Path(source), version, name, grid, camera, objects, crowds, mapf, torture)
+    no_links: tuple[LinkSpec, ...] = ()
+    links = root.get("links", read_links, no_links)
+    scene = SceneSpec(
+        Path(source), version, name, grid, camera, objects, crowds, mapf, torture, links
+    )
     check_targets(Reader(source), scene)
     check_areas(Reader(source), scene)
     _check_agents_fit(Reader(source), scene)
+    if links:
+        walkable = scene_grid(scene).walkable
+        check_scene_links(Reader(source), links, walkable, grid.origin, grid.cell_size)
     return scene
 
 
@@ -212,7 +221,17 @@ def _version(at: Reader, value: object) -> int:
 
 # --- the tables -------------------------------------------------------------------------------
 
-_ROOT_KEYS = ("version", "name", "grid", "camera", "objects", "crowds", "mapf", "torture")
+_ROOT_KEYS = (
+    "version",
+    "name",
+    "grid",
+    "camera",
+    "objects",
+    "crowds",
+    "mapf",
+    "torture",
+    "links",
+)
 _CROWD_KEYS = ("name", "count", "area", "seed", "model", "heading", "color", "agent")
 _GRID_KEYS = ("origin", "rows", "columns", "cell_size", "connectivity", "diagonal")
 _CAMERA_KEYS = ("target", "distance", "heading", "pitch")

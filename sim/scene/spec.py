@@ -7,7 +7,7 @@ writer, `sim compare`) reads one. Units are world units and degrees; Z is up.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Final
 
@@ -205,6 +205,22 @@ class TortureSpec:
 
 
 @dataclass(frozen=True, slots=True)
+class LinkSpec:
+    """One `[[links]]` entry, in world units (`sim.scene.links`)."""
+
+    start: tuple[float, float]
+    end: tuple[float, float]
+    cost: float = 1.0
+    bidirectional: bool = True
+    kind: str = "jump"
+    width: int = 1
+
+    def moved(self, *, start: tuple[float, float], end: tuple[float, float]) -> LinkSpec:
+        """The same link with its ends at `start` and `end`."""
+        return replace(self, start=start, end=end)
+
+
+@dataclass(frozen=True, slots=True)
 class SceneSpec:
     """A whole validated scene, as read from `path`.
 
@@ -223,6 +239,7 @@ class SceneSpec:
     crowds: tuple[CrowdSpec, ...] = field(default_factory=tuple)
     mapf: MapfSpec = MapfSpec()
     torture: TortureSpec | None = None
+    links: tuple[LinkSpec, ...] = ()
 
     @property
     def listed_objects(self) -> tuple[ObjectSpec, ...]:
