@@ -186,3 +186,23 @@ def test_a_bad_setting_exits_2(tmp_path, capsys):
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1
     assert err[0].endswith("objects[1].agent.avoidance_priority: must be within 0..99, got 120")
+
+
+def test_a_driven_crowd_accelerates_within_its_setting(tmp_path):
+    # Twelve agents chasing one End: the crowd drives them down its shared field.
+    crowd = (
+        '[[crowds]]\nname = "group"\ncount = 12\narea = [1.0, 1.0, 4.0, 8.0]\nseed = 1\n'
+        "heading = -90.0\n[crowds.agent]\nspeed = 3.0\nacceleration = 1.5\n"
+    )
+    grid = "[grid]\norigin = [0.0, 0.0]\nrows = 9\ncolumns = 24\ncell_size = 1.0\n"
+    text = "version = 1\n" + grid + _marker("end", GOAL_X, "End") + crowd
+    lines = run_trace(tmp_path, text, 240)
+    speeds = [[0.0] * 12] + [line["speed"] for line in lines]
+    most = max(
+        abs(after[i] - before[i]) / DT
+        for before, after in itertools.pairwise(speeds)
+        for i in range(12)
+    )
+    assert max(max(line) for line in speeds) <= 3.0 + 1e-4
+    assert most <= 1.5 + 2e-5 / DT
+    assert max(max(line) for line in speeds[60:]) > 1.0  # they do get going
