@@ -191,3 +191,21 @@ def test_each_kind_is_crossed_its_way(kind, at, pose):
     crossing = Crossing(kind, (0.0, 0.0), (4.0, 0.0), duration_s=1.0)
     crossing.advance(at)
     assert crossing.pose() == pytest.approx(pose)
+
+
+def test_a_crowd_in_a_scene_with_links_crosses_them(tmp_path):
+    # Ten agents chasing End would follow the crowd's shared field, which knows no links:
+    # in a scene with links each plans for itself, and all of them get across.
+    crowd = (
+        '\n[[crowds]]\nname = "group"\ncount = 10\narea = [-10.0, -2.0, -6.0, 2.0]\nseed = 1\n'
+        "[crowds.agent]\nspeed = 3.0\n"
+    )
+    scene = tmp_path / "crowd.toml"
+    scene.write_text(LINKS_SCENE.read_text() + crowd)
+    report = tmp_path / "r.json"
+    argv = ["run", str(scene), "--headless", "--frames", "1200", "--report", str(report)]
+    assert main(argv) == 0
+    agents = json.loads(report.read_text())["agents"]
+    group = [agent for agent in agents if agent["name"].startswith("group")]
+    assert len(group) == 10
+    assert all(agent["pos"][0] > 0.5 for agent in group)  # east of the wall, at End
