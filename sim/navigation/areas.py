@@ -57,12 +57,6 @@ class AreaLayer:
         self.shape = shape
         self._patches: dict[Hashable, tuple[Footprint, str]] = {}
         self._masks: dict[frozenset[str], NDArray[np.bool_]] = {}
-        self.version = 0
-
-    @property
-    def names(self) -> frozenset[str]:
-        """The areas the patches name now, and `WALKABLE`."""
-        return frozenset(area for _, area in self._patches.values()) | {WALKABLE}
 
     def put(self, key: Hashable, footprint: Footprint, area: str | None) -> None:
         """Patch `key` covers `footprint` as area `area` now (None: it names no area)."""
@@ -72,12 +66,12 @@ class AreaLayer:
         if self._patches.get(key) == (footprint, area):
             return
         self._patches[key] = (footprint, area)
-        self._changed()
+        self._masks.clear()
 
     def remove(self, key: Hashable) -> None:
         """Patch `key` is gone (nothing if it was never put)."""
         if self._patches.pop(key, None) is not None:
-            self._changed()
+            self._masks.clear()
 
     def allowed(self, areas: frozenset[str] | None) -> NDArray[np.bool_] | None:
         """``[row, col]`` the cells an agent walking on `areas` may enter; None: all of them.
@@ -101,7 +95,3 @@ class AreaLayer:
             mask.flags.writeable = False
             self._masks[areas] = mask
         return mask
-
-    def _changed(self) -> None:
-        self._masks.clear()
-        self.version += 1

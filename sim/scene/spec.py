@@ -7,7 +7,7 @@ writer, `sim compare`) reads one. Units are world units and degrees; Z is up.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
@@ -214,10 +214,6 @@ class LinkSpec:
     bidirectional: bool = True
     kind: str = "jump"
     width: int = 1
-
-    def moved(self, *, start: tuple[float, float], end: tuple[float, float]) -> LinkSpec:
-        """The same link with its ends at `start` and `end`."""
-        return replace(self, start=start, end=end)
 
 
 @dataclass(frozen=True, slots=True)
