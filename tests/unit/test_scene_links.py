@@ -11,12 +11,14 @@ import tomllib
 from typing import Any
 
 import pytest
-from panda3d.core import NodePath
+from panda3d.core import NodePath, Point3
 
 from sim.commands.cli import main
 from sim.components.grid_manager import GridManager, PlanOutcome
 from sim.components.link_route import LinkRoute
 from sim.crowd.rules.link_crossing import Crossing
+from sim.editor.history import EditHistory
+from sim.editor.link_ends import LinkEnds
 from sim.navigation.links import NavLink
 from sim.scene.file import load_scene, parse_scene
 from sim.scene.links import nav_links
@@ -209,3 +211,70 @@ def test_a_crowd_in_a_scene_with_links_crosses_them(tmp_path):
     group = [agent for agent in agents if agent["name"].startswith("group")]
     assert len(group) == 10
     assert all(agent["pos"][0] > 0.5 for agent in group)  # east of the wall, at End
+
+
+class _Ground:
+    """A picker whose ground point is the mouse position itself (world x, y)."""
+
+    def ground_point(self, mouse: tuple[float, float], *, z: float = 0.0) -> Point3:
+        return Point3(mouse[0], mouse[1], z)
+
+
+def _link_ends() -> tuple[LinkEnds, GridManager, EditHistory, list[str]]:
+    scene = load_scene(LINKS_SCENE)
+    spec = scene.grid
+    grid = GridManager(
+        origin=spec.origin,
+        num_of_rows=spec.rows,
+        num_of_columns=spec.columns,
+        grid_cell_size=spec.cell_size,
+    )
+    grid._walkable[:, 12] = False  # the wall, as the scene's obstacle rasterizes
+    grid.links = nav_links(scene.links, spec.origin, spec.cell_size)
+    history, notes = EditHistory(), list[str]()
+    ends = LinkEnds(_Ground(), grid, history, scene.links, notes.append)  # type: ignore[arg-type]
+    return ends, grid, history, notes
+
+
+def test_a_dragged_link_end_moves_the_planners_link_in_one_undoable_edit():
+    ends, grid, history, _ = _link_ends()
+    assert ends.press((-1.3, 4.6))  # near the ladder's west foot
+    for x in (-2.0, -2.6, -3.4):
+        ends.move((x, 4.5))
+    ends.release((-3.4, 5.4))
+    assert ends.specs[0].start == (-3.5, 5.5)  # on the centre of the cell it was dropped on
+    assert grid.links[0].start == (12, 8)
+    assert history.undo_depth == 1
+    history.undo()
+    assert ends.specs[0].start == (-1.5, 4.5)
+    assert grid.links[0].start == (11, 10)
+
+
+def test_a_link_end_dropped_in_a_wall_goes_back():
+    ends, _, history, notes = _link_ends()
+    assert ends.press((1.5, -3.5))  # the drop's landing
+    ends.release((0.2, -3.5))
+    assert ends.specs[1].end == (1.5, -3.5)
+    assert history.undo_depth == 0
+    assert notes == ["link 1 stays: end (3, 12) lies inside a wall"]
+
+
+def test_a_press_away_from_every_end_is_not_taken():
+    ends, _, _, _ = _link_ends()
+    assert not ends.press((-6.0, 0.0))
+
+
+def test_moved_link_ends_are_saved(tmp_path):
+    source = tmp_path / "links.toml"
+    shutil.copy(LINKS_SCENE, source)
+    old = load_scene(source)
+    states = [
+        ObjectState(obj.name, obj.tag.value, obj.model, obj.pos, obj.scale, obj.heading)
+        for obj in old.objects
+    ]
+    moved = dataclasses.replace(old.links[2], end=(9.5, 4.5))
+    links = [old.links[0], old.links[1], moved]
+    save_scene(source, states, links=links)
+    again = load_scene(source)
+    assert again.links == tuple(links)
+    assert "# A link's `from` and `to`" in source.read_text()  # the comments stay
