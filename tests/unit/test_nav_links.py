@@ -16,6 +16,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from numpy.typing import NDArray
 
 from sim.navigation.field import distance_field, field_path
@@ -23,8 +25,11 @@ from sim.navigation.link_graph import LinkGraph
 from sim.navigation.links import NavLink, check_links, link_hops
 from sim.navigation.pathfinder import find_path
 from sim.navigation.query import Reason
+from sim.navigation.regions import linked as linked_regions
+from sim.navigation.regions.labels import RegionMap
 from sim.navigation.searches.incremental import IncrementalSearch
 from tests.helpers.grids import ascii_grid
+from tests.helpers.problems import PROPERTY_SETTINGS
 
 Cell = tuple[int, int]
 SQRT2 = math.sqrt(2.0)
@@ -400,3 +405,35 @@ def test_d_star_lite_repairs_to_the_cost_of_a_fresh_search(seed: int, rule: str)
                 walkable, start, problem.goal, costs=problem.costs, links=problem.links
             )
             assert fresh.cost == pytest.approx(result.cost, abs=1e-9)
+
+
+@PROPERTY_SETTINGS
+@given(seed=st.integers(0, 10**6), rule=st.sampled_from(["never", "no-corner-cutting"]))
+def test_the_unreachable_answer_stays_exact_with_one_way_links(seed: int, rule: str) -> None:
+    """Regions plus the directed graph of the links say apart exactly when the oracle does."""
+    problem = random_problem(seed, with_costs=False)
+    regions = RegionMap(problem.walkable)
+    graph = LinkGraph.build(problem.links, problem.walkable)
+    cells = [(int(r), int(c)) for r, c in np.argwhere(problem.walkable)][:12]
+    for start in cells:
+        for goal in cells:
+            pair = LinkedProblem(problem.walkable, None, problem.links, start, goal)
+            reachable = math.isfinite(oracle(pair, rule))
+            proven = graph is not None and linked_regions.apart(
+                regions, problem.walkable, start, goal, graph
+            )
+            if graph is not None:
+                assert proven == (not reachable), pair
+
+
+def test_find_path_answers_a_one_way_dead_end_at_once() -> None:
+    """From the second query on an array, a goal behind a one-way drop is unreachable at once."""
+    walkable = np.ones((6, 20), dtype=bool)
+    walkable[:, 10] = False
+    drop = [NavLink((2, 9), (2, 11), 1.0, bidirectional=False)]
+    first = find_path(walkable, (0, 19), (0, 0), links=drop)
+    again = find_path(walkable, (5, 18), (1, 1), links=drop)
+    assert (first.reason, again.reason) == (Reason.UNREACHABLE, Reason.UNREACHABLE)
+    assert first.expanded > 0
+    assert again.expanded == 0
+    assert find_path(walkable, (0, 0), (0, 19), links=drop).found
