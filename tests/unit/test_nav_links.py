@@ -26,6 +26,7 @@ from sim.navigation.links import NavLink, check_links, link_hops
 from sim.navigation.pathfinder import find_path
 from sim.navigation.query import Reason
 from sim.navigation.regions import linked as linked_regions
+from sim.navigation.regions.explain import explain_no_path
 from sim.navigation.regions.labels import RegionMap
 from sim.navigation.searches.incremental import IncrementalSearch
 from tests.helpers.grids import ascii_grid
@@ -437,3 +438,16 @@ def test_find_path_answers_a_one_way_dead_end_at_once() -> None:
     assert first.expanded > 0
     assert again.expanded == 0
     assert find_path(walkable, (0, 0), (0, 19), links=drop).found
+
+
+def test_the_no_path_explanation_knows_links_and_names_a_one_way_drop() -> None:
+    walkable = np.ones((4, 9), dtype=bool)
+    walkable[:, 4] = False
+    drop = NavLink((1, 3), (1, 5), 1.0, bidirectional=False)
+    down = explain_no_path(walkable, (0, 0), (3, 8), links=[drop])
+    assert down.connected
+    back = explain_no_path(walkable, (3, 8), (0, 0), links=[drop])
+    assert not back.connected
+    assert back.one_way_links == (drop,)
+    assert len(back.fix_cells) == 1
+    assert explain_no_path(walkable, (3, 8), (0, 0)).one_way_links == ()

@@ -70,7 +70,7 @@ def apart(
     with _lock:
         reach = condensed.reach.get(source)
         if reach is None:
-            reach = condensed.reach[source] = _reachable(condensed.edges, source)
+            reach = condensed.reach[source] = reachable(condensed.edges, source)
     return target not in reach
 
 
@@ -83,16 +83,7 @@ def _condensed(regions: RegionMap, walkable: NDArray[np.bool_], links: LinkGraph
         if kept is not None and fresh and kept[2].version == regions.version:
             return kept[2]
     version = regions.version
-    labels = regions.labels.ravel()
-    flat = np.ascontiguousarray(walkable).ravel()
-    edges: dict[int, set[int]] = {}
-    for start, hops in links.out.items():
-        if not flat[start]:
-            continue
-        for end, _ in hops:
-            if flat[end] and labels[start] != labels[end]:
-                edges.setdefault(int(labels[start]), set()).add(int(labels[end]))
-    condensed = _Condensed(version, edges)
+    condensed = _Condensed(version, region_edges(regions.labels, walkable, links))
     with _lock:
         if len(_kept) >= MAX_KEPT:
             _kept.clear()
@@ -100,7 +91,36 @@ def _condensed(regions: RegionMap, walkable: NDArray[np.bool_], links: LinkGraph
     return condensed
 
 
-def _reachable(edges: dict[int, set[int]], source: int) -> frozenset[int]:
+def region_edges(
+    labels: NDArray[np.int32], walkable: NDArray[np.bool_], links: LinkGraph
+) -> dict[int, set[int]]:
+    """``region -> regions`` one link leads to, for the links whose ends are both walkable.
+
+    `labels` are ``[row, col]`` region numbers (-1 blocked) of any labelling whose regions
+    are joined within (the 4-connected ones, or the 8-connected ones of "always").
+    """
+    flat_labels = labels.ravel()
+    flat = np.ascontiguousarray(walkable).ravel()
+    edges: dict[int, set[int]] = {}
+    for start, hops in links.out.items():
+        if not flat[start]:
+            continue
+        for end, _ in hops:
+            if flat[end] and flat_labels[start] != flat_labels[end]:
+                edges.setdefault(int(flat_labels[start]), set()).add(int(flat_labels[end]))
+    return edges
+
+
+def reversed_edges(edges: dict[int, set[int]]) -> dict[int, set[int]]:
+    """The same edges pointing the other way: who reaches a region, rather than whom it does."""
+    back: dict[int, set[int]] = {}
+    for source, targets in edges.items():
+        for target in targets:
+            back.setdefault(target, set()).add(source)
+    return back
+
+
+def reachable(edges: dict[int, set[int]], source: int) -> frozenset[int]:
     """Every region reachable from `source` along `edges` (itself included)."""
     seen = {source}
     frontier = deque([source])
