@@ -360,13 +360,6 @@ def test_the_distance_field_walks_links_backwards(seed: int, rule: str) -> None:
         assert walked == pytest.approx(field[problem.start], abs=1e-9)
 
 
-def test_a_field_with_links_refuses_c() -> None:
-    with pytest.raises(ValueError, match="a field with links runs in Python only"):
-        distance_field(
-            np.ones((1, 3), dtype=bool), (0, 0), links=[NavLink((0, 0), (0, 2))], implementation="c"
-        )
-
-
 @pytest.mark.parametrize("rule", ["never", "no-corner-cutting"])
 @pytest.mark.parametrize("seed", range(30))
 def test_d_star_lite_repairs_to_the_cost_of_a_fresh_search(seed: int, rule: str) -> None:

@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from sim.navigation.field import distance_field
 from sim.navigation.links import NavLink
 from sim.navigation.pathfinder import find_path
 from sim.navigation.searches import kernel
@@ -49,3 +50,21 @@ def test_auto_runs_links_in_c_with_astar() -> None:
     assert auto == find_path(walkable, (0, 0), (0, 29), links=links, implementation="c")
     assert auto.cells == ((0, 0), (0, 29))
     assert auto.cost == 2.0
+
+
+@pytest.mark.parametrize("rule", RULES)
+@pytest.mark.parametrize("seed", range(20))
+def test_the_field_with_links_is_the_same_in_c(seed: int, rule: str) -> None:
+    problem = random_problem(seed + 5000, with_costs=seed % 2 == 0)
+    fields = [
+        distance_field(
+            problem.walkable,
+            problem.goal,
+            diagonal=rule,
+            costs=problem.costs,
+            links=problem.links,
+            implementation=implementation,
+        )
+        for implementation in ("c", "python")
+    ]
+    assert np.array_equal(fields[0], fields[1]), problem
