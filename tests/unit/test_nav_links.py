@@ -23,8 +23,8 @@ from numpy.typing import NDArray
 from sim.navigation.field import distance_field, field_path
 from sim.navigation.link_graph import LinkGraph
 from sim.navigation.links import NavLink, check_links, link_hops
-from sim.navigation.pathfinder import find_path
-from sim.navigation.query import Reason
+from sim.navigation.pathfinder import find_path, find_path_with
+from sim.navigation.query import Reason, SearchSettings
 from sim.navigation.regions import linked as linked_regions
 from sim.navigation.regions.explain import explain_no_path
 from sim.navigation.regions.labels import RegionMap
@@ -444,3 +444,12 @@ def test_the_no_path_explanation_knows_links_and_names_a_one_way_drop() -> None:
     assert back.one_way_links == (drop,)
     assert len(back.fix_cells) == 1
     assert explain_no_path(walkable, (3, 8), (0, 0)).one_way_links == ()
+
+
+def test_find_path_with_takes_links_and_theta_refuses_them() -> None:
+    walkable = np.ones((1, 12), dtype=bool)
+    teleport = [NavLink((0, 0), (0, 11), 0.5, kind="teleport")]
+    result = find_path_with(walkable, (0, 0), (0, 11), SearchSettings(), links=teleport)
+    assert (result.cells, result.cost) == (((0, 0), (0, 11)), 0.5)
+    with pytest.raises(ValueError, match="theta takes no links"):
+        find_path(walkable, (0, 0), (0, 11), algorithm="theta", links=teleport)
