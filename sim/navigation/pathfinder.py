@@ -126,8 +126,9 @@ def find_path(
             runs them in Python, "c" refuses them.
         links: `sim.navigation.links.NavLink`s a path may take besides grid moves (jumps,
             ladders, teleports, one-way drops): a hop from a link's start to its end costs
-            exactly its cost. With links, "auto" runs A* (jump point search with links runs in
-            Python only: "c" refuses it) and theta refuses them. None or empty: no links.
+            exactly its cost (`sim.navigation.links`). With links, "auto" runs A* (in C when
+            built); jps and bidirectional run them in Python only ("c" refuses them) and theta
+            refuses them. None or empty: no links.
 
     Returns:
         A PathResult; no path is ``found=False`` with a reason, never an exception. A goal
@@ -263,13 +264,17 @@ def _find_linked(
     links: Sequence[NavLink],
 ) -> PathResult:
     """`find_path_with` for a query with links (`find_path` says what changes with them)."""
+    # Imported here, as in `find_path_with`: importing kernel warns when it is not built.
+    from sim.navigation.searches import kernel
+
+    asked = settings
     if settings.algorithm is None:
         # Jump point search in C knows no links; A* in C does, and finds the same cost.
         settings = dataclasses.replace(settings, algorithm=Algorithm.ASTAR)
     query = Query.check(walkable, start, goal, settings)
     graph = LinkGraph.build(links, query.walkable)
-    if graph is None:
-        return find_path_with(walkable, start, goal, settings)
+    if graph is None:  # an iterable that held no link after all
+        return find_path_with(walkable, start, goal, asked)
     if query.algorithm is Algorithm.THETA:
         raise ValueError("theta takes no links (its segments join cells that see each other)")
     query = dataclasses.replace(query, links=graph)
@@ -280,8 +285,6 @@ def _find_linked(
                 f"{query.algorithm} with links runs in Python only; use implementation='python'"
             )
     else:
-        from sim.navigation.searches import kernel
-
         in_c = kernel.choose(settings.implementation, query.algorithm)
         if in_c and not kernel.LINKS_AVAILABLE:
             if settings.implementation is Implementation.C:
