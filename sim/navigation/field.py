@@ -19,7 +19,7 @@ The search state is one flat list indexed by ``row * width + col`` and a heap of
 With links (`sim.navigation.links`) the field walks each link backwards, from its end to its
 start (a one-way link too: the field is the cost *to* the goal), charging the link's cost, and
 `descend` may step along a link: the field of a cell stays the cost `find_path(...,
-links=...)` finds from it. Fields with links run in Python.
+links=...)` finds from it, in C (`_linked.c`) as in Python, bit for bit.
 """
 
 from __future__ import annotations
@@ -67,13 +67,12 @@ def distance_field(
         implementation: "c" runs the compiled kernel (`sim.navigation.searches.kernel.field_flat`),
             "python" the loop of `_reverse_dijkstra`, "auto" the kernel when it is built; both
             give identical fields (``==`` on every cell).
-        links: links a path may take (`sim.navigation.links.NavLink`), walked backwards; with
-            any, the field runs in Python ("c" refuses them).
+        links: links a path may take (`sim.navigation.links.NavLink`), walked backwards.
 
     Raises:
         ValueError: naming the value, for a bad mask or costs, a goal outside the grid, an
-            unknown implementation or diagonal rule, "c" when the kernel is not built or with
-            links, or a bad link (`sim.navigation.links.check_links`).
+            unknown implementation or diagonal rule, "c" when the kernel is not built, or a
+            bad link (`sim.navigation.links.check_links`).
 
     >>> walkable = np.array([[1, 1, 1], [0, 1, 1], [1, 1, 1]], dtype=bool)
     >>> distance_field(walkable, (2, 0)).round(4).tolist()  # no cutting round (1, 0)
@@ -127,16 +126,24 @@ def _reverse_dijkstra(
     """
     from sim.navigation.searches import kernel
 
-    if links is not None:
-        if implementation is Implementation.C:
-            raise ValueError("a field with links runs in Python only; use implementation='python'")
-        return _reverse_dijkstra_python(graph, goal, links)
-    if kernel.choose(implementation):
+    in_c = kernel.choose(implementation)
+    if in_c:
         costs = (
             np.array(graph.cell_cost, dtype=np.float64).reshape(graph.height, graph.width)
             if graph.has_costs
             else None
         )
+    if links is not None:
+        if in_c and kernel.LINKS_AVAILABLE:
+            walkable = np.ascontiguousarray(graph.walkable)
+            linked: list[float] = kernel.linked_field(
+                walkable, costs, goal, graph.rule, links
+            ).tolist()
+            return linked
+        if implementation is Implementation.C:
+            raise ValueError("implementation='c' but the compiled search with links is not built")
+        return _reverse_dijkstra_python(graph, goal, links)
+    if in_c:
         field = kernel.field_flat(
             np.ascontiguousarray(graph.walkable), costs, goal, diagonal=graph.rule
         )

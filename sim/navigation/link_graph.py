@@ -70,7 +70,8 @@ class LinkGraph:
     width: int
     out: Hops
     into: Hops
-    _memo: dict[Any, Any] = field(default_factory=dict, repr=False)
+    _arrays: dict[bool, Any] = field(default_factory=dict, repr=False)
+    _bounds: dict[Any, tuple[Bound, ...]] = field(default_factory=dict, repr=False)
 
     @classmethod
     def build(cls, links: Iterable[Any], walkable: NDArray[np.bool_]) -> LinkGraph | None:
@@ -98,8 +99,7 @@ class LinkGraph:
 
         `reverse` gives `into` instead of `out`. Built once per graph and direction.
         """
-        key = ("csr", reverse)
-        if key not in self._memo:
+        if reverse not in self._arrays:
             hops = self.into if reverse else self.out
             size = self.height * self.width
             counts = np.zeros(size + 1, dtype=np.int32)
@@ -109,8 +109,10 @@ class LinkGraph:
             flat = [edge for cell in sorted(hops) for edge in hops[cell]]
             target = np.array([to for to, _ in flat], dtype=np.int32)
             cost = np.array([hop for _, hop in flat], dtype=np.float64)
-            self._memo[key] = (first, target, cost)
-        result: tuple[NDArray[np.int32], NDArray[np.int32], NDArray[np.float64]] = self._memo[key]
+            self._arrays[reverse] = (first, target, cost)
+        result: tuple[NDArray[np.int32], NDArray[np.int32], NDArray[np.float64]] = self._arrays[
+            reverse
+        ]
         return result
 
     def bounds(
@@ -128,14 +130,12 @@ class LinkGraph:
         if heuristic is Heuristic.ZERO:
             return ()
         key = (target, heuristic, scale, reverse)
-        found = self._memo.get(key)
+        found = self._bounds.get(key)
         if found is None:
-            if len(self._memo) > _BOUNDS_KEPT:
-                self._memo.clear()
-            found = self._relaxed(target, heuristic, scale, reverse)
-            self._memo[key] = found
-        bounds: tuple[Bound, ...] = found
-        return bounds
+            if len(self._bounds) >= _BOUNDS_KEPT:
+                self._bounds.clear()
+            found = self._bounds[key] = self._relaxed(target, heuristic, scale, reverse)
+        return found
 
     def _relaxed(
         self, target: tuple[int, int], heuristic: Heuristic, scale: float, reverse: bool

@@ -20,6 +20,7 @@ from numpy.typing import NDArray
 
 from sim.navigation.diagonal import DiagonalRule
 from sim.navigation.grid import Cell
+from sim.navigation.link_graph import LinkGraph
 from sim.navigation.links import NavLink
 from sim.navigation.query import (
     AUTO,
@@ -30,6 +31,7 @@ from sim.navigation.query import (
     Query,
     Reason,
     SearchSettings,
+    reason_before_search,
 )
 from sim.navigation.regions import cache as region_cache
 from sim.navigation.regions.cache import proven_apart
@@ -124,8 +126,9 @@ def find_path(
             runs them in Python, "c" refuses them.
         links: `sim.navigation.links.NavLink`s a path may take besides grid moves (jumps,
             ladders, teleports, one-way drops): a hop from a link's start to its end costs
-            exactly its cost. With links, "auto" runs A* (jump point search with links runs in
-            Python only: "c" refuses it) and theta refuses them. None or empty: no links.
+            exactly its cost (`sim.navigation.links`). With links, "auto" runs A* (in C when
+            built); jps and bidirectional run them in Python only ("c" refuses them) and theta
+            refuses them. None or empty: no links.
 
     Returns:
         A PathResult; no path is ``found=False`` with a reason, never an exception. A goal
@@ -261,29 +264,47 @@ def _find_linked(
     links: Sequence[NavLink],
 ) -> PathResult:
     """`find_path_with` for a query with links (`find_path` says what changes with them)."""
-    from sim.navigation.link_graph import LinkGraph
+    # Imported here, as in `find_path_with`: importing kernel warns when it is not built.
+    from sim.navigation.searches import kernel
 
+    asked = settings
     if settings.algorithm is None:
         # Jump point search in C knows no links; A* in C does, and finds the same cost.
         settings = dataclasses.replace(settings, algorithm=Algorithm.ASTAR)
     query = Query.check(walkable, start, goal, settings)
     graph = LinkGraph.build(links, query.walkable)
-    if graph is None:
-        return find_path_with(walkable, start, goal, settings)
+    if graph is None:  # an iterable that held no link after all
+        return find_path_with(walkable, start, goal, asked)
     if query.algorithm is Algorithm.THETA:
         raise ValueError("theta takes no links (its segments join cells that see each other)")
     query = dataclasses.replace(query, links=graph)
+    in_c = False
     if query.algorithm in (Algorithm.JPS, Algorithm.BIDIRECTIONAL):
         if settings.implementation is Implementation.C:
             raise ValueError(
                 f"{query.algorithm} with links runs in Python only; use implementation='python'"
             )
-        return search.solve(query)
-    from sim.navigation.searches import kernel
-
-    in_c = kernel.choose(settings.implementation, query.algorithm)
-    if in_c and not kernel.LINKS_AVAILABLE:
-        if settings.implementation is Implementation.C:
-            raise ValueError("implementation='c' but the compiled search with links is not built")
-        in_c = False
+    else:
+        in_c = kernel.choose(settings.implementation, query.algorithm)
+        if in_c and not kernel.LINKS_AVAILABLE:
+            if settings.implementation is Implementation.C:
+                raise ValueError(
+                    "implementation='c' but the compiled search with links is not built"
+                )
+            in_c = False
+    # A goal that neither the grid nor the links join to the start needs no search.
+    if _linked_apart(query, graph):
+        return _UNREACHABLE
     return kernel.solve(query) if in_c else search.solve(query)
+
+
+def _linked_apart(query: Query, links: LinkGraph) -> bool:
+    """Whether the regions and the links prove `query` unreachable (`regions.linked`)."""
+    from sim.navigation.regions import linked
+
+    if reason_before_search(query.walkable, query.start, query.goal) is not None:
+        return False
+    regions = region_cache.followed_map(query.walkable, query.rule)
+    return regions is not None and linked.apart(
+        regions, query.walkable, query.start, query.goal, links
+    )

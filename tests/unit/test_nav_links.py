@@ -16,15 +16,21 @@ from dataclasses import dataclass
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from numpy.typing import NDArray
 
 from sim.navigation.field import distance_field, field_path
 from sim.navigation.link_graph import LinkGraph
 from sim.navigation.links import NavLink, check_links, link_hops
-from sim.navigation.pathfinder import find_path
-from sim.navigation.query import Reason
+from sim.navigation.pathfinder import find_path, find_path_with
+from sim.navigation.query import Reason, SearchSettings
+from sim.navigation.regions import linked as linked_regions
+from sim.navigation.regions.explain import explain_no_path
+from sim.navigation.regions.labels import RegionMap
 from sim.navigation.searches.incremental import IncrementalSearch
 from tests.helpers.grids import ascii_grid
+from tests.helpers.problems import PROPERTY_SETTINGS
 
 Cell = tuple[int, int]
 SQRT2 = math.sqrt(2.0)
@@ -354,13 +360,6 @@ def test_the_distance_field_walks_links_backwards(seed: int, rule: str) -> None:
         assert walked == pytest.approx(field[problem.start], abs=1e-9)
 
 
-def test_a_field_with_links_refuses_c() -> None:
-    with pytest.raises(ValueError, match="a field with links runs in Python only"):
-        distance_field(
-            np.ones((1, 3), dtype=bool), (0, 0), links=[NavLink((0, 0), (0, 2))], implementation="c"
-        )
-
-
 @pytest.mark.parametrize("rule", ["never", "no-corner-cutting"])
 @pytest.mark.parametrize("seed", range(30))
 def test_d_star_lite_repairs_to_the_cost_of_a_fresh_search(seed: int, rule: str) -> None:
@@ -400,3 +399,57 @@ def test_d_star_lite_repairs_to_the_cost_of_a_fresh_search(seed: int, rule: str)
                 walkable, start, problem.goal, costs=problem.costs, links=problem.links
             )
             assert fresh.cost == pytest.approx(result.cost, abs=1e-9)
+
+
+@PROPERTY_SETTINGS
+@given(seed=st.integers(0, 10**6), rule=st.sampled_from(["never", "no-corner-cutting"]))
+def test_the_unreachable_answer_stays_exact_with_one_way_links(seed: int, rule: str) -> None:
+    """Regions plus the directed graph of the links say apart exactly when the oracle does."""
+    problem = random_problem(seed, with_costs=False)
+    regions = RegionMap(problem.walkable)
+    graph = LinkGraph.build(problem.links, problem.walkable)
+    cells = [(int(r), int(c)) for r, c in np.argwhere(problem.walkable)][:12]
+    for start in cells:
+        for goal in cells:
+            pair = LinkedProblem(problem.walkable, None, problem.links, start, goal)
+            reachable = math.isfinite(oracle(pair, rule))
+            proven = graph is not None and linked_regions.apart(
+                regions, problem.walkable, start, goal, graph
+            )
+            if graph is not None:
+                assert proven == (not reachable), pair
+
+
+def test_find_path_answers_a_one_way_dead_end_at_once() -> None:
+    """From the second query on an array, a goal behind a one-way drop is unreachable at once."""
+    walkable = np.ones((6, 20), dtype=bool)
+    walkable[:, 10] = False
+    drop = [NavLink((2, 9), (2, 11), 1.0, bidirectional=False)]
+    first = find_path(walkable, (0, 19), (0, 0), links=drop)
+    again = find_path(walkable, (5, 18), (1, 1), links=drop)
+    assert (first.reason, again.reason) == (Reason.UNREACHABLE, Reason.UNREACHABLE)
+    assert first.expanded > 0
+    assert again.expanded == 0
+    assert find_path(walkable, (0, 0), (0, 19), links=drop).found
+
+
+def test_the_no_path_explanation_knows_links_and_names_a_one_way_drop() -> None:
+    walkable = np.ones((4, 9), dtype=bool)
+    walkable[:, 4] = False
+    drop = NavLink((1, 3), (1, 5), 1.0, bidirectional=False)
+    down = explain_no_path(walkable, (0, 0), (3, 8), links=[drop])
+    assert down.connected
+    back = explain_no_path(walkable, (3, 8), (0, 0), links=[drop])
+    assert not back.connected
+    assert back.one_way_links == (drop,)
+    assert len(back.fix_cells) == 1
+    assert explain_no_path(walkable, (3, 8), (0, 0)).one_way_links == ()
+
+
+def test_find_path_with_takes_links_and_theta_refuses_them() -> None:
+    walkable = np.ones((1, 12), dtype=bool)
+    teleport = [NavLink((0, 0), (0, 11), 0.5, kind="teleport")]
+    result = find_path_with(walkable, (0, 0), (0, 11), SearchSettings(), links=teleport)
+    assert (result.cells, result.cost) == (((0, 0), (0, 11)), 0.5)
+    with pytest.raises(ValueError, match="theta takes no links"):
+        find_path(walkable, (0, 0), (0, 11), algorithm="theta", links=teleport)

@@ -320,8 +320,137 @@ fail_grid:
     return NULL;
 }
 
+/* ---- The distance field of field.py with links (`_reverse_dijkstra_python`) ----
+ *
+ * Dijkstra outward from the goal: a grid step neighbour -> current costs `length *
+ * cost[current]`, then each link into `current` (the CSR arrays of LinkGraph.into) costs its
+ * hop, skipped when its start is closed or blocked. Python's heap of (cost, cell) tuples with
+ * stale entries, in the same order; `out` gets every cell's cost, INFINITY where unreachable. */
+static int linked_field_loop(const Linked *p, Workspace *ws, double *out) {
+    const Py_ssize_t size = (Py_ssize_t)p->height * p->width;
+    const int count_moves = p->rule == DIAG_NEVER ? 4 : 8;
+    uint8_t *closed = ws->closed;
+    Py_ssize_t count = 0;
+    int ok = 1;
+    for (Py_ssize_t i = 0; i < size; i++) out[i] = INFINITY;
+    if (!p->walkable[p->goal]) return 1;
+    out[p->goal] = 0.0;
+    heap_sift_up(ws->heap, NULL, count++, (Node){bits_of(0.0), 0, p->goal});
+    while (count > 0) {
+        const Node node = heap_pop(ws->heap, NULL, &count);
+        const int32_t current = node.cell;
+        if (closed[current]) continue;
+        closed[current] = 1;
+        const int32_t links_from = p->first[current], links_to = p->first[current + 1];
+        if (!heap_reserve(ws, count, 8 + (links_to - links_from))) {
+            ok = 0;
+            break;
+        }
+        double g;
+        memcpy(&g, &node.priority_bits, sizeof g);
+        const double enter = p->costs ? p->costs[current] : 1.0;
+        const long row = current / p->width, col = current % p->width;
+        for (int i = 0; i < count_moves; i++) {
+            if (!legal_move(p, row, col, i)) continue;
+            const int32_t neighbour = (int32_t)((row + D_ROW[i]) * p->width + col + D_COL[i]);
+            if (closed[neighbour]) continue;
+            const double new_cost = g + (i < 4 ? 1.0 : SQRT2) * enter;
+            if (!(new_cost < out[neighbour])) continue;
+            out[neighbour] = new_cost;
+            heap_sift_up(ws->heap, NULL, count++, (Node){bits_of(new_cost), 0, neighbour});
+        }
+        for (int32_t k = links_from; k < links_to; k++) {
+            const int32_t start = p->target[k];
+            if (closed[start] || !p->walkable[start]) continue;
+            const double new_cost = g + p->hop[k];
+            if (!(new_cost < out[start])) continue;
+            out[start] = new_cost;
+            heap_sift_up(ws->heap, NULL, count++, (Node){bits_of(new_cost), 0, start});
+        }
+    }
+    memset(closed, 0, (size_t)size);
+    return ok;
+}
+
+PyDoc_STRVAR(field_doc,
+             "field(walkable, costs, height, width, goal, diagonal, first, target, hop, out)\n"
+             "-> None\n\n"
+             "Fill `out` with every cell's cost to flat `goal` over moves and the links given\n"
+             "reversed (LinkGraph.csr(reverse=True)); see sim/navigation/field.py.");
+
+static PyObject *linked_field(PyObject *module, PyObject *args) {
+    (void)module;
+    PyObject *walkable_obj, *costs_obj, *first_obj, *target_obj, *hop_obj, *out_obj;
+    Py_ssize_t height, width, goal;
+    int rule;
+    if (!PyArg_ParseTuple(args, "OOnnniOOOO:field", &walkable_obj, &costs_obj, &height, &width,
+                          &goal, &rule, &first_obj, &target_obj, &hop_obj, &out_obj))
+        return NULL;
+    if (rule < DIAG_NEVER || rule > DIAG_ALWAYS) {
+        PyErr_SetString(PyExc_ValueError, "unknown diagonal rule code");
+        return NULL;
+    }
+    if (!check_grid(height, width)) return NULL;
+    const Py_ssize_t size = height * width;
+    if (goal < 0 || goal >= size) {
+        PyErr_Format(PyExc_ValueError, "goal %zd outside the %zd cells", goal, size);
+        return NULL;
+    }
+    Py_buffer walkable_view, costs_view, out_view;
+    LinkViews links;
+    const int have_costs = take_grid(walkable_obj, costs_obj, size, &walkable_view, &costs_view);
+    if (have_costs < 0) return NULL;
+    if (!take_links(first_obj, target_obj, hop_obj, size, &links)) goto fail_grid;
+    if (PyObject_GetBuffer(out_obj, &out_view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) <
+        0)
+        goto fail_links;
+    if (out_view.itemsize != 8 || out_view.len != size * 8 || !format_is(&out_view, 'd')) {
+        PyErr_Format(PyExc_ValueError, "out must be %zd writable contiguous float64 values", size);
+        PyBuffer_Release(&out_view);
+        goto fail_links;
+    }
+    Linked problem = {walkable_view.buf,
+                      have_costs ? costs_view.buf : NULL,
+                      (long)height,
+                      (long)width,
+                      0,
+                      (int32_t)goal,
+                      rule,
+                      H_ZERO,
+                      0,
+                      0.0,
+                      0.0,
+                      links.first.buf,
+                      links.target.buf,
+                      links.hop.buf,
+                      NULL,
+                      NULL,
+                      0};
+    Workspace *ws = workspace_take(size);
+    int ok = ws != NULL;
+    if (ok) {
+        Py_BEGIN_ALLOW_THREADS
+        ok = linked_field_loop(&problem, ws, out_view.buf);
+        Py_END_ALLOW_THREADS
+        workspace_give_back(ws);
+    }
+    PyBuffer_Release(&out_view);
+    give_links(&links);
+    if (have_costs) PyBuffer_Release(&costs_view);
+    PyBuffer_Release(&walkable_view);
+    if (!ok) return PyErr_NoMemory();
+    Py_RETURN_NONE;
+fail_links:
+    give_links(&links);
+fail_grid:
+    if (have_costs) PyBuffer_Release(&costs_view);
+    PyBuffer_Release(&walkable_view);
+    return NULL;
+}
+
 static PyMethodDef linked_methods[] = {
     {"search", linked_search, METH_VARARGS, search_doc},
+    {"field", linked_field, METH_VARARGS, field_doc},
     {NULL, NULL, 0, NULL},
 };
 

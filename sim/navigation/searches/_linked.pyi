@@ -19,3 +19,16 @@ def search(
     bound_offsets: Any,
     /,
 ) -> tuple[bool, tuple[tuple[int, int], ...], float, int]: ...
+def field(
+    walkable: Any,
+    costs: Any | None,
+    height: int,
+    width: int,
+    goal: int,
+    diagonal: int,
+    first: Any,
+    target: Any,
+    hop: Any,
+    out: Any,
+    /,
+) -> None: ...

@@ -517,7 +517,7 @@ class Search:
         cost_so_far, unit = self._cost_so_far, self._terms.unit_steps
         for neighbour, hop in self._link_out[current]:
             if closed[neighbour] or not walkable[neighbour]:
-                continue  # the end may have been blocked since the links were checked
+                continue  # a link is shut while its end is blocked
             new_cost = g + (1.0 if unit else hop)
             if new_cost < cost_so_far[neighbour]:
                 cost_so_far[neighbour] = new_cost

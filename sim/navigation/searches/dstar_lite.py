@@ -49,8 +49,9 @@ is a successor of ``s`` and a predecessor of ``t``, costing the link's cost, usa
 ends are walkable; a changed cell also recomputes the starts of the links into it. The key's
 heuristic becomes the distance from the start in the relaxed graph of `LinkGraph.bounds` (over
 the links reversed): a lower bound that keeps the triangle inequality, so raising ``km`` by it
-when the start moves keeps every queued key a lower bound, as the grid heuristic does. With
-links the planner runs in Python (`IncrementalSearch` picks it).
+when the start moves keeps every queued key a lower bound, as the grid heuristic does. The C
+planner (`_incremental.c`) takes the links and the start's bounds as arrays and agrees bit for
+bit.
 """
 
 from __future__ import annotations

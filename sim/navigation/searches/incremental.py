@@ -36,6 +36,7 @@ from numpy.typing import NDArray
 
 from sim.navigation.diagonal import DiagonalRule
 from sim.navigation.grid import Cell
+from sim.navigation.heuristics import Heuristic
 from sim.navigation.link_graph import LinkGraph
 from sim.navigation.links import NavLink
 from sim.navigation.query import (
@@ -200,19 +201,16 @@ search needs octile, euclidean, chebyshev or zero there
         goal in another region than the start, sealed off (`sim.navigation.regions.cache`, the
         labels `find_path` keeps for the same array), is unreachable at once, expanding none.
 
-        With `links` (`sim.navigation.links.NavLink`, as `find_path` takes them) it plans in
-        Python (`sim.navigation.searches.dstar_lite`), each link an edge of the search; other
-        links than the last plan's start it over.
+        With `links` (`sim.navigation.links.NavLink`, as `find_path` takes them) each link is
+        an edge of the search (`sim.navigation.searches.dstar_lite`), in C and Python alike;
+        other links than the last plan's start it over.
 
         Raises:
-            ValueError: for the arguments `find_path` refuses, in its words, a bad link, or
-                links with implementation "c".
+            ValueError: for the arguments `find_path` refuses, in its words, or a bad link.
         """
         settings = SearchSettings(rule=self._rule, heuristic=self._heuristic, costs=costs)
         query = Query.check(walkable, start, goal, settings)
         linked = None if not links else LinkGraph.build(links, query.walkable)
-        if linked is not None and self._implementation is Implementation.C:
-            raise ValueError("incremental search with links runs in Python only")
         self._last_repaired = False
         self._last_changed_cells = 0
         early = reason_before_search(query.walkable, query.start, query.goal)
@@ -255,10 +253,51 @@ search needs octile, euclidean, chebyshev or zero there
         )
 
     def _new_engine(self, height: int, width: int, links: LinkGraph | None) -> _Engine:
-        if links is not None:
-            return DStarLite(height, width, rule=self._rule, heuristic=self._heuristic, links=links)
         if self._uses_c() and height * width <= MAX_C_CELLS:
             eight = self._rule is not DiagonalRule.NEVER
-            planner: _Engine = _incremental.Planner(height, width, eight, self._heuristic.code)
-            return planner
-        return DStarLite(height, width, rule=self._rule, heuristic=self._heuristic)
+            compiled = _incremental.Planner(height, width, eight, self._heuristic.code)
+            if links is None:
+                planner: _Engine = compiled
+                return planner
+            compiled.set_links(*links.csr(), *links.csr(reverse=True))
+            return _LinkedPlanner(compiled, links, self._heuristic)
+        return DStarLite(height, width, rule=self._rule, heuristic=self._heuristic, links=links)
+
+
+class _LinkedPlanner:
+    """The compiled planner with links: hands it the start's link bounds on every plan.
+
+    The bounds (`LinkGraph.bounds` from the start, over the links reversed) are what
+    `DStarLite` computes for itself when its start moves; C reads them as two arrays.
+    """
+
+    def __init__(self, planner: Any, links: LinkGraph, heuristic: Heuristic) -> None:
+        self._planner = planner
+        self._links = links
+        self._heuristic = heuristic
+
+    def plan(
+        self,
+        walkable: NDArray[np.bool_],
+        costs: NDArray[np.float64] | None,
+        start: int,
+        goal: int,
+        h_factor: float,
+        /,
+        *,
+        fresh: bool,
+    ) -> PlanOutcome:
+        width = walkable.shape[1]
+        here = divmod(start, width)
+        bounds = self._links.bounds(here, self._heuristic, h_factor, reverse=True)
+        outcome: PlanOutcome = self._planner.plan(
+            walkable,
+            costs,
+            start,
+            goal,
+            h_factor,
+            fresh=fresh,
+            bound_cells=np.array([row * width + col for row, col, _ in bounds], dtype=np.int32),
+            bound_offsets=np.array([d for _, _, d in bounds], dtype=np.float64),
+        )
+        return outcome

@@ -31,6 +31,7 @@ from sim.navigation.diagonal import DiagonalRule, parse_diagonal
 from sim.navigation.grid import Cell
 from sim.navigation.grid import heuristic_scale as grid_heuristic_scale
 from sim.navigation.heuristics import Heuristic
+from sim.navigation.link_graph import LinkGraph
 from sim.navigation.query import (
     DEFAULT_SETTINGS,
     JPS_HEURISTICS,
@@ -273,6 +274,29 @@ def linked_solve(query: Query) -> PathResult:
         bound_offsets,
     )
     return PathResult(found, cells, cost, expanded, Reason.FOUND if found else Reason.UNREACHABLE)
+
+
+def linked_field(
+    walkable: NDArray[np.bool_],
+    costs: NDArray[np.float64] | None,
+    goal: int,
+    rule: DiagonalRule,
+    links: LinkGraph,
+) -> NDArray[np.float64]:
+    """`field._reverse_dijkstra_python` with links, in C (`_linked.field`): the same floats.
+
+    `walkable` and `costs` as `field_flat` takes them, `goal` a flat cell of the grid.
+
+    Raises:
+        ValueError: when `_linked` is not built.
+    """
+    if not LINKS_AVAILABLE:
+        raise ValueError("the compiled search with links is not built")
+    height, width = walkable.shape
+    out = np.empty(height * width, dtype=np.float64)
+    first, target, hop = links.csr(reverse=True)
+    _linked.field(walkable, costs, height, width, goal, rule.code, first, target, hop, out)
+    return out
 
 
 def jps_flat(
