@@ -18,6 +18,13 @@ setup(
             extra_compile_args=["-O3"],
         ),
         Extension(
+            "sim.navigation.searches._linked",
+            ["sim/navigation/searches/_linked.c"],
+            depends=[COMMON, SEARCH_COMMON, GRID_SEARCH],
+            optional=True,
+            extra_compile_args=["-O3"],
+        ),
+        Extension(
             "sim.crowd._avoidance",
             ["sim/crowd/_avoidance.c"],
             depends=[COMMON],

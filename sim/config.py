@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
@@ -63,6 +64,14 @@ class AgentConfig:
     the object the agent goes to (any object of the scene, another agent too); None is the
     End-tagged one. In patrol mode the agent goes back and forth between Start and its target.
     `planner` MAPF hands the agent to the scene's joint plan (`sim.components.mapf_group`).
+
+    Motion under Unity's NavMeshAgent names: `acceleration` (units/s²; inf, the default, reaches
+    `speed` at once, as agents always did), `angular_speed` (deg/s, a cap on turning beside the
+    `turn_rate` slerp; inf: no cap), `stopping_distance` (stops this short of its target),
+    `auto_braking` (slows within `acceleration` to stop at the target; a no-op while
+    `acceleration` is inf, so Unity's default True keeps today's motion) and
+    `avoidance_priority` (0-99, lower is more important and yields less in ORCA). `areas`
+    names the terrain areas it may walk on (None: everywhere).
     """
 
     speed: float = 3.0
@@ -75,6 +84,12 @@ class AgentConfig:
     avoidance: bool = True
     target: str | None = None
     planner: Planner = Planner.INDEPENDENT
+    acceleration: float = math.inf
+    angular_speed: float = math.inf
+    stopping_distance: float = 0.0
+    auto_braking: bool = True
+    avoidance_priority: int = 50
+    areas: tuple[str, ...] | None = None
 
 
 class MoverMode(StrEnum):
@@ -141,7 +156,7 @@ class Palette:
     path: Rgba = (0.0, 0.85, 1.0, 1.0)  # cyan, the Start -> End path, planned or searched
     route: Rgba = (0.15, 0.3, 0.95, 1.0)  # blue, each agent's own route
     selected: Rgba = (1.0, 1.0, 1.0, 1.0)  # the editor's selection outline
-    link: Rgba = (0.7, 0.55, 0.0, 1.0)  # kept for links between distant cells, when they come
+    link: Rgba = (0.7, 0.55, 0.0, 1.0)  # ochre, the scene's links: jumps, ladders, teleports
     frontier: Rgba = (0.2, 0.85, 0.75, 1.0)  # mint, the search's open set
     closed: Rgba = (0.6, 0.8, 0.95, 1.0)  # pale blue, cells the search expanded
     current: Rgba = (0.25, 0.6, 1.0, 1.0)  # the cell being expanded

@@ -39,6 +39,7 @@ SCENE_ROWS = (
     LegendRow("path", PALETTE.path, line=True),
     LegendRow("agent route", PALETTE.route, line=True),
     LegendRow("selected", PALETTE.selected, line=True),
+    LegendRow("link: jump, ladder, teleport", PALETTE.link, line=True),
 )
 SEARCH_ROWS = (
     LegendRow("open (frontier)", PALETTE.frontier),
@@ -58,9 +59,8 @@ NO_PATH_ROWS = (
     LegendRow("End's region", PALETTE.goal_region),
     LegendRow("cells to remove", PALETTE.fix),
 )
-UNLISTED = frozenset({"link"})
-"""Palette meanings no legend row shows yet: a link's colour is kept for links, which no scene
-has yet."""
+UNLISTED: frozenset[str] = frozenset()
+"""Palette meanings no legend row shows (none: every colour is in the legend)."""
 
 
 def over_ground(color: Color) -> Color:

@@ -144,13 +144,15 @@ class AgentEntry(TypedDict):
     route (world units times the cells' costs, as `path.cost`), null while it has none.
     `pushes` counts the frames an obstacle moved onto the agent and pushed it aside,
     `expanded_total` the nodes all its plans expanded. `planner` is "independent" or "mapf"
-    (planned with the others: see `mapf`).
+    (planned with the others: see `mapf`). `speed` is how fast it moved over its last step,
+    world units per second.
     """
 
     name: str
     radius: float
     pos: list[float]
     heading_deg: float
+    speed: float
     mode: str
     state: str
     reached_goal: bool

@@ -278,6 +278,7 @@ def agent_entry(agent: AgentController) -> AgentEntry:
         "radius": agent.config.radius,
         "pos": [round(x, 5), round(y, 5), round(agent.game_object.world_pos[2], 5)],
         "heading_deg": round(agent.heading_deg, 4),
+        "speed": round(agent.speed, 5),
         "mode": str(agent.mode),
         "state": str(agent.state),
         "reached_goal": agent.reached_goal,

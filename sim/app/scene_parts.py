@@ -13,11 +13,13 @@ from sim.app.process import tell
 from sim.components.agent_controller import ROUTES_DRAWN, AgentController
 from sim.components.crowd import CrowdField
 from sim.components.grid_manager import GridManager
+from sim.components.link_view import LinkView
 from sim.components.mapf_group import MAPF_GROUP, MapfGroup
 from sim.components.terrain import TerrainPatch
 from sim.components.terrain_legend import TerrainLegend
 from sim.config import AgentConfig, Planner, Tag
 from sim.scene.grid import obstacle_box
+from sim.scene.links import nav_links
 
 if TYPE_CHECKING:
     from panda3d.core import NodePath
@@ -37,7 +39,11 @@ def add_grid_manager(world: World, scene: SceneSpec) -> GridManager:
         grid_cell_size=grid.cell_size,
         rule=grid.rule,
     )
-    return world.spawn("grid-manager").add_component(manager)
+    manager.links = nav_links(scene.links, grid.origin, grid.cell_size)
+    world.spawn("grid-manager").add_component(manager)
+    if manager.links:
+        world.spawn("links").add_component(LinkView(manager))
+    return manager
 
 
 def note_obstacles_off_the_grid(scene: SceneSpec, grid: GridManager) -> None:
@@ -78,6 +84,8 @@ def add_agents(
     The agents with ``planner = "mapf"`` also get one `MapfGroup` (a game object of its own,
     `MAPF_GROUP`, updated after them) that plans them together with the scene's `[mapf]`.
     """
+    if scene.links:  # the shared fields know no links yet: every agent plans for itself
+        crowd.threshold = len(scene.objects) + 1
     controllers: list[AgentController] = []
     for spec, game_object in zip(scene.objects, objects, strict=True):
         if spec.tag == Tag.AGENT:
@@ -105,7 +113,7 @@ def add_terrain(
 ) -> TerrainLegend | None:
     """Give each Terrain object its cost; a scene with terrain gets the HUD's cost legend."""
     patches = [
-        game_object.add_component(TerrainPatch(spec.terrain_cost))
+        game_object.add_component(TerrainPatch(spec.terrain_cost, spec.terrain_area))
         for spec, game_object in zip(scene.objects, objects, strict=True)
         if spec.terrain_cost is not None
     ]

@@ -8,11 +8,12 @@ header's order::
      "cell_size": c, "rows": r, "columns": c}, "agents": [{"name": "small", "radius": 0.25}],
      "movers": [{"name": "bar", "scale": [sx, sy, sz], "heading": deg}]}
     {"frame": 1, "t": 0.016667, "pos": [[x, y], ...], "heading": [deg, ...],
-     "movers": [[x, y, deg], ...]}
+     "movers": [[x, y, deg], ...], "speed": [units_per_s, ...]}
 
 `movers` lists every object with a mover or a rotator (`[objects.mover]`, `[objects.rotator]`)
 in scene order, with its scale and its heading at the start; each line gives where each stands
-then, in the header's order (an object removed during the run keeps its last place).
+then, in the header's order (an object removed during the run keeps its last place). `speed` is
+how fast each agent moved over its last step, world units per second rounded to 5.
 
 Lines are written as the run goes and flushed one by one, so a run killed at any moment leaves
 every line but (at most) the last one whole. Positions are world units rounded to 5 decimals,
@@ -37,7 +38,7 @@ if TYPE_CHECKING:
 
 HEADER_KEYS = ("scene", "dt", "grid", "agents", "movers")
 """The header's keys, in order."""
-FRAME_KEYS = ("frame", "t", "pos", "heading", "movers")
+FRAME_KEYS = ("frame", "t", "pos", "heading", "movers", "speed")
 """Each frame line's keys, in order."""
 
 
@@ -101,6 +102,7 @@ def frame_line(
         "pos": [[round(agent.position[0], 5), round(agent.position[1], 5)] for agent in agents],
         "heading": [round(agent.heading_deg, 4) for agent in agents],
         "movers": [list(pose) for pose in movers],
+        "speed": [round(agent.speed, 5) for agent in agents],
     }
 
 

@@ -10,21 +10,17 @@ from panda3d.core import Quat
 
 from sim.components.crowd import CrowdField
 from sim.components.grid_manager import GridManager, PlanOutcome, Point
-from sim.config import PALETTE, AgentConfig, AgentMode, Tag
+from sim.components.link_route import LinkRoute
+from sim.components.quarry import Quarry
+from sim.config import PALETTE, AgentConfig, AgentMode
 from sim.crowd.crowd import Crowd
 from sim.crowd.handle import CrowdHost, Kept
 from sim.crowd.route import RouteCells, nearest_clear_point
+from sim.crowd.rules.link_crossing import Crossing
+from sim.crowd.rules.lone_step import turn_and_step
+from sim.crowd.rules.motion_limits import stop_radius
 from sim.crowd.state import CAUSES, AgentState, ReplanCause
-from sim.crowd.steering import (
-    angle_between_deg,
-    distance_to_circle,
-    heading_quat,
-    look_rotation,
-    quat_heading,
-    slerp,
-    step_length,
-    turn_fraction,
-)
+from sim.crowd.steering import heading_quat, quat_heading
 from sim.engine import Component, GameObject, Gizmos, ReplanGate
 from sim.engine.replan_gate import CHANGED
 from sim.navigation.searches.incremental import IncrementalSearch
@@ -33,7 +29,6 @@ __all__ = ["CAUSES", "ROUTES_DRAWN", "AgentController", "AgentState", "CrowdHost
 
 ALIGNED_DEG = 2.0  # facing within this of the waypoint counts as aligned
 CENTRE_EPSILON = 0.02  # world units: close enough to a cell centre to call it reached
-ARRIVAL_MARGIN = 1e-4  # world units: the last step stops this far inside the arrival circle
 PATH_Z = 0.06
 AGENT_PATH_COLOR = PALETTE.route
 ROUTES_DRAWN = 256  # agents whose routes are drawn: thousands of lines would only be a tangle
@@ -135,6 +130,9 @@ class AgentController(Component):
         self._x = self._y = 0.0
         self._rotation = heading_quat(0.0)
         self._home: tuple[float, float, float] = (0.0, 0.0, 0.0)
+        self._cruising = False  # its last step went where it wanted (no one, no wall in the way)
+        self._links = LinkRoute(grid)
+        self._quarry = Quarry()
 
     @property
     def config(self) -> AgentConfig:
@@ -163,6 +161,11 @@ class AgentController(Component):
         if self.driven:
             return self._agents.position(self._index)
         return (self._x, self._y)
+
+    @property
+    def speed(self) -> float:
+        """How fast it moved last frame, world units per second."""
+        return math.hypot(*self._agents.velocity(self._index))
 
     @property
     def heading_deg(self) -> float:
@@ -236,7 +239,7 @@ class AgentController(Component):
 
     def reset_to_start(self) -> None:
         """Put the agent back on Start (where it spawned: none, or in a crowd) and replan."""
-        start = self._find(Tag.START)
+        start = self._quarry.target(self.world, None, to_start=True)
         if start is not None and not self.driven:  # a crowd on one point would be a stack
             self._x, self._y = start.xy
         else:
@@ -246,6 +249,7 @@ class AgentController(Component):
         self.replan_now()
         self.state = AgentState.IDLE
         self._route = None
+        self._links.clear(self.game_object.node)
         self._agents.place(self._index, (self._x, self._y), self._home[2])
         if self.driven and self._host is not None:
             self._host.write_node(self._index)
@@ -265,6 +269,9 @@ class AgentController(Component):
         if self.driven:
             return
         self._load_pose()
+        if self._links.crossing is not None:
+            self._cross(self._links.crossing, dt)
+            return
         before = (self._x, self._y)
         self._leave_blocked_cell()
         self._check_route()
@@ -323,37 +330,18 @@ class AgentController(Component):
         if route.is_cut(self._grid, len(self.waypoints)):
             self._gate.request(ReplanCause.PATH_CUT, held=True)
 
-    # `config.target` and the object it names: looked up again once destroyed or renamed.
-    _chased: tuple[str, GameObject | None] | None = None
-
     @property
     def lost_target(self) -> str | None:
         """`config.target` while no object has that name (it stands IDLE; the HUD says why)."""
         name = self.config.target
         if name is None or self.state is not AgentState.IDLE or self.world is None:
             return None
-        return name if self._chased_object(name) is None else None
+        return name if self._quarry.find(self.world, name) is None else None
 
     def _target(self) -> GameObject | None:
         """Where the agent goes: its `config.target` (End without one), or Start on patrol."""
-        if self.mode is AgentMode.PATROL and self._patrol_to_start:
-            return self._find(Tag.START)
-        name = self.config.target
-        return self._find(Tag.END) if name is None else self._chased_object(name)
-
-    def _chased_object(self, name: str) -> GameObject | None:
-        kept = self._chased
-        chased = None if kept is None or kept[0] != name else kept[1]
-        if chased is None or not chased.alive:
-            world = self.world
-            found = None if world is None else world.find(name)
-            chased = found if found is not None and found.alive else None
-            self._chased = (name, chased)
-        return chased
-
-    def _find(self, tag: str) -> GameObject | None:
-        world = self.world
-        return None if world is None else world.find_with_tag(tag)
+        to_start = self.mode is AgentMode.PATROL and self._patrol_to_start
+        return self._quarry.target(self.world, self.config.target, to_start=to_start)
 
     def _plan(self, goal: Point, goal_cell: tuple[int, int] | None, cause: ReplanCause) -> None:
         self.replans += 1
@@ -368,6 +356,7 @@ class AgentController(Component):
         # smoothing checks the disc's sweep.
         if (
             self._crowd is not None
+            and self.config.areas is None  # the shared fields know no areas
             and radius <= self._grid.grid_cell_size / 2.0
             and self._crowd.active_for(goal_cell)
         ):
@@ -378,11 +367,12 @@ class AgentController(Component):
             outcome = self._grid.plan(
                 self.position,
                 goal,
-                smoothing=smoothing,
+                smoothing=smoothing and not self._grid.links,  # legs are smoothed one by one
                 radius=radius,
                 search=self._own_search(),
                 compare=self.compare_fresh,
                 avoid=self._agents.detour_cells(self._index),
+                allowed=self._grid.allowed_cells(self.config.areas),
             )
         self.outcome = outcome
         self.expanded_total += outcome.expanded
@@ -393,6 +383,11 @@ class AgentController(Component):
         # No waypoints: the agent already stands on the path's last cell, the free cell nearest
         # a goal inside an obstacle; that cell's centre is as close as it can get.
         waypoints = list(outcome.waypoints) or [self._grid.cell_to_world(outcome.cells[-1])]
+        if self._grid.links and not self.driven:
+            allowed = self._grid.allowed_cells(self.config.areas)
+            waypoints = self._links.waypoints(
+                outcome, radius=radius, allowed=allowed, smoothing=smoothing
+            )
         # From off-centre, the straight line to the first waypoint may clip a wall corner;
         # going through the path's next cell's centre, or else the own cell's, is legal.
         if not self._move_is_clear(self.position, waypoints[0]):
@@ -403,7 +398,8 @@ class AgentController(Component):
         )
         self._route_checked = self._grid.mask_version
         end = waypoints[-1]  # the goal itself, or the free cell nearest it
-        if self.state is not AgentState.ARRIVED or self._distance_to(end) > self._radius():
+        far = self._distance_to(end) > stop_radius(self.config)
+        if self.state is not AgentState.ARRIVED or far:
             self.state = AgentState.MOVING
         self._advance_waypoints()
 
@@ -440,7 +436,7 @@ class AgentController(Component):
             waypoint = self.waypoints[0]
             distance = self._distance_to(waypoint)
             if len(self.waypoints) == 1:
-                if distance <= self._radius():
+                if distance <= stop_radius(self.config):
                     self._arrive()
                 return
             # An intermediate waypoint is passed early only when the line to the next one is
@@ -454,6 +450,9 @@ class AgentController(Component):
 
     def _arrive(self) -> None:
         self.waypoints = []
+        if self._links.link_ahead and self.state is AgentState.MOVING:
+            self._links.begin(self.position, self.config.speed)  # at the link's foot
+            return
         if self.state is AgentState.ARRIVED:  # a replan while standing at the goal
             return
         self.arrivals += 1
@@ -469,29 +468,13 @@ class AgentController(Component):
             return
         waypoint = self.waypoints[0]
         dx, dy = waypoint[0] - self._x, waypoint[1] - self._y
-        desired = look_rotation(dx, dy)
-        turned = turn_fraction(self.config.turn_rate, dt)
-        self._rotation = slerp(self._rotation, desired, turned)
-        heading = quat_heading(self._rotation)
-        off_deg = angle_between_deg(heading, quat_heading(desired))
-        step = step_length(
-            self.config.speed,
-            dt,
-            distance=math.hypot(dx, dy),
-            off_deg=off_deg,
-            turned=turned,
-            on_course_within=self._radius(),
+        steered = turn_and_step(
+            self.config, self._rotation, self.position, self.waypoints, self.speed, dt
         )
-        radians = math.radians(heading)
-        facing = (-math.sin(radians), math.cos(radians))
-        if step > 0.0 and len(self.waypoints) == 1:
-            # A little inside the circle: positions pass through float32 nodes and a report
-            # rounded to 5 decimals, and a reader checking the arrival radius must see it so.
-            radius = self._radius()
-            reach = radius - min(ARRIVAL_MARGIN, 0.1 * radius)
-            step = min(step, distance_to_circle(self.position, facing, waypoint, reach))
+        self._rotation, facing, step = steered.rotation, steered.facing, steered.step
         new = (self._x + facing[0] * step, self._y + facing[1] * step)
         avoided = self._avoided(new, dt)
+        self._cruising = False
         if avoided is not None:
             if self._can_move_to(avoided):
                 self.distance_travelled += math.dist(self.position, avoided)
@@ -501,13 +484,14 @@ class AgentController(Component):
             # waypoint keeps clear (a leg the plan checked): the agent slides along that line.
             distance = max(math.hypot(dx, dy), step)
             straight = (self._x + dx * step / distance, self._y + dy * step / distance)
+            self._cruising = self._can_move_to(new)
             for point in (new, straight):
                 if self._can_move_to(point):
                     self._x, self._y = point
                     self.distance_travelled += step
                     break
             else:
-                if off_deg <= ALIGNED_DEG:
+                if steered.off_deg <= ALIGNED_DEG:
                     self._detour_through_cell_centre()
         self._advance_waypoints()
 
@@ -527,10 +511,14 @@ class AgentController(Component):
         return (self._x + velocity[0] * dt, self._y + velocity[1] * dt)
 
     def _joins_cluster(self, goal: Point) -> bool:
-        """Whether it stands still against those already arrived at `goal` (a crowd's rule)."""
+        """Whether it stands still against those already arrived at `goal` (a crowd's rule).
+
+        Not while it brakes unhindered: with `auto_braking` slow is not held back.
+        """
         return (
             not self._alone
             and self.mode is AgentMode.CHASE
+            and not (math.isfinite(self.config.acceleration) and self._cruising)
             and self._agents.joins_cluster(self._index, goal)
         )
 
@@ -543,6 +531,10 @@ class AgentController(Component):
             self._x, self._y = moved
 
     def _can_move_to(self, new: Point) -> bool:
+        allowed = self._grid.allowed_cells(self.config.areas)
+        cell = self._grid.world_to_cell(*new)
+        if allowed is not None and (cell is None or not allowed[cell]):
+            return False  # off its areas (`AgentConfig.areas`), which no push may cross
         if self._grid.world_to_cell(self._x, self._y) is None:  # walking in from off the grid
             return not self._grid.is_blocked_at(*new)
         if not self._move_is_clear(self.position, new):
@@ -583,6 +575,15 @@ class AgentController(Component):
             self.replan_now(ReplanCause.PATH_CUT)
         else:  # spawning over a wall is no push: nothing moved onto the agent
             self.replan_now()
+
+    def _cross(self, crossing: Crossing, dt: float) -> None:
+        """Cross a link (`LinkRoute`): no replans, walls or avoidance until it is over."""
+        before = self.position
+        (self._x, self._y), waypoints = self._links.step(crossing, dt, self.game_object.node)
+        self.waypoints = self.waypoints if waypoints is None else waypoints
+        self._write_node()
+        moved = ((self._x - before[0]) / dt, (self._y - before[1]) / dt) if dt > 0 else (0, 0)
+        self._agents.commit_pose(self._index, self.position, self._rotation, moved)
 
     def _write_node(self) -> None:
         node = self.game_object.node

@@ -26,13 +26,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import NDArray
 
-from sim.components.grid_manager import (
-    NO_WALKABLE_TEXT,
-    GridManager,
-    PlanOutcome,
-    Point,
-    endpoint_notes,
-)
+from sim.components.grid_manager import GridManager, PlanOutcome, Point
+from sim.components.plan_text import NO_WALKABLE_TEXT, endpoint_notes
 from sim.crowd.field_routes import NO_CELL, DescentTables, FieldRoute
 from sim.engine import Component
 from sim.engine.replan_queue import ReplanQueue

@@ -13,6 +13,7 @@ import numpy as np
 from numpy.typing import NDArray
 from panda3d.core import TransformState
 
+from sim.components.plan_text import NO_ROOM_TEXT, NO_WALKABLE_TEXT, REASON_TEXT, endpoint_notes
 from sim.components.terrain import TerrainTracker
 from sim.config import PALETTE, Tag
 from sim.crowd.route import BlockStamps
@@ -23,17 +24,18 @@ from sim.navigation import (
     Footprint,
     GridMap,
     PathResult,
-    Reason,
     SearchSettings,
     box_footprint,
     find_path_with,
     transform_box,
 )
+from sim.navigation.areas import within_areas
 from sim.navigation.carving import NO_FOOTPRINT, Carve, Carver
 from sim.navigation.catalogue import PLANNER, PLANNER_ALGORITHM, PLANNER_HEURISTICS
 from sim.navigation.diagonal import DiagonalRule, parse_diagonal
 from sim.navigation.heuristics import Heuristic
 from sim.navigation.line_of_sight import segment_is_clear, smooth_path
+from sim.navigation.links import NavLink
 from sim.navigation.query import Algorithm
 from sim.navigation.room import Room
 from sim.navigation.searches.incremental import IncrementalSearch
@@ -52,25 +54,6 @@ HEURISTICS = tuple(heuristic.value for heuristic in PLANNER_HEURISTICS)
 
 Cell = tuple[int, int]
 Point = tuple[float, float]
-
-REASON_TEXT = {
-    Reason.GOAL_BLOCKED: "End lies inside an obstacle",
-    Reason.START_BLOCKED: "Start lies inside an obstacle",
-    Reason.UNREACHABLE: "End cannot be reached: walled in",
-    Reason.GOAL_OUTSIDE: "End lies outside the grid",
-}
-NO_WALKABLE_TEXT = "the grid has no walkable cell"
-NO_ROOM_TEXT = "no cell has room for the agent's size"
-
-
-def endpoint_notes(ends: Endpoints) -> list[str]:
-    """What the HUD says when Start or End stood inside an obstacle and a free cell stood in."""
-    notes = []
-    if ends.goal_moved:
-        notes.append("End is inside an obstacle: using the nearest free cell")
-    if ends.start_moved:
-        notes.append("start is inside an obstacle: using the nearest free cell")
-    return notes
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,6 +162,7 @@ class GridManager(Component):
         self._seen: tuple[int, GameObject | None] = (0, None)
         self._unsettled: dict[int, GameObject] = {}
         self.watched: Callable[[], Iterable[GameObject]] = tuple
+        self.links: tuple[NavLink, ...] = ()  # the scene's (`sim.scene.links`): every plan's
 
     @property
     def walkable(self) -> NDArray[np.bool_]:
@@ -413,6 +397,10 @@ class GridManager(Component):
             (point[1] - self.origin[1]) / self.grid_cell_size,
         )
 
+    def allowed_cells(self, areas: Collection[str] | None) -> NDArray[np.bool_] | None:
+        """What `plan` keeps an agent to (`allowed`): the cells of `areas` (`AreaLayer`)."""
+        return self._terrain.areas.allowed(None if areas is None else frozenset(areas))
+
     def usable_grid(self, radius: float) -> GridMap:
         """The grid an agent of `radius` world units plans on: the cells with room for its disc.
 
@@ -462,6 +450,7 @@ class GridManager(Component):
         search: IncrementalSearch | None = None,
         compare: bool = False,
         avoid: Collection[Cell] = (),
+        allowed: NDArray[np.bool_] | None = None,
     ) -> PlanOutcome:
         """Plan from world point `start` to world point `goal`; never raises for "no path".
 
@@ -476,7 +465,7 @@ class GridManager(Component):
         `compare` as well, A* from scratch runs on the same grid and cells too, for
         `fresh_expanded` (the HUD's comparison; its time is not in `plan_ms`).
         """
-        grid = self.usable_grid(radius).with_blocked(avoid)
+        grid = within_areas(self.usable_grid(radius), allowed).with_blocked(avoid)
         ends = grid.endpoints(start, goal)
         if ends.start is None or ends.goal is None:
             return PlanOutcome(False, NO_WALKABLE_TEXT if grid is self.grid else NO_ROOM_TEXT)
@@ -486,7 +475,9 @@ class GridManager(Component):
         if search is None or avoid:  # a detour searches afresh
             result = self._fresh_search(grid, start_cell, goal_cell, PLANNER_ALGORITHM)
         else:
-            result = search.plan(grid.walkable, start_cell, goal_cell, costs=self.costs)
+            result = search.plan(
+                grid.walkable, start_cell, goal_cell, costs=self.costs, links=self.links
+            )
         plan_ms = (time.perf_counter() - began) * 1000.0
         self.planning_ms += plan_ms
         repaired = search is not None and search.last_repaired
@@ -494,7 +485,9 @@ class GridManager(Component):
         if search is not None and compare:
             fresh = self._fresh_search(grid, start_cell, goal_cell, PLANNER.algorithm).expanded
         if not result.found and avoid:
-            return self.plan(start, goal, smoothing=smoothing, radius=radius, search=search)
+            return self.plan(
+                start, goal, smoothing=smoothing, radius=radius, search=search, allowed=allowed
+            )
         if not result.found:
             reason = REASON_TEXT.get(result.reason, str(result.reason))
             return PlanOutcome(
@@ -511,7 +504,9 @@ class GridManager(Component):
             True,
             "; ".join(notes),
             cells,
-            self._waypoints(cells, goal, smoothing=smoothing and not avoid, radius=radius),
+            self._waypoints(
+                cells, goal, smoothing=smoothing and not avoid, radius=radius, allowed=allowed
+            ),
             cost=result.cost * self.grid_cell_size,
             length=sum(math.dist(a, b) for a, b in steps) * self.grid_cell_size,
             expanded=result.expanded,
@@ -529,14 +524,21 @@ class GridManager(Component):
         settings = SearchSettings(
             rule=self._rule, heuristic=self._heuristic, algorithm=algorithm, costs=self.costs
         )
-        return find_path_with(grid.walkable, start, goal, settings)
+        return find_path_with(grid.walkable, start, goal, settings, self.links)
 
     def _waypoints(
-        self, cells: Sequence[Cell], goal: Point, *, smoothing: bool, radius: float = 0.0
+        self,
+        cells: Sequence[Cell],
+        goal: Point,
+        *,
+        smoothing: bool,
+        radius: float = 0.0,
+        allowed: NDArray[np.bool_] | None = None,
     ) -> tuple[Point, ...]:
         # A disc skips only over cells where all of it has room (`smoothing_mask`): the
         # exact swept-disc test would cost a hundred times a point's at every candidate.
         walkable = self.smoothing_mask(radius) if radius > 0.0 else self._walkable
+        walkable = walkable if allowed is None else walkable & allowed
         kept = smooth_path(walkable, cells, costs=self.costs) if smoothing else list(cells)
         points = [self.cell_to_world(cell) for cell in kept[1:]]
         if self.world_to_cell(*goal) == cells[-1]:

@@ -19,6 +19,7 @@ from panda3d.core import TransformState
 
 from sim.engine import Component, GameObject
 from sim.navigation import Box, TerrainLayer, box_footprint, check_terrain_cost
+from sim.navigation.areas import AreaLayer
 
 Color = tuple[float, float, float, float]
 
@@ -87,9 +88,10 @@ class TerrainPatch(Component):
     next sync and the planners replan.
     """
 
-    def __init__(self, cost: float) -> None:
+    def __init__(self, cost: float, area: str | None = None) -> None:
         super().__init__()
         self._cost = check_terrain_cost(cost)
+        self.area = area  # the area its cells belong to (`sim.navigation.areas`), if named
 
     @property
     def cost(self) -> float:
@@ -139,6 +141,7 @@ class TerrainTracker:
         box_of: Callable[[GameObject], Box],
     ) -> None:
         self.layer = TerrainLayer(shape)
+        self.areas = AreaLayer(shape)
         self._origin, self._cell_size = origin, cell_size
         self._box_of = box_of
         self._tracked: dict[int, _Tracked] = {}
@@ -156,6 +159,7 @@ class TerrainTracker:
         for gone in set(self._tracked) - set(current):
             del self._tracked[gone]
             layer.remove(gone)
+            self.areas.remove(gone)
         for key, obj in current.items():
             patch = obj.get_component(TerrainPatch)
             if patch is None:
@@ -175,6 +179,7 @@ class TerrainTracker:
                 box, layer.shape, origin=self._origin, cell_size=self._cell_size
             )
             layer.put(key, footprint, patch.cost)
+            self.areas.put(key, footprint, patch.area)
             self._tracked[key] = _Tracked(box, patch.cost, transform)
         return layer.version != before
 

@@ -56,6 +56,7 @@ from sim.crowd.jams.handoff import JamReport, Jams
 from sim.crowd.lone import joins_cluster, lone_velocity
 from sim.crowd.rows import COLUMNS, AgentRows
 from sim.crowd.rules.detour import DetourWait, watch_detour
+from sim.crowd.rules.motion_limits import setting_columns
 from sim.crowd.rules.spawn import spread_spawned
 from sim.crowd.rules.wall_slide import wall_slide
 from sim.crowd.settings import StepSettings
@@ -72,13 +73,6 @@ _INT_VALUES = {
     "pushes": "pushes",
     "expanded_total": "expanded",
     "blocked_cell_frames": "blocked",
-}
-_COLUMNS_OF_SETTINGS = {
-    "radius": "radii",
-    "speed": "speeds",
-    "arrival_radius": "arrival_radii",
-    "turn_rate": "turn_rates",
-    "avoidance": "avoidance",
 }
 
 _REKEYED = frozenset({"index", "key", "driven"})
@@ -178,10 +172,7 @@ class Crowd:
             index=index,
             owners=owner,
             configs=config,
-            radii=config.radius,
-            speeds=config.speed,
-            arrival_radii=config.arrival_radius,
-            turn_rates=config.turn_rate,
+            **setting_columns(config),
             avoidance=config.avoidance and config.planner is Planner.INDEPENDENT,
             joint=config.planner is Planner.MAPF,
             key=self._keys.key_for(config.target),
@@ -231,8 +222,8 @@ class Crowd:
         old: AgentConfig = rows.configs[row]
         new = replace(config or old, **settings)
         rows.configs[row] = new
-        for name, column in _COLUMNS_OF_SETTINGS.items():
-            getattr(rows, column)[row] = getattr(new, name)
+        for column, value in setting_columns(new).items():
+            getattr(rows, column)[row] = value
         joint = new.planner is Planner.MAPF
         rows.joint[row] = joint
         rows.avoidance[row] = new.avoidance and not joint

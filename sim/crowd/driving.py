@@ -128,7 +128,9 @@ class Driving:
         has_target = found[keys]
         fits = rows.radii <= self._grid.grid_cell_size / 2.0
         # The joint plan moves its agents; no field may take them over.
-        wanted = fits & has_target & ~rows.joint & (counts[keys] >= self._fields.threshold)
+        # Nor may they take an agent kept to some areas: it plans on its own mask.
+        wanted = fits & has_target & ~rows.joint & rows.everywhere
+        wanted &= counts[keys] >= self._fields.threshold
         handed = []
         for row in np.flatnonzero(wanted != rows.driven):
             if wanted[row]:

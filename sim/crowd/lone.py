@@ -63,6 +63,7 @@ def lone_velocity(
     active[0] = True
     priority = np.where(rows.state[index] == MOVING, 1.0, settings.rest_priority)
     priority[0] = settings.rest_priority if resting else 1.0
+    priority *= rows.weights[index]  # avoidance_priority: Unity's, as an ORCA weight
     sidestep = np.zeros(len(index), dtype=np.bool_)
     sidestep[0] = not resting and (goal is None or not _near_cluster(rows, row, goal, settings))
     # Against agents resting at their goals it waits for them to make way (`make_way`), or
@@ -78,6 +79,7 @@ def lone_velocity(
             rows.velocities[nearest],
             rows.radii[nearest],
             horizon_s=settings.time_horizon_s,
+            share=_shares(rows, row, nearest),
         )
     chosen = avoid(
         rows.positions[index],
@@ -94,6 +96,15 @@ def lone_velocity(
         sidestep=sidestep,
     )
     return (float(chosen[0, 0]), float(chosen[0, 1]))
+
+
+def _shares(rows: AgentRows, row: int, nearest: np.ndarray) -> np.ndarray | None:
+    """`row`'s part of each pass with `nearest` by avoidance priority; None if all alike."""
+    weights = rows.weights[nearest]
+    if (weights == rows.weights[row]).all():
+        return None  # half each, exactly as before priorities
+    shared: np.ndarray = weights / (weights + rows.weights[row])
+    return shared
 
 
 def joins_cluster(rows: AgentRows, row: int, goal: Point, settings: StepSettings) -> bool:

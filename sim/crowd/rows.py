@@ -24,6 +24,12 @@ COLUMNS: dict[str, tuple[type, tuple[int, ...], Any]] = {
     "speeds": (np.float64, (), 0.0),  # the fastest each may go
     "arrival_radii": (np.float64, (), 0.0),
     "turn_rates": (np.float64, (), 0.0),
+    # Motion settings (`sim.crowd.rules.motion_limits`): units/s², deg/s, auto braking, ORCA weight
+    "accelerations": (np.float64, (), np.inf),
+    "angular_speeds": (np.float64, (), np.inf),
+    "braking": (np.bool_, (), True),
+    "weights": (np.float64, (), 1.0),
+    "everywhere": (np.bool_, (), True),  # walks on every area (the shared fields know none)
     "colors": (np.float64, (4,), 1.0),
     "avoidance": (np.bool_, (), True),
     "driven": (np.bool_, (), False),  # moved by the crowd (else by its owner)
@@ -68,6 +74,11 @@ class AgentRows:
     speeds: NDArray[np.float64]
     arrival_radii: NDArray[np.float64]
     turn_rates: NDArray[np.float64]
+    accelerations: NDArray[np.float64]
+    angular_speeds: NDArray[np.float64]
+    braking: NDArray[np.bool_]
+    weights: NDArray[np.float64]
+    everywhere: NDArray[np.bool_]
     colors: NDArray[np.float64]
     avoidance: NDArray[np.bool_]
     driven: NDArray[np.bool_]

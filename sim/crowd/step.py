@@ -40,6 +40,7 @@ from sim.crowd.parting import WALL_CONTACT, part_discs
 from sim.crowd.route import nearest_clear_point
 from sim.crowd.rows import AgentRows
 from sim.crowd.rules.make_way import make_way
+from sim.crowd.rules.motion_limits import accelerate, brake, cap_turns
 from sim.crowd.settings import StepSettings
 from sim.crowd.state import AgentState, ReplanCause
 
@@ -125,6 +126,7 @@ class DrivenStep:
         preferred[resting] += make_way(rows, driven[resting], positions[resting])
         rows.preferred[driven] = preferred
         velocity = self._avoid(rows, driven, preferred, moving, near, against_wall, dt)
+        velocity = accelerate(rows.velocities[driven], velocity, rows.accelerations[driven], dt)
         self._move(rows, driven, walls, velocity, preferred, dt)
         part_discs(rows, driven, walls, against_wall, dt, self._grid, self._settings)
         self._arrive(rows, driven, keys, groups, goals, near & moving, dt)
@@ -224,6 +226,8 @@ class DrivenStep:
         distance = np.hypot(to_aim[:, 0], to_aim[:, 1])
         speed = rows.speeds[driven]
         speed = np.where(at_goal, np.minimum(speed, distance / self._settings.arrive_time_s), speed)
+        goal_speed = brake(speed, distance, rows.accelerations[driven], rows.braking[driven])
+        speed = np.where(at_goal, goal_speed, speed)
         scale = np.divide(speed, distance, out=np.zeros_like(distance), where=distance > 0.0)
         return to_aim * scale[:, None]
 
@@ -319,6 +323,7 @@ class DrivenStep:
         priority[driven[~moving]] = settings.rest_priority
         # An agent a wall holds cannot take its share of a turn: its neighbours take more.
         priority[driven[(rows.walled[driven] & moving) | against_wall]] = settings.walled_priority
+        priority *= rows.weights  # avoidance_priority: Unity's, as an ORCA weight
         sidestep = np.zeros(len(rows), dtype=np.bool_)
         # Sidestepping breaks the jams of agents meeting head-on; in a crowd going one way it
         # only throws agents sideways into each other and the walls.
@@ -374,7 +379,8 @@ class DrivenStep:
         desired = np.degrees(np.arctan2(-step[:, 0], step[:, 1]))
         turn = (desired - heading + 180.0) % 360.0 - 180.0
         fraction = 1.0 - np.exp(-rows.turn_rates[driven] * dt)
-        rows.headings[driven] = np.where(turning, (heading + turn * fraction) % 360.0, heading)
+        turn = cap_turns(turn * fraction, rows.angular_speeds[driven], dt)
+        rows.headings[driven] = np.where(turning, (heading + turn) % 360.0, heading)
         cells = self.cells_of(rows.positions[driven])
         on_blocked = ~self._grid.walkable.ravel()[cells] & self._on_grid(rows.positions[driven])
         rows.blocked[driven] += on_blocked

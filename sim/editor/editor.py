@@ -31,6 +31,7 @@ from sim.editor.drag import DRAGGABLE_TAGS, DragController, unique_name
 from sim.editor.edits import Add, Move, Point, Recost, Remove, Replace, Snapshot
 from sim.editor.history import Edit, EditHistory
 from sim.editor.inspector_fields import live_settings
+from sim.editor.link_ends import LinkEnds
 from sim.editor.selection import ClickTracker
 from sim.engine import FrameLoop, GameObject, World
 from sim.engine.game_object import PYTHON_TAG
@@ -118,7 +119,9 @@ class SceneEditor:
         self.selected: GameObject | None = None  # the inspector's object
         # A press and release in one spot selects (`sim.editor.selection`); agents by place.
         self.clicks = ClickTracker(self.picker, agents=lambda: self._objects)
-        self.tools: list[PointerTool] = []  # offered each left press before the cubes
+        # The scene's links' ends drag too (`sim.editor.link_ends`), before any cube.
+        self.links = LinkEnds(self.picker, grid, self.history, scene.links, notify)
+        self.tools: list[PointerTool] = [self.links] if scene.links else []
         self.version = 0  # counts the changes to `objects`: who lists them redraws on a new one
         self._tool: PointerTool | None = None  # the one whose drag is under way
         # Whether a tool (paint mode, `sim.editor.paint`) has the left button instead.
@@ -509,7 +512,11 @@ class SceneEditor:
         """
         try:
             target = save_scene(
-                self._source, self.object_states(), target=self._save_as, base=self._save_base
+                self._source,
+                self.object_states(),
+                target=self._save_as,
+                base=self._save_base,
+                links=self.links.specs,
             )
         except SimError as error:
             self._notify(f"save failed: {error}")

@@ -215,6 +215,9 @@ def _step_problem(problem: MapfProblem, before: Pair, after: Pair) -> ViolationK
         return ViolationKind.OFF_MAP
     if not problem.walkable[after]:
         return ViolationKind.INTO_WALL
+    width = problem.width
+    if (before[0] * width + before[1], after[0] * width + after[1]) in problem.links:
+        return None  # a link: one time step, wherever it leads
     rows, cols = abs(after[0] - before[0]), abs(after[1] - before[1])
     if rows > 1 or cols > 1:
         return ViolationKind.NOT_ADJACENT

@@ -14,6 +14,12 @@ corner cutting, the project's rule), and two agents may not take the two diagona
 block in the same step (a crossing conflict). A diagonal step takes one time step, like an
 orthogonal one: costs stay unit, and the distance tables count steps under the same moves.
 
+Links (`sim.navigation.links.NavLink`: ladders, jumps, one-way drops) are moves too: a link
+from ``a`` to ``b`` lets an agent at ``a`` be at ``b`` one time step later, whatever the link's
+cost (time stays unit, as a diagonal's does; the conflicts are the same: two agents may not
+stand in one cell nor trade cells, over a link or not). `MapfProblem.with_links` adds them;
+the solvers with links run in Python (the compiled ones know none).
+
 Cells are flat ints, ``row * width + col``; a path is one cell per time step, from time 0.
 """
 
@@ -28,6 +34,7 @@ from numpy.typing import NDArray
 
 from sim.mapf import native
 from sim.navigation.field import distance_field
+from sim.navigation.links import NavLink, check_links, lanes
 
 UNREACHABLE = 2**30
 """Distance table entry of a cell from which the goal cannot be reached (and of walls)."""
@@ -51,6 +58,8 @@ class MapfProblem:
         name: the map's name, for reports (``random-32-32-20.map``).
         connectivity: 4, or 8 for diagonal steps too (each one time step, never cutting a
             corner; see the module).
+        links: ``(from, to)`` flat cells of each one-way hop a link allows (a two-way link
+            gives both), each one time step (`with_links`).
 
     Raises:
         ValueError: naming the agent and the cell, when the lists differ in length, a cell
@@ -67,6 +76,7 @@ class MapfProblem:
     goals: tuple[int, ...]
     name: str = "<grid>"
     connectivity: int = 4
+    links: tuple[tuple[int, int], ...] = ()
 
     def __post_init__(self) -> None:
         if self.connectivity not in CONNECTIVITIES:
@@ -112,6 +122,44 @@ class MapfProblem:
         flat = [tuple(r * width + c for r, c in cells) for cells in (starts, goals)]
         return cls(walkable, flat[0], flat[1], name, connectivity)
 
+    def with_links(self, links: Sequence[NavLink]) -> MapfProblem:
+        """This problem with `links` as moves too (each lane, each way it runs).
+
+        Raises:
+            ValueError: for a bad link (`sim.navigation.links.check_links`: an end off the
+                grid or on a wall, ...).
+
+        >>> problem = MapfProblem.from_cells(np.ones((1, 5), bool), [(0, 0)], [(0, 4)])
+        >>> problem.with_links([NavLink((0, 0), (0, 4), bidirectional=False)]).links
+        ((0, 4),)
+        """
+        hops = []
+        for link in check_links(links, self.walkable):
+            for (start_row, start_col), (end_row, end_col) in lanes(link):
+                start = start_row * self.width + start_col
+                end = end_row * self.width + end_col
+                if start != end:
+                    hops.append((start, end))
+                    if link.bidirectional:
+                        hops.append((end, start))
+        unique = tuple(dict.fromkeys(hops))
+        return MapfProblem(
+            self.walkable, self.starts, self.goals, self.name, self.connectivity, unique
+        )
+
+    def predecessors(self, cell: int) -> list[int]:
+        """The cells that may step to `cell`.
+
+        Its neighbours (the grid's moves are symmetric) and the starts of the links into it.
+
+        >>> problem = MapfProblem(np.ones((1, 4), bool), (), (), links=((0, 3),))
+        >>> problem.predecessors(3), problem.predecessors(0)
+        ([2, 0], [1])
+        """
+        found = self._grid_neighbours(cell)
+        found += [start for start, end in self.links if end == cell and start not in found]
+        return found
+
     @property
     def agents(self) -> int:
         """Number of agents."""
@@ -140,13 +188,20 @@ class MapfProblem:
         """The walkable cells `cell` may step to, in a fixed order.
 
         Up, left, right, down; then, when 8-connected, up-left, up-right, down-left,
-        down-right, each only when both orthogonal cells beside it are walkable.
+        down-right, each only when both orthogonal cells beside it are walkable; then the
+        ends of the links out of `cell` that are no neighbour already, in `links` order.
 
         >>> MapfProblem(np.ones((2, 3), bool), (), ()).neighbours(1)
         [0, 2, 4]
         >>> MapfProblem(np.ones((2, 3), bool), (), (), connectivity=8).neighbours(1)
         [0, 2, 4, 3, 5]
         """
+        found = self._grid_neighbours(cell)
+        if self.links:
+            found += [end for start, end in self.links if start == cell and end not in found]
+        return found
+
+    def _grid_neighbours(self, cell: int) -> list[int]:
         row, col = divmod(cell, self.width)
         found = [
             (row + dr) * self.width + col + dc
@@ -201,10 +256,10 @@ def distance_tables(problem: MapfProblem, *, implementation: str = "auto") -> ND
     >>> distance_tables(problem, implementation="python").tolist()
     [[1, 0, 1073741824]]
     """
-    if native.choose(implementation):
+    if native.choose(implementation) and not problem.links:
         return native.distance_tables(problem)
     tables = np.full((problem.agents, problem.walkable.size), UNREACHABLE, dtype=np.int32)
-    if problem.connectivity == 8:
+    if problem.connectivity == 8 or problem.links:
         for agent, goal in enumerate(problem.goals):
             tables[agent] = _steps_to(problem, goal)
         return tables
@@ -218,13 +273,13 @@ def distance_tables(problem: MapfProblem, *, implementation: str = "auto") -> ND
 
 
 def _steps_to(problem: MapfProblem, goal: int) -> list[int]:
-    """Breadth-first steps from every cell to `goal`; moves are symmetric, so outwards works."""
+    """Breadth-first steps from every cell to `goal`, outwards over the moves reversed."""
     steps = [UNREACHABLE] * problem.walkable.size
     steps[goal] = 0
     queue = deque([goal])
     while queue:
         current = queue.popleft()
-        for cell in problem.neighbours(current):
+        for cell in problem.predecessors(current):
             if steps[cell] == UNREACHABLE:
                 steps[cell] = steps[current] + 1
                 queue.append(cell)

@@ -86,6 +86,10 @@ def solve(
     if not time_limit_s > 0:
         raise ValueError(f"time limit must be > 0 seconds, got {time_limit_s}")
     use_c = native.choose(implementation)
+    if problem.links:
+        if implementation == "c":
+            raise ValueError("the compiled solvers know no links; use implementation='python'")
+        use_c = False
     began = time.perf_counter()
     if tables is None:
         tables = distance_tables(problem, implementation=implementation)

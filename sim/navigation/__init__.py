@@ -18,6 +18,9 @@ options as one value, for `find_path_with`.
 default where it applies (``algorithm="auto"``). `BidirectionalSearch` (A* from both ends,
 ``algorithm="bidirectional"``) and `ThetaStar` (any-angle paths, ``algorithm="theta"``) can be
 stepped like `Search`.
+`NavLink` joins two cells that need not be neighbours (a jump, a ladder, a teleport, a one-way
+drop); `find_path(..., links=)` walks them, `check_links` checks them and `link_hops` tells
+which step of a path takes which.
 `IncrementalSearch` keeps one agent's search and repairs it when cells change (D* Lite).
 `label_regions` numbers the connected regions of a mask and `RegionMap` keeps them current as
 it changes (`find_path` uses them to answer a goal out of reach at once, `region_cache`).
@@ -47,6 +50,7 @@ from sim.navigation.line_of_sight import (
     segment_is_clear,
     smooth_path,
 )
+from sim.navigation.links import LINK_KINDS, NavLink, check_links, link_hops
 from sim.navigation.maps.generators import (
     LAYOUT_KINDS,
     LAYOUT_PARAMETERS,
@@ -100,6 +104,7 @@ from sim.navigation.terrain import (
 __all__ = [
     "LAYOUT_KINDS",
     "LAYOUT_PARAMETERS",
+    "LINK_KINDS",
     "MAX_COST",
     "MIN_COST",
     "Algorithm",
@@ -120,6 +125,7 @@ __all__ = [
     "MapFormatError",
     "MoveGraph",
     "MovingAIMap",
+    "NavLink",
     "PathResult",
     "Query",
     "Reason",
@@ -136,6 +142,7 @@ __all__ = [
     "box_footprint",
     "cells_on_segment",
     "chebyshev",
+    "check_links",
     "check_terrain_cost",
     "clearance",
     "compare_searches",
@@ -149,6 +156,7 @@ __all__ = [
     "heuristic_scale",
     "is_admissible",
     "label_regions",
+    "link_hops",
     "manhattan",
     "octile",
     "parse_map",

@@ -15,11 +15,17 @@ walks an optimal path.
 
 The search state is one flat list indexed by ``row * width + col`` and a heap of
 ``(cost, cell)``: the shape a compiled kernel can take over (`_reverse_dijkstra` is the seam).
+
+With links (`sim.navigation.links`) the field walks each link backwards, from its end to its
+start (a one-way link too: the field is the cost *to* the goal), charging the link's cost, and
+`descend` may step along a link: the field of a cell stays the cost `find_path(...,
+links=...)` finds from it, in C (`_linked.c`) as in Python, bit for bit.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from heapq import heappop, heappush
 from typing import Any
 
@@ -27,6 +33,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from sim.navigation.grid import Cell
+from sim.navigation.link_graph import LinkGraph
+from sim.navigation.links import NavLink
 from sim.navigation.moves import MoveGraph
 from sim.navigation.query import Implementation, parse_implementation
 
@@ -41,6 +49,7 @@ def distance_field(
     diagonal: bool | str = True,
     costs: NDArray[Any] | None = None,
     implementation: str = "auto",
+    links: Sequence[NavLink] | None = None,
 ) -> NDArray[np.float64]:
     """Return ``[row, col]`` the optimal cost from each cell to `goal`; ``inf`` if unreachable.
 
@@ -58,10 +67,12 @@ def distance_field(
         implementation: "c" runs the compiled kernel (`sim.navigation.searches.kernel.field_flat`),
             "python" the loop of `_reverse_dijkstra`, "auto" the kernel when it is built; both
             give identical fields (``==`` on every cell).
+        links: links a path may take (`sim.navigation.links.NavLink`), walked backwards.
 
     Raises:
         ValueError: naming the value, for a bad mask or costs, a goal outside the grid, an
-            unknown implementation or diagonal rule, or "c" when the kernel is not built.
+            unknown implementation or diagonal rule, "c" when the kernel is not built, or a
+            bad link (`sim.navigation.links.check_links`).
 
     >>> walkable = np.array([[1, 1, 1], [0, 1, 1], [1, 1, 1]], dtype=bool)
     >>> distance_field(walkable, (2, 0)).round(4).tolist()  # no cutting round (1, 0)
@@ -69,22 +80,29 @@ def distance_field(
     """
     chosen = _check_implementation(implementation)
     graph = MoveGraph.build(walkable, diagonal=diagonal, costs=costs)
-    flat = _reverse_dijkstra(graph, _flat_cell(graph, "goal", goal), chosen)
+    linked = None if not links else LinkGraph.build(links, graph.walkable)
+    flat = _reverse_dijkstra(graph, _flat_cell(graph, "goal", goal), chosen, linked)
     return np.array(flat, dtype=np.float64).reshape(graph.height, graph.width)
 
 
-def field_on_graph(graph: MoveGraph, goal: int, *, implementation: str = "auto") -> list[float]:
+def field_on_graph(
+    graph: MoveGraph,
+    goal: int,
+    *,
+    implementation: str = "auto",
+    links: LinkGraph | None = None,
+) -> list[float]:
     """Return the flat cost-to-`goal` of every cell of `graph` (flat `goal` in the grid).
 
     The form for callers that keep a `MoveGraph` and follow the field many times;
-    `implementation` as in `distance_field`.
+    `implementation` as in `distance_field`, `links` built once (`LinkGraph.build`).
 
     >>> field_on_graph(MoveGraph.build(np.ones((1, 3), dtype=bool)), 0)
     [0.0, 1.0, 2.0]
     """
     if not 0 <= goal < graph.height * graph.width:
         raise ValueError(f"goal {goal!r} lies outside the {graph.height}x{graph.width} grid")
-    return _reverse_dijkstra(graph, goal, parse_implementation(implementation))
+    return _reverse_dijkstra(graph, goal, parse_implementation(implementation), links)
 
 
 def _check_implementation(implementation: str) -> Implementation:
@@ -97,7 +115,9 @@ def _check_implementation(implementation: str) -> Implementation:
     return chosen
 
 
-def _reverse_dijkstra(graph: MoveGraph, goal: int, implementation: Implementation) -> list[float]:
+def _reverse_dijkstra(
+    graph: MoveGraph, goal: int, implementation: Implementation, links: LinkGraph | None = None
+) -> list[float]:
     """Dijkstra outward from `goal`; each step ``neighbour -> current`` costs entering current.
 
     The seam for the compiled kernel: `kernel.field_flat` (``_kernel.field``) when
@@ -106,12 +126,24 @@ def _reverse_dijkstra(graph: MoveGraph, goal: int, implementation: Implementatio
     """
     from sim.navigation.searches import kernel
 
-    if kernel.choose(implementation):
+    in_c = kernel.choose(implementation)
+    if in_c:
         costs = (
             np.array(graph.cell_cost, dtype=np.float64).reshape(graph.height, graph.width)
             if graph.has_costs
             else None
         )
+    if links is not None:
+        if in_c and kernel.LINKS_AVAILABLE:
+            walkable = np.ascontiguousarray(graph.walkable)
+            linked: list[float] = kernel.linked_field(
+                walkable, costs, goal, graph.rule, links
+            ).tolist()
+            return linked
+        if implementation is Implementation.C:
+            raise ValueError("implementation='c' but the compiled search with links is not built")
+        return _reverse_dijkstra_python(graph, goal, links)
+    if in_c:
         field = kernel.field_flat(
             np.ascontiguousarray(graph.walkable), costs, goal, diagonal=graph.rule
         )
@@ -120,12 +152,16 @@ def _reverse_dijkstra(graph: MoveGraph, goal: int, implementation: Implementatio
     return _reverse_dijkstra_python(graph, goal)
 
 
-def _reverse_dijkstra_python(graph: MoveGraph, goal: int) -> list[float]:
+def _reverse_dijkstra_python(
+    graph: MoveGraph, goal: int, links: LinkGraph | None = None
+) -> list[float]:
     """The reference loop of `_reverse_dijkstra`, and the fallback when C is not built.
 
-    It reads only ``graph.legal``, ``graph.moves`` and ``graph.cell_cost`` and returns a flat
-    list of costs.
+    It reads only ``graph.legal``, ``graph.moves`` and ``graph.cell_cost`` (and the links
+    arriving at each cell, walked back to their start) and returns a flat list of costs.
     """
+    walkable = graph.walkable.ravel()
+    into = {} if links is None else links.into
     size = graph.height * graph.width
     cost_so_far = [math.inf] * size
     gy, gx = divmod(goal, graph.width)
@@ -150,6 +186,12 @@ def _reverse_dijkstra_python(graph: MoveGraph, goal: int) -> list[float]:
             if new_cost < cost_so_far[neighbour]:
                 cost_so_far[neighbour] = new_cost
                 heappush(frontier, (new_cost, neighbour))
+        for neighbour, hop in into.get(current, ()):
+            if closed[neighbour] or not walkable[neighbour]:
+                continue
+            if g + hop < cost_so_far[neighbour]:
+                cost_so_far[neighbour] = g + hop
+                heappush(frontier, (g + hop, neighbour))
     return cost_so_far
 
 
@@ -160,11 +202,14 @@ def descend(
     walkable: NDArray[np.bool_],
     diagonal: bool | str = True,
     costs: NDArray[Any] | None = None,
+    links: Sequence[NavLink] | None = None,
 ) -> Cell | None:
     """Return the legal neighbour of `cell` with the smallest field value + step cost.
 
     None when `cell` is the goal (field 0), cannot reach it (``inf``) or has no legal move.
-    Ties (to about 1e-9) go to the neighbour first in `DIRECTIONS` order, so runs repeat.
+    Ties (to about 1e-9) go to the neighbour first in `DIRECTIONS` order, so runs repeat. With
+    `links`, the far end of a link out of `cell` competes too (field + link cost), after the
+    neighbours.
 
     >>> walkable = np.ones((2, 2), dtype=bool)
     >>> descend(distance_field(walkable, (1, 1)), (0, 0), walkable=walkable)
@@ -172,11 +217,14 @@ def descend(
     """
     graph = MoveGraph.build(walkable, diagonal=diagonal, costs=costs)
     flat = _flat_field(graph, field)
-    following = descend_on_graph(graph, flat, _flat_cell(graph, "cell", cell))
+    linked = None if not links else LinkGraph.build(links, graph.walkable)
+    following = descend_on_graph(graph, flat, _flat_cell(graph, "cell", cell), linked)
     return None if following is None else divmod(following, graph.width)
 
 
-def descend_on_graph(graph: MoveGraph, field: list[float], cell: int) -> int | None:
+def descend_on_graph(
+    graph: MoveGraph, field: list[float], cell: int, links: LinkGraph | None = None
+) -> int | None:
     """`descend` on flat cells of a `MoveGraph` with a flat `field` (see `field_on_graph`)."""
     here = field[cell]
     if here == 0.0 or here == math.inf:
@@ -188,6 +236,12 @@ def descend_on_graph(graph: MoveGraph, field: list[float], cell: int) -> int | N
         value = (field[neighbour] + length * cell_cost[neighbour]) * TIE_SCALE // 1.0
         if value < best_value:
             best, best_value = neighbour, value
+    if links is not None:
+        walkable = graph.walkable.ravel()
+        for end, hop in links.out.get(cell, ()):
+            value = (field[end] + hop) * TIE_SCALE // 1.0
+            if walkable[end] and value < best_value:
+                best, best_value = end, value
     return best
 
 
@@ -198,11 +252,14 @@ def field_path(
     walkable: NDArray[np.bool_],
     diagonal: bool | str = True,
     costs: NDArray[Any] | None = None,
+    links: Sequence[NavLink] | None = None,
 ) -> list[Cell]:
     """Follow `field` downhill from `start` to its goal; both ends included.
 
     Empty when `start` cannot reach the goal; ``[start]`` when it is the goal. The path's cost
-    equals ``field[start]`` (an optimal path, as `find_path` would find).
+    equals ``field[start]`` (an optimal path, as `find_path` would find). With `links` (as in
+    `descend`) a step may be a link, its two ends listed one after the other; the walk ends at
+    field 0, so a link of cost 0 into the goal ends it at that link's start.
 
     >>> walkable = np.array([[1, 1, 1], [0, 1, 1], [1, 1, 1]], dtype=bool)
     >>> field_path(distance_field(walkable, (2, 0)), (0, 0), walkable=walkable)
@@ -210,12 +267,18 @@ def field_path(
     """
     graph = MoveGraph.build(walkable, diagonal=diagonal, costs=costs)
     flat = _flat_field(graph, field)
-    cells = path_on_graph(graph, flat, _flat_cell(graph, "start", start))
+    linked = None if not links else LinkGraph.build(links, graph.walkable)
+    cells = path_on_graph(graph, flat, _flat_cell(graph, "start", start), links=linked)
     return [divmod(cell, graph.width) for cell in cells]
 
 
 def path_on_graph(
-    graph: MoveGraph, field: list[float], start: int, *, max_cells: int | None = None
+    graph: MoveGraph,
+    field: list[float],
+    start: int,
+    *,
+    max_cells: int | None = None,
+    links: LinkGraph | None = None,
 ) -> list[int]:
     """`field_path` on flat cells; stops after `max_cells` cells when given (a look-ahead)."""
     if field[start] == math.inf:
@@ -223,7 +286,7 @@ def path_on_graph(
     path = [start]
     limit = graph.height * graph.width if max_cells is None else max_cells
     while len(path) < limit:
-        following = descend_on_graph(graph, field, path[-1])
+        following = descend_on_graph(graph, field, path[-1], links)
         if following is None:
             break
         path.append(following)

@@ -10,7 +10,8 @@ arguments again in its own words. Many pairs on one array: `sim.navigation.batch
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import dataclasses
+from collections.abc import Callable, Sequence
 from types import ModuleType
 from typing import Any
 
@@ -19,13 +20,18 @@ from numpy.typing import NDArray
 
 from sim.navigation.diagonal import DiagonalRule
 from sim.navigation.grid import Cell
+from sim.navigation.link_graph import LinkGraph
+from sim.navigation.links import NavLink
 from sim.navigation.query import (
     AUTO,
     DEFAULT_SETTINGS,
+    Algorithm,
+    Implementation,
     PathResult,
     Query,
     Reason,
     SearchSettings,
+    reason_before_search,
 )
 from sim.navigation.regions import cache as region_cache
 from sim.navigation.regions.cache import proven_apart
@@ -70,6 +76,7 @@ def find_path(
     costs: NDArray[Any] | None = None,
     weight: float = 1.0,
     implementation: str = "auto",
+    links: Sequence[NavLink] | None = None,
 ) -> PathResult:
     """Find a path from `start` to `goal` (``(row, col)``) on a ``[row, col]`` walkable mask.
 
@@ -117,6 +124,11 @@ def find_path(
             the loop of `Search` (of `JumpPointSearch` for jps), "auto" the kernel when it is built;
             both give identical results. The kernel does not run dfs, bidirectional or theta: "auto"
             runs them in Python, "c" refuses them.
+        links: `sim.navigation.links.NavLink`s a path may take besides grid moves (jumps,
+            ladders, teleports, one-way drops): a hop from a link's start to its end costs
+            exactly its cost (`sim.navigation.links`). With links, "auto" runs A* (in C when
+            built); jps and bidirectional run them in Python only ("c" refuses them) and theta
+            refuses them. None or empty: no links.
 
     Returns:
         A PathResult; no path is ``found=False`` with a reason, never an exception. A goal
@@ -147,6 +159,16 @@ def find_path(
     >>> len(result.cells), round(result.cost, 4)  # 1 + sqrt(2)/4 + 8/4 + 1 + 1
     (13, 5.3536)
     """
+    if links:
+        parsed = SearchSettings.parse(
+            diagonal=diagonal,
+            heuristic=heuristic,
+            algorithm=algorithm,
+            costs=costs,
+            weight=weight,
+            implementation=implementation,
+        )
+        return _find_linked(walkable, start, goal, parsed, links)
     if (
         costs is None
         and algorithm == AUTO
@@ -202,6 +224,7 @@ def find_path_with(
     start: Cell,
     goal: Cell,
     settings: SearchSettings = DEFAULT_SETTINGS,
+    links: Sequence[NavLink] | None = None,
 ) -> PathResult:
     """`find_path` with its options as one value: the same result, the same errors.
 
@@ -215,6 +238,8 @@ def find_path_with(
     >>> find_path_with(np.ones((2, 2), dtype=bool), (0, 0), (1, 1), four).cost
     2.0
     """
+    if links:
+        return _find_linked(walkable, start, goal, settings, links)
     if settings.common:
         # The common call: the same answer in a fraction of the general path's checks, and
         # an unreachable one proven again from the last proof without any Python (`_apart`).
@@ -242,3 +267,57 @@ def _general(
     result = kernel.solve(query) if in_c else search.solve(query)
     region_cache.learn(query, result)
     return result
+
+
+def _find_linked(
+    walkable: NDArray[np.bool_],
+    start: Cell,
+    goal: Cell,
+    settings: SearchSettings,
+    links: Sequence[NavLink],
+) -> PathResult:
+    """`find_path_with` for a query with links (`find_path` says what changes with them)."""
+    # Imported here, as in `find_path_with`: importing kernel warns when it is not built.
+    from sim.navigation.searches import kernel
+
+    asked = settings
+    if settings.algorithm is None:
+        # Jump point search in C knows no links; A* in C does, and finds the same cost.
+        settings = dataclasses.replace(settings, algorithm=Algorithm.ASTAR)
+    query = Query.check(walkable, start, goal, settings)
+    graph = LinkGraph.build(links, query.walkable)
+    if graph is None:  # an iterable that held no link after all
+        return find_path_with(walkable, start, goal, asked)
+    if query.algorithm is Algorithm.THETA:
+        raise ValueError("theta takes no links (its segments join cells that see each other)")
+    query = dataclasses.replace(query, links=graph)
+    in_c = False
+    if query.algorithm in (Algorithm.JPS, Algorithm.BIDIRECTIONAL):
+        if settings.implementation is Implementation.C:
+            raise ValueError(
+                f"{query.algorithm} with links runs in Python only; use implementation='python'"
+            )
+    else:
+        in_c = kernel.choose(settings.implementation, query.algorithm)
+        if in_c and not kernel.LINKS_AVAILABLE:
+            if settings.implementation is Implementation.C:
+                raise ValueError(
+                    "implementation='c' but the compiled search with links is not built"
+                )
+            in_c = False
+    # A goal that neither the grid nor the links join to the start needs no search.
+    if _linked_apart(query, graph):
+        return _UNREACHABLE
+    return kernel.solve(query) if in_c else search.solve(query)
+
+
+def _linked_apart(query: Query, links: LinkGraph) -> bool:
+    """Whether the regions and the links prove `query` unreachable (`regions.linked`)."""
+    from sim.navigation.regions import linked
+
+    if reason_before_search(query.walkable, query.start, query.goal) is not None:
+        return False
+    regions = region_cache.followed_map(query.walkable, query.rule)
+    return regions is not None and linked.apart(
+        regions, query.walkable, query.start, query.goal, links
+    )

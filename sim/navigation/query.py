@@ -24,7 +24,7 @@ import math
 import operator
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -32,6 +32,9 @@ from numpy.typing import NDArray
 from sim.navigation.diagonal import DiagonalRule, parse_diagonal
 from sim.navigation.grid import Cell, check_costs, check_walkable, heuristic_scale
 from sim.navigation.heuristics import Heuristic, parse_heuristic
+
+if TYPE_CHECKING:
+    from sim.navigation.link_graph import LinkGraph
 
 
 class Algorithm(StrEnum):
@@ -213,6 +216,7 @@ class Query:
             cost when that is below 1.
         rule: the diagonal rule (`sim.navigation.diagonal.DiagonalRule`); `diagonal` is
             ``rule is not NEVER``.
+        links: the links a path may take besides grid moves (`sim.navigation.link_graph`).
     """
 
     walkable: NDArray[np.bool_]
@@ -225,6 +229,7 @@ class Query:
     costs: NDArray[np.float64] | None
     heuristic_scale: float
     rule: DiagonalRule
+    links: LinkGraph | None = None
 
     @classmethod
     def check(

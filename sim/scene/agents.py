@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from sim.config import AgentConfig, AgentMode, Planner
+from sim.navigation.areas import WALKABLE
 from sim.scene import values
 from sim.scene.spec import SceneSpec
 from sim.scene.values import Reader, Table
@@ -32,6 +33,12 @@ AGENT_KEYS: Final = (
     "avoidance",
     "target",
     "planner",
+    "acceleration",
+    "angular_speed",
+    "stopping_distance",
+    "auto_braking",
+    "avoidance_priority",
+    "areas",
 )
 # An agent is no faster than crossing the whole world (MAX_COORDINATE) in a second.
 MAX_SPEED: Final = values.MAX_COORDINATE
@@ -41,12 +48,43 @@ MAX_TURN_RATE: Final = 1000.0
 # A replan interval of a day: any longer is "never" for any run, and a shorter one than a frame
 # just replans every frame.
 MAX_REPLAN_INTERVAL_S: Final = 86_400.0
+# Reaching the fastest speed (MAX_SPEED) from rest in a millisecond: any more is "at once",
+# which leaving the key out says.
+MAX_ACCELERATION: Final = MAX_SPEED * 1000.0
+MAX_ANGULAR_SPEED: Final = 360_000.0  # a thousand turns a second: no cap at any frame rate
+PRIORITIES: Final = (0, 99)  # Unity's avoidance_priority range, both ends included
 
 _speed = values.within(values.MIN_SIZE, MAX_SPEED)
 _turn_rate = values.within(values.MIN_SIZE, MAX_TURN_RATE)
 _replan_interval = values.within(values.MIN_SIZE, MAX_REPLAN_INTERVAL_S)
 _mode = values.choice(AgentMode)
 _planner = values.choice(Planner)
+_acceleration = values.within(values.MIN_SIZE, MAX_ACCELERATION)
+_angular_speed = values.within(values.MIN_SIZE, MAX_ANGULAR_SPEED)
+
+
+def _distance(at: Reader, value: object) -> float:
+    """A distance of 0 or more, world units (a stopping distance)."""
+    result = values.number(at, value)
+    if result < 0.0:
+        raise at.error(f"must be >= 0, got {values.short(value)}")
+    return values.coordinate(at, result)
+
+
+def _priority(at: Reader, value: object) -> int:
+    """Unity's avoidance priority: an integer within 0..99."""
+    result = values.integer(at, value)
+    low, high = PRIORITIES
+    if not low <= result <= high:
+        raise at.error(f"must be within {low}..{high}, got {values.short(value)}")
+    return result
+
+
+def _areas(at: Reader, value: object) -> tuple[str, ...]:
+    """A list of area names (`area = "NAME"` of the terrain patches), at least one."""
+    if not isinstance(value, list) or not value:
+        raise at.error(f"expected a list of area names, got {values.describe(value)}")
+    return tuple(values.non_empty_string(at.at(index), name) for index, name in enumerate(value))
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +114,14 @@ class AgentReader:
             avoidance=table.get("avoidance", values.boolean, default.avoidance),
             target=table.get("target", values.non_empty_string, default.target),
             planner=table.get("planner", _planner, default.planner),
+            acceleration=table.get("acceleration", _acceleration, default.acceleration),
+            angular_speed=table.get("angular_speed", _angular_speed, default.angular_speed),
+            stopping_distance=table.get("stopping_distance", _distance, default.stopping_distance),
+            auto_braking=table.get("auto_braking", values.boolean, default.auto_braking),
+            avoidance_priority=table.get(
+                "avoidance_priority", _priority, default.avoidance_priority
+            ),
+            areas=table.get("areas", _areas, default.areas),
         )
 
 
@@ -93,6 +139,26 @@ def object_path(at: Reader, scene: SceneSpec, index: int) -> Reader:
             return at.at("crowds").at(crowd_index)
         index -= crowd.count
     return at
+
+
+def check_areas(at: Reader, scene: SceneSpec) -> None:
+    """Refuse an agent whose `areas` name an area no terrain patch of the scene has.
+
+    `walkable` (`sim.navigation.areas.WALKABLE`, the ground no named patch covers) is always
+    an area.
+
+    Raises:
+        SceneError: At the first such name, in file order, naming its `agent.areas[i]` key.
+    """
+    known = {obj.terrain_area for obj in scene.objects if obj.terrain_area is not None}
+    known.add(WALKABLE)
+    for index, obj in enumerate(scene.objects):
+        areas = () if obj.agent is None or obj.agent.areas is None else obj.agent.areas
+        for position, area in enumerate(areas):
+            if area not in known:
+                key = object_path(at, scene, index).at("agent").at("areas").at(position)
+                names = ", ".join(values.short(name) for name in sorted(known))
+                raise key.error(f"no terrain patch has area {values.short(area)} (areas: {names})")
 
 
 def check_targets(at: Reader, scene: SceneSpec) -> None:

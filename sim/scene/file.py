@@ -26,8 +26,9 @@ from sim.navigation.diagonal import DIAGONAL_CHOICES, DiagonalRule
 from sim.navigation.grid import MAX_COST, MIN_COST
 from sim.navigation.maps.input_file import read_input_file
 from sim.scene import values
-from sim.scene.agents import AgentReader, check_targets, object_path
+from sim.scene.agents import AgentReader, check_areas, check_targets, object_path
 from sim.scene.grid import scene_grid
+from sim.scene.links import check_scene_links, read_links
 from sim.scene.mapf import read_mapf
 from sim.scene.motion import MOTION_KEYS, read_motion
 from sim.scene.scripts import read_scripts
@@ -36,6 +37,7 @@ from sim.scene.spec import (
     CameraSpec,
     CrowdSpec,
     GridSpec,
+    LinkSpec,
     MapfSpec,
     ObjectSpec,
     SceneError,
@@ -154,9 +156,17 @@ def parse_scene(
         objects += crowd_objects(crowd)
     mapf = root.get("mapf", read_mapf, MapfSpec())
     torture = root.get("torture", read_torture, None)
-    scene = SceneSpec(Path(source), version, name, grid, camera, objects, crowds, mapf, torture)
+    no_links: tuple[LinkSpec, ...] = ()
+    links = root.get("links", read_links, no_links)
+    scene = SceneSpec(
+        Path(source), version, name, grid, camera, objects, crowds, mapf, torture, links
+    )
     check_targets(Reader(source), scene)
+    check_areas(Reader(source), scene)
     _check_agents_fit(Reader(source), scene)
+    if links:
+        walkable = scene_grid(scene).walkable
+        check_scene_links(Reader(source), links, walkable, grid.origin, grid.cell_size)
     return scene
 
 
@@ -211,7 +221,17 @@ def _version(at: Reader, value: object) -> int:
 
 # --- the tables -------------------------------------------------------------------------------
 
-_ROOT_KEYS = ("version", "name", "grid", "camera", "objects", "crowds", "mapf", "torture")
+_ROOT_KEYS = (
+    "version",
+    "name",
+    "grid",
+    "camera",
+    "objects",
+    "crowds",
+    "mapf",
+    "torture",
+    "links",
+)
 _CROWD_KEYS = ("name", "count", "area", "seed", "model", "heading", "color", "agent")
 _GRID_KEYS = (
     "origin",
@@ -236,7 +256,7 @@ _OBJECT_KEYS = (
     *MOTION_KEYS,
     "scripts",
 )
-_TERRAIN_KEYS = ("cost",)
+_TERRAIN_KEYS = ("cost", "area")
 
 
 def _connectivity(at: Reader, value: object) -> int:
@@ -362,9 +382,10 @@ def default_radius(grid: GridSpec) -> float:
 _terrain_cost = values.within(MIN_COST, MAX_COST)
 
 
-def _terrain(at: Reader, value: object) -> float:
-    """Read `[objects.terrain]`: the patch's cost multiplier."""
-    return Table(at, value, _TERRAIN_KEYS).get("cost", _terrain_cost)
+def _terrain(at: Reader, value: object) -> tuple[float, str | None]:
+    """Read `[objects.terrain]`: the patch's cost multiplier and its area's name, if any."""
+    table = Table(at, value, _TERRAIN_KEYS)
+    return table.get("cost", _terrain_cost), table.get("area", values.non_empty_string, None)
 
 
 class _ModelCatalog:
@@ -425,11 +446,24 @@ class _Objects:
             raise at.at("terrain").error(
                 f"only allowed on objects tagged 'Terrain', not {tag.value!r}"
             )
-        terrain_cost = table.get("terrain", _terrain) if tag is Tag.TERRAIN else None
+        terrain_cost, terrain_area = (
+            table.get("terrain", _terrain) if tag is Tag.TERRAIN else (None, None)
+        )
         motion = read_motion(at, table, tag)
         scripts = read_scripts(at, table)
         return ObjectSpec(
-            name, tag, model, pos, scale, heading, color, agent, terrain_cost, *motion, scripts
+            name,
+            tag,
+            model,
+            pos,
+            scale,
+            heading,
+            color,
+            agent,
+            terrain_cost,
+            *motion,
+            scripts,
+            terrain_area=terrain_area,
         )
 
 

@@ -141,6 +141,7 @@ class ObjectSpec:
     rotator: RotatorConfig | None = None
     door: DoorConfig | None = None
     scripts: tuple[ScriptSpec, ...] = ()
+    terrain_area: str | None = None
 
     @property
     def moves(self) -> bool:
@@ -207,6 +208,18 @@ class TortureSpec:
 
 
 @dataclass(frozen=True, slots=True)
+class LinkSpec:
+    """One `[[links]]` entry, in world units (`sim.scene.links`)."""
+
+    start: tuple[float, float]
+    end: tuple[float, float]
+    cost: float = 1.0
+    bidirectional: bool = True
+    kind: str = "jump"
+    width: int = 1
+
+
+@dataclass(frozen=True, slots=True)
 class SceneSpec:
     """A whole validated scene, as read from `path`.
 
@@ -225,6 +238,7 @@ class SceneSpec:
     crowds: tuple[CrowdSpec, ...] = field(default_factory=tuple)
     mapf: MapfSpec = MapfSpec()
     torture: TortureSpec | None = None
+    links: tuple[LinkSpec, ...] = ()
 
     @property
     def listed_objects(self) -> tuple[ObjectSpec, ...]:

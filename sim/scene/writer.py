@@ -50,7 +50,7 @@ from sim.scene.merge import (
     spec_settings,
     without_crowds,
 )
-from sim.scene.spec import ObjectSpec, SceneError, SceneSpec
+from sim.scene.spec import LinkSpec, ObjectSpec, SceneError, SceneSpec
 
 __all__ = [
     "DECIMALS",
@@ -81,6 +81,7 @@ def save_scene(
     *,
     target: Path | None = None,
     base: MergeBase | None = None,
+    links: Sequence[LinkSpec] = (),
 ) -> Path:
     """Write the scene read from `source`, with the app's edits in `objects`, to `target`.
 
@@ -106,6 +107,8 @@ def save_scene(
         base: What the app and `source` agreed on at the last load or save; after a save onto
             `source` it moves on to what was saved. None takes `source` as it is now as the
             base, so `objects` are all the truth (every difference is an app edit).
+        links: The scene's `[[links]]` as the app has them, in the file's order: an entry whose
+            ends the app moved (`sim.editor.link_ends`) takes its new `from` and `to`.
 
     Returns:
         `target`, which `load_scene` now reads with the merged objects in it.
@@ -126,7 +129,7 @@ def save_scene(
             refused = None if in_place else _not_a_scene(target)
             if refused is not None:
                 raise SceneError(refused)
-            base, ours, written = _merge_and_write(source, target, objects, base, in_place)
+            base, ours, written = _merge_and_write(source, target, objects, base, in_place, links)
     except SceneError as error:
         reason = str(error).removeprefix(f"{target}: ")
         raise SceneSaveError(f"{target}: could not save: {reason}") from None
@@ -177,6 +180,7 @@ def _merge_and_write(
     objects: Sequence[ObjectState],
     base: MergeBase | None,
     in_place: bool,
+    links: Sequence[LinkSpec] = (),
 ) -> tuple[MergeBase, list[ObjectState], SceneSpec]:
     """Read `source`, merge the app's edits onto it, write `target`; again if `source` changed.
 
@@ -195,6 +199,7 @@ def _merge_and_write(
         merge = merge_objects(used, ours, spec.listed_objects, ours_win=not in_place)
         _refuse_conflicts(merge)
         _merge(document, spec, merge.objects)
+        _move_links(document, spec, links)
         text = _line_ends_like(before, document.as_string())
         written = parse_scene(tomllib.loads(text), source=str(target))
         like = target if target.exists() else source
@@ -204,6 +209,15 @@ def _merge_and_write(
             continue
         return used, ours, written
     raise SceneError(f"{source}: another program kept writing it while it was saved; save again")
+
+
+def _move_links(document: tomlkit.TOMLDocument, spec: SceneSpec, links: Sequence[LinkSpec]) -> None:
+    """Write the `from` and `to` of each link whose ends the app moved (see `save_scene`)."""
+    for index, (mine, filed) in enumerate(zip(links, spec.links, strict=False)):
+        entry = document["links"][index]
+        for key, ours, theirs in (("from", mine.start, filed.start), ("to", mine.end, filed.end)):
+            if ours != theirs:
+                entry[key] = [_rounded(ours[0]), _rounded(ours[1])]
 
 
 def _identity(path: Path) -> tuple[int, int, int, int]:

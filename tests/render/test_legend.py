@@ -30,6 +30,7 @@ SCENE_ROWS = [
     "path",
     "agent route",
     "selected",
+    "link: jump, ladder, teleport",
 ]
 SEARCH_ROWS = [
     "search",

@@ -229,6 +229,7 @@ class _Agent:
     def __init__(self, x: float, y: float, heading: float) -> None:
         self.position = (x, y)
         self.heading_deg = heading
+        self.speed = 1.5
 
 
 def test_trace_writer_writes_every_nth_frame_and_flushes_each_line(tmp_path):
@@ -248,6 +249,7 @@ def test_trace_writer_writes_every_nth_frame_and_flushes_each_line(tmp_path):
     assert list(lines[1]) == list(FRAME_KEYS)
     assert lines[1]["pos"] == [[1.0, 2.0], [-1.23457, 0.5]]
     assert lines[1]["heading"] == [90.0, 360.0]
+    assert lines[1]["speed"] == [1.5, 1.5]
     assert failures == []
 
 
@@ -270,6 +272,7 @@ def test_frame_line_keeps_the_agents_order():
         "pos": [[3.0, 4.0], [1.0, 2.0]],
         "heading": [10.0, 20.0],
         "movers": [],  # no mover in the scene
+        "speed": [1.5, 1.5],
     }
 
 

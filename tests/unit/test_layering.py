@@ -531,7 +531,12 @@ def test_the_crowd_needs_no_panda3d_engine_components_or_app_and_components_form
 
 # The shading of why-no-path is drawn by two owners (the StartEndPath component and the search
 # view's no-path view), so it stays beside the component that draws it in the scene.
-COMPONENT_HELPERS = {"sim.components.no_path"}
+COMPONENT_HELPERS = {
+    "sim.components.link_route",
+    "sim.components.no_path",
+    "sim.components.plan_text",
+    "sim.components.quarry",
+}
 
 
 def defines_a_component(module: str) -> bool:

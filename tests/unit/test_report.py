@@ -99,6 +99,7 @@ REPORT: dict[str, Any] = {
             "radius": 0.4,
             "pos": [-6.0, -4.0, 0.0],
             "heading_deg": 45.0,
+            "speed": 0.0,
             "mode": "chase",
             "state": "moving",
             "reached_goal": False,

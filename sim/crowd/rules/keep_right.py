@@ -41,11 +41,13 @@ def keep_right(
     radii: NDArray[np.float64],
     *,
     horizon_s: float,
+    share: NDArray[np.float64] | None = None,
 ) -> Point:
     """`preferred` bent right so that each oncoming agent of `others` passes on our left.
 
     `others` (m, 2), `velocities` (m, 2) and `radii` (m,) are the neighbours; `preferred` is
     returned as it is when none is oncoming within `horizon_s`, and always keeps its length.
+    `share` (m,) is our part of the gap to each (their avoidance priorities'; None: half).
 
     >>> x, y = keep_right((0.0, 0.0), (1.0, 0.0), 0.4, np.array([[4.0, 0.0]]),
     ...                   np.array([[-1.0, 0.0]]), np.array([0.4]), horizon_s=2.0)
@@ -76,8 +78,10 @@ def keep_right(
     moving = their_speed >= MOVING_FRACTION * speed
     if (near & moving & ~oncoming & (their_along < CROSSING_COS * their_speed)).any():
         return preferred
-    # Our half of the missing gap, over the time left; at most our whole speed sideways.
-    sideways = float(np.max(missing[due] / 2.0 / np.maximum(meet_s[due], 1e-3)))
+    # Our part of the missing gap (half, or as priorities split it), over the time left; at
+    # most our whole speed sideways.
+    part = missing[due] / 2.0 if share is None else missing[due] * share[due]
+    sideways = float(np.max(part / np.maximum(meet_s[due], 1e-3)))
     sideways = min(sideways, speed)
     forward = math.sqrt(speed * speed - sideways * sideways)
     return (ux * forward + nx * sideways, uy * forward + ny * sideways)

@@ -207,6 +207,25 @@ def apart_now(
         return _current_map(walkable, rule).apart(walkable, start, goal)
 
 
+def followed_map(walkable: NDArray[np.bool_], rule: DiagonalRule) -> RegionMap | None:
+    """The map of `walkable` brought up to date with it, or None on the first query.
+
+    `known_apart`'s laziness for callers that read the labels themselves (the answer with
+    links, `sim.navigation.regions.linked`): the first query on an array only follows it;
+    from the second the array is labelled and kept current. None too under the rules the
+    cache does not label.
+    """
+    labels = rule_of(rule)
+    if labels is None:
+        return None
+    with _lock:
+        entry = _entries.get(id(walkable))
+        if entry is None or entry.ref() is not walkable:
+            _follow(walkable)
+            return None
+        return _current_map(walkable, labels)
+
+
 def cells_changed(walkable: NDArray[np.bool_], cells: NDArray[np.integer]) -> None:
     """Tell the cache that the flat `cells` of `walkable` (edited in place) may have changed.
 

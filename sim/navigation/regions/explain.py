@@ -30,10 +30,17 @@ regions at once through their labels (`label_regions`, in C when built; for "alw
 4-connected regions are merged across diagonal pairs of walkable cells), so a level costs a few
 passes over the array, not a Python step per cell, and the search stops at End's level.
 A 128 x 128 grid walled in three deep takes about a millisecond.
+
+With links (`sim.navigation.links`), Start and End are connected when the grid and the links
+join them (`sim.navigation.regions.linked`: a link leads from its start's region to its end's).
+When they are not, the fix is still the grid's fewest cells (a way in by grid moves alone; with
+links a smaller one may exist), and `one_way_links` names each one-way link that would join
+them if it ran the other way: the cheap answer to "I came down a drop and cannot go back up".
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -41,7 +48,10 @@ from numpy.typing import NDArray
 
 from sim.navigation.diagonal import DiagonalRule, parse_diagonal
 from sim.navigation.grid import Cell, check_walkable
+from sim.navigation.link_graph import LinkGraph
+from sim.navigation.links import NavLink
 from sim.navigation.query import check_cell
+from sim.navigation.regions import linked
 from sim.navigation.regions.labels import label_regions
 
 # The four orthogonal steps, in the order a tie between them is broken.
@@ -63,6 +73,8 @@ class NoPathExplanation:
             Empty when they are joined already.
         start_region: ``[row, col]`` mask of Start's region (read-only).
         goal_region: ``[row, col]`` mask of End's region (read-only).
+        one_way_links: The one-way links that would join Start to End if they ran the other
+            way (Start reaches the link's end, its start reaches End); empty without links.
     """
 
     start_region_cells: int
@@ -70,6 +82,7 @@ class NoPathExplanation:
     fix_cells: tuple[Cell, ...]
     start_region: NDArray[np.bool_] = field(repr=False, compare=False)
     goal_region: NDArray[np.bool_] = field(repr=False, compare=False)
+    one_way_links: tuple[NavLink, ...] = ()
 
     @property
     def connected(self) -> bool:
@@ -83,6 +96,7 @@ def explain_no_path(
     goal: Cell,
     *,
     diagonal: bool | str | DiagonalRule = True,
+    links: Sequence[NavLink] | None = None,
 ) -> NoPathExplanation:
     """Explain why `goal` cannot be reached from `start`: their regions and the fewest fix.
 
@@ -102,10 +116,11 @@ def explain_no_path(
         goal: ``(row, col)`` of End, in the grid.
         diagonal: The diagonal rule, as `find_path` takes it: True (no-corner-cutting),
             False (never), a `DiagonalRule` or one of its names.
+        links: `NavLink`s a path may take, as `find_path` takes them (module docstring).
 
     Raises:
         ValueError: for a mask that is not 2-D bool, an end that is not a pair of ints or
-            lies outside the grid, or a `diagonal` that names no rule.
+            lies outside the grid, a `diagonal` that names no rule, or a bad link.
 
     >>> walkable = np.array([[1, 1, 0, 1],
     ...                      [1, 1, 0, 1]], dtype=bool)
@@ -130,7 +145,22 @@ def explain_no_path(
     start, goal = _in_grid("start", start, walkable.shape), _in_grid("goal", goal, walkable.shape)
     labels, count = _labels(walkable, eight=eight)
     start_region, goal_region = _region(labels, start), _region(labels, goal)
-    if start_region.any() and bool(start_region[goal]):
+    graph = None if not links else LinkGraph.build(links, walkable)
+    one_way: tuple[NavLink, ...] = ()
+    joined = False  # by the links, across regions
+    if graph is not None and walkable[start] and walkable[goal]:
+        edges = linked.region_edges(labels, walkable, graph)
+        ahead = linked.reachable(edges, int(labels[start]))
+        joined = int(labels[goal]) in ahead
+        behind = linked.reachable(linked.reversed_edges(edges), int(labels[goal]))
+        one_way = tuple(
+            link
+            for link in graph.links
+            if not (joined or link.bidirectional)
+            and int(labels[link.end]) in ahead
+            and int(labels[link.start]) in behind
+        )
+    if joined or (start_region.any() and bool(start_region[goal])):
         fix: tuple[Cell, ...] = ()
     else:
         level_of = _levels(walkable, labels, count, start, goal, eight=eight)
@@ -141,6 +171,7 @@ def explain_no_path(
         fix_cells=fix,
         start_region=start_region,
         goal_region=goal_region,
+        one_way_links=one_way,
     )
 
 

@@ -19,6 +19,11 @@
  *   - the heuristic is h_factor * heuristic(|d col|, |d row|) as in heuristics.py;
  *   - g and rhs within NOISE of each other count as equal (`differ`), and a predecessor is
  *     requeued only when its rhs changed.
+ *   - links (set_links: LinkGraph.csr both ways) are edges after the moves: a link s -> t is
+ *     a successor of s (lookahead, the walk) and a predecessor of t (compute), costing its
+ *     hop, usable while both ends are open; a changed cell also repairs the starts of the
+ *     links into it; the key's heuristic is lowered by the start's link bounds (plan's
+ *     bound_cells / bound_offsets: LinkGraph.bounds(start, reverse=True)), as `_h` does.
  * Bit-identical sums need the compiler not to fuse a * b + c into one FMA instruction (which
  * rounds once instead of twice); the pragmas of ../_common.h forbid that on GCC and Clang.
  *
@@ -79,6 +84,13 @@ typedef struct {
     double km, h_factor;
     uint32_t epoch; /* counts the start's moves (km changes), wrapping before UINT32_MAX */
     Py_ssize_t expanded;
+    /* Links (NULL without): CSR out of each cell and into it, as LinkGraph.csr gives them. */
+    int32_t *out_first, *out_target, *in_first, *in_target;
+    double *out_hop, *in_hop;
+    /* The start's link bounds (LinkGraph.bounds), and the next start's until it is set. */
+    int32_t *bound_cells, *next_cells;
+    double *bound_d, *next_d;
+    Py_ssize_t bound_count, next_count, bound_capacity;
 } Planner;
 
 /* ---- The queue: an indexed 4-ary heap ---- */
@@ -243,6 +255,14 @@ static double lookahead(const Planner *p, int32_t cell) {
         const double value = m.length[i] * cost_of(p, m.to[i]) + p->cells[m.to[i]].g;
         if (value < best) best = value;
     }
+    if (p->out_first && p->cells[cell].open) {
+        for (int32_t k = p->out_first[cell]; k < p->out_first[cell + 1]; k++) {
+            const int32_t end = p->out_target[k];
+            if (!p->cells[end].open) continue;
+            const double value = p->out_hop[k] + p->cells[end].g;
+            if (value < best) best = value;
+        }
+    }
     return best;
 }
 
@@ -250,8 +270,50 @@ static double lookahead(const Planner *p, int32_t cell) {
 
 /* The scaled heuristic between the start and (row, col). */
 static inline double h_to_start(const Planner *p, long row, long col) {
-    return p->h_factor *
-           heuristic_of(p->heuristic, labs(col - p->start_col), labs(row - p->start_row));
+    double h = p->h_factor *
+               heuristic_of(p->heuristic, labs(col - p->start_col), labs(row - p->start_row));
+    const long width = (long)p->width;
+    for (Py_ssize_t i = 0; i < p->bound_count; i++) {
+        const long b_row = p->bound_cells[i] / width, b_col = p->bound_cells[i] % width;
+        const double via =
+            p->h_factor * heuristic_of(p->heuristic, labs(col - b_col), labs(row - b_row)) +
+            p->bound_d[i];
+        if (via < h) h = via;
+    }
+    return h;
+}
+
+/* The next start's bounds become the start's (copied: a plan may start over after a repair). */
+static void take_next_bounds(Planner *p) {
+    if (p->next_count) {
+        memcpy(p->bound_cells, p->next_cells, (size_t)p->next_count * sizeof(int32_t));
+        memcpy(p->bound_d, p->next_d, (size_t)p->next_count * sizeof(double));
+    }
+    p->bound_count = p->next_count;
+}
+
+/* A copy of `count` int32 or float64 items of a contiguous buffer into `*into` (grown to
+ * `capacity` items); 1, or 0 with an exception set. */
+static int copy_array(PyObject *obj, char format, Py_ssize_t itemsize, Py_ssize_t count,
+                      Py_ssize_t capacity, void **into, const char *name) {
+    Py_buffer view;
+    if (PyObject_GetBuffer(obj, &view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return 0;
+    if (view.itemsize != itemsize || !format_is(&view, format) ||
+        (count >= 0 && view.len != count * itemsize)) {
+        PyErr_Format(PyExc_ValueError, "%s must be %zd contiguous '%c' items", name, count, format);
+        PyBuffer_Release(&view);
+        return 0;
+    }
+    void *grown = PyMem_RawRealloc(*into, (size_t)(capacity > 0 ? capacity : 1) * itemsize);
+    if (grown == NULL) {
+        PyBuffer_Release(&view);
+        PyErr_NoMemory();
+        return 0;
+    }
+    *into = grown;
+    memcpy(grown, view.buf, (size_t)view.len);
+    PyBuffer_Release(&view);
+    return 1;
 }
 
 /* The key of the cell at (row, col): (floor(k1 * TIE_SCALE), k2), INFINITY twice if no path. */
@@ -307,6 +369,7 @@ static int start_over(Planner *p, int32_t start, int32_t goal, double h_factor) 
     p->has_state = 1;
     p->goal = goal;
     set_start(p, start);
+    take_next_bounds(p);
     p->km = 0.0;
     p->h_factor = h_factor;
     p->cells[goal].rhs = 0.0;
@@ -324,6 +387,7 @@ static void move_start(Planner *p, int32_t start) {
         for (Py_ssize_t i = 0; i < p->count; i++) p->heap[i].epoch = UINT32_MAX;
     }
     set_start(p, start);
+    take_next_bounds(p);
 }
 
 static int compare_int32(const void *a, const void *b) {
@@ -356,6 +420,13 @@ static int repair(Planner *p, Py_ssize_t changed) {
                 c[near].mark = 1;
                 p->list[count++] = near;
             }
+        }
+        if (!p->in_first) continue;
+        for (int32_t k = p->in_first[cell]; k < p->in_first[cell + 1]; k++) {
+            const int32_t source = p->in_target[k];
+            if (c[source].mark) continue;
+            c[source].mark = 1;
+            p->list[count++] = source;
         }
     }
     qsort(p->list, (size_t)count, sizeof(int32_t), compare_int32);
@@ -416,6 +487,16 @@ static int compute(Planner *p) {
                 c[neighbour].rhs = new_rhs;
                 if (!update_vertex_at(p, neighbour, m.row[i], m.col[i])) return 0;
             }
+            if (p->in_first && c[cell].open) {
+                for (int32_t k = p->in_first[cell]; k < p->in_first[cell + 1]; k++) {
+                    const int32_t neighbour = p->in_target[k];
+                    if (!c[neighbour].open || neighbour == goal) continue;
+                    const double new_rhs = p->in_hop[k] + g_cell;
+                    if (!(new_rhs < c[neighbour].rhs)) continue;
+                    c[neighbour].rhs = new_rhs;
+                    if (!update_vertex(p, neighbour)) return 0;
+                }
+            }
         } else {
             /* Underconsistent: its cost went up; predecessors that used it look again. */
             const double g_old = c[cell].g;
@@ -425,6 +506,15 @@ static int compute(Planner *p) {
                 if (neighbour == goal || c[neighbour].rhs != m.length[i] * enter + g_old) continue;
                 c[neighbour].rhs = lookahead(p, neighbour);
                 if (!update_vertex_at(p, neighbour, m.row[i], m.col[i])) return 0;
+            }
+            if (p->in_first && c[cell].open) {
+                for (int32_t k = p->in_first[cell]; k < p->in_first[cell + 1]; k++) {
+                    const int32_t neighbour = p->in_target[k];
+                    if (!c[neighbour].open || neighbour == goal) continue;
+                    if (c[neighbour].rhs != p->in_hop[k] + g_old) continue;
+                    c[neighbour].rhs = lookahead(p, neighbour);
+                    if (!update_vertex(p, neighbour)) return 0;
+                }
             }
             if (!update_vertex_at(p, cell, row, col)) return 0;
         }
@@ -448,6 +538,17 @@ static int walk(Planner *p) {
             if (value < best_value) {
                 best = m.to[i];
                 best_value = value;
+            }
+        }
+        if (p->out_first && p->cells[cell].open) {
+            for (int32_t k = p->out_first[cell]; k < p->out_first[cell + 1]; k++) {
+                const int32_t end = p->out_target[k];
+                if (!p->cells[end].open) continue;
+                const double value = p->out_hop[k] + p->cells[end].g;
+                if (value < best_value) {
+                    best = end;
+                    best_value = value;
+                }
             }
         }
         /* p->path holds size + 1 cells: the reference gives up past size. */
@@ -576,6 +677,19 @@ static Outcome run_plan(Planner *p, const uint8_t *walkable, const double *costs
         double cost = 0.0;
         for (Py_ssize_t i = 1; i < p->path_length; i++) {
             const int32_t here = p->path[i - 1], there = p->path[i];
+            if (p->out_first) {
+                /* The cheaper of the move and a link, a tie to the move (`_path_cost`). */
+                Moves m;
+                moves_of(p, here, &m);
+                double step = INFINITY;
+                for (int j = 0; j < m.n; j++)
+                    if (m.to[j] == there) step = m.length[j] * cost_of(p, there);
+                for (int32_t k = p->out_first[here]; k < p->out_first[here + 1]; k++)
+                    if (p->out_target[k] == there && p->cells[there].open && p->out_hop[k] < step)
+                        step = p->out_hop[k];
+                cost += step;
+                continue;
+            }
             const int diagonal_step =
                 (here % width != there % width) && (here / width != there / width);
             cost += (diagonal_step ? SQRT2 : 1.0) * cost_of(p, there);
@@ -594,6 +708,16 @@ static void planner_dealloc(Planner *self) {
     PyMem_RawFree(self->heap);
     PyMem_RawFree(self->list);
     PyMem_RawFree(self->path);
+    PyMem_RawFree(self->out_first);
+    PyMem_RawFree(self->out_target);
+    PyMem_RawFree(self->out_hop);
+    PyMem_RawFree(self->in_first);
+    PyMem_RawFree(self->in_target);
+    PyMem_RawFree(self->in_hop);
+    PyMem_RawFree(self->bound_cells);
+    PyMem_RawFree(self->bound_d);
+    PyMem_RawFree(self->next_cells);
+    PyMem_RawFree(self->next_d);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -631,21 +755,99 @@ static PyObject *planner_new(PyTypeObject *type, PyObject *args, PyObject *kwarg
     return (PyObject *)self;
 }
 
+PyDoc_STRVAR(set_links_doc,
+             "set_links(out_first, out_target, out_hop, in_first, in_target, in_hop) -> None\n\n"
+             "The links as LinkGraph.csr() and LinkGraph.csr(reverse=True) give them; once,\n"
+             "before the first plan.");
+
+static PyObject *planner_set_links(Planner *self, PyObject *args) {
+    PyObject *objs[6];
+    if (!PyArg_ParseTuple(args, "OOOOOO:set_links", &objs[0], &objs[1], &objs[2], &objs[3],
+                          &objs[4], &objs[5]))
+        return NULL;
+    if (self->busy || self->has_state) {
+        PyErr_SetString(PyExc_RuntimeError, "set_links before the first plan only");
+        return NULL;
+    }
+    const Py_ssize_t size = self->size;
+    for (int way = 0; way < 2; way++) {
+        int32_t **first = way ? &self->in_first : &self->out_first;
+        int32_t **target = way ? &self->in_target : &self->out_target;
+        double **hop = way ? &self->in_hop : &self->out_hop;
+        if (!copy_array(objs[3 * way], 'i', 4, size + 1, size + 1, (void **)first, "first"))
+            return NULL;
+        const int32_t edges = (*first)[size];
+        int ok = (*first)[0] == 0 && edges >= 0;
+        for (Py_ssize_t i = 0; ok && i < size; i++) ok = (*first)[i] <= (*first)[i + 1];
+        if (ok) ok = copy_array(objs[3 * way + 1], 'i', 4, edges, edges, (void **)target, "target");
+        if (ok) {
+            for (int32_t k = 0; ok && k < edges; k++) ok = (*target)[k] >= 0 && (*target)[k] < size;
+            if (!ok) PyErr_SetString(PyExc_ValueError, "a link target lies outside the grid");
+        } else if (!PyErr_Occurred()) {
+            PyErr_SetString(PyExc_ValueError, "first must rise from 0");
+        }
+        if (ok) ok = copy_array(objs[3 * way + 2], 'd', 8, edges, edges, (void **)hop, "hop");
+        if (!ok) {
+            /* Half set is no links at all. */
+            PyMem_RawFree(self->out_first);
+            PyMem_RawFree(self->in_first);
+            self->out_first = self->in_first = NULL;
+            return NULL;
+        }
+    }
+    Py_RETURN_NONE;
+}
+
 PyDoc_STRVAR(plan_doc,
-             "plan(walkable, costs, start, goal, h_factor, *, fresh) -> "
-             "(found, cells, cost, expanded, changed, repaired)\n\n"
-             "DStarLite.plan of sim/navigation/searches/dstar_lite.py, in C.");
+             "plan(walkable, costs, start, goal, h_factor, *, fresh, bound_cells=None,\n"
+             "     bound_offsets=None) -> (found, cells, cost, expanded, changed, repaired)\n\n"
+             "DStarLite.plan of sim/navigation/searches/dstar_lite.py, in C; with links, the\n"
+             "start's link bounds (LinkGraph.bounds(start, reverse=True): cells and D).");
 
 static PyObject *planner_plan(Planner *self, PyObject *args, PyObject *kwargs) {
-    static char *keywords[] = {"", "", "", "", "", "fresh", NULL};
-    PyObject *walkable_obj, *costs_obj;
+    static char *keywords[] = {"", "", "", "", "", "fresh", "bound_cells", "bound_offsets", NULL};
+    PyObject *walkable_obj, *costs_obj, *cells_obj = Py_None, *offsets_obj = Py_None;
     Py_ssize_t start, goal;
     double h_factor;
-    int fresh;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOnnd$p:plan", keywords, &walkable_obj,
-                                     &costs_obj, &start, &goal, &h_factor, &fresh))
+    int fresh = 0; /* optional only because the bounds are: the caller always says */
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOnnd|$pOO:plan", keywords, &walkable_obj,
+                                     &costs_obj, &start, &goal, &h_factor, &fresh, &cells_obj,
+                                     &offsets_obj))
         return NULL;
     const Py_ssize_t size = self->size;
+    if (self->busy) {
+        PyErr_SetString(PyExc_RuntimeError, "Planner.plan is already running in another thread");
+        return NULL;
+    }
+    self->next_count = 0;
+    if (cells_obj != Py_None) {
+        Py_buffer probe;
+        if (PyObject_GetBuffer(cells_obj, &probe, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
+            return NULL;
+        const Py_ssize_t count = probe.itemsize ? probe.len / probe.itemsize : 0;
+        PyBuffer_Release(&probe);
+        const Py_ssize_t capacity = count > self->bound_capacity ? count : self->bound_capacity;
+        if (!copy_array(cells_obj, 'i', 4, count, capacity, (void **)&self->next_cells,
+                        "bound_cells") ||
+            !copy_array(offsets_obj, 'd', 8, count, capacity, (void **)&self->next_d,
+                        "bound_offsets"))
+            return NULL;
+        /* The start's own arrays grow with them (take_next_bounds copies into them). */
+        int32_t *cells = PyMem_RawRealloc(self->bound_cells, (size_t)(capacity ? capacity : 1) * 4);
+        if (cells == NULL) return PyErr_NoMemory();
+        self->bound_cells = cells;
+        double *d = PyMem_RawRealloc(self->bound_d, (size_t)(capacity ? capacity : 1) * 8);
+        if (d == NULL) return PyErr_NoMemory();
+        self->bound_d = d;
+        self->bound_capacity = capacity;
+        for (Py_ssize_t i = 0; i < count; i++) {
+            if (self->next_cells[i] < 0 || self->next_cells[i] >= size) {
+                PyErr_SetString(PyExc_ValueError, "a bound cell lies outside the grid");
+                return NULL;
+            }
+        }
+        self->next_count = count;
+    }
     if (start < 0 || start >= size || goal < 0 || goal >= size) {
         PyErr_Format(PyExc_ValueError, "start %zd and goal %zd must be cells of the %zd", start,
                      goal, size);
@@ -704,6 +906,7 @@ static PyObject *planner_plan(Planner *self, PyObject *args, PyObject *kwargs) {
 
 static PyMethodDef planner_methods[] = {
     {"plan", (PyCFunction)(void (*)(void))planner_plan, METH_VARARGS | METH_KEYWORDS, plan_doc},
+    {"set_links", (PyCFunction)planner_set_links, METH_VARARGS, set_links_doc},
     {NULL, NULL, 0, NULL},
 };
 

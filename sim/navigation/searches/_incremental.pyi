@@ -12,4 +12,16 @@ class Planner:
         /,
         *,
         fresh: bool,
+        bound_cells: Any | None = None,
+        bound_offsets: Any | None = None,
     ) -> tuple[bool, tuple[tuple[int, int], ...], float, int, int, bool]: ...
+    def set_links(
+        self,
+        out_first: Any,
+        out_target: Any,
+        out_hop: Any,
+        in_first: Any,
+        in_target: Any,
+        in_hop: Any,
+        /,
+    ) -> None: ...

@@ -66,6 +66,7 @@ from numpy.typing import NDArray
 
 from sim.navigation.grid import Cell
 from sim.navigation.heuristics import HEURISTICS, Heuristic
+from sim.navigation.link_graph import LinkGraph
 from sim.navigation.moves import SQRT2, MoveGraph
 from sim.navigation.query import (
     AUTO,
@@ -82,6 +83,7 @@ from sim.navigation.query import (
     reason_before_search,
 )
 from sim.navigation.searches import bidirectional, jps, readout, theta
+from sim.navigation.searches.linked import bounded, path_cost_with_links
 
 TIE_SCALE = 2.0**30
 """Priorities are floored to multiples of 1 / TIE_SCALE (about 1e-9) before comparing."""
@@ -110,7 +112,9 @@ def solve(query: Query) -> PathResult:
         return bidirectional.solve(query)
     if query.algorithm is Algorithm.THETA:
         return theta.solve(query)
-    return start_search_with(query.walkable, query.start, query.goal, query.settings).run()
+    graph = MoveGraph.build(query.walkable, diagonal=query.rule, costs=query.costs)
+    settings = query.settings
+    return Search.with_settings(graph, query.start, query.goal, settings, query.links).run()
 
 
 def start_search(
@@ -195,11 +199,19 @@ class Search:
 
     @classmethod
     def with_settings(
-        cls, graph: MoveGraph, start: Cell, goal: Cell, settings: SearchSettings
+        cls,
+        graph: MoveGraph,
+        start: Cell,
+        goal: Cell,
+        settings: SearchSettings,
+        links: LinkGraph | None = None,
     ) -> Search:
-        """A search of `settings`' algorithm, heuristic and weight on `graph`.
+        """A search of `settings`' algorithm, heuristic and weight on `graph`, and `links`.
 
-        The graph holds the diagonal rule and the costs, so the settings' are not read.
+        The graph holds the diagonal rule and the costs, so the settings' are not read. A link
+        is one more edge out of its start, relaxed after the grid moves, costing its cost (one
+        move for bfs); the heuristic is lowered where links make it overestimate
+        (`sim.navigation.link_graph`), so astar stays optimal.
         """
         algorithm = settings.algorithm
         if algorithm is None or algorithm in OWN_LOOPS:
@@ -207,7 +219,7 @@ class Search:
         search = cls.__new__(cls)
         # Checked again: settings built by hand have not met `SearchSettings.parse`.
         weight = check_weight(settings.weight)
-        search._begin(graph, start, goal, algorithm, settings.heuristic, weight)
+        search._begin(graph, start, goal, algorithm, settings.heuristic, weight, links)
         return search
 
     def _begin(
@@ -218,8 +230,12 @@ class Search:
         algorithm: Algorithm,
         heuristic: Heuristic,
         weight: float,
+        links: LinkGraph | None = None,
     ) -> None:
         self._graph = graph
+        self._links = links
+        self._link_out = None if links is None else links.out
+        self._bounds: tuple[tuple[int, int, float], ...] = ()
         self._algorithm = algorithm
         (start_row, start_col), (goal_row, goal_col) = check_ends(
             start, goal, (graph.height, graph.width)
@@ -256,6 +272,9 @@ class Search:
         if early is not None:
             self._finish(early)
         else:
+            if links is not None:
+                found = links.bounds((goal_row, goal_col), terms.heuristic, terms.h_scale)
+                self._bounds = tuple((row, col, terms.h_weight * d) for row, col, d in found)
             h = self._h_of(self._start)
             self._cost_so_far[self._start] = 0.0
             self._frontier.append((h * TIE_SCALE // 1.0, h, self._start))
@@ -339,6 +358,7 @@ class Search:
         heuristic, h_weight, g_weight = self._heuristic, self._h_weight, self._g_weight
         width, goal_row, goal_col = graph.width, self._goal_row, self._goal_col
         goal = self._goal
+        link_out, bounds = self._link_out, self._bounds
         expanded = self._expanded
         stop_at = -1 if max_expansions is None else expanded + max_expansions
         current = self._current
@@ -369,9 +389,13 @@ class Search:
                     if h < 0.0:
                         row, col = divmod(neighbour, width)
                         h = h_weight * heuristic(abs(col - goal_col), abs(row - goal_row))
+                        if bounds:
+                            h = bounded(h, row, col, bounds, heuristic, h_weight)
                         h_cache[neighbour] = h
                     priority = (g_weight * new_cost + h) * TIE_SCALE // 1.0
                     heappush(frontier, (priority, h, neighbour))
+            if link_out is not None and current in link_out:
+                self._relax_links(current, g)
             if expanded == stop_at:
                 break
         self._expanded = expanded
@@ -418,6 +442,14 @@ class Search:
                 came_from[neighbour] = current
                 frontier.append((-float(pushes), 0.0, neighbour))
                 pushes += 1
+            if self._link_out is not None:
+                for neighbour, hop in self._link_out.get(current, ()):
+                    if closed[neighbour] or not self._graph.walkable.flat[neighbour]:
+                        continue
+                    cost_so_far[neighbour] = g + hop
+                    came_from[neighbour] = current
+                    frontier.append((-float(pushes), 0.0, neighbour))
+                    pushes += 1
             if expanded == stop_at:
                 break
         self._pushes = pushes
@@ -478,12 +510,30 @@ class Search:
         self._done = True
         self._reason = reason
 
+    def _relax_links(self, current: int, g: float) -> None:
+        """Relax the links out of `current` as grid moves are relaxed (after them)."""
+        assert self._link_out is not None
+        walkable, closed = self._graph.walkable.flat, self._closed
+        cost_so_far, unit = self._cost_so_far, self._terms.unit_steps
+        for neighbour, hop in self._link_out[current]:
+            if closed[neighbour] or not walkable[neighbour]:
+                continue  # a link is shut while its end is blocked
+            new_cost = g + (1.0 if unit else hop)
+            if new_cost < cost_so_far[neighbour]:
+                cost_so_far[neighbour] = new_cost
+                self._came_from[neighbour] = current
+                h = self._h_of(neighbour)
+                priority = (self._g_weight * new_cost + h) * TIE_SCALE // 1.0
+                heappush(self._frontier, (priority, h, neighbour))
+
     def _h_of(self, cell: int) -> float:
         h = self._h_cache[cell]
         if h < 0.0:
             row, col = divmod(cell, self._graph.width)
             dx, dy = abs(col - self._goal_col), abs(row - self._goal_row)
             h = self._h_weight * self._heuristic(dx, dy)
+            if self._bounds:
+                h = bounded(h, row, col, self._bounds, self._heuristic, self._h_weight)
             self._h_cache[cell] = h
         return h
 
@@ -498,7 +548,10 @@ class Search:
 
     def _path_cost(self, flat_path: list[int]) -> float:
         """Sum the true step costs in path order (the same sums the search made for g)."""
-        width, cell_cost = self._graph.width, self._graph.cell_cost
+        graph = self._graph
+        if self._links is not None:
+            return path_cost_with_links(graph, self._links, flat_path)
+        width, cell_cost = graph.width, graph.cell_cost
         total = 0.0
         for here, there in itertools.pairwise(flat_path):
             diagonal = (here % width != there % width) and (here // width != there // width)

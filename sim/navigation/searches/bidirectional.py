@@ -56,6 +56,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Iterator
+from dataclasses import dataclass
 from enum import StrEnum
 from heapq import heappop, heappush
 from typing import Any
@@ -65,6 +66,7 @@ from numpy.typing import NDArray
 
 from sim.navigation.grid import Cell
 from sim.navigation.heuristics import HEURISTICS, HeuristicFn, is_admissible
+from sim.navigation.link_graph import Bound, Hops, LinkGraph
 from sim.navigation.moves import SQRT2, MoveGraph
 from sim.navigation.query import (
     Algorithm,
@@ -86,6 +88,7 @@ from sim.navigation.searches.declaration import (
     TapeFrame,
     ViewHints,
 )
+from sim.navigation.searches.linked import bounded, path_cost_with_links
 
 TIE_SCALE = 2.0**30
 """Priorities are floored to multiples of 1 / TIE_SCALE,
@@ -109,8 +112,24 @@ def solve(query: Query) -> PathResult:
     ((0, 0), (0, 1), (0, 2))
     """
     return BidirectionalSearch.with_settings(
-        query.walkable, query.start, query.goal, query.settings
+        query.walkable, query.start, query.goal, query.settings, query.links
     ).run()
+
+
+@dataclass(frozen=True, slots=True)
+class HalfLinks:
+    """What one half walks of the links, and its two link-lowered estimates.
+
+    Attributes:
+        hops: the links out of each cell as this half walks them (`LinkGraph.out` forward,
+            `LinkGraph.into` backward).
+        ahead: the bounds towards the end this half heads for (`LinkGraph.bounds`).
+        behind: the bounds from the end it started at, over the links reversed.
+    """
+
+    hops: Hops
+    ahead: tuple[Bound, ...]
+    behind: tuple[Bound, ...]
 
 
 class HalfSearch:
@@ -125,9 +144,16 @@ class HalfSearch:
     """
 
     def __init__(
-        self, graph: MoveGraph, origin: int, target: Cell, heuristic: HeuristicFn, side: Side
+        self,
+        graph: MoveGraph,
+        origin: int,
+        target: Cell,
+        heuristic: HeuristicFn,
+        side: Side,
+        links: HalfLinks | None = None,
     ) -> None:
         size = graph.height * graph.width
+        self._links = links
         self._graph = graph
         self._side = side
         self._target_row, self._target_col = target
@@ -198,6 +224,20 @@ class HalfSearch:
                 through = new_cost + other_cost[neighbour]
                 if through < best:
                     best, meeting = through, neighbour
+        if self._links is not None:
+            # A link is walked as it points forward, and against it backward (`HalfLinks`).
+            for neighbour, hop in self._links.hops.get(cell, ()):
+                if closed[neighbour] or not graph.walkable.flat[neighbour]:
+                    continue
+                new_cost = g + hop
+                if new_cost < cost_so_far[neighbour]:
+                    cost_so_far[neighbour] = new_cost
+                    self._came_from[neighbour] = cell
+                    p = self._potential_of(neighbour)
+                    heappush(self._frontier, ((new_cost + p) * TIE_SCALE // 1.0, p, neighbour))
+                    through = new_cost + other_cost[neighbour]
+                    if through < best:
+                        best, meeting = through, neighbour
         return cell, best, meeting
 
     def chain(self, cell: int) -> list[int]:
@@ -234,7 +274,15 @@ class HalfSearch:
             row, col = divmod(cell, self._graph.width)
             to_target = self._heuristic(abs(col - self._target_col), abs(row - self._target_row))
             to_origin = self._heuristic(abs(col - self._origin_col), abs(row - self._origin_row))
-            p = 0.5 * self._h_factor * (to_target - to_origin)
+            links, scale = self._links, self._h_factor
+            if links is None:
+                p = 0.5 * scale * (to_target - to_origin)
+            else:
+                # Both estimates lowered by the links, each consistent in its direction: the
+                # reduced step costs stay >= 0 (`sim.navigation.link_graph`).
+                ahead = bounded(scale * to_target, row, col, links.ahead, self._heuristic, scale)
+                behind = bounded(scale * to_origin, row, col, links.behind, self._heuristic, scale)
+                p = 0.5 * (ahead - behind)
             self._potential[cell] = p
         return p
 
@@ -286,16 +334,31 @@ class BidirectionalSearch:
 
     @classmethod
     def with_settings(
-        cls, walkable: NDArray[np.bool_], start: Cell, goal: Cell, settings: SearchSettings
+        cls,
+        walkable: NDArray[np.bool_],
+        start: Cell,
+        goal: Cell,
+        settings: SearchSettings,
+        links: LinkGraph | None = None,
     ) -> BidirectionalSearch:
-        """A search under `settings`' rule, heuristic and costs (both halves with weight 1)."""
+        """A search under `settings`' rule, heuristic and costs (both halves with weight 1).
+
+        With `links`, the forward half walks each link from start to end, the backward half
+        from end to start (so a one-way link only against its direction, as it should).
+        """
         search = cls.__new__(cls)
-        search._begin(walkable, start, goal, settings)
+        search._begin(walkable, start, goal, settings, links)
         return search
 
     def _begin(
-        self, walkable: NDArray[np.bool_], start: Cell, goal: Cell, settings: SearchSettings
+        self,
+        walkable: NDArray[np.bool_],
+        start: Cell,
+        goal: Cell,
+        settings: SearchSettings,
+        links: LinkGraph | None = None,
     ) -> None:
+        self._links = links
         graph = MoveGraph.build(walkable, diagonal=settings.rule, costs=settings.costs)
         heuristic_fn = HEURISTICS[settings.heuristic]
         start, goal = check_ends(start, goal, (graph.height, graph.width))
@@ -315,9 +378,18 @@ class BidirectionalSearch:
             return
         width = graph.width
         flat_start, flat_goal = start[0] * width + start[1], goal[0] * width + goal[1]
+        ahead = behind = None
+        if links is not None:
+            scale, kind = graph.heuristic_scale, settings.heuristic
+            to_goal, from_start = (
+                links.bounds(goal, kind, scale),
+                links.bounds(start, kind, scale, reverse=True),
+            )
+            ahead = HalfLinks(links.out, to_goal, from_start)
+            behind = HalfLinks(links.into, from_start, to_goal)
         self._halves = {
-            Side.FORWARD: HalfSearch(graph, flat_start, goal, heuristic_fn, Side.FORWARD),
-            Side.BACKWARD: HalfSearch(graph, flat_goal, start, heuristic_fn, Side.BACKWARD),
+            Side.FORWARD: HalfSearch(graph, flat_start, goal, heuristic_fn, Side.FORWARD, ahead),
+            Side.BACKWARD: HalfSearch(graph, flat_goal, start, heuristic_fn, Side.BACKWARD, behind),
         }
         if flat_start == flat_goal:
             self._best, self._meeting = 0.0, flat_start
@@ -420,6 +492,8 @@ class BidirectionalSearch:
 
     def _path_cost(self, flat_path: list[int]) -> float:
         """Sum the true step costs in path order, exactly as `Search` sums them."""
+        if self._links is not None:
+            return path_cost_with_links(self._graph, self._links, flat_path)
         width, cell_cost = self._graph.width, self._graph.cell_cost
         total = 0.0
         for here, there in itertools.pairwise(flat_path):

@@ -43,6 +43,15 @@ The path is read from the start by stepping to the successor ``s'`` that minimiz
 a shortest path. Its cost is summed forward along the path, exactly as A* sums ``g``. Should
 the walk meet a dead end or a loop (which float rounding could only cause after a repair), the
 plan is redone from scratch.
+
+Links (`sim.navigation.link_graph`) are edges like the moves, one way or both: a link ``s -> t``
+is a successor of ``s`` and a predecessor of ``t``, costing the link's cost, usable while both
+ends are walkable; a changed cell also recomputes the starts of the links into it. The key's
+heuristic becomes the distance from the start in the relaxed graph of `LinkGraph.bounds` (over
+the links reversed): a lower bound that keeps the triangle inequality, so raising ``km`` by it
+when the start moves keeps every queued key a lower bound, as the grid heuristic does. The C
+planner (`_incremental.c`) takes the links and the start's bounds as arrays and agrees bit for
+bit.
 """
 
 from __future__ import annotations
@@ -58,8 +67,10 @@ from numpy.typing import NDArray
 from sim.navigation.diagonal import DiagonalRule
 from sim.navigation.grid import Cell
 from sim.navigation.heuristics import HEURISTICS, Heuristic
+from sim.navigation.link_graph import Bound, LinkGraph
 from sim.navigation.moves import DIRECTIONS, SQRT2
 from sim.navigation.searches.best_first import TIE_SCALE
+from sim.navigation.searches.linked import bounded
 
 INF = math.inf
 
@@ -111,12 +122,21 @@ class DStarLite:
     """
 
     def __init__(
-        self, height: int, width: int, *, rule: DiagonalRule, heuristic: Heuristic
+        self,
+        height: int,
+        width: int,
+        *,
+        rule: DiagonalRule,
+        heuristic: Heuristic,
+        links: LinkGraph | None = None,
     ) -> None:
         """Plan on a grid of `height` x `width` under `rule` (never or no-corner-cutting)."""
         self._height, self._width = height, width
         self._size = height * width
         self._heuristic = HEURISTICS[heuristic]
+        self._heuristic_kind = heuristic
+        self._links = links
+        self._start_bounds: tuple[Bound, ...] = ()
         self._directions = DIRECTIONS[:4] if rule is DiagonalRule.NEVER else DIRECTIONS
         # The snapshot of the previous call's grid (None: nothing planned yet).
         self._walkable: NDArray[np.bool_] | None = None
@@ -216,15 +236,19 @@ class DStarLite:
         self._queued_key = [None] * size
         self._version = [0] * size
         self._goal = goal
+        self._h_factor = h_factor
         self._set_start(start)
         self._km = 0.0
-        self._h_factor = h_factor
         self._rhs[goal] = 0.0
         self._update_vertex(goal)
 
     def _set_start(self, start: int) -> None:
         self._start = start
         self._start_row, self._start_col = divmod(start, self._width)
+        if self._links is not None:
+            here = (self._start_row, self._start_col)
+            kind, scale = self._heuristic_kind, self._h_factor
+            self._start_bounds = self._links.bounds(here, kind, scale, reverse=True)
 
     def _move_start(self, start: int) -> None:
         """Raise km by h(old start, new start): every queued key stays a lower bound."""
@@ -242,6 +266,8 @@ class DStarLite:
                 g[cell] = rhs[cell] = INF
             touched.add(cell)
             touched.update(self._around(cell))
+            if self._links is not None:
+                touched.update(source for source, _ in self._links.into.get(cell, ()))
         for cell in sorted(touched):
             if cell != goal:
                 rhs[cell] = self._lookahead(cell)
@@ -274,10 +300,9 @@ class DStarLite:
                 g[cell] = rhs[cell]
                 self._remove(cell)
                 g_cell = g[cell]
-                enter = cost[cell]
-                for neighbour, length in self._moves(cell):
+                for neighbour, step in self._into(cell, cost):
                     if neighbour != goal:
-                        new_rhs = length * enter + g_cell
+                        new_rhs = step + g_cell
                         if new_rhs < rhs[neighbour]:
                             rhs[neighbour] = new_rhs
                             self._update_vertex(neighbour)
@@ -285,9 +310,8 @@ class DStarLite:
                 # Underconsistent: its cost went up; predecessors that used it look again.
                 g_old = g[cell]
                 g[cell] = INF
-                enter = cost[cell]
-                for neighbour, length in self._moves(cell):
-                    if neighbour != goal and rhs[neighbour] == length * enter + g_old:
+                for neighbour, step in self._into(cell, cost):
+                    if neighbour != goal and rhs[neighbour] == step + g_old:
                         rhs[neighbour] = self._lookahead(neighbour)
                         self._update_vertex(neighbour)
                 self._update_vertex(cell)
@@ -302,8 +326,8 @@ class DStarLite:
         cell = start
         while cell != goal:
             best, best_value = -1, INF
-            for neighbour, length in self._moves(cell):
-                value = length * cost[neighbour] + g[neighbour]
+            for neighbour, step in self._out(cell, cost):
+                value = step + g[neighbour]
                 if value < best_value:
                     best, best_value = neighbour, value
             if best < 0 or len(path) > self._size:
@@ -317,6 +341,10 @@ class DStarLite:
         width, cost = self._width, self._cost
         total = 0.0
         for here, there in itertools.pairwise(path):
+            if self._links is not None:
+                # The cheaper of the move and a link, a tie to the move (`link_hops`' rule).
+                total += min(step for cell, step in self._out(here, cost) if cell == there)
+                continue
             diagonal = (here % width != there % width) and (here // width != there // width)
             total += (SQRT2 if diagonal else 1.0) * cost[there]
         return total
@@ -325,11 +353,30 @@ class DStarLite:
         """``min(c(cell, s') + g[s'])`` over the legal moves from `cell` (inf if none)."""
         g, cost = self._g, self._cost
         best = INF
-        for neighbour, length in self._moves(cell):
-            value = length * cost[neighbour] + g[neighbour]
+        for neighbour, step in self._out(cell, cost):
+            value = step + g[neighbour]
             if value < best:
                 best = value
         return best
+
+    def _out(self, cell: int, cost: list[float]) -> list[tuple[int, float]]:
+        """``(successor, step cost)`` of each move from `cell`, then each usable link."""
+        steps = [(neighbour, length * cost[neighbour]) for neighbour, length in self._moves(cell)]
+        if self._links is not None and self._open[cell]:
+            is_open = self._open
+            steps += [(end, hop) for end, hop in self._links.out.get(cell, ()) if is_open[end]]
+        return steps
+
+    def _into(self, cell: int, cost: list[float]) -> list[tuple[int, float]]:
+        """``(predecessor, step cost)`` of each move into `cell`, then each usable link."""
+        enter = cost[cell]
+        steps = [(neighbour, length * enter) for neighbour, length in self._moves(cell)]
+        if self._links is not None and self._open[cell]:
+            is_open = self._open
+            steps += [
+                (start, hop) for start, hop in self._links.into.get(cell, ()) if is_open[start]
+            ]
+        return steps
 
     def _moves(self, cell: int) -> list[tuple[int, float]]:
         """``(neighbour, length)`` of each legal move from `cell`, in `DIRECTIONS` order.
@@ -376,7 +423,11 @@ class DStarLite:
     def _h(self, row: int, col: int, cell: int) -> float:
         """The scaled heuristic between ``(row, col)`` and flat `cell`."""
         cell_row, cell_col = divmod(cell, self._width)
-        return self._h_factor * self._heuristic(abs(cell_col - col), abs(cell_row - row))
+        h = self._h_factor * self._heuristic(abs(cell_col - col), abs(cell_row - row))
+        if self._start_bounds:
+            # ``(row, col)`` is the start: lowered by the links from it (module docstring).
+            h = bounded(h, cell_row, cell_col, self._start_bounds, self._heuristic, self._h_factor)
+        return h
 
     def _key(self, cell: int) -> tuple[float, float]:
         """``(floor(k1 * TIE_SCALE), k2)``; ``(inf, inf)`` for a cell with no path yet."""

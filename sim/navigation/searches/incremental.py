@@ -28,6 +28,7 @@ for the connectivity (manhattan on an 8-connected grid) are refused; callers pla
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Protocol
 
 import numpy as np
@@ -35,6 +36,9 @@ from numpy.typing import NDArray
 
 from sim.navigation.diagonal import DiagonalRule
 from sim.navigation.grid import Cell
+from sim.navigation.heuristics import Heuristic
+from sim.navigation.link_graph import LinkGraph
+from sim.navigation.links import NavLink
 from sim.navigation.query import (
     Implementation,
     PathResult,
@@ -144,6 +148,7 @@ search needs octile, euclidean, chebyshev or zero there
         self._heuristic = chosen
         self._implementation = implementation
         self._engine: _Engine | None = None
+        self._engine_links: LinkGraph | None = None
         self._shape: tuple[int, int] | None = None
         self._goal = -1
         self._scale = 0.0
@@ -184,6 +189,7 @@ search needs octile, euclidean, chebyshev or zero there
         goal: Cell,
         *,
         costs: NDArray[Any] | None = None,
+        links: Sequence[NavLink] | None = None,
     ) -> PathResult:
         """Plan from `start` to `goal` (``(row, col)``) on the grid as it is now.
 
@@ -195,25 +201,31 @@ search needs octile, euclidean, chebyshev or zero there
         goal in another region than the start, sealed off (`sim.navigation.regions.cache`, the
         labels `find_path` keeps for the same array), is unreachable at once, expanding none.
 
+        With `links` (`sim.navigation.links.NavLink`, as `find_path` takes them) each link is
+        an edge of the search (`sim.navigation.searches.dstar_lite`), in C and Python alike;
+        other links than the last plan's start it over.
+
         Raises:
-            ValueError: for the arguments `find_path` refuses, in its words.
+            ValueError: for the arguments `find_path` refuses, in its words, or a bad link.
         """
         settings = SearchSettings(rule=self._rule, heuristic=self._heuristic, costs=costs)
         query = Query.check(walkable, start, goal, settings)
+        linked = None if not links else LinkGraph.build(links, query.walkable)
         self._last_repaired = False
         self._last_changed_cells = 0
         early = reason_before_search(query.walkable, query.start, query.goal)
         if early is not None:
             return PathResult.none(early)
-        if region_cache.known_unreachable(query):
+        if linked is None and region_cache.known_unreachable(query):
             # Proven before any search (as `find_path` does): the kept state waits, and the
             # next plan repairs every change since at once, to the same path.
             return PathResult.none(Reason.UNREACHABLE)
         height, width = query.walkable.shape
         engine = self._engine
         changed_shape = self._shape is not None and self._shape != (height, width)
-        if engine is None or changed_shape:
-            engine = self._engine = self._new_engine(height, width)
+        if engine is None or changed_shape or linked is not self._engine_links:
+            engine = self._engine = self._new_engine(height, width, linked)
+            self._engine_links = linked
             self._shape = (height, width)
         flat_goal = query.goal[0] * width + query.goal[1]
         fresh = flat_goal != self._goal or query.heuristic_scale != self._scale
@@ -230,7 +242,8 @@ search needs octile, euclidean, chebyshev or zero there
         self._last_changed_cells = height * width if changed_shape else changed
         if not found:
             unreachable = PathResult.none(Reason.UNREACHABLE, expanded)
-            region_cache.learn(query, unreachable)
+            if linked is None:
+                region_cache.learn(query, unreachable)
             return unreachable
         return PathResult(True, cells, cost, expanded, Reason.FOUND)
 
@@ -239,9 +252,52 @@ search needs octile, euclidean, chebyshev or zero there
             self._implementation is Implementation.AUTO and INCREMENTAL_AVAILABLE
         )
 
-    def _new_engine(self, height: int, width: int) -> _Engine:
+    def _new_engine(self, height: int, width: int, links: LinkGraph | None) -> _Engine:
         if self._uses_c() and height * width <= MAX_C_CELLS:
             eight = self._rule is not DiagonalRule.NEVER
-            planner: _Engine = _incremental.Planner(height, width, eight, self._heuristic.code)
-            return planner
-        return DStarLite(height, width, rule=self._rule, heuristic=self._heuristic)
+            compiled = _incremental.Planner(height, width, eight, self._heuristic.code)
+            if links is None:
+                planner: _Engine = compiled
+                return planner
+            compiled.set_links(*links.csr(), *links.csr(reverse=True))
+            return _LinkedPlanner(compiled, links, self._heuristic)
+        return DStarLite(height, width, rule=self._rule, heuristic=self._heuristic, links=links)
+
+
+class _LinkedPlanner:
+    """The compiled planner with links: hands it the start's link bounds on every plan.
+
+    The bounds (`LinkGraph.bounds` from the start, over the links reversed) are what
+    `DStarLite` computes for itself when its start moves; C reads them as two arrays.
+    """
+
+    def __init__(self, planner: Any, links: LinkGraph, heuristic: Heuristic) -> None:
+        self._planner = planner
+        self._links = links
+        self._heuristic = heuristic
+
+    def plan(
+        self,
+        walkable: NDArray[np.bool_],
+        costs: NDArray[np.float64] | None,
+        start: int,
+        goal: int,
+        h_factor: float,
+        /,
+        *,
+        fresh: bool,
+    ) -> PlanOutcome:
+        width = walkable.shape[1]
+        here = divmod(start, width)
+        bounds = self._links.bounds(here, self._heuristic, h_factor, reverse=True)
+        outcome: PlanOutcome = self._planner.plan(
+            walkable,
+            costs,
+            start,
+            goal,
+            h_factor,
+            fresh=fresh,
+            bound_cells=np.array([row * width + col for row, col, _ in bounds], dtype=np.int32),
+            bound_offsets=np.array([d for _, _, d in bounds], dtype=np.float64),
+        )
+        return outcome

@@ -61,6 +61,7 @@ from numpy.typing import NDArray
 from sim.navigation.diagonal import DiagonalRule
 from sim.navigation.grid import Cell, check_walkable
 from sim.navigation.heuristics import HEURISTICS, Heuristic, is_admissible
+from sim.navigation.link_graph import LinkGraph
 from sim.navigation.moves import DIRECTIONS, SQRT2
 from sim.navigation.query import (
     Algorithm,
@@ -82,6 +83,7 @@ from sim.navigation.searches.declaration import (
     TapeFrame,
     ViewHints,
 )
+from sim.navigation.searches.linked import bounded
 
 if TYPE_CHECKING:
     from sim.navigation.searches.landmarks import Landmarks
@@ -103,7 +105,7 @@ def solve(query: Query) -> PathResult:
     ((0, 0), (0, 1), (0, 2))
     """
     return JumpPointSearch.with_settings(
-        query.walkable, query.start, query.goal, query.settings
+        query.walkable, query.start, query.goal, query.settings, links=query.links
     ).run()
 
 
@@ -157,10 +159,17 @@ class JumpPointSearch:
         goal: Cell,
         settings: SearchSettings,
         landmarks: Landmarks | None = None,
+        links: LinkGraph | None = None,
     ) -> JumpPointSearch:
-        """A search with `settings`' heuristic (the rest is jump point search's own)."""
+        """A search with `settings`' heuristic (the rest is jump point search's own).
+
+        With `links` (`sim.navigation.link_graph`), a link's ends become jump points: a jump
+        stops at a cell a link leaves from (as at the goal), a cell a link arrives at jumps
+        in all 8 directions whatever its parent, and an expanded cell's links are relaxed after
+        its jumps; the heuristic is lowered as A*'s is, so the cost stays A*'s.
+        """
         search = cls.__new__(cls)
-        search._begin(walkable, start, goal, settings, landmarks)
+        search._begin(walkable, start, goal, settings, landmarks, links)
         return search
 
     def _begin(
@@ -170,6 +179,7 @@ class JumpPointSearch:
         goal: Cell,
         settings: SearchSettings,
         landmarks: Landmarks | None,
+        links: LinkGraph | None = None,
     ) -> None:
         walkable = check_walkable(walkable)
         self._heuristic_name = settings.heuristic
@@ -200,6 +210,12 @@ class JumpPointSearch:
         self._goal = goal[0] * width + goal[1]
         self._goal_row, self._goal_col = goal
         self._goal_padded = (goal[0] + 1) * self._stride + goal[1] + 1
+        self._link_out = {} if links is None else links.out
+        # Where jumps stop (link starts, padded) and where they fan out again (link ends).
+        self._stops = frozenset(self._pad(cell) for cell in self._link_out)
+        self._link_ends = frozenset(() if links is None else links.into)
+        self._via_link: set[int] = set()  # cells whose best parent reached them by a link
+        self._bounds: tuple[tuple[int, int, float], ...] = ()
         self._heuristic = HEURISTICS[self._heuristic_name]
         self._h_factor = 1.0  # weight 1 x heuristic scale 1: no costs (PriorityTerms.h_factor)
         self._landmarks = landmarks
@@ -217,6 +233,8 @@ class JumpPointSearch:
         if early is not None:
             self._finish(early)
             return
+        if links is not None:
+            self._bounds = links.bounds(goal, self._heuristic_name, 1.0)
         h = self._h_of(self._start)
         self._cost_so_far[self._start] = 0.0
         self._came_from[self._start] = -1
@@ -278,14 +296,25 @@ class JumpPointSearch:
                 self._finish(Reason.FOUND)
                 break
             g = cost_so_far[current]
+            via_link = self._via_link
             for cell, new_cost in self._successors(current, g):
                 if cell in closed:
                     continue
                 if new_cost < cost_so_far.get(cell, math.inf):
                     cost_so_far[cell] = new_cost
                     came_from[cell] = current
+                    via_link.discard(cell)
                     h = self._h_of(cell)
                     heappush(frontier, ((new_cost + h) * TIE_SCALE // 1.0, h, cell))
+            for cell, hop in self._link_out.get(current, ()):
+                if cell in closed or not self._open[self._pad(cell)]:
+                    continue
+                if g + hop < cost_so_far.get(cell, math.inf):
+                    cost_so_far[cell] = g + hop
+                    came_from[cell] = current
+                    via_link.add(cell)
+                    h = self._h_of(cell)
+                    heappush(frontier, ((g + hop + h) * TIE_SCALE // 1.0, h, cell))
         return self._done
 
     def run(self) -> PathResult:
@@ -299,12 +328,15 @@ class JumpPointSearch:
             raise RuntimeError("the search has not finished; call run() or advance()")
         if self._reason is not Reason.FOUND:
             return PathResult.none(self._reason, self._expanded)
-        cells = self._path()
+        cells, hops = self._path()
         cost = 0.0
         # As Search._path_cost: the true steps summed in path order, so equal paths cost the
         # same to the last bit.
-        for (row, col), (next_row, next_col) in itertools.pairwise(cells):
-            cost += SQRT2 if (row != next_row and col != next_col) else 1.0
+        for index, ((row, col), (next_row, next_col)) in enumerate(itertools.pairwise(cells)):
+            if index in hops:
+                cost += hops[index]
+            else:
+                cost += SQRT2 if (row != next_row and col != next_col) else 1.0
         return PathResult(True, cells, cost, self._expanded, Reason.FOUND)
 
     def _successors(self, current: int, g: float) -> Iterator[tuple[int, float]]:
@@ -335,6 +367,8 @@ class JumpPointSearch:
                 if cell == goal:
                     yield self._goal, cost
                     break
+                if cell in self._stops:
+                    yield self._unpad(cell), cost
                 for step, side in ((vertical, 1), (d_col, stride)):
                     found = self._jump_straight(cell, step, side)
                     if found >= 0:
@@ -343,7 +377,7 @@ class JumpPointSearch:
     def _directions(self, cell: int) -> tuple[tuple[int, int], ...]:
         """The directions to jump in from `cell`, pruned by the direction it was reached in."""
         parent = self._came_from[cell]
-        if parent < 0:
+        if parent < 0 or cell in self._link_ends:
             return DIRECTIONS
         d_row, d_col = _arrival(divmod(parent, self._width), divmod(cell, self._width))
         if d_row and d_col:
@@ -368,18 +402,22 @@ class JumpPointSearch:
 
         `side` is the perpendicular unit (1 or the stride); the result is a padded index.
         """
-        open_, goal = self._open, self._goal_padded
+        open_, goal, stops = self._open, self._goal_padded, self._stops
         while True:
             here += step
             if not open_[here]:
                 return -1
-            if here == goal:
+            if here == goal or here in stops:
                 return here
             behind = here - step
             if (open_[here + side] and not open_[behind + side]) or (
                 open_[here - side] and not open_[behind - side]
             ):
                 return here
+
+    def _pad(self, cell: int) -> int:
+        row, col = divmod(cell, self._width)
+        return (row + 1) * self._stride + col + 1
 
     def _unpad(self, padded: int) -> int:
         row, col = divmod(padded, self._stride)
@@ -389,21 +427,31 @@ class JumpPointSearch:
         row, col = divmod(cell, self._width)
         dx, dy = abs(col - self._goal_col), abs(row - self._goal_row)
         h = self._h_factor * self._heuristic(dx, dy)
+        if self._bounds:
+            h = bounded(h, row, col, self._bounds, self._heuristic, self._h_factor)
         if self._landmarks is None:
             return h
         return self._landmarks.raise_by(h, cell, self._goal_terms)
 
-    def _path(self) -> tuple[Cell, ...]:
-        """The jump points from the start to the goal, with every cell between laid out."""
+    def _path(self) -> tuple[tuple[Cell, ...], dict[int, float]]:
+        """The jump points from the start to the goal, with every cell between laid out.
+
+        Also the steps that are links: the index of each such step in the cells, and its cost.
+        """
         jump_points = [self._goal]
         while self._came_from[jump_points[-1]] >= 0:
             jump_points.append(self._came_from[jump_points[-1]])
         jump_points.reverse()
         width = self._width
         cells = [divmod(jump_points[0], width)]
-        for cell in jump_points[1:]:
+        hops: dict[int, float] = {}
+        for before, cell in itertools.pairwise(jump_points):
             row, col = cells[-1]
             to_row, to_col = divmod(cell, width)
+            if cell in self._via_link:
+                hops[len(cells) - 1] = dict(self._link_out[before])[cell]
+                cells.append((to_row, to_col))
+                continue
             d_row = (to_row > row) - (to_row < row)
             d_col = (to_col > col) - (to_col < col)
             # Diagonally while both differ, then straight: the way `_successors` went.
@@ -414,7 +462,7 @@ class JumpPointSearch:
             while (row, col) != (to_row, to_col):
                 row, col = row + d_row, col + d_col
                 cells.append((row, col))
-        return tuple(cells)
+        return tuple(cells), hops
 
     def _finish(self, reason: Reason) -> None:
         self._done = True

@@ -32,6 +32,7 @@ from sim.navigation.diagonal import DiagonalRule, parse_diagonal
 from sim.navigation.grid import Cell
 from sim.navigation.grid import heuristic_scale as grid_heuristic_scale
 from sim.navigation.heuristics import Heuristic
+from sim.navigation.link_graph import LinkGraph
 from sim.navigation.query import (
     DEFAULT_SETTINGS,
     JPS_HEURISTICS,
@@ -75,6 +76,15 @@ except ImportError as error:  # pragma: no cover - depends on the build
         RuntimeWarning,
         stacklevel=2,
     )
+
+LINKS_AVAILABLE: bool
+"""Whether the compiled search with links (`_linked.c`) imported; else links run in Python."""
+try:
+    from sim.navigation.searches import _linked
+
+    LINKS_AVAILABLE = True
+except ImportError:  # pragma: no cover - depends on the build
+    LINKS_AVAILABLE = False
 
 _MAX_CELLS = 2**31 - 1
 
@@ -193,6 +203,8 @@ def solve(query: Query) -> PathResult:
     early = reason_before_search(query.walkable, query.start, query.goal)
     if early is not None:
         return PathResult.none(early)
+    if query.links is not None:
+        return linked_solve(query)
     width = query.walkable.shape[1]
     (start_row, start_col), (goal_row, goal_col) = query.start, query.goal
     if query.algorithm is Algorithm.JPS:
@@ -356,6 +368,71 @@ def search_flat(
         terms.g_weight,
         terms.unit_steps,
     )
+
+
+def linked_solve(query: Query) -> PathResult:
+    """Run a query with links (`query.links`) in C (`_linked.c`): `best_first.solve`'s result.
+
+    The same cells, cost and expansions, bit for bit. Its start and goal must be walkable
+    (`reason_before_search` found nothing).
+
+    Raises:
+        ValueError: for an algorithm other than astar, dijkstra, bfs and greedy (no C search
+            walks links with jump points), or when `_linked` is not built.
+    """
+    links = query.links
+    if links is None or query.algorithm not in COMPILED_ALGORITHMS or not LINKS_AVAILABLE:
+        raise ValueError("the compiled search with links runs astar, dijkstra, bfs and greedy")
+    walkable = np.ascontiguousarray(query.walkable)
+    height, width = walkable.shape
+    terms = priority_terms(query.algorithm, query.heuristic, query.weight, query.heuristic_scale)
+    bounds = links.bounds(query.goal, terms.heuristic, terms.h_scale)
+    bound_cells = np.array([row * width + col for row, col, _ in bounds], dtype=np.int32)
+    bound_offsets = np.array([terms.h_weight * d for _, _, d in bounds], dtype=np.float64)
+    first, target, hop = links.csr()
+    (start_row, start_col), (goal_row, goal_col) = query.start, query.goal
+    found, cells, cost, expanded = _linked.search(
+        walkable,
+        None if query.costs is None else np.ascontiguousarray(query.costs),
+        height,
+        width,
+        start_row * width + start_col,
+        goal_row * width + goal_col,
+        query.rule.code,
+        terms.heuristic.code,
+        terms.h_factor,
+        terms.g_weight,
+        terms.unit_steps,
+        first,
+        target,
+        hop,
+        bound_cells,
+        bound_offsets,
+    )
+    return PathResult(found, cells, cost, expanded, Reason.FOUND if found else Reason.UNREACHABLE)
+
+
+def linked_field(
+    walkable: NDArray[np.bool_],
+    costs: NDArray[np.float64] | None,
+    goal: int,
+    rule: DiagonalRule,
+    links: LinkGraph,
+) -> NDArray[np.float64]:
+    """`field._reverse_dijkstra_python` with links, in C (`_linked.field`): the same floats.
+
+    `walkable` and `costs` as `field_flat` takes them, `goal` a flat cell of the grid.
+
+    Raises:
+        ValueError: when `_linked` is not built.
+    """
+    if not LINKS_AVAILABLE:
+        raise ValueError("the compiled search with links is not built")
+    height, width = walkable.shape
+    out = np.empty(height * width, dtype=np.float64)
+    first, target, hop = links.csr(reverse=True)
+    _linked.field(walkable, costs, height, width, goal, rule.code, first, target, hop, out)
+    return out
 
 
 def jps_flat(
