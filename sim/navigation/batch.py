@@ -5,7 +5,7 @@ A crowd, a scenario file or a benchmark asks for hundreds of paths on the same a
 map that is most of a query. `find_paths` checks the options and the mask once, the pairs as
 two integer arrays at once, labels the mask's regions once (as `find_path` does from its second
 query on an array), and then runs the searches back to back: the compiled best-first kernel
-takes every pair in one C loop with the GIL released (`kernel.batch`), jump point search one C
+takes every pair in one C loop with the GIL released (`kernel_batch.batch`), jump point search one C
 call per pair with no checks in between. Pairs that end early (a goal outside the grid, a blocked
 end) and searches C does not run go through `find_path_with` one by one: the same answer, the
 same error, in the same words.
@@ -97,10 +97,12 @@ def find_paths(
     query = Query.check(walkable, _cell(start_cells[0]), _cell(goal_cells[0]), settings)
     # Imported here, as `find_path_with` does: importing kernel warns once when the extension
     # is not built, and importing sim.navigation should not.
-    from sim.navigation.searches import kernel
+    from sim.navigation.searches import kernel, kernel_batch
 
     grid = np.ascontiguousarray(query.walkable)
-    first, starts_flat, goals_flat, searchable = kernel.flat_pairs(grid, start_cells, goal_cells)
+    first, starts_flat, goals_flat, searchable = kernel_batch.flat_pairs(
+        grid, start_cells, goal_cells
+    )
     if first >= 0:
         # The first start outside the grid: find_path_with raises its error.
         find_path_with(walkable, _cell(start_cells[first]), _cell(goal_cells[first]), settings)
@@ -174,12 +176,12 @@ def _search(
     goals_flat: NDArray[np.int64],
 ) -> list[PathResult]:
     """The search of every pair (walkable ends inside the grid) as `find_path` runs it in C."""
-    from sim.navigation.searches import kernel, landmarks
+    from sim.navigation.searches import kernel, kernel_batch, landmarks
 
     grid = np.ascontiguousarray(query.walkable)
     height, width = grid.shape
     if query.algorithm is not Algorithm.JPS:
-        return kernel.batch(query, starts_flat, goals_flat)
+        return kernel_batch.batch(query, starts_flat, goals_flat)
     # One C call per pair (`_jps` has no batch entry); the common settings go the way
     # `sim.navigation.hot_path` sends them, landmarks and all.
     grid = np.ascontiguousarray(query.walkable)

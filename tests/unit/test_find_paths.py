@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from sim.navigation import PathResult, Query, SearchSettings, find_path, find_paths
 from sim.navigation.maps.generators import generate_layout
 from sim.navigation.regions import cache as region_cache
-from sim.navigation.searches import kernel
+from sim.navigation.searches import kernel, kernel_batch
 
 OPTIONS = [
     {},
@@ -154,11 +154,11 @@ def test_the_c_batch_checks_its_pairs_before_any_search() -> None:
     query = Query.check(walkable, (0, 0), (2, 2), SearchSettings.parse(algorithm="astar"))
     good = np.array([0, 8], dtype=np.int64)
     with pytest.raises(ValueError, match="pair 1"):
-        kernel.batch(query, good, np.array([8, 4], dtype=np.int64))
+        kernel_batch.batch(query, good, np.array([8, 4], dtype=np.int64))
     with pytest.raises(ValueError, match="pair 0"):
-        kernel.batch(query, np.array([9], dtype=np.int64), np.array([0], dtype=np.int64))
+        kernel_batch.batch(query, np.array([9], dtype=np.int64), np.array([0], dtype=np.int64))
     with pytest.raises(ValueError, match="one length"):
-        kernel.batch(query, good, good[:1])
+        kernel_batch.batch(query, good, good[:1])
 
 
 @pytest.mark.skipif(not kernel.KERNEL_AVAILABLE, reason="needs the C kernel")
@@ -168,9 +168,9 @@ def test_the_pairs_in_c_are_the_pairs_in_python(seed: int, monkeypatch: pytest.M
     walkable = rng.random((7, 9)) > 0.3
     starts = rng.integers(-2, 11, (40, 2)).astype(np.int64)
     goals = rng.integers(-2, 11, (40, 2)).astype(np.int64)
-    compiled = kernel.flat_pairs(walkable, starts, goals)
+    compiled = kernel_batch.flat_pairs(walkable, starts, goals)
     monkeypatch.setattr(kernel, "KERNEL_AVAILABLE", False)
-    python = kernel.flat_pairs(walkable, starts, goals)
+    python = kernel_batch.flat_pairs(walkable, starts, goals)
     assert compiled[0] == python[0]
     for ours, theirs in zip(compiled[1:], python[1:], strict=True):
         assert ours.tolist() == theirs.tolist()
