@@ -58,9 +58,10 @@ NO_PATH_ROWS = (
     LegendRow("End's region", PALETTE.goal_region),
     LegendRow("cells to remove", PALETTE.fix),
 )
-UNLISTED = frozenset({"link"})
-"""Palette meanings no legend row shows yet: a link's colour is kept for links, which no scene
-has yet."""
+UNLISTED = frozenset({"link", "mapf_waiting", "mapf_at_goal"})
+"""Palette meanings the scene's legend does not show: a link's colour is kept for links, which
+no scene has yet; a MAPF plan's states are its playback's own legend's (`sim.app.mapf_playback`),
+shown while a plan plays."""
 
 
 def over_ground(color: Color) -> Color:
