@@ -169,7 +169,9 @@ class Palette:
     fix: Rgba = (1.0, 0.95, 0.2, 1.0)  # no path: the cells to remove
     velocity: Rgba = (0.6, 1.0, 0.2, 1.0)  # crowd gizmo: where an agent goes next
     neighbour: Rgba = (0.62, 0.52, 1.0, 1.0)  # crowd gizmo: the agents one avoids
-    joint_plan: Rgba = (1.0, 0.3, 1.0, 1.0)  # magenta, crowd agents following a joint plan
+    joint_plan: Rgba = (1.0, 0.3, 1.0, 1.0)  # magenta, agents following a joint plan (MAPF too)
+    mapf_waiting: Rgba = (0.5, 0.0, 0.4, 1.0)  # plum, a MAPF plan's agent waiting in place
+    mapf_at_goal: Rgba = (0.05, 0.5, 0.15, 1.0)  # deep green, a MAPF plan's agent at its goal
 
 
 PALETTE = Palette()

@@ -45,17 +45,18 @@ def status_lines(
 ) -> list[str]:
     """Everything the HUD shows now, with `message` (an edit's or a save's) last.
 
-    Plain words: the path in one line (`status_line`), at most one line per agent and one line
-    for them all past `HUD_AGENT_LINES`; an agent's replans and searches are its inspector's
-    (`agent_details`). Names the user chose (the scene's, in the message a file's) are shown
-    escaped (`shown`). A MAPF plan playing (`mapf`) has its lines under the scene's name,
+    Plain words: the path's notes (its line is the status bar's), at most one line per agent
+    and one line for them all past `HUD_AGENT_LINES`; an agent's replans and searches are its
+    inspector's (`agent_details`). Names the user chose (the scene's, in the message a file's)
+    are shown escaped (`shown`). A MAPF plan playing (`mapf`) has its lines under the scene's name,
     instead of the line saying the scene has no agents.
     """
     lines = [
         fps_line(fps, paused=paused) + SEP + f"scene: {shown(scene_name)}",
         *([] if mapf is None else mapf.status_lines()),
         planner_line(grid),
-        *path_lines(path.outcome, path.plans, path.explanation),
+        # The path's own line is the status bar's (`status_line`): said once, only its notes here.
+        *path_lines(path.outcome, path.plans, path.explanation)[1:],
     ]
     if len(agents) > HUD_AGENT_LINES:
         lines.append(agents_summary(len(agents), crowd_sim.state_counts()))

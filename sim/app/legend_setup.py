@@ -59,8 +59,9 @@ NO_PATH_ROWS = (
     LegendRow("End's region", PALETTE.goal_region),
     LegendRow("cells to remove", PALETTE.fix),
 )
-UNLISTED: frozenset[str] = frozenset()
-"""Palette meanings no legend row shows (none: every colour is in the legend)."""
+UNLISTED = frozenset({"mapf_waiting", "mapf_at_goal"})
+"""Palette meanings the scene's legend does not show: a MAPF plan's states are its playback's
+own legend's (`sim.app.mapf_playback`), shown while a plan plays."""
 
 
 def over_ground(color: Color) -> Color:

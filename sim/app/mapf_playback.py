@@ -28,7 +28,7 @@ from sim.engine import Component, World
 from sim.mapf import MapfProblem, MapfResult
 
 SCRUB_STEPS = 10
-LEGEND_BOTTOM = 0.62  # above the scene's own legend, in aspect2d units
+LEGEND_BOTTOM = 0.68  # above the scene's own legend (its ten rows), in aspect2d units
 
 
 class MapfPlayback(Component):

@@ -204,6 +204,26 @@ def write_mapf_window_section(lines: list[str], command: str, commit: str) -> Pa
     return _write_section(MAPF_WINDOW_HEADING, section)
 
 
+MAP_WINDOW_HEADING = "## Moving AI maps in the window"
+
+
+def write_map_window_section(lines: list[str], command: str, commit: str) -> Path:
+    """Put the maps opened in a window (`sim.bench.window.maps.window_lines`) in `RESULTS_PATH`."""
+    section = [
+        MAP_WINDOW_HEADING,
+        "",
+        f"`{command}` at commit `{commit}`, {datetime.date.today().isoformat()}: each map opened "
+        "as `sim run MAP.map` opens it, in a 1024 x 768 window with the default look (Xvfb and "
+        "Mesa's software GL where no display is set); the opening is timed to the first frame "
+        "drawn, the frame rate over 5 s of whole app frames once the look has settled, and the "
+        "CPU time per frame beside it (the machine's load moves the frame rate, far less that).",
+        "",
+        *lines,
+        "",
+    ]
+    return _write_section(MAP_WINDOW_HEADING, section)
+
+
 ENV_HEADING = "## Learning environments: steps per second beside POGEMA"
 ENV_CHART = "env-steps.svg"
 

@@ -54,6 +54,7 @@ from sim.bench.results import (
     write_results,
 )
 from sim.bench.startup import first_path_timing
+from sim.bench.window import maps as window_maps
 from sim.commands import bench_world
 from sim.commands.args import (
     Output,
@@ -167,7 +168,8 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
         "--window",
         action="store_true",
         help="with --mapf: also play 1,000 agents' plans in an 800 x 600 window "
-        "(Berlin_1_256, warehouse-10-20-10-2-1) and time its frames",
+        "(Berlin_1_256, warehouse-10-20-10-2-1) and time its frames; alone: instead open "
+        "8room_000, maze512-1-0 and random512-40-0 as sim run does and time the opening and frames",
     )
     parser.add_argument(
         "--scens",
@@ -246,6 +248,8 @@ def run(args: argparse.Namespace) -> int:
                 "bench: --env, --mapf, --crowd and --dynamic are separate runs; give one"
             )
         return _bench_env(args)
+    if args.window and not args.mapf:
+        return window_maps.run(args, _commit())
     if args.mapf:
         if args.crowd or args.dynamic:
             raise SimError("bench: --mapf, --crowd and --dynamic are separate runs; give one")

@@ -315,7 +315,7 @@ def run(args: argparse.Namespace) -> int:
                 opened.plan,
                 world=app.world,
                 root=app.base.render,
-                corner=app.base.a2dBottomLeft,
+                corner=app.panels.legend_corner,
                 hud_visible=lambda: app.hud.visible,
                 captured=app.modes.captured,
             )

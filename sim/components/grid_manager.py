@@ -15,9 +15,9 @@ from panda3d.core import TransformState
 
 from sim.components.plan_text import NO_ROOM_TEXT, NO_WALKABLE_TEXT, REASON_TEXT, endpoint_notes
 from sim.components.terrain import TerrainTracker
-from sim.config import PALETTE, Tag
+from sim.config import Tag
 from sim.crowd.route import BlockStamps
-from sim.engine import Component, GameObject, Gizmos
+from sim.engine import Component, GameObject
 from sim.navigation import (
     Box,
     Endpoints,
@@ -40,8 +40,6 @@ from sim.navigation.query import Algorithm
 from sim.navigation.room import Room
 from sim.navigation.searches.incremental import IncrementalSearch
 
-BLOCK_Z = 0.01
-BLOCK_COLOR = PALETTE.blocked
 # An obstacle whose top is this close to the ground, or below it, covers no cell: an open door
 # sinks into the ground (`sim.components.motion`). Models stand on their origin, and a cube
 # is as tall as its z scale.
@@ -153,7 +151,6 @@ class GridManager(Component):
         self.mask_version = 0
         self.rasterized_footprints = 0  # how many footprints were (re)done, for tests
         self.planning_ms = 0.0  # wall time of every plan so far: the replan budget's clock
-        self._blocks: tuple[int, NDArray[np.float32]] | None = None
         self._room = Room()
         self._searches: weakref.WeakSet[IncrementalSearch] = weakref.WeakSet()
         # A map's ten thousand boxes cost a frame nothing once `settled` names them (the editor
@@ -561,16 +558,6 @@ class GridManager(Component):
                 where = "inside an obstacle" if self.is_blocked_at(*point) else "too near a wall"
                 notes.append(f"{name} is {where}: using the nearest cell with room for the agent")
         return notes
-
-    def on_draw_gizmos(self, gizmos: Gizmos) -> None:
-        """Draw the blocked cells as shaded quads (`GridLines` draws the lines)."""
-        if self.show_obstacle_blocks and self.blocked_cells():
-            gizmos.quads("blocked", self._block_quads(), BLOCK_COLOR)
-
-    def _block_quads(self) -> NDArray[np.float32]:
-        if self._blocks is None or self._blocks[0] != self.version:
-            self._blocks = (self.version, self.cell_quads(np.flatnonzero(~self._walkable), BLOCK_Z))
-        return self._blocks[1]
 
     def cell_quads(
         self, cells: NDArray[np.intp], z: float, *, inset: float = 0.0

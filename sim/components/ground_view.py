@@ -1,4 +1,8 @@
-"""How the ground reads at any zoom: grid lines that fade out, and Start and End labels.
+"""How the ground reads at any zoom: blocked cells, grid lines that fade out, Start and End labels.
+
+`BlockedCells` shades the cells obstacles block, but for those a wall stands on whole: the
+wall hides them, and a 512 x 512 map's hundred thousand quads under its walls would cost a
+frame all the same.
 
 Grid lines a few pixels apart turn into a moire (a 512 x 512 map in a 600-pixel window has one
 line per pixel), so `GridLines` scales the grid's opacity by how many pixels a cell spans at
@@ -18,11 +22,14 @@ from numpy.typing import NDArray
 from panda3d.core import NodePath, Plane, Point3, TextNode, Vec3
 
 from sim.components.grid_manager import GridManager
-from sim.config import Tag
+from sim.config import PALETTE, Tag
 from sim.engine import Component, Gizmos, World
 from sim.engine.camera import Ground
 from sim.engine.markers import min_world_size
 
+BLOCKED_KEY: Final = "blocked"
+BLOCK_Z: Final = 0.01
+BLOCK_COLOR: Final = PALETTE.blocked
 GRID_KEY: Final = "grid"
 GRID_LINE_Z: Final = 0.02  # lines sit just above the ground: polygon offsets do not apply to lines
 GRID_COLOR: Final = (0.12, 0.14, 0.16, 1.0)
@@ -77,6 +84,39 @@ def fade_alpha(cell_px: float) -> float:
     (1.0, 0.0, 0.5)
     """
     return min(max((cell_px - FADE_GONE_PX) / (FADE_FULL_PX - FADE_GONE_PX), 0.0), 1.0)
+
+
+class BlockedCells(Component):
+    """Shades the blocked cells (`GridManager.show_obstacle_blocks` shows them) walls leave bare.
+
+    Args:
+        grid: The scene's grid.
+        hidden: The `[row, col]` cells walls hide now (a new array whenever they change), or
+            None: none.
+    """
+
+    def __init__(
+        self, grid: GridManager, *, hidden: Callable[[], NDArray[np.bool_] | None]
+    ) -> None:
+        super().__init__()
+        self._grid, self._hidden = grid, hidden
+        self._built: tuple[int, NDArray[np.bool_] | None] | None = None
+        self._quads: NDArray[np.float32] = np.empty((0, 4, 3), np.float32)
+
+    def quads(self) -> NDArray[np.float32]:
+        """The shaded cells' quads `(N, 4, 3)`, rebuilt when the grid or the walls change."""
+        grid, hidden = self._grid, self._hidden()
+        built = self._built
+        if built is None or built[0] != grid.version or built[1] is not hidden:
+            bare = ~grid.walkable if hidden is None else ~grid.walkable & ~hidden
+            self._quads = grid.cell_quads(np.flatnonzero(bare), BLOCK_Z)
+            self._built = (grid.version, hidden)
+        return self._quads
+
+    def on_draw_gizmos(self, gizmos: Gizmos) -> None:
+        """Draw the shaded cells (none drawn: the key hides)."""
+        if self._grid.show_obstacle_blocks and len(self.quads()):
+            gizmos.quads(BLOCKED_KEY, self.quads(), BLOCK_COLOR)
 
 
 class GridLines(Component):

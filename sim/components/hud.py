@@ -104,7 +104,13 @@ class Hud(Component):
     def refresh(self) -> None:
         """Rewrite the status text now, and move the hint under its last line."""
         self._refreshed_s = time.monotonic()
-        text = "\n".join(whole_parts(line) for line in self._status_lines())
+        node = self._status.textNode
+        room = node.get_wordwrap()
+
+        def fits(part: str) -> bool:
+            return room <= 0 or node.calc_width(part) <= room
+
+        text = "\n".join(whole_parts(line, fits=fits) for line in self._status_lines())
         if self._status.text != text:
             self._status.text = text
             self._place_help()
@@ -119,21 +125,25 @@ SEPARATOR = " \u00b7 "  # between the parts of one line ("Path 23.6 long · 8 ce
 NO_BREAK = "\u00a0"
 
 
-def whole_parts(line: str) -> str:
+def whole_parts(line: str, *, fits: Callable[[str], bool] = lambda _part: True) -> str:
     """`line` as drawn: wrapped only after a `SEPARATOR`, never inside one of its parts.
 
     Spaces inside each part and before each dot become no-break spaces, so a long status line
-    breaks as "... 0.15 ms ·" / "replanned 18 times", not before a lone "times".
+    breaks as "... 0.15 ms ·" / "replanned 18 times", not before a lone "times". A part that
+    does not `fits` on a line of its own keeps its spaces: it wraps between its words rather
+    than inside one ("scene: empty-32-32.ma" / "p" in a narrow dock).
 
     >>> whole_parts("Path 2 long \u00b7 replanned 3 times") == (
     ...     "Path\u00a02\u00a0long\u00a0\u00b7 replanned\u00a03\u00a0times")
     True
+    >>> whole_parts("a \u00b7 long part", fits=lambda part: len(part) < 5)
+    'a\u00a0\u00b7 long part'
     >>> whole_parts("no parts here")
     'no parts here'
     """
     if SEPARATOR not in line:
         return line
-    parts = [part.replace(" ", NO_BREAK) for part in line.split(SEPARATOR)]
+    parts = [part.replace(" ", NO_BREAK) if fits(part) else part for part in line.split(SEPARATOR)]
     return (NO_BREAK + "\u00b7 ").join(parts)
 
 

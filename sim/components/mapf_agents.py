@@ -33,6 +33,7 @@ from panda3d.core import (
     OmniBoundingVolume,
 )
 
+from sim.config import PALETTE
 from sim.engine import Component
 
 Color = tuple[float, float, float, float]
@@ -58,10 +59,11 @@ class AgentState(IntEnum):
     AT_GOAL = 2
 
 
+# From the palette, one meaning a colour: moving along the plan is following a joint plan.
 STATE_COLORS: Final[dict[AgentState, Color]] = {
-    AgentState.MOVING: (0.15, 0.55, 1.0, 1.0),  # blue
-    AgentState.WAITING: (1.0, 0.8, 0.1, 1.0),  # yellow
-    AgentState.AT_GOAL: (0.2, 0.85, 0.35, 1.0),  # green
+    AgentState.MOVING: PALETTE.joint_plan,
+    AgentState.WAITING: PALETTE.mapf_waiting,
+    AgentState.AT_GOAL: PALETTE.mapf_at_goal,
 }
 STATE_LABELS: Final[dict[AgentState, str]] = {
     AgentState.MOVING: "moving",

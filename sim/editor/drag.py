@@ -52,6 +52,8 @@ class DragController(Component):
         self.snap = False
         self.hovered: GameObject | None = None
         self.dragged: GameObject | None = None
+        # What the last hover pick saw (`Picker.sight` and the grid's mask): None casts anew.
+        self._sight: tuple[object, ...] | None = None
         self._grab_offset = (0.0, 0.0)
         self._grabbed_at: Point = (0.0, 0.0)
 
@@ -62,6 +64,7 @@ class DragController(Component):
 
     def on_press(self, mouse: tuple[float, float], *, shift: bool = False) -> None:
         """Left button down: grab the cube under the cursor, or add one with shift on ground."""
+        self._sight = None
         hit = self._picker.pick(mouse)
         if hit is not None and hit.tag in DRAGGABLE_TAGS:
             ground = self._picker.ground_point(mouse)
@@ -81,8 +84,16 @@ class DragController(Component):
                 self._add_obstacle(*self._grid.cell_to_world(cell))
 
     def on_move(self, mouse: tuple[float, float]) -> None:
-        """The cursor moved (or a frame passed): drag the held cube, or update the hover."""
+        """The cursor moved (or a frame passed): drag the held cube, or update the hover.
+
+        The hover casts again only when the pointer, the camera or the grid's obstacles moved:
+        an object moving by itself under a still pointer is hovered once the pointer moves.
+        """
         if self.dragged is None:
+            sight = (*self._picker.sight(mouse), self._grid.mask_version)
+            if sight == self._sight:
+                return
+            self._sight = sight
             hit = self._picker.pick(mouse)
             self._set_hover(hit if hit is not None and hit.tag in DRAGGABLE_TAGS else None)
             return
@@ -102,6 +113,7 @@ class DragController(Component):
         if mouse is not None:
             self.on_move(mouse)
         dropped, self.dragged = self.dragged, None
+        self._sight = None
         if dropped.alive:
             self._on_drop(dropped, self._grabbed_at)
 
@@ -122,10 +134,12 @@ class DragController(Component):
         if target is None or target.tag not in REMOVABLE_TAGS or target is self.dragged:
             return None
         self._set_hover(None)
+        self._sight = None
         return target
 
     def forget(self, obj: GameObject) -> None:
         """`obj` is leaving the scene: no longer hovered or held (its highlight is cleared)."""
+        self._sight = None
         if self.hovered is obj:
             self._set_hover(None)
         if self.dragged is obj:

@@ -30,8 +30,13 @@ def node_middle(node: NodePath) -> Point3:
     root = node.get_top()
     # Bounds relative to another node leave composed transforms in Panda3D's state cache,
     # which ShowBase then sweeps every frame: for 20,000 objects, 8 s a frame after the
-    # first report. A child of the root needs no other node: its parent's frame is the root's.
-    bounds = node.get_tight_bounds() if node.get_parent() == root else node.get_tight_bounds(root)
+    # first report. A child of the root needs no other node: its parent's frame is the root's;
+    # so does a child of an untransformed child of the root (a wall batch's hidden cubes).
+    parent = node.get_parent()
+    in_frame = parent == root or (
+        parent.get_parent() == root and parent.get_transform().is_identity()
+    )
+    bounds = node.get_tight_bounds() if in_frame else node.get_tight_bounds(root)
     if bounds is None:
         return node.get_pos(root)
     low, high = bounds

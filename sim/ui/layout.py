@@ -26,10 +26,13 @@ RIGHT_PX = (230, 380)
 STATUS_PX = 26
 # Below this the viewport would be a slit between the docks: the docks give way to it.
 MIN_VIEWPORT_PX = 320
+# The scene is what the window is for: the docks never take more than the rest of the width
+# (at 800 x 600 their shares would leave it half; they narrow and scale their text instead).
+MIN_VIEWPORT_SHARE = 0.6
 # The docks' content is laid out in aspect2d units (2 to the window's height); a dock narrower
 # than this many units scales its content down to fit rather than cutting it off.
-LEFT_UNITS = 0.62
-RIGHT_UNITS = 0.78
+LEFT_UNITS = 0.5
+RIGHT_UNITS = 0.62
 # A viewport narrower than this aspect keeps the width of view one this wide would have and sees
 # more above and below instead, so docking the panels never crops the sides of a scene framed for
 # a window: at 1.15 the widest shipped scenes (the crowds' crossing) stay whole in an 800x600
@@ -54,14 +57,14 @@ def dock_frame(size: tuple[int, int], *, panels: bool = True, toolbar_px: int = 
 
     The docks take a share of the width within bounds, so text keeps its size in wide windows
     and stays legible in small ones; where that would leave the viewport narrower than
-    `MIN_VIEWPORT_PX`, the docks shrink together. Without `panels` the viewport is the whole
-    window and the other parts are empty.
+    `MIN_VIEWPORT_SHARE` of the width (or `MIN_VIEWPORT_PX`), the docks shrink together.
+    Without `panels` the viewport is the whole window and the other parts are empty.
 
     >>> frame = dock_frame((1280, 720))
     >>> frame.left, frame.viewport
-    (Rect(left=0, top=0, width=230, height=694), Rect(left=230, top=0, width=704, height=694))
+    (Rect(left=0, top=0, width=204, height=694), Rect(left=204, top=0, width=769, height=694))
     >>> dock_frame((800, 600)).viewport.width
-    400
+    480
     >>> dock_frame((1280, 720), panels=False).viewport
     Rect(left=0, top=0, width=1280, height=720)
     """
@@ -71,7 +74,7 @@ def dock_frame(size: tuple[int, int], *, panels: bool = True, toolbar_px: int = 
         return DockFrame(Rect(0, 0, width, height), empty, empty, empty, empty)
     left = _clamp(round(LEFT_SHARE * width), *LEFT_PX)
     right = _clamp(round(RIGHT_SHARE * width), *RIGHT_PX)
-    spare = width - MIN_VIEWPORT_PX
+    spare = width - max(MIN_VIEWPORT_PX, math.ceil(MIN_VIEWPORT_SHARE * width))
     if left + right > spare:
         shrink = max(spare, 0) / (left + right)
         left, right = int(left * shrink), int(right * shrink)

@@ -29,6 +29,7 @@ ROW_HEIGHT: Final = 0.06
 TEXT_SCALE: Final = 0.042
 PAD: Final = 0.02
 """The gap between the panel's edge and its title and rows, in the parent's units."""
+ELLIPSIS: Final = "\u2026"  # what ends a row cut at the panel's edge
 TITLE_HEIGHT: Final = 0.07
 PANEL_COLOR: Final = (0.08, 0.1, 0.14, 0.92)
 TITLE_COLOR: Final = (0.75, 0.8, 0.9, 1.0)
@@ -111,8 +112,9 @@ class ListPanel:
 
     @property
     def drawn(self) -> list[str]:
-        """The rows drawn now, top to bottom."""
-        return [str(node.get_text()) for node, slot in self._slots if not slot.is_hidden()]
+        """The rows drawn now, top to bottom, whole (a row too long shows cut, with "...")."""
+        shown = sum(1 for _node, slot in self._slots if not slot.is_hidden())
+        return list(self._rows[self._first : self._first + shown])
 
     @property
     def node(self) -> NodePath:
@@ -200,7 +202,7 @@ class ListPanel:
         for slot_index, (node, slot) in enumerate(self._slots):
             index = self._first + slot_index
             if index < len(self._rows):
-                node.set_text(self._rows[index])
+                node.set_text(self._fitted(node, self._rows[index]))
                 slot.show()
             else:
                 slot.hide()
@@ -211,11 +213,22 @@ class ListPanel:
         self._highlight.set_pos(0.0, 0.0, self._row_top(slot_of_selected))
         self._highlight.show()
 
+    def _fitted(self, node: TextNode, text: str) -> str:
+        """`text`, or as much of it as fits the row with an ellipsis: never a dangling "name ·"."""
+        room = (self._width - 2 * PAD) / TEXT_SCALE
+        if node.calc_width(text) <= room:
+            return text
+        cut = len(text)
+        while cut > 0 and node.calc_width(text[:cut] + ELLIPSIS) > room:
+            cut -= 1
+        return text[:cut].rstrip(" \u00b7") + ELLIPSIS
+
     def _text(self, color: tuple[float, float, float, float]) -> tuple[TextNode, NodePath]:
         node = TextNode("list-row")
         node.set_text_color(*color)
         node.set_align(TextNode.A_left)
-        # Long names stop at the panel's edge instead of running over the viewport.
+        # Long names stop at the panel's edge instead of running over the viewport (`_fitted`
+        # cuts them; the wrap is the guard for text measured before a font is loaded).
         node.set_max_rows(1)
         node.set_wordwrap((self._width - 2 * PAD) / TEXT_SCALE)
         text = self._frame.attach_new_node(node)

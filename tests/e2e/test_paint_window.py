@@ -5,11 +5,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from sim.components.ground_view import LABEL_CARDS
+from sim.editor.wall_batch import BATCH_MIN
 from sim.navigation import box_footprint, transform_box
 from sim.navigation.maps.movingai import read_map, read_scenarios
 from sim.scene.file import load_scene
 from sim.scene.layout import grid_cell
+from sim.ui.layout import dock_frame
+from tests.e2e.test_search_window import read_png
 from tests.helpers.paths import DEFAULT_SCENE, REPO_ROOT, artifact
+from tests.helpers.pixels import near, rgb
 from tests.helpers.window import RunningApp, needs_x, screenshot, wait_until, xvfb
 
 pytestmark = [pytest.mark.e2e, needs_x, pytest.mark.timeout(240)]
@@ -160,3 +165,36 @@ def test_a_moving_ai_map_opens_with_its_walls_and_the_scenarios_start_and_end(tm
 
 def scenario_file():
     return SMALL_MAP.with_name(SMALL_MAP.name + ".scen")
+
+
+BIG_MAP = REPO_ROOT / "experiments" / "maps" / "8room_000.map"  # 512 x 512, shipped for the demo
+
+
+def test_a_512_map_draws_its_batched_walls_and_start_and_end_in_a_real_window(tmp_path):
+    shot = artifact("map_512_window.png")
+    with xvfb() as display:
+        app = RunningApp(display, BIG_MAP, tmp_path, "--save-as", str(tmp_path / "room.toml"))
+        try:
+            app.wait_for_window(timeout_s=90)
+            report = app.wait_for_next_report(timeout_s=90)
+            screenshot(display, shot)
+            origin = window_origin(app)
+            keys(app, "Escape")
+            assert app.wait_exit() == 0
+        finally:
+            app.stop()
+    boxes = [obj for obj in report["objects"] if obj["tag"] == "Obstacle"]
+    assert len(boxes) >= BATCH_MIN, "enough boxes for the batch"
+    image = read_png(shot)
+    for name in ("start", "end"):
+        [entry] = [obj for obj in report["objects"] if obj["name"] == name]
+        assert entry["screen"] is not None, f"{name} is on screen"
+    for tag, card in LABEL_CARDS.items():
+        assert near(image, rgb(card), 30).sum() > 40, f"the {tag} label shows"
+    # The camera looks at the grid's middle: around the viewport's centre lie the rooms, whose
+    # walls (one cell in nine) draw a lattice over the ground's one flat colour.
+    viewport = dock_frame(tuple(report["window"]["size"])).viewport
+    x = origin[0] + viewport.left + viewport.width // 2
+    y = origin[1] + viewport.top + viewport.height // 2
+    rooms = image[y - 50 : y + 50, x - 50 : x + 50].astype(int).sum(axis=2)
+    assert rooms.std() > 15, "the walls show"

@@ -88,7 +88,8 @@ def test_walled_in_end_is_reported_on_the_hud(open_app):
     for _ in range(30):
         app.step()
     hud = app.hud.text()
-    assert "No path: End cannot be reached" in hud
+    assert "No path: End cannot be reached" in app.panels.status_bar.text
+    assert "No path: End cannot be reached" not in hud, "the path line is the status bar's alone"
     assert "no path" in hud
     assert app.report()["path"]["found"] is False
     assert green_path_pixels(app) < 20

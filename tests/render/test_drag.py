@@ -73,6 +73,29 @@ def test_hovering_highlights_the_cube_under_the_cursor(default_scene):
     assert not end.node.has_color_scale()
 
 
+def test_the_hover_casts_only_when_the_pointer_or_the_camera_moved(default_scene, monkeypatch):
+    app, mouse = default_scene
+    end = find(app, "end")
+    mouse.move(app.screen_of(end))
+    picks = []
+    pick = app.editor.picker.pick
+
+    def counted(at):
+        picks.append(at)
+        return pick(at)
+
+    monkeypatch.setattr(app.editor.picker, "pick", counted)
+    for _ in range(5):
+        app.step()
+    assert picks == [], "a still pointer over a still scene needs no new ray"
+    assert app.editor.drag.hovered is end
+    app.camera.zoom(1)
+    app.step()
+    assert len(picks) == 1, "the camera moved: what lies under the pointer may have changed"
+    mouse.move(pixel_of(app, *FREE_SPOT))
+    assert app.editor.drag.hovered is None
+
+
 def test_a_drag_is_clamped_to_the_grid(default_scene):
     app, mouse = default_scene
     end = find(app, "end")

@@ -146,6 +146,22 @@ def test_a_long_list_scrolls_and_a_selected_row_comes_into_view(open_app):
     assert panel.drawn[0] == listed[0]
 
 
+def test_a_name_too_long_for_the_row_is_cut_with_an_ellipsis_not_a_dangling_dot(open_app, tmp_path):
+    scene = tmp_path / "long.toml"
+    text = (SCENES_DIR / "default.toml").read_text(encoding="utf-8")
+    scene.write_text(text.replace('name = "block_south"', 'name = "a_very_long_obstacle_name"'))
+    app = open_app(scene, size=(800, 600))
+    rows(app)
+    shown = [
+        path.node().get_text()
+        for path in app.workspace.hierarchy.panel.node.find_all_matches("**/list-row")
+        if "a_very_long" in path.node().get_text()
+    ]
+    assert shown, "the row is drawn"
+    assert shown[0].endswith("\u2026")
+    assert not shown[0].rstrip("\u2026").endswith(("\u00b7", " "))
+
+
 def test_a_row_is_found_under_the_pointer_and_a_third_quick_press_is_a_click():
     clicks: list[int] = []
     doubles: list[int] = []

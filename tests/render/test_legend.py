@@ -9,7 +9,7 @@ from panda3d.core import NodePath
 
 from sim.app.legend_setup import over_ground
 from sim.components.agent_controller import AGENT_PATH_COLOR
-from sim.components.grid_manager import BLOCK_COLOR
+from sim.components.ground_view import BLOCK_COLOR
 from sim.search_view.view import CURRENT_COLOR
 from tests.helpers.paths import DEFAULT_SCENE, SCENES_DIR
 from tests.helpers.pixels import near, rgb, screenshot_rgb

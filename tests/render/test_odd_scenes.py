@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from sim.app import hud_text
 from sim.app.report import validate_report
 from sim.components.agent_controller import AgentState
 from tests.helpers.paths import ODD_SCENES
@@ -14,7 +15,7 @@ pytestmark = pytest.mark.render
 FRAMES = 300
 NOT_ONE_AGENT = "agents: none in this scene"
 
-# case -> (lines the HUD must hold, lines stdout must hold exactly once, agent state or None)
+# case -> (lines the HUD or status bar must hold, lines stdout must hold once, agent state or None)
 CASES: dict[str, tuple[list[str], list[str], AgentState | None]] = {
     "obstacle_partly_outside": (
         ["Path 9.9 long"],
@@ -62,7 +63,8 @@ def test_odd_scene_runs_and_tells_the_user(open_app, capsys, case):
     app = open_app(ODD_SCENES / f"{case}.toml", size=(160, 120))
     for _ in range(FRAMES):
         app.step()
-    hud = app.hud.text()
+    # What the user reads: the HUD, and the path's line in the status bar under the viewport.
+    hud = app.hud.text() + "\n" + hud_text.status_line(app.path.outcome, app.path.plans)
     for line in hud_lines:
         assert line in hud
     out = capsys.readouterr().out

@@ -1,4 +1,4 @@
-"""A map's many boxes drawn as one mesh, and the grid that stops re-reading them each frame."""
+"""A map's many boxes drawn as a few meshes, and the grid that stops re-reading them each frame."""
 
 from __future__ import annotations
 
@@ -50,8 +50,29 @@ def test_many_standing_boxes_are_one_mesh_and_their_own_models_hide(map_app):
     assert len(boxes(app)) == np.count_nonzero(~walkable) >= BATCH_MIN
     assert batch.size == len(boxes(app))
     assert all(obj.node.is_hidden() for obj in boxes(app))
-    assert batch.node.node().get_num_geoms() == 1
+    assert batch.node.find_all_matches("**/+LODNode").get_num_paths() == 1, "48 cells: one tile"
     assert app.grid.blocked_cells() == np.count_nonzero(~walkable)
+
+
+def test_the_hidden_boxes_hang_under_one_hidden_node_the_renderer_skips(map_app):
+    app, _mouse, _walkable = map_app
+    batch = batch_of(app)
+    assert all(obj.node.get_parent() == batch.held for obj in boxes(app))
+    assert batch.held.node().is_overall_hidden(), "the cull traversal stops at this one node"
+    assert not any(obj.node.node().is_overall_hidden() for obj in boxes(app))
+
+
+def test_only_the_cells_no_wall_stands_on_whole_are_shaded(map_app):
+    app, _mouse, _walkable = map_app
+    shown = app.gizmos.keys()
+    assert "blocked" not in shown, "every blocked cell has a wall on it"
+    box = boxes(app)[0]
+    box.node.set_scale(0.5, 0.5, 1.0)
+    app.grid.sync_obstacles()  # what every edit calls
+    app.step()
+    assert not app.grid.walkable[app.grid.world_to_cell(*box.xy)]
+    shown = app.gizmos.keys()
+    assert "blocked" in shown, "the small box leaves its cell's shading bare"
 
 
 def test_the_mesh_shows_the_boxes_where_they_stand(map_app):

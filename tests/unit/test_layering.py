@@ -249,9 +249,15 @@ def test_what_the_user_sees_and_edits_never_imports_the_app(package: str) -> Non
 
 
 COMPOSITION = "sim.app.composition"
-# The commands that build the app (and the bench's rendered-crowd child, a command too).
+# The commands that build the app (and the bench's window children, commands too).
 APP_BUILDERS = frozenset(
-    {COMPOSITION, "sim.commands.run", "sim.commands.soak", "sim.commands.crowd_window"}
+    {
+        COMPOSITION,
+        "sim.commands.run",
+        "sim.commands.soak",
+        "sim.commands.crowd_window",
+        "sim.commands.map_window",
+    }
 )
 
 
