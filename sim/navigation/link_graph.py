@@ -34,14 +34,13 @@ import functools
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from heapq import heappop, heappush
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from sim.navigation.heuristics import HEURISTICS, Heuristic
-from sim.navigation.links import NavLink, check_links, lanes
+from sim.navigation.heuristics import SQRT2_MINUS_1, Heuristic
+from sim.navigation.links import NavLink, check_link_values, lanes
 
 Hops = dict[int, tuple[tuple[int, float], ...]]
 """Flat cell -> ``(flat cell, cost)`` of the links leaving it, cheapest per pair, by cell."""
@@ -70,7 +69,7 @@ class LinkGraph:
     width: int
     out: Hops
     into: Hops
-    _arrays: dict[bool, Any] = field(default_factory=dict, repr=False)
+    _arrays: dict[Any, Any] = field(default_factory=dict, repr=False)
     _bounds: dict[Any, tuple[Bound, ...]] = field(default_factory=dict, repr=False)
 
     @classmethod
@@ -86,11 +85,15 @@ class LinkGraph:
         >>> graph.out, graph.into
         ({0: ((8, 3.0),)}, {8: ((0, 3.0),)})
         """
-        checked = check_links(links, walkable, walls_allowed=True)
-        if not checked:
+        given = tuple(links)
+        if not given:
             return None
         height, width = walkable.shape
-        return _graph(checked, height, width)
+        try:
+            # Checked and built once per set of links: a scene asks with the same ones.
+            return _graph(given, height, width)
+        except TypeError:  # unhashable parts (a list for a cell): checked first
+            return _graph(check_link_values(given, (height, width)), height, width)
 
     def csr(
         self, *, reverse: bool = False
@@ -140,48 +143,77 @@ class LinkGraph:
     def _relaxed(
         self, target: tuple[int, int], heuristic: Heuristic, scale: float, reverse: bool
     ) -> tuple[Bound, ...]:
-        """Dijkstra towards `target` over the relaxed graph of the link ends (O(ends²))."""
-        estimate = HEURISTICS[heuristic]
-        # Towards the target, an edge a -> b is entered from b: walk it from b's side.
-        arriving = self.out if reverse else self.into
-        leaving = self.into if reverse else self.out
-        width = self.width
-        target_flat = target[0] * width + target[1]
-        nodes = sorted({target_flat, *self.out, *self.into})
-        distance = dict.fromkeys(nodes, math.inf)
-        distance[target_flat] = 0.0
-        frontier = [(0.0, target_flat)]
-        done: set[int] = set()
-        while frontier:
-            reach, node = heappop(frontier)
-            if node in done:
-                continue
-            done.add(node)
-            row, col = divmod(node, width)
-            for other in nodes:
-                if other in done:
-                    continue
-                other_row, other_col = divmod(other, width)
-                grid = scale * estimate(abs(other_col - col), abs(other_row - row))
-                if reach + grid < distance[other]:
-                    distance[other] = reach + grid
-                    heappush(frontier, (reach + grid, other))
-            for other, cost in arriving.get(node, ()):
-                if other not in done and reach + cost < distance[other]:
-                    distance[other] = reach + cost
-                    heappush(frontier, (reach + cost, other))
-        kept = []
-        for start in sorted(leaving):
-            row, col = divmod(start, width)
-            direct = scale * estimate(abs(target[1] - col), abs(target[0] - row))
-            if distance[start] < direct:
-                kept.append((row, col, distance[start]))
-        return tuple(kept)
+        """``D`` of every link start towards `target`, from the ends' table (O(ends²), numpy).
+
+        The shortest relaxed route from an end to the target ends with a grid edge from some
+        end ``j`` (the end itself, at distance 0, included), so ``D(i) = min_j R[i, j] +
+        scale * H(j, target)`` with ``R`` the ends' all-pairs table (`_ends`): a route
+        through the target itself is never shorter (the triangle inequality).
+        """
+        rows, cols, relaxed, leaving = self._ends(heuristic, scale, reverse)
+        if not len(rows):
+            return ()  # every link led to its own cell
+        to_target = scale * _estimate(heuristic, np.abs(cols - target[1]), np.abs(rows - target[0]))
+        distance = np.minimum(to_target, (relaxed + to_target[None, :]).min(axis=1))
+        kept = np.flatnonzero(leaving & (distance < to_target))
+        return tuple((int(rows[i]), int(cols[i]), float(distance[i])) for i in kept)
+
+    def _ends(
+        self, heuristic: Heuristic, scale: float, reverse: bool
+    ) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.float64], NDArray[np.bool_]]:
+        """The link ends' rows, columns, all-pairs relaxed distances ``R[i, j]`` and starts.
+
+        The starts are the ends links leave from in the direction searched; built once per
+        heuristic, scale and direction. ``R`` is Floyd-Warshall over the ends: between any two,
+        an edge of ``scale * H``; each link an edge of its cost (reversed for a backward search).
+        """
+        key = (heuristic, scale, reverse)
+        if key not in self._arrays:
+            nodes = sorted({*self.out, *self.into})
+            rows = np.array([node // self.width for node in nodes], dtype=np.int64)
+            cols = np.array([node % self.width for node in nodes], dtype=np.int64)
+            relaxed = scale * _estimate(
+                heuristic,
+                np.abs(cols[:, None] - cols[None, :]),
+                np.abs(rows[:, None] - rows[None, :]),
+            )
+            index = {node: i for i, node in enumerate(nodes)}
+            hops = self.into if reverse else self.out
+            for start, edges in hops.items():
+                for end, cost in edges:
+                    here, there = index[start], index[end]
+                    relaxed[here, there] = min(relaxed[here, there], cost)
+            for k in range(len(nodes)):
+                np.minimum(relaxed, relaxed[:, k : k + 1] + relaxed[k : k + 1, :], out=relaxed)
+            leaving = np.array([node in hops for node in nodes], dtype=bool)
+            self._arrays[key] = (rows, cols, relaxed, leaving)
+        ends: tuple[
+            NDArray[np.int64], NDArray[np.int64], NDArray[np.float64], NDArray[np.bool_]
+        ] = self._arrays[key]
+        return ends
+
+
+def _estimate(
+    heuristic: Heuristic, dx: NDArray[np.int64], dy: NDArray[np.int64]
+) -> NDArray[np.float64]:
+    """`heuristic` of arrays of differences, by the operations of `sim.navigation.heuristics`."""
+    if heuristic is Heuristic.MANHATTAN:
+        return (dx + dy).astype(np.float64)
+    if heuristic is Heuristic.OCTILE:
+        return np.maximum(dx, dy) + SQRT2_MINUS_1 * np.minimum(dx, dy)
+    if heuristic is Heuristic.EUCLIDEAN:
+        return np.hypot(dx, dy)
+    if heuristic is Heuristic.CHEBYSHEV:
+        return np.maximum(dx, dy).astype(np.float64)
+    return np.zeros(np.broadcast(dx, dy).shape)
 
 
 @functools.lru_cache(maxsize=32)
-def _graph(links: tuple[NavLink, ...], height: int, width: int) -> LinkGraph:
-    """The graph of checked `links` on a grid of this shape: one per scene, reused per query."""
+def _graph(given: tuple[Any, ...], height: int, width: int) -> LinkGraph | None:
+    """The graph of `given` links, checked, on a grid of this shape: one per scene."""
+    links = check_link_values(given, (height, width))
+    if not links:
+        return None
     out: dict[int, dict[int, float]] = {}
     into: dict[int, dict[int, float]] = {}
     for link in links:

@@ -108,7 +108,25 @@ def check_links(
     ...
     ValueError: link 0 (0, 0) -> (1, 1): cost must be a finite number >= 0, got -1.0
     """
-    height, width = walkable.shape
+    return _checked(links, walkable.shape, None if walls_allowed else walkable)
+
+
+def check_link_values(links: Iterable[Any], shape: tuple[int, ...]) -> tuple[NavLink, ...]:
+    """`check_links` with walls allowed, for a grid of `shape`: no mask needed.
+
+    >>> check_link_values([NavLink((0, 0), (1, 1), kind="rope")], (2, 2))
+    Traceback (most recent call last):
+    ...
+    ValueError: link 0 (0, 0) -> (1, 1): kind must be one of jump, ladder, teleport, got 'rope'
+    """
+    return _checked(links, shape, None)
+
+
+def _checked(
+    links: Iterable[Any], shape: tuple[int, ...], walkable: NDArray[np.bool_] | None
+) -> tuple[NavLink, ...]:
+    """`check_links`' checks; the walls only when `walkable` is given."""
+    height, width = shape
     checked = []
     for index, link in enumerate(links):
         if not isinstance(link, NavLink):
@@ -136,7 +154,7 @@ def check_links(
                 if not (0 <= row < height and 0 <= col < width):
                     where = f"lies outside the {height}x{width} grid [row, col]"
                     raise ValueError(f"{name}: {which} {(row, col)!r} {where}")
-                if not (walls_allowed or walkable[row, col]):
+                if walkable is not None and not walkable[row, col]:
                     raise ValueError(f"{name}: {which} {(row, col)!r} lies inside a wall")
         checked.append(clean)
     return tuple(checked)

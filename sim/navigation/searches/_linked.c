@@ -33,6 +33,7 @@ typedef struct {
     const int32_t *bound_cells;
     const double *bound_offsets;
     Py_ssize_t bound_count;
+    double *h_cache; /* with bounds: each cell's h once computed, -1 before (NULL without) */
 } Linked;
 
 /* Whether move `i` of DIRECTIONS is legal from (row, col): MoveGraph.build's rule. */
@@ -49,6 +50,8 @@ static inline int legal_move(const Linked *p, long row, long col, int i) {
 
 /* searches/linked.py's `bounded` after Search's `h_weight * heuristic`. */
 static inline double h_of(const Linked *p, long row, long col) {
+    double *cached = p->h_cache ? &p->h_cache[row * p->width + col] : NULL;
+    if (cached && *cached >= 0.0) return *cached;
     double h = p->h_weight *
                heuristic_of(p->kind, labs(col - p->goal % p->width), labs(row - p->goal / p->width));
     for (Py_ssize_t i = 0; i < p->bound_count; i++) {
@@ -58,6 +61,7 @@ static inline double h_of(const Linked *p, long row, long col) {
             p->bound_offsets[i];
         if (via < h) h = via;
     }
+    if (cached) *cached = h;
     return h;
 }
 
@@ -269,9 +273,25 @@ static PyObject *linked_search(PyObject *module, PyObject *args) {
                       links.hop.buf,
                       bound_cells,
                       offsets_view.buf,
-                      bound_count};
+                      bound_count,
+                      NULL};
+    /* Each bound costs a heuristic per h: with bounds, h is worth keeping per cell, as the
+     * Python loop keeps it (the same values: the same operations). */
+    if (bound_count > 0) {
+        problem.h_cache = PyMem_RawMalloc((size_t)size * sizeof(double));
+        if (problem.h_cache == NULL) {
+            PyBuffer_Release(&offsets_view);
+            PyBuffer_Release(&cells_view);
+            give_links(&links);
+            if (have_costs) PyBuffer_Release(&costs_view);
+            PyBuffer_Release(&walkable_view);
+            return PyErr_NoMemory();
+        }
+        for (Py_ssize_t i = 0; i < size; i++) problem.h_cache[i] = -1.0;
+    }
     Workspace *ws = workspace_take(size);
     if (ws == NULL) {
+        PyMem_RawFree(problem.h_cache);
         PyBuffer_Release(&offsets_view);
         PyBuffer_Release(&cells_view);
         give_links(&links);
@@ -306,6 +326,7 @@ static PyObject *linked_search(PyObject *module, PyObject *args) {
     frontier_reset(&frontier);
     Py_END_ALLOW_THREADS
     workspace_give_back(ws);
+    PyMem_RawFree(problem.h_cache);
     PyBuffer_Release(&offsets_view);
     PyBuffer_Release(&cells_view);
     give_links(&links);
@@ -425,7 +446,8 @@ static PyObject *linked_field(PyObject *module, PyObject *args) {
                       links.hop.buf,
                       NULL,
                       NULL,
-                      0};
+                      0,
+                      NULL};
     Workspace *ws = workspace_take(size);
     int ok = ws != NULL;
     if (ok) {
