@@ -63,35 +63,47 @@ enum { NO_JUMP = -1 };
  * goal (cell `goal` of this line, or -2 when it lies elsewhere) or a cell with a forced
  * neighbour, whichever comes first before a blocked cell. Cell `at` itself must be walkable.
  * A row scan east or west on the row-major copy, a column scan south or north on the
- * transposed one. */
+ * transposed one. The scan reads whole words (bit k of word w is cell 64 * w + k - 64): the
+ * first one masked to the cells ahead, each side line's cells behind taken from the word and
+ * the last bit of the word before it. */
 static HOT_INLINE long scan_line(const uint64_t *mid, long words, long at, long step,
                                  long goal) {
     const uint64_t *before = mid - words, *after = mid + words;
+    const long p = 64 + at + step; /* the first cell's bit */
+    long w = p >> 6;
     if (step > 0) {
-        for (long i = at + 1;; i += 64) {
-            /* Bit k stands for cell i + k, whose cell behind is i + k - 1. */
-            const long p = 64 + i;
-            const uint64_t here = bits_at(mid, p);
-            uint64_t stop = ~here | (bits_at(before, p) & ~bits_at(before, p - 1)) |
-                            (bits_at(after, p) & ~bits_at(after, p - 1));
-            if ((unsigned long)(goal - i) < 64) stop |= 1ULL << (goal - i);
+        const long goal_bit = goal > at ? 64 + goal : -1;
+        uint64_t ahead = ~0ULL << (p & 63);
+        uint64_t before_last = before[w - 1], after_last = after[w - 1];
+        for (;; w++, ahead = ~0ULL) {
+            const uint64_t here = mid[w], side_a = before[w], side_b = after[w];
+            uint64_t stop = ~here | (side_a & ~((side_a << 1) | (before_last >> 63))) |
+                            (side_b & ~((side_b << 1) | (after_last >> 63)));
+            if ((unsigned long)(goal_bit - 64 * w) < 64) stop |= 1ULL << (goal_bit - 64 * w);
+            stop &= ahead;
             if (stop) {
                 const int k = __builtin_ctzll(stop);
-                return (here >> k) & 1 ? i + k : NO_JUMP;
+                return (here >> k) & 1 ? 64 * w + k - 64 : NO_JUMP;
             }
+            before_last = side_a;
+            after_last = side_b;
         }
     }
-    for (long i = at - 1;; i -= 64) {
-        /* Bit k stands for cell i - 63 + k, whose cell behind is i - 62 + k. */
-        const long first = i - 63, p = 64 + first;
-        const uint64_t here = bits_at(mid, p);
-        uint64_t stop = ~here | (bits_at(before, p) & ~bits_at(before, p + 1)) |
-                        (bits_at(after, p) & ~bits_at(after, p + 1));
-        if ((unsigned long)(goal - first) < 64) stop |= 1ULL << (goal - first);
+    const long goal_bit = goal >= 0 && goal < at ? 64 + goal : -1;
+    uint64_t ahead = ~0ULL >> (63 - (p & 63));
+    uint64_t before_last = before[w + 1], after_last = after[w + 1];
+    for (;; w--, ahead = ~0ULL) {
+        const uint64_t here = mid[w], side_a = before[w], side_b = after[w];
+        uint64_t stop = ~here | (side_a & ~((side_a >> 1) | (before_last << 63))) |
+                        (side_b & ~((side_b >> 1) | (after_last << 63)));
+        if ((unsigned long)(goal_bit - 64 * w) < 64) stop |= 1ULL << (goal_bit - 64 * w);
+        stop &= ahead;
         if (stop) {
             const int k = 63 - __builtin_clzll(stop);
-            return (here >> k) & 1 ? first + k : NO_JUMP;
+            return (here >> k) & 1 ? 64 * w + k - 64 : NO_JUMP;
         }
+        before_last = side_a;
+        after_last = side_b;
     }
 }
 
@@ -275,13 +287,17 @@ static HOT_INLINE int go_diagonal(Frontier *f, const Jps *j, int32_t current, do
                                   long col, long d_row, long d_col, int kind) {
     const Packed *grid = j->grid;
     const long width = j->width;
-    const long vertical = d_row * width;
+    const long vertical = d_row * width, line_step = d_row * grid->row_words;
+    const uint64_t *here = line_of(grid->rows, grid->row_words, row);
     long cell = current;
     /* The copies' blocked border ends the walk at the grid's edge. */
     for (long steps = 1;; steps++) {
-        if (!(packed_open(grid, row + d_row, col) && packed_open(grid, row, col + d_col) &&
-              packed_open(grid, row + d_row, col + d_col)))
+        const uint64_t *next = here + line_step;
+        const long ahead = 64 + col, beside = ahead + d_col;
+        if (!((next[ahead >> 6] >> (ahead & 63)) & (here[beside >> 6] >> (beside & 63)) &
+              (next[beside >> 6] >> (beside & 63)) & 1))
             return 1;
+        here = next;
         cell += vertical + d_col;
         row += d_row;
         col += d_col;
