@@ -283,8 +283,8 @@ static HOT_INLINE int go_straight(Frontier *f, const Jps *j, int32_t current, do
 /* Walk the diagonal (d_row, d_col) from `current` while each step is legal (both orthogonal
  * cells it passes between open), queueing at each cell the jump points its two straight scans
  * find, until the goal (JumpPointSearch._successors). Returns 0 when out of memory. */
-static HOT_INLINE int go_diagonal(Frontier *f, const Jps *j, int32_t current, double g, long row,
-                                  long col, long d_row, long d_col, int kind) {
+static HOT_INLINE int walk_diagonal(Frontier *f, const Jps *j, int32_t current, double g,
+                                    long row, long col, long d_row, long d_col, int kind) {
     const Packed *grid = j->grid;
     const long width = j->width;
     const long vertical = d_row * width, line_step = d_row * grid->row_words;
@@ -316,6 +316,18 @@ static HOT_INLINE int go_diagonal(Frontier *f, const Jps *j, int32_t current, do
             return 0;
     }
     return 1;
+}
+
+/* walk_diagonal with the direction a constant in each of four copies, so that its scans are
+ * compiled for their direction (their setup is most of a short scan's work). */
+static int go_diagonal(Frontier *f, const Jps *j, int32_t current, double g, long row, long col,
+                       long d_row, long d_col, int kind) {
+    if (d_row > 0) {
+        return d_col > 0 ? walk_diagonal(f, j, current, g, row, col, 1, 1, kind)
+                         : walk_diagonal(f, j, current, g, row, col, 1, -1, kind);
+    }
+    return d_col > 0 ? walk_diagonal(f, j, current, g, row, col, -1, 1, kind)
+                     : walk_diagonal(f, j, current, g, row, col, -1, -1, kind);
 }
 
 /* Queue everything found from `current` in direction (d_row, d_col); 0 when out of memory. */
