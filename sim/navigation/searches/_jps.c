@@ -19,7 +19,7 @@
  *     first of them is the lowest set bit (__builtin_ctzll, the highest when scanning west or
  *     north). The copies' blocked border stops the scans at the grid's edge. The jump points
  *     are those the cell-by-cell scans of jps.py find, so the search is the same step for step.
-   - The frontier is a binary heap of _grid_search.h's nodes, without decrease-key (see
+ *   - The frontier is a binary heap of _grid_search.h's nodes, without decrease-key (see
  *     "The frontier" below), and a byte per cell says whether the search has seen or closed
  *     it, so that the 16-byte records of the workspace (reused across calls) are read only
  *     for cells this search wrote, and only the bytes it touched are reset after it.
@@ -27,7 +27,8 @@
  *     random map (about 140 ns here): what is left is work and unpredictable branches (on
  *     random maps, short scans and a jump point every few cells), not memory. Compiling one
  *     copy of the expansion per arrival direction cut the branches callgrind counts by a fifth
- *     but not the time (the code no longer fit the instruction cache), so it was left out.
+ *     but not the time (the code no longer fit the instruction cache), so it was left out;
+ *     only the diagonal walk, most of the work on open maps, has a copy per direction.
  * `search_landmarks` runs the same search with the octile heuristic raised by landmark distance
  * fields (landmarks.py: h = max(octile, |d_i(goal) - d_i(n)|)), after checking with memcmp that
  * the array still holds the bytes the fields were built from (else it answers None). A cell's
