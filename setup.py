@@ -69,7 +69,7 @@ setup(
         Extension(
             "sim.navigation.searches._jps",
             ["sim/navigation/searches/_jps.c"],
-            depends=[COMMON, SEARCH_COMMON, GRID_SEARCH],
+            depends=[COMMON, SEARCH_COMMON, GRID_SEARCH, "sim/navigation/searches/_jps_blocks.h"],
             optional=True,
             extra_compile_args=["-O3"],
         ),

@@ -9,18 +9,16 @@
  * step from the start.
  *
  * Where the time goes, and what is done about it:
- *   - Straight scans along a row read 8 cells at a time ("Improving Jump Point Search",
- *     Harabor & Grastien, ICAPS 2014, scan 32 or 64 cells a word of a bit-packed copy of the
- *     map; packing a 512x512 map for each query would cost more than the query, so we read the
- *     caller's bool bytes as they are). One 8-byte load of the row and of the rows above and
- *     below, and of the same rows one cell behind, gives with a few bit operations the cells
- *     that stop the scan: a blocked cell (dead end), a cell with a forced neighbour (a side
- *     cell open whose cell behind is blocked) or the goal; the first of them is the lowest set
- *     byte (__builtin_ctzll, or the highest when scanning west). A missing row above or below
- *     (the grid's edge) is replaced by the scanned row itself, which never reports a forced
- *     neighbour before the scan's own dead end, so the loop has no edge cases.
- *   - Scans along a column cannot read several cells at once from a row-major map; they keep
- *     the two side cells of the previous row in registers and read three bytes per row.
+ *   - Straight scans read 64 cells per machine word, as the block-based jump point search of
+ *     "Improving Jump Point Search" (Harabor & Grastien, ICAPS 2014) does: rows from a
+ *     bit-packed copy of the map, columns from a transposed one, both built once per array and
+ *     kept, checked against the array on every call (_jps_blocks.h). One window of 64 cells of
+ *     the scanned line and of the lines beside it, and of the side lines one cell behind, gives
+ *     with a few bit operations the cells that stop the scan: a blocked cell (dead end), a cell
+ *     with a forced neighbour (a side cell open whose cell behind is blocked) or the goal; the
+ *     first of them is the lowest set bit (__builtin_ctzll, the highest when scanning west or
+ *     north). The copies' blocked border stops the scans at the grid's edge. The jump points
+ *     are those the cell-by-cell scans of jps.py find, so the search is the same step for step.
  *   - The frontier is a binary heap of _grid_search.h's nodes, without decrease-key (see
  *     "The frontier" below), and a byte per cell says whether the search has seen or closed
  *     it, so that the 16-byte records of the workspace (reused across calls) are read only
@@ -29,7 +27,8 @@
  *     random map (about 140 ns here): what is left is work and unpredictable branches (on
  *     random maps, short scans and a jump point every few cells), not memory. Compiling one
  *     copy of the expansion per arrival direction cut the branches callgrind counts by a fifth
- *     but not the time (the code no longer fit the instruction cache), so it was left out.
+ *     but not the time (the code no longer fit the instruction cache), so it was left out;
+ *     only the diagonal walk, most of the work on open maps, has a copy per direction.
  * `search_landmarks` runs the same search with the octile heuristic raised by landmark distance
  * fields (landmarks.py: h = max(octile, |d_i(goal) - d_i(n)|)), after checking with memcmp that
  * the array still holds the bytes the fields were built from (else it answers None). A cell's
@@ -37,17 +36,12 @@
  * The GIL is released during the search; the input buffer stays pinned by its Py_buffer view.
  */
 #include "_grid_search.h"
+#include "_jps_blocks.h"
 
 enum { LANDMARKS_MAX = 32 };
 
-#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-#define WORD_SCANS 1
-#else
-#define WORD_SCANS 0
-#endif
-
 typedef struct {
-    const uint8_t *walkable; /* one byte per cell, 0 or 1 (a numpy bool array) */
+    const Packed *grid; /* the walkable cells, bit-packed (_jps_blocks.h) */
     long height, width;
     int32_t start, goal;
     long goal_row, goal_col;
@@ -65,83 +59,69 @@ typedef struct {
 
 enum { NO_JUMP = -1 };
 
-#if WORD_SCANS
-static const uint64_t LOW_BITS = 0x0101010101010101ULL; /* bit 0 of each of 8 cells */
-
-static HOT_INLINE uint64_t load8(const uint8_t *cells) {
-    uint64_t word;
-    memcpy(&word, cells, sizeof word);
-    return word;
-}
-#endif
-
-/* The column of the first jump point east (`step` 1) or west (-1) of (row, col), or NO_JUMP:
- * the goal, or a cell with a forced neighbour, whichever comes first before a blocked cell or
- * the grid's edge. (row, col) itself must be walkable. */
-static HOT_INLINE long scan_row(const Jps *j, long row, long col, long step) {
-    const long width = j->width;
-    const uint8_t *mid = j->walkable + row * width;
-    const uint8_t *above = row > 0 ? mid - width : mid;
-    const uint8_t *below = row + 1 < j->height ? mid + width : mid;
-    const long goal_col = row == j->goal_row ? j->goal_col : -2;
-    long i = col + step;
-#if WORD_SCANS
+/* The first jump point after cell `at` of line `mid` (of `words` words a line; the lines beside
+ * it are the ones before and after) going up (`step` 1) or down (-1) the line, or NO_JUMP: the
+ * goal (cell `goal` of this line, or -2 when it lies elsewhere) or a cell with a forced
+ * neighbour, whichever comes first before a blocked cell. Cell `at` itself must be walkable.
+ * A row scan east or west on the row-major copy, a column scan south or north on the
+ * transposed one. The scan reads whole words (bit k of word w is cell 64 * w + k - 64): the
+ * first one masked to the cells ahead, each side line's cells behind taken from the word and
+ * the last bit of the word before it. */
+static HOT_INLINE long scan_line(const uint64_t *mid, long words, long at, long step,
+                                 long goal) {
+    const uint64_t *before = mid - words, *after = mid + words;
+    const long p = 64 + at + step; /* the first cell's bit */
+    long w = p >> 6;
     if (step > 0) {
-        for (; i + 8 <= width; i += 8) {
-            /* Byte k stands for cell i + k, whose cell behind is i + k - 1. */
-            uint64_t stop = (~load8(mid + i) & LOW_BITS) |
-                            (load8(above + i) & ~load8(above + i - 1)) |
-                            (load8(below + i) & ~load8(below + i - 1));
-            if ((unsigned long)(goal_col - i) < 8) stop |= 1ULL << (8 * (goal_col - i));
+        const long goal_bit = goal > at ? 64 + goal : -1;
+        uint64_t ahead = ~0ULL << (p & 63);
+        uint64_t before_last = before[w - 1], after_last = after[w - 1];
+        for (;; w++, ahead = ~0ULL) {
+            const uint64_t here = mid[w], side_a = before[w], side_b = after[w];
+            uint64_t stop = ~here | (side_a & ~((side_a << 1) | (before_last >> 63))) |
+                            (side_b & ~((side_b << 1) | (after_last >> 63)));
+            if ((unsigned long)(goal_bit - 64 * w) < 64) stop |= 1ULL << (goal_bit - 64 * w);
+            stop &= ahead;
             if (stop) {
-                const long at = i + (__builtin_ctzll(stop) >> 3);
-                return mid[at] ? at : NO_JUMP;
+                const int k = __builtin_ctzll(stop);
+                return (here >> k) & 1 ? 64 * w + k - 64 : NO_JUMP;
             }
-        }
-    } else {
-        for (; i >= 7; i -= 8) {
-            /* Byte k stands for cell i - 7 + k, whose cell behind is i - 6 + k. */
-            const long first = i - 7;
-            uint64_t stop = (~load8(mid + first) & LOW_BITS) |
-                            (load8(above + first) & ~load8(above + first + 1)) |
-                            (load8(below + first) & ~load8(below + first + 1));
-            if ((unsigned long)(goal_col - first) < 8) stop |= 1ULL << (8 * (goal_col - first));
-            if (stop) {
-                const long at = first + ((63 - __builtin_clzll(stop)) >> 3);
-                return mid[at] ? at : NO_JUMP;
-            }
+            before_last = side_a;
+            after_last = side_b;
         }
     }
-#endif
-    for (; i >= 0 && i < width; i += step) {
-        if (!mid[i]) return NO_JUMP;
-        if (i == goal_col) return i;
-        const long behind = i - step;
-        if ((above[i] && !above[behind]) || (below[i] && !below[behind])) return i;
+    const long goal_bit = goal >= 0 && goal < at ? 64 + goal : -1;
+    uint64_t ahead = ~0ULL >> (63 - (p & 63));
+    uint64_t before_last = before[w + 1], after_last = after[w + 1];
+    for (;; w--, ahead = ~0ULL) {
+        const uint64_t here = mid[w], side_a = before[w], side_b = after[w];
+        uint64_t stop = ~here | (side_a & ~((side_a >> 1) | (before_last << 63))) |
+                        (side_b & ~((side_b >> 1) | (after_last << 63)));
+        if ((unsigned long)(goal_bit - 64 * w) < 64) stop |= 1ULL << (goal_bit - 64 * w);
+        stop &= ahead;
+        if (stop) {
+            const int k = 63 - __builtin_clzll(stop);
+            return (here >> k) & 1 ? 64 * w + k - 64 : NO_JUMP;
+        }
+        before_last = side_a;
+        after_last = side_b;
     }
-    return NO_JUMP;
 }
 
-/* The row of the first jump point south (`step` 1) or north (-1) of (row, col), or NO_JUMP;
- * as scan_row. A missing side column is replaced by the scanned column itself. */
+/* The column of the first jump point east (`step` 1) or west (-1) of walkable (row, col), or
+ * NO_JUMP. */
+static HOT_INLINE long scan_row(const Jps *j, long row, long col, long step) {
+    const Packed *grid = j->grid;
+    return scan_line(line_of(grid->rows, grid->row_words, row), grid->row_words, col, step,
+                     row == j->goal_row ? j->goal_col : -2);
+}
+
+/* The row of the first jump point south (`step` 1) or north (-1) of walkable (row, col), or
+ * NO_JUMP. */
 static HOT_INLINE long scan_column(const Jps *j, long row, long col, long step) {
-    const long width = j->width;
-    const long left = col > 0 ? -1 : 0, right = col + 1 < width ? 1 : 0;
-    /* The scan ends at the grid's edge, or on the goal when it lies ahead in this column. */
-    const int goal_ahead = col == j->goal_col && (j->goal_row - row) * step > 0;
-    const long end = goal_ahead ? j->goal_row : (step > 0 ? j->height : -1);
-    const long stride = step * width;
-    const uint8_t *cell = j->walkable + row * width + col;
-    int left_behind = cell[left], right_behind = cell[right];
-    for (long r = row + step; r != end; r += step) {
-        cell += stride;
-        if (!cell[0]) return NO_JUMP;
-        const int left_open = cell[left], right_open = cell[right];
-        if ((left_open & !left_behind) | (right_open & !right_behind)) return r;
-        left_behind = left_open;
-        right_behind = right_open;
-    }
-    return goal_ahead ? end : NO_JUMP;
+    const Packed *grid = j->grid;
+    return scan_line(line_of(grid->cols, grid->col_words, col), grid->col_words, row, step,
+                     col == j->goal_col ? j->goal_row : -2);
 }
 
 /* ---- The frontier: a heap with stale entries, and a "hand" ----
@@ -304,19 +284,21 @@ static HOT_INLINE int go_straight(Frontier *f, const Jps *j, int32_t current, do
 /* Walk the diagonal (d_row, d_col) from `current` while each step is legal (both orthogonal
  * cells it passes between open), queueing at each cell the jump points its two straight scans
  * find, until the goal (JumpPointSearch._successors). Returns 0 when out of memory. */
-static HOT_INLINE int go_diagonal(Frontier *f, const Jps *j, int32_t current, double g, long row,
-                                  long col, long d_row, long d_col, int kind) {
-    const long width = j->width, height = j->height;
-    const uint8_t *walkable = j->walkable;
-    const long vertical = d_row * width;
-    const long rows_left = d_row > 0 ? height - 1 - row : row;
-    const long cols_left = d_col > 0 ? width - 1 - col : col;
-    const long last = rows_left < cols_left ? rows_left : cols_left; /* steps to the edge */
+static HOT_INLINE int walk_diagonal(Frontier *f, const Jps *j, int32_t current, double g,
+                                    long row, long col, long d_row, long d_col, int kind) {
+    const Packed *grid = j->grid;
+    const long width = j->width;
+    const long vertical = d_row * width, line_step = d_row * grid->row_words;
+    const uint64_t *here = line_of(grid->rows, grid->row_words, row);
     long cell = current;
-    for (long steps = 1; steps <= last; steps++) {
-        if (!(walkable[cell + vertical] && walkable[cell + d_col] &&
-              walkable[cell + vertical + d_col]))
+    /* The copies' blocked border ends the walk at the grid's edge. */
+    for (long steps = 1;; steps++) {
+        const uint64_t *next = here + line_step;
+        const long ahead = 64 + col, beside = ahead + d_col;
+        if (!((next[ahead >> 6] >> (ahead & 63)) & (here[beside >> 6] >> (beside & 63)) &
+              (next[beside >> 6] >> (beside & 63)) & 1))
             return 1;
+        here = next;
         cell += vertical + d_col;
         row += d_row;
         col += d_col;
@@ -335,6 +317,18 @@ static HOT_INLINE int go_diagonal(Frontier *f, const Jps *j, int32_t current, do
             return 0;
     }
     return 1;
+}
+
+/* walk_diagonal with the direction a constant in each of four copies, so that its scans are
+ * compiled for their direction (their setup is most of a short scan's work). */
+static int go_diagonal(Frontier *f, const Jps *j, int32_t current, double g, long row, long col,
+                       long d_row, long d_col, int kind) {
+    if (d_row > 0) {
+        return d_col > 0 ? walk_diagonal(f, j, current, g, row, col, 1, 1, kind)
+                         : walk_diagonal(f, j, current, g, row, col, 1, -1, kind);
+    }
+    return d_col > 0 ? walk_diagonal(f, j, current, g, row, col, -1, 1, kind)
+                     : walk_diagonal(f, j, current, g, row, col, -1, -1, kind);
 }
 
 /* Queue everything found from `current` in direction (d_row, d_col); 0 when out of memory. */
@@ -370,18 +364,14 @@ static HOT_INLINE int expand(Frontier *f, const Jps *j, int32_t current, int kin
                go_diagonal(f, j, current, g, row, col, d_row, d_col, kind);
     }
     /* Straight: ahead, then each forced side (open, with its cell behind blocked) and the
-     * diagonal toward it. A side beyond the grid's edge is never forced (its cell behind is
-     * off the grid too), so the edge is checked first. */
+     * diagonal toward it. A side beyond the grid's edge is blocked in the copies, so never
+     * forced. */
     if (!go_straight(f, j, current, g, row, col, d_row, d_col, kind)) return 0;
-    const uint8_t *walkable = j->walkable;
-    const long behind = current - (d_row * width + d_col);
-    const long side_step = d_row ? 1 : width;
+    const Packed *grid = j->grid;
     for (long sign = -1; sign <= 1; sign += 2) {
         const long side_row = d_row ? 0 : sign, side_col = d_row ? sign : 0;
-        const long r = row + side_row, c = col + side_col;
-        if (r < 0 || r >= j->height || c < 0 || c >= width) continue;
-        const long side = sign * side_step;
-        if (walkable[current + side] && !walkable[behind + side]) {
+        if (packed_open(grid, row + side_row, col + side_col) &&
+            !packed_open(grid, row + side_row - d_row, col + side_col - d_col)) {
             if (!go_straight(f, j, current, g, row, col, side_row, side_col, kind) ||
                 !go_diagonal(f, j, current, g, row, col, d_row + side_row, d_col + side_col,
                              kind))
@@ -496,7 +486,8 @@ static PyObject *run_search(PyObject *walkable_obj, Py_ssize_t height, Py_ssize_
     Py_buffer view;
     if (PyObject_GetBuffer(walkable_obj, &view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
         return NULL;
-    /* Bool only: the word scans need every byte to be 0 or 1. */
+    /* Bool only: a cell is open where its byte is 1, and the packed copies' check compares
+     * bytes. */
     if (view.itemsize != 1 || view.len != size || !format_is(&view, '?')) {
         PyErr_Format(PyExc_ValueError, "walkable must be %zd contiguous bools, got %zd bytes",
                      size, view.len);
@@ -515,7 +506,12 @@ static PyObject *run_search(PyObject *walkable_obj, Py_ssize_t height, Py_ssize_
         PyBuffer_Release(&view);
         Py_RETURN_NONE;
     }
-    Jps problem = {walkable, (long)height, (long)width, (int32_t)start, (int32_t)goal,
+    Packed *grid = packed_take(walkable, (long)height, (long)width);
+    if (grid == NULL) {
+        PyBuffer_Release(&view);
+        return PyErr_NoMemory();
+    }
+    Jps problem = {grid, (long)height, (long)width, (int32_t)start, (int32_t)goal,
                    (long)(goal / width), (long)(goal % width), h_weight, heuristic, fields,
                    (long)landmarks, 0, {0}, {0}};
     for (Py_ssize_t i = 0; fields != NULL && i < landmarks; i++) {
@@ -527,6 +523,7 @@ static PyObject *run_search(PyObject *walkable_obj, Py_ssize_t height, Py_ssize_
     }
     Workspace *ws = workspace_take(size);
     if (ws == NULL) {
+        packed_give_back(grid);
         PyBuffer_Release(&view);
         return PyErr_NoMemory();
     }
@@ -548,6 +545,7 @@ static PyObject *run_search(PyObject *walkable_obj, Py_ssize_t height, Py_ssize_
     for (Py_ssize_t i = 0; i < frontier.touched_count; i++) ws->closed[ws->touched[i]] = UNSEEN;
     Py_END_ALLOW_THREADS
     workspace_give_back(ws);
+    packed_give_back(grid);
     PyBuffer_Release(&view);
     return search_answer(status, path, path_length, width, cost, expanded);
 }
@@ -613,10 +611,15 @@ static PyMethodDef jps_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
+static void jps_free(void *module) {
+    grid_search_free(module);
+    packed_forget_all();
+}
+
 static struct PyModuleDef jps_module = {
     PyModuleDef_HEAD_INIT, "_jps", "Compiled jump point search (see jps.py, kernel.py).", -1,
     jps_methods,           NULL,   NULL,
-    NULL,                  grid_search_free,
+    NULL,                  jps_free,
 };
 
 PyMODINIT_FUNC PyInit__jps(void) {
