@@ -378,8 +378,7 @@ class Crowd:
 
     def field_plan(self, index: int) -> FieldPlan | None:
         """A driven agent's plan down its target's field; None before it has a field."""
-        row = self._row(index)
-        return self._driving.field_plan(row)
+        return self._driving.field_plan(self._row(index))
 
     # ---- Every agent (read-only views, row order) -----------------------------------------
 
@@ -412,6 +411,12 @@ class Crowd:
     def driven(self) -> NDArray[np.bool_]:
         """(n,) which agents the crowd moves."""
         return _read_only(self._flushed().driven)
+
+    @property
+    def moved(self) -> NDArray[np.bool_]:
+        """(n,) `is_driven` of every agent: whom the crowd or a joint plan moves."""
+        rows = self._flushed()
+        return rows.driven | (rows.joint & self._plans_jointly) | self.jam_members
 
     @property
     def indices(self) -> tuple[int, ...]:
