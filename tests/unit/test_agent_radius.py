@@ -270,6 +270,7 @@ def test_frame_line_keeps_the_agents_order():
         "pos": [[3.0, 4.0], [1.0, 2.0]],
         "heading": [10.0, 20.0],
         "movers": [],  # no mover in the scene
+        "jams": [],  # no hand-off to a joint plan since the line before
     }
 
 
