@@ -7,6 +7,7 @@ from setuptools import Extension, setup
 COMMON = "sim/navigation/_common.h"
 SEARCH_COMMON = "sim/navigation/searches/_search_common.h"
 GRID_SEARCH = "sim/navigation/searches/_grid_search.h"
+CROWD_BUFFERS = "sim/crowd/_buffers.h"
 
 setup(
     ext_modules=[
@@ -27,14 +28,14 @@ setup(
         Extension(
             "sim.crowd._parting",
             ["sim/crowd/_parting.c"],
-            depends=[COMMON],
+            depends=[COMMON, CROWD_BUFFERS],
             optional=True,
             extra_compile_args=["-O3"],
         ),
         Extension(
             "sim.crowd._disc_walls",
             ["sim/crowd/_disc_walls.c"],
-            depends=[COMMON],
+            depends=[COMMON, CROWD_BUFFERS],
             optional=True,
             extra_compile_args=["-O3"],
         ),

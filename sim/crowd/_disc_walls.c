@@ -7,6 +7,7 @@
  * The GIL is released while the discs are tested; the buffers stay pinned by their views.
  */
 #include "../navigation/_common.h"
+#include "_buffers.h"
 
 #define MAX_RADIUS 0.5 /* disc_walls.MAX_RADIUS */
 
@@ -90,32 +91,6 @@ static void disc_nearest(const Mask *m, double px, double py, double *distance, 
 
 /* ---- Buffers ---- */
 
-typedef struct {
-    Py_buffer views[8];
-    int count;
-} Views;
-
-static void release(Views *v) {
-    for (int k = 0; k < v->count; k++) PyBuffer_Release(&v->views[k]);
-    v->count = 0;
-}
-
-/* A C-contiguous buffer of `size`-byte items of format `code` (or `alt`); its item count in
- * `*items`; NULL with an exception set otherwise. */
-static Py_buffer *take(Views *v, PyObject *obj, const char *name, char code, char alt,
-                       Py_ssize_t size, int writable, Py_ssize_t *items) {
-    Py_buffer *view = &v->views[v->count];
-    int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
-    if (PyObject_GetBuffer(obj, view, flags) < 0) return NULL;
-    v->count++;
-    if (view->itemsize != size || !(format_is(view, code) || format_is(view, alt))) {
-        PyErr_Format(PyExc_ValueError, "%s must be contiguous items of %zd bytes", name, size);
-        return NULL;
-    }
-    *items = view->len / size;
-    return view;
-}
-
 /* The mask's two byte grids, `height` x `width`; 0 with an exception set otherwise. */
 static int take_mask(Views *v, PyObject *open, PyObject *bits, Py_ssize_t height,
                      Py_ssize_t width, Mask *m) {
@@ -129,17 +104,6 @@ static int take_mask(Views *v, PyObject *open, PyObject *bits, Py_ssize_t height
         return 0;
     }
     *m = (Mask){a->buf, b->buf, height, width};
-    return 1;
-}
-
-/* Output buffers must not share memory with the inputs (views[0..inputs)). */
-static int apart(Views *v, int inputs) {
-    for (int out = inputs; out < v->count; out++)
-        for (int in = 0; in < inputs; in++)
-            if (views_overlap(&v->views[in], &v->views[out])) {
-                PyErr_SetString(PyExc_ValueError, "an output shares memory with an input");
-                return 0;
-            }
     return 1;
 }
 
@@ -332,11 +296,9 @@ static PyObject *walls_lines_clear(PyObject *module, PyObject *args) {
         goto fail;
     }
     const int64_t *a = starts->buf, *b = ends->buf;
-    for (Py_ssize_t i = 0; i < n_starts; i++) {
-        if (a[i] < 0 || b[i] < 0 || a[i] >= n_room || b[i] >= n_room) {
-            PyErr_SetString(PyExc_ValueError, "a line's cell lies off the grid");
-            goto fail;
-        }
+    if (!indices_in(a, n_starts, n_room) || !indices_in(b, n_starts, n_room)) {
+        PyErr_SetString(PyExc_ValueError, "a line's cell lies off the grid");
+        goto fail;
     }
     uint8_t *clear = out->buf;
     const double *r = room->buf;

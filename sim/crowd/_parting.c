@@ -12,6 +12,7 @@
  * The GIL is released while the passes run; the buffers stay pinned by their views.
  */
 #include "../navigation/_common.h"
+#include "_buffers.h"
 
 typedef struct {
     double *pos;            /* (rows, 2) world positions, moved in place */
@@ -59,41 +60,6 @@ static int push_apart(const Pairs *s, long part_passes, long settle_passes, doub
         }
     }
     free(push);
-    return 1;
-}
-
-/* ---- Buffers ---- */
-
-typedef struct {
-    Py_buffer views[9];
-    int count;
-} Views;
-
-static void release(Views *v) {
-    for (int k = 0; k < v->count; k++) PyBuffer_Release(&v->views[k]);
-    v->count = 0;
-}
-
-/* A C-contiguous buffer of `size`-byte items of format `code` (or `alt`); its item count in
- * `*items`; NULL with an exception set otherwise. */
-static Py_buffer *take(Views *v, PyObject *obj, const char *name, char code, char alt,
-                       Py_ssize_t size, int writable, Py_ssize_t *items) {
-    Py_buffer *view = &v->views[v->count];
-    int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
-    if (PyObject_GetBuffer(obj, view, flags) < 0) return NULL;
-    v->count++;
-    if (view->itemsize != size || !(format_is(view, code) || format_is(view, alt))) {
-        PyErr_Format(PyExc_ValueError, "%s must be contiguous items of %zd bytes", name, size);
-        return NULL;
-    }
-    *items = view->len / size;
-    return view;
-}
-
-/* Whether every index lies in [0, limit). */
-static int indices_in(const int64_t *index, Py_ssize_t count, Py_ssize_t limit) {
-    for (Py_ssize_t k = 0; k < count; k++)
-        if (index[k] < 0 || index[k] >= limit) return 0;
     return 1;
 }
 
