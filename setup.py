@@ -8,6 +8,7 @@ COMMON = "sim/navigation/_common.h"
 SEARCH_COMMON = "sim/navigation/searches/_search_common.h"
 GRID_SEARCH = "sim/navigation/searches/_grid_search.h"
 CROWD_BUFFERS = "sim/crowd/_buffers.h"
+CROWD_HASH = "sim/crowd/_hash.h"
 
 setup(
     ext_modules=[
@@ -21,14 +22,14 @@ setup(
         Extension(
             "sim.crowd._avoidance",
             ["sim/crowd/_avoidance.c"],
-            depends=[COMMON],
+            depends=[COMMON, CROWD_HASH],
             optional=True,
             extra_compile_args=["-O3"],
         ),
         Extension(
             "sim.crowd._parting",
             ["sim/crowd/_parting.c"],
-            depends=[COMMON, CROWD_BUFFERS],
+            depends=[COMMON, CROWD_BUFFERS, CROWD_HASH],
             optional=True,
             extra_compile_args=["-O3"],
         ),
