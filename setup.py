@@ -7,6 +7,8 @@ from setuptools import Extension, setup
 COMMON = "sim/navigation/_common.h"
 SEARCH_COMMON = "sim/navigation/searches/_search_common.h"
 GRID_SEARCH = "sim/navigation/searches/_grid_search.h"
+CROWD_BUFFERS = "sim/crowd/_buffers.h"
+CROWD_HASH = "sim/crowd/_hash.h"
 
 setup(
     ext_modules=[
@@ -27,21 +29,21 @@ setup(
         Extension(
             "sim.crowd._avoidance",
             ["sim/crowd/_avoidance.c"],
-            depends=[COMMON],
+            depends=[COMMON, CROWD_HASH],
             optional=True,
             extra_compile_args=["-O3"],
         ),
         Extension(
             "sim.crowd._parting",
             ["sim/crowd/_parting.c"],
-            depends=[COMMON],
+            depends=[COMMON, CROWD_BUFFERS, CROWD_HASH],
             optional=True,
             extra_compile_args=["-O3"],
         ),
         Extension(
             "sim.crowd._disc_walls",
             ["sim/crowd/_disc_walls.c"],
-            depends=[COMMON],
+            depends=[COMMON, CROWD_BUFFERS],
             optional=True,
             extra_compile_args=["-O3"],
         ),

@@ -147,6 +147,7 @@ class AgentController(Component):
     def update_settings(self, **settings: Any) -> None:
         """Change the named settings (`AgentConfig`'s fields); the next step uses them."""
         self._agents.update_agent(self._index, **settings)
+        self.needs_update = True  # a new planner may hand it back this very frame
 
     def replan_now(self, cause: ReplanCause = ReplanCause.INTERVAL) -> None:
         """Plan on the next update whatever changed, counted under `cause`."""
@@ -267,6 +268,7 @@ class AgentController(Component):
     def update(self, dt: float) -> None:
         """Step out of a wall, replan when due, then turn and drive; nothing while driven."""
         if self.driven:
+            self.needs_update = False  # its `CrowdSim` puts it back once it steers again
             return
         self._load_pose()
         if self._links.crossing is not None:

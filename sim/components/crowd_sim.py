@@ -5,7 +5,8 @@ itself (`sim.crowd.crowd.Crowd`, no Panda3D) owns every agent's state; an `Agent
 given this component joins its crowd at awake and from then on reads and writes its row there.
 What needs the scene is done here: each target key is looked up as an object (by tag or name,
 again only once the one found was destroyed), the agents the crowd takes over or hands back have
-their models hidden or shown and are told (`Steered.take_back`), and driven agents' nodes are
+their models hidden or shown and are told (`Steered.take_back`), those it does not move are
+in the world's updates again (`Steered.needs_update`), and driven agents' nodes are
 written only when something reads them (`sync_nodes`), every `node_sync_every` frames, or every
 frame for an agent others chase.
 """
@@ -34,6 +35,9 @@ CROWD_SIM = "crowd-sim"
 
 class Steered(Protocol):
     """An agent's owner as the component sees it: its object, told when it steers again."""
+
+    needs_update: bool
+    """Whether the world calls its update (a driven agent stops it, see `update`)."""
 
     @property
     def game_object(self) -> GameObject:
@@ -151,6 +155,7 @@ class CrowdSim(Component):
             else:
                 agent.game_object.node.show()
                 agent.take_back()
+        self._wake_steering(crowd)
         if len(crowd) and crowd.driven.any():
             self._sync_due_nodes()
         # Agents in a jam's joint plan (self-steered ones too): few, and their owners wait.
@@ -159,6 +164,22 @@ class CrowdSim(Component):
             indices = crowd.indices
             for row in joint:
                 self._write_node(indices[row])
+
+    def _wake_steering(self, crowd: Crowd) -> None:
+        """Have the world update every agent the crowd does not move, before its turn.
+
+        A driven agent takes itself out of the world's updates (thousands of calls that would
+        return at once); whatever hands it back (a crowd breaking up, a joint plan over, a
+        setting) puts it in again here, in the frame it steers again.
+        """
+        if not len(crowd):
+            return
+        moved = crowd.moved
+        if moved.all():
+            return
+        owners = crowd.owners
+        for row in np.flatnonzero(~moved):
+            self._steered(owners[row]).needs_update = True
 
     def _locate(self, key: int) -> Point | None:
         """Where target `key` stands now (its object found once, again once destroyed)."""

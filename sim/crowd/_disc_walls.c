@@ -1,5 +1,5 @@
-/* Discs against walls in C: sim/crowd/disc_walls.py's `Walls.hit`, `nearest` and `slide`, disc
- * by disc, with the same arithmetic as their numpy forms, so both give the same bits
+/* Discs against walls in C: sim/crowd/disc_walls.py's `Walls.hit`, `nearest`, `slide` and
+ * `lines_clear`, disc by disc, with the same arithmetic as their numpy forms, so both give the same bits
  * (tests/unit/test_crowd_disc_walls.py checks it). disc_walls.py explains the rules: cell
  * space, the 3 x 3 block a disc of radius <= MAX_RADIUS can reach, the border as a wall, the
  * byte of blocked neighbours kept per cell.
@@ -7,6 +7,7 @@
  * The GIL is released while the discs are tested; the buffers stay pinned by their views.
  */
 #include "../navigation/_common.h"
+#include "_buffers.h"
 
 #define MAX_RADIUS 0.5 /* disc_walls.MAX_RADIUS */
 
@@ -90,32 +91,6 @@ static void disc_nearest(const Mask *m, double px, double py, double *distance, 
 
 /* ---- Buffers ---- */
 
-typedef struct {
-    Py_buffer views[8];
-    int count;
-} Views;
-
-static void release(Views *v) {
-    for (int k = 0; k < v->count; k++) PyBuffer_Release(&v->views[k]);
-    v->count = 0;
-}
-
-/* A C-contiguous buffer of `size`-byte items of format `code` (or `alt`); its item count in
- * `*items`; NULL with an exception set otherwise. */
-static Py_buffer *take(Views *v, PyObject *obj, const char *name, char code, char alt,
-                       Py_ssize_t size, int writable, Py_ssize_t *items) {
-    Py_buffer *view = &v->views[v->count];
-    int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
-    if (PyObject_GetBuffer(obj, view, flags) < 0) return NULL;
-    v->count++;
-    if (view->itemsize != size || !(format_is(view, code) || format_is(view, alt))) {
-        PyErr_Format(PyExc_ValueError, "%s must be contiguous items of %zd bytes", name, size);
-        return NULL;
-    }
-    *items = view->len / size;
-    return view;
-}
-
 /* The mask's two byte grids, `height` x `width`; 0 with an exception set otherwise. */
 static int take_mask(Views *v, PyObject *open, PyObject *bits, Py_ssize_t height,
                      Py_ssize_t width, Mask *m) {
@@ -129,17 +104,6 @@ static int take_mask(Views *v, PyObject *open, PyObject *bits, Py_ssize_t height
         return 0;
     }
     *m = (Mask){a->buf, b->buf, height, width};
-    return 1;
-}
-
-/* Output buffers must not share memory with the inputs (views[0..inputs)). */
-static int apart(Views *v, int inputs) {
-    for (int out = inputs; out < v->count; out++)
-        for (int in = 0; in < inputs; in++)
-            if (views_overlap(&v->views[in], &v->views[out])) {
-                PyErr_SetString(PyExc_ValueError, "an output shares memory with an input");
-                return 0;
-            }
     return 1;
 }
 
@@ -278,7 +242,79 @@ fail:
     return NULL;
 }
 
+/* Walls.lines_clear for one line: the cell centres of flat cells `from` and `to`, `samples`
+ * points (>= 2) from one to the other. */
+static int line_clear(const Mask *m, const double *room, Py_ssize_t from, Py_ssize_t to,
+                      Py_ssize_t samples, double radius) {
+    const double ax = (double)(from % m->width) + 0.5, ay = (double)(from / m->width) + 0.5;
+    const double bx = (double)(to % m->width) + 0.5, by = (double)(to / m->width) + 0.5;
+    const double dx = bx - ax, dy = by - ay;
+    /* np.linspace(0.0, 1.0, samples): k * step, the last exactly 1. */
+    const double step = 1.0 / (double)(samples - 1);
+    const double reach = radius + hypot(dx, dy) / (double)(samples - 1) / 2.0;
+    int bound = 1;
+    for (Py_ssize_t k = 0; k < samples && bound; k++) {
+        const double t = k == samples - 1 ? 1.0 : (double)k * step;
+        const double x = ax + t * dx, y = ay + t * dy;
+        Py_ssize_t cell;
+        if (!locate(m, x, y, &cell)) return 0;
+        const double away = hypot(x - (floor(x) + 0.5), y - (floor(y) + 0.5));
+        bound = room[cell] - away >= reach;
+    }
+    if (bound) return 1;
+    for (Py_ssize_t k = 0; k < samples; k++) {
+        const double t = k == samples - 1 ? 1.0 : (double)k * step;
+        if (disc_hits(m, ax + t * dx, ay + t * dy, reach)) return 0;
+    }
+    return 1;
+}
+
+PyDoc_STRVAR(lines_clear_doc,
+             "lines_clear(open, bits, height, width, room, starts, ends, samples, radius, out)"
+             " -> None\n\nWrite Walls.lines_clear of each line into `out` (m bools).");
+
+static PyObject *walls_lines_clear(PyObject *module, PyObject *args) {
+    (void)module;
+    PyObject *open, *bits, *room_obj, *starts_obj, *ends_obj, *out_obj;
+    Py_ssize_t height, width, samples, n_room, n_starts, n_ends, n_out;
+    double radius;
+    if (!PyArg_ParseTuple(args, "OOnnOOOndO:lines_clear", &open, &bits, &height, &width,
+                          &room_obj, &starts_obj, &ends_obj, &samples, &radius, &out_obj))
+        return NULL;
+    Views v = {.count = 0};
+    Mask m;
+    Py_buffer *room, *starts, *ends, *out;
+    if (!take_mask(&v, open, bits, height, width, &m) ||
+        (room = take(&v, room_obj, "room", 'd', 'd', 8, 0, &n_room)) == NULL ||
+        (starts = take(&v, starts_obj, "starts", 'q', 'l', 8, 0, &n_starts)) == NULL ||
+        (ends = take(&v, ends_obj, "ends", 'q', 'l', 8, 0, &n_ends)) == NULL ||
+        (out = take(&v, out_obj, "out", '?', 'B', 1, 1, &n_out)) == NULL || !apart(&v, 5))
+        goto fail;
+    if (n_room != height * width || n_ends != n_starts || n_out != n_starts || samples < 2) {
+        PyErr_SetString(PyExc_ValueError,
+                        "room (height, width); starts, ends, out (m,); samples >= 2");
+        goto fail;
+    }
+    const int64_t *a = starts->buf, *b = ends->buf;
+    if (!indices_in(a, n_starts, n_room) || !indices_in(b, n_starts, n_room)) {
+        PyErr_SetString(PyExc_ValueError, "a line's cell lies off the grid");
+        goto fail;
+    }
+    uint8_t *clear = out->buf;
+    const double *r = room->buf;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < n_starts; i++)
+        clear[i] = (uint8_t)line_clear(&m, r, (Py_ssize_t)a[i], (Py_ssize_t)b[i], samples, radius);
+    Py_END_ALLOW_THREADS
+    release(&v);
+    Py_RETURN_NONE;
+fail:
+    release(&v);
+    return NULL;
+}
+
 static PyMethodDef walls_methods[] = {
+    {"lines_clear", walls_lines_clear, METH_VARARGS, lines_clear_doc},
     {"hit", walls_hit, METH_VARARGS, hit_doc},
     {"nearest", walls_nearest, METH_VARARGS, nearest_doc},
     {"slide", walls_slide, METH_VARARGS, slide_doc},

@@ -18,3 +18,16 @@ def slide(
     held: Any,
     /,
 ) -> None: ...
+def lines_clear(
+    open: Any,
+    bits: Any,
+    height: int,
+    width: int,
+    room: Any,
+    starts: Any,
+    ends: Any,
+    samples: int,
+    radius: float,
+    out: Any,
+    /,
+) -> None: ...

@@ -9,9 +9,16 @@
  * `settle_passes` after them only the pairs still deeper than `settle_beyond` of their reach;
  * a pass with nothing to push ends them all.
  *
+ * `pairs` finds the pairs to part, as part_discs did in numpy: each agent's nearest
+ * `keep` within the range (the neighbour search of _hash.h, ORCA's, threaded), the driven
+ * agents with one (`pressed`), their pairs in row order and nearest first, each marked when
+ * its two want opposite ways (`opposed`), and of those the pairs about to touch.
+ *
  * The GIL is released while the passes run; the buffers stay pinned by their views.
  */
 #include "../navigation/_common.h"
+#include "_buffers.h"
+#include "_hash.h"
 
 typedef struct {
     double *pos;            /* (rows, 2) world positions, moved in place */
@@ -59,41 +66,6 @@ static int push_apart(const Pairs *s, long part_passes, long settle_passes, doub
         }
     }
     free(push);
-    return 1;
-}
-
-/* ---- Buffers ---- */
-
-typedef struct {
-    Py_buffer views[9];
-    int count;
-} Views;
-
-static void release(Views *v) {
-    for (int k = 0; k < v->count; k++) PyBuffer_Release(&v->views[k]);
-    v->count = 0;
-}
-
-/* A C-contiguous buffer of `size`-byte items of format `code` (or `alt`); its item count in
- * `*items`; NULL with an exception set otherwise. */
-static Py_buffer *take(Views *v, PyObject *obj, const char *name, char code, char alt,
-                       Py_ssize_t size, int writable, Py_ssize_t *items) {
-    Py_buffer *view = &v->views[v->count];
-    int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
-    if (PyObject_GetBuffer(obj, view, flags) < 0) return NULL;
-    v->count++;
-    if (view->itemsize != size || !(format_is(view, code) || format_is(view, alt))) {
-        PyErr_Format(PyExc_ValueError, "%s must be contiguous items of %zd bytes", name, size);
-        return NULL;
-    }
-    *items = view->len / size;
-    return view;
-}
-
-/* Whether every index lies in [0, limit). */
-static int indices_in(const int64_t *index, Py_ssize_t count, Py_ssize_t limit) {
-    for (Py_ssize_t k = 0; k < count; k++)
-        if (index[k] < 0 || index[k] >= limit) return 0;
     return 1;
 }
 
@@ -158,7 +130,124 @@ fail:
     return NULL;
 }
 
+/* The inputs and outputs of `pairs` (see parting._pairs_numpy for the contract). */
+typedef struct {
+    const double *pos, *radii, *preferred;
+    const uint8_t *driven;
+    double allow, slack;
+    Py_ssize_t rows, keep;
+    const int64_t *near;              /* (rows, keep) each row's neighbours, -1 padded */
+    int64_t *pressed, *local, *first, *second;
+    double *reach;
+    uint8_t *opposed;
+} PairSearch;
+
+/* Fill the pairs from the neighbour lists; the counts of pressed rows and of pairs kept. */
+static void find_pairs(const PairSearch *q, Py_ssize_t *m, Py_ssize_t *p) {
+    Py_ssize_t pressed = 0, kept = 0;
+    for (Py_ssize_t i = 0; i < q->rows; i++) {
+        const int64_t *row = q->near + i * q->keep;
+        if (!q->driven[i] || q->keep == 0 || row[0] < 0) continue;
+        const Py_ssize_t at = pressed++;
+        q->pressed[at] = i;
+        for (Py_ssize_t slot = 0; slot < q->keep && row[slot] >= 0; slot++) {
+            const int64_t j = row[slot];
+            const double reach = (q->radii[i] + q->radii[j]) * (1.0 - q->allow);
+            const double *wi = q->preferred + 2 * i, *wj = q->preferred + 2 * j;
+            if (wi[0] * wj[0] + wi[1] * wj[1] < 0.0) q->opposed[i] = 1;
+            const double gx = q->pos[2 * j] - q->pos[2 * i], gy = q->pos[2 * j + 1] - q->pos[2 * i + 1];
+            if (!(hypot(gx, gy) < reach * (1.0 + q->slack))) continue;
+            q->local[kept] = at;
+            q->first[kept] = i;
+            q->second[kept] = j;
+            q->reach[kept] = reach;
+            kept++;
+        }
+    }
+    *m = pressed;
+    *p = kept;
+}
+
+PyDoc_STRVAR(pairs_doc,
+             "pairs(positions, radii, driven, preferred, neighbour_dist, keep, allow, slack,\n"
+             "      pressed, local, first, second, reach, opposed) -> (m, p)\n\n"
+             "Find the pairs to part into the outputs; see parting._pairs_numpy.");
+
+static PyObject *parting_pairs(PyObject *module, PyObject *args) {
+    (void)module;
+    PyObject *obj[10];
+    double range, allow, slack;
+    Py_ssize_t keep;
+    if (!PyArg_ParseTuple(args, "OOOOdnddOOOOOO:pairs", &obj[0], &obj[1], &obj[2], &obj[3],
+                          &range, &keep, &allow, &slack, &obj[4], &obj[5], &obj[6], &obj[7],
+                          &obj[8], &obj[9]))
+        return NULL;
+    Views v = {.count = 0};
+    Py_ssize_t n[10];
+    static const char *names[10] = {"positions", "radii", "driven", "preferred", "pressed",
+                                    "local",     "first", "second", "reach",     "opposed"};
+    static const char codes[10] = {'d', 'd', '?', 'd', 'q', 'q', 'q', 'q', 'd', '?'};
+    static const char alts[10] = {'d', 'd', 'B', 'd', 'l', 'l', 'l', 'l', 'd', 'B'};
+    for (int k = 0; k < 10; k++) {
+        const Py_ssize_t size = codes[k] == '?' ? 1 : 8;
+        if (take(&v, obj[k], names[k], codes[k], alts[k], size, k >= 4, &n[k]) == NULL)
+            goto fail;
+    }
+    if (!apart(&v, 4)) goto fail;
+    const Py_ssize_t rows = n[1];
+    if (n[0] != 2 * rows || n[2] != rows || n[3] != 2 * rows || n[4] != rows ||
+        n[9] != rows || keep < 0 || keep > (rows > 0 ? rows - 1 : 0) || n[5] != rows * keep ||
+        n[6] != rows * keep || n[7] != rows * keep || n[8] != rows * keep ||
+        !(isfinite(range) && range >= 0.0)) {
+        PyErr_SetString(PyExc_ValueError,
+                        "positions, preferred (rows, 2); radii, driven, pressed, opposed "
+                        "(rows,); local, first, second, reach (rows * keep,); keep 0 to "
+                        "rows - 1; neighbour_dist finite and >= 0");
+        goto fail;
+    }
+    int64_t *near = malloc(((size_t)rows * (size_t)keep + 1) * sizeof *near);
+    if (near == NULL) {
+        PyErr_NoMemory();
+        goto fail;
+    }
+    PairSearch q = {v.views[0].buf, v.views[1].buf, v.views[3].buf, v.views[2].buf,
+                    allow,          slack,          rows,           keep,
+                    near,           v.views[4].buf, v.views[5].buf, v.views[6].buf,
+                    v.views[7].buf, v.views[8].buf, v.views[9].buf};
+    Grid grid;
+    int built, found = 0;
+    Py_ssize_t m = 0, p = 0;
+    Py_BEGIN_ALLOW_THREADS
+    built = grid_build(&grid, q.pos, rows, keep > 0 ? range : 0.0);
+    if (built == 1) {
+        Share share = {neighbours_share, &grid, NULL, near, keep, 0, 0, 0};
+        found = run_shares(&share, rows);
+        grid_free(&grid);
+        if (found) {
+            memset(q.opposed, 0, (size_t)rows);
+            find_pairs(&q, &m, &p);
+        }
+    }
+    Py_END_ALLOW_THREADS
+    free(near);
+    if (built == -1) {
+        PyErr_SetString(PyExc_ValueError,
+                        "positions spread over more than 2**28 neighbour distances");
+        goto fail;
+    }
+    if (built != 1 || !found) {
+        PyErr_NoMemory();
+        goto fail;
+    }
+    release(&v);
+    return Py_BuildValue("(nn)", m, p);
+fail:
+    release(&v);
+    return NULL;
+}
+
 static PyMethodDef parting_methods[] = {
+    {"pairs", parting_pairs, METH_VARARGS, pairs_doc},
     {"push_apart", parting_push_apart, METH_VARARGS, push_apart_doc},
     {NULL, NULL, 0, NULL},
 };

@@ -15,3 +15,20 @@ def push_apart(
     settle_beyond: float,
     /,
 ) -> None: ...
+def pairs(
+    positions: Any,
+    radii: Any,
+    driven: Any,
+    preferred: Any,
+    neighbour_dist: float,
+    keep: int,
+    allow: float,
+    slack: float,
+    pressed: Any,
+    local: Any,
+    first: Any,
+    second: Any,
+    reach: Any,
+    opposed: Any,
+    /,
+) -> tuple[int, int]: ...

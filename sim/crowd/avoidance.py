@@ -144,7 +144,7 @@ def avoid(
         positions, velocities, preferred, radii, max_speeds, active, priority, sidestep
     )
     _check_settings(dt, time_horizon, neighbour_dist, max_neighbours)
-    _check_spread(agents.positions, neighbour_dist)
+    check_spread(agents.positions, neighbour_dist)
     if _use_c(implementation):
         out = np.empty_like(agents.positions)
         _avoidance.avoid(
@@ -189,7 +189,7 @@ def find_neighbours(
     """
     points = _as_float_array(positions, "positions", 2)
     _check_settings(1.0, 1.0, neighbour_dist, max_neighbours)
-    _check_spread(points, neighbour_dist)
+    check_spread(points, neighbour_dist)
     n = len(points)
     width = min(int(max_neighbours), max(n - 1, 0))
     if _use_c(implementation):
@@ -287,7 +287,7 @@ def _check_settings(
         raise ValueError(f"max_neighbours must be 0 to 2**31 - 1, got {max_neighbours!r}")
 
 
-def _check_spread(positions: NDArray[np.float64], neighbour_dist: float) -> None:
+def check_spread(positions: NDArray[np.float64], neighbour_dist: float) -> None:
     """Refuse a spread the hash's integer cell coordinates cannot hold (absurd worlds)."""
     if len(positions) < 2 or neighbour_dist == 0.0:
         return

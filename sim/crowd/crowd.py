@@ -53,6 +53,7 @@ from sim.crowd.goals import START_KEY, SharedFields, TargetKeys
 from sim.crowd.grid import Cell, CrowdGrid, Point
 from sim.crowd.jams.detect import JamSettings
 from sim.crowd.jams.handoff import JamReport, Jams
+from sim.crowd.jams.log import JamLog
 from sim.crowd.lone import joins_cluster, lone_velocity
 from sim.crowd.rows import COLUMNS, AgentRows
 from sim.crowd.rules.detour import DetourWait, watch_detour
@@ -98,6 +99,9 @@ class AgentStatus:
     expanded_total: int
     distance_travelled: float
     blocked_cell_frames: int
+
+
+_STATUS = tuple(field.name for field in fields(AgentStatus))
 
 
 class Crowd:
@@ -301,19 +305,8 @@ class Crowd:
 
     def status(self, index: int) -> AgentStatus:
         """What agent `index` is doing and has done."""
-        return AgentStatus(
-            state=self.get(index, "state"),
-            driven=self.is_driven(index),
-            mode=self.get(index, "mode"),
-            replans=self.get(index, "replans"),
-            replans_by_cause=self.get(index, "replans_by_cause"),
-            last_cause=self.get(index, "last_cause"),
-            arrivals=self.get(index, "arrivals"),
-            pushes=self.get(index, "pushes"),
-            expanded_total=self.get(index, "expanded_total"),
-            distance_travelled=self.get(index, "distance_travelled"),
-            blocked_cell_frames=self.get(index, "blocked_cell_frames"),
-        )
+        values = {name: self.get(index, name) for name in _STATUS if name != "driven"}
+        return AgentStatus(driven=self.is_driven(index), **values)
 
     def get(self, index: int, name: str) -> Any:
         """One value of agent `index` by name.
@@ -369,8 +362,7 @@ class Crowd:
 
     def field_plan(self, index: int) -> FieldPlan | None:
         """A driven agent's plan down its target's field; None before it has a field."""
-        row = self._row(index)
-        return self._driving.field_plan(row)
+        return self._driving.field_plan(self._row(index))
 
     # ---- Every agent (read-only views, row order) -----------------------------------------
 
@@ -405,6 +397,12 @@ class Crowd:
         return _read_only(self._flushed().driven)
 
     @property
+    def moved(self) -> NDArray[np.bool_]:
+        """(n,) `is_driven` of every agent: whom the crowd or a joint plan moves."""
+        rows = self._flushed()
+        return rows.driven | (rows.joint & self._plans_jointly) | self.jam_members
+
+    @property
     def indices(self) -> tuple[int, ...]:
         """Each row's agent index, in row order."""
         return tuple(int(index) for index in self._flushed().index)
@@ -421,6 +419,11 @@ class Crowd:
         if self._jams is None:
             return np.zeros(len(rows), dtype=bool)
         return _read_only(self._jams.under_plan(rows))
+
+    @property
+    def jam_log(self) -> JamLog | None:
+        """Every hand-off to a joint plan and back (`sim.crowd.jams.log`); None: no rule."""
+        return None if self._jams is None else self._jams.log
 
     def jam_report(self) -> JamReport:
         """What the no-deadlock rule did so far: jams, hand-offs, hand-backs, agents in plans."""

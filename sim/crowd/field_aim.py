@@ -9,16 +9,16 @@ the table's radius clear of walls (one step always does: the field's moves keep 
 half a cell clear). An agent steers toward its cell's aim; entering the next cell gives the
 next aim, so the direction changes smoothly and rounds corners close.
 
-The line test samples points every `SPACING` cells along it. A cheap bound goes first: the
-distance to the walls changes no faster than a point moves, so a point's clearance is at
-least its cell's (`sim.navigation.clearance`) less its offset from the cell's centre; lines
-whose every sample keeps the radius plus half the spacing that way are clear. That bound
-refuses most lines near walls, so those get the exact test of a disc of the radius plus half
-the spacing at every sample (`sim.crowd.disc_walls.Walls`, exact up to half a cell: for
-radii above `SPACING` less than that a line may graze a wall by a little between samples,
-which the agents' own wall test then stops). On terrain only lines over cells costing 1 are
-taken (as `smooth_path` skips only those), so a crowd does not cut across the mud its field
-goes round.
+The line test (`Walls.lines_clear`, in C when built) samples points every `SPACING` cells along
+it. A cheap bound goes first: the distance to the walls changes no faster than a point moves,
+so a point's clearance is at least its cell's (`sim.navigation.clearance`) less its offset from
+the cell's centre; lines whose every sample keeps the radius plus half the spacing that way are
+clear. That bound refuses most lines near walls, so those get the exact test of a disc of the
+radius plus half the spacing at every sample (`sim.crowd.disc_walls.Walls`, exact up to half a
+cell: for radii above `SPACING` less than that a line may graze a wall by a little between
+samples, which the agents' own wall test then stops). On terrain only lines over cells costing
+1 are taken (as `smooth_path` skips only those), so a crowd does not cut across the mud its
+field goes round.
 
 Aims are computed the first time a cell is asked about, with the rest of its `BLOCK` x
 `BLOCK` block, for every new block of a call at once (numpy), and kept: a crowd pays only for
@@ -42,7 +42,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from sim.crowd.disc_walls import Walls
+from sim.crowd.disc_walls import Walls, line_samples
 
 REACHES = (2, 4, 8, 16, 32)
 """Steps down the field an aim may lie, tried from the farthest to the nearest; 1 is implied."""
@@ -164,25 +164,11 @@ class AimTable:
         self, start: NDArray[np.int64], end: NDArray[np.int64], steps: int
     ) -> NDArray[np.bool_]:
         """Whether the line between the cells' centres keeps the radius clear (sampled)."""
-        width = self._width
-        a = np.column_stack([start % width, start // width]).astype(np.float64) + 0.5
-        b = np.column_stack([end % width, end // width]).astype(np.float64) + 0.5
         samples = math.ceil(steps * math.sqrt(2.0) / SPACING) + 1
-        t = np.linspace(0.0, 1.0, samples)
-        points = a[:, None, :] + t[None, :, None] * (b - a)[:, None, :]
-        cols = np.floor(points[..., 0]).astype(np.intp)
-        rows = np.floor(points[..., 1]).astype(np.intp)
-        away = np.hypot(points[..., 0] - (cols + 0.5), points[..., 1] - (rows + 0.5))
-        spacing = np.hypot(*(b - a).T) / (samples - 1)
-        reach = self.radius + spacing / 2.0
-        room = (self._room[rows, cols] - away).min(axis=1)
-        clear: NDArray[np.bool_] = room >= reach
-        doubtful = np.flatnonzero(~clear)
-        if len(doubtful):
-            inside = points[doubtful].reshape(-1, 2)
-            radii = np.repeat(reach[doubtful], samples)
-            hit = self._walls.hit(inside, radii).reshape(len(doubtful), samples)
-            clear[doubtful] = ~hit.any(axis=1)
+        clear = self._walls.lines_clear(self._room, start, end, samples, self.radius)
         if self._cell_costs is not None:
+            points, _ = line_samples(start, end, self._width, samples)
+            cols = np.floor(points[..., 0]).astype(np.intp)
+            rows = np.floor(points[..., 1]).astype(np.intp)
             clear &= (self._cell_costs[rows, cols] <= 1.0).all(axis=1)
         return clear

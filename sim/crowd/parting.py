@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from sim.crowd.avoidance import find_neighbours
+from sim.crowd.avoidance import check_spread, find_neighbours
 from sim.crowd.disc_walls import Walls
 from sim.crowd.grid import CrowdGrid
 from sim.crowd.rows import AgentRows
@@ -76,32 +76,12 @@ def part_discs(
     several sides settles, then up to `settle_passes` times on the pairs still deep; their
     sum slides along walls like any move.
     """
-    allow = settings.part_beyond
     radii = rows.radii
-    # Pairs a little apart count too: pushes elsewhere may bring them together.
-    neighbours = find_neighbours(
-        rows.positions,
-        neighbour_dist=2.0 * float(radii.max()) * (1.0 + PAIR_SLACK),
-        max_neighbours=PAIR_NEIGHBOURS,
-    )
-    valid = neighbours >= 0
-    pressed = np.flatnonzero(valid.any(axis=1) & rows.driven)
+    found = find_pairs(rows, settings.part_beyond)
     rows.opposed[driven] = False
-    if not len(pressed):
-        return
-    # Each end of a pair moves its own share; a pair is listed from both ends when each
-    # is among the other's nearest, as in a crowd it nearly always is.
-    local, slot = np.nonzero(valid[pressed])
-    first, second = pressed[local], neighbours[pressed][local, slot]
-    reach = (radii[first] + radii[second]) * (1.0 - allow)
-    wanted = rows.preferred
-    against_flow = (wanted[first] * wanted[second]).sum(axis=1) < 0.0
-    rows.opposed[first[against_flow]] = True
-    # Only pairs about to touch are pushed: this frame's pushes are too small to bring
-    # others together.
-    gap = rows.positions[second] - rows.positions[first]
-    close = np.hypot(gap[:, 0], gap[:, 1]) < reach * (1.0 + PAIR_SLACK)
-    local, first, second, reach = local[close], first[close], second[close], reach[close]
+    rows.opposed |= found.opposed
+    pressed, local, first, second = found.pressed, found.local, found.first, found.second
+    reach = found.reach
     if not len(first):
         return
     held = rows.walled.copy()
@@ -136,6 +116,90 @@ def part_discs(
     over = speed > limit
     velocity[over] *= (limit[over] / speed[over])[:, None]
     rows.velocities[pressed] = velocity
+
+
+@dataclass(frozen=True, slots=True)
+class FoundPairs:
+    """What `find_pairs` found: the rows pressed, the pairs about to touch, who is opposed.
+
+    `pressed` are the driven rows with a neighbour; each pair's `first` (one of them, and its
+    index among them, `local`), `second` and `reach` (their radii's sum less the allowance);
+    `opposed` (rows,) marks the rows with a neighbour wanting the opposite way.
+    """
+
+    pressed: NDArray[np.intp]
+    local: NDArray[np.intp]
+    first: NDArray[np.intp]
+    second: NDArray[np.intp]
+    reach: NDArray[np.float64]
+    opposed: NDArray[np.bool_]
+
+
+def find_pairs(rows: AgentRows, allow: float, implementation: str = "auto") -> FoundPairs:
+    """The pairs `part_discs` parts, from each row's `PAIR_NEIGHBOURS` nearest.
+
+    The C kernel (`_parting.pairs`, its neighbour search ORCA's) runs it when it is built
+    ("auto"); `implementation="python"` runs the numpy reference it matches exactly.
+    """
+    radii = rows.radii
+    # Pairs a little apart count too: pushes elsewhere may bring them together.
+    reach_dist = 2.0 * float(radii.max()) * (1.0 + PAIR_SLACK) if len(radii) else 0.0
+    if implementation == "auto" and PARTING_KERNEL_AVAILABLE:
+        return _pairs_c(rows, allow, reach_dist)
+    neighbours = find_neighbours(
+        rows.positions, neighbour_dist=reach_dist, max_neighbours=PAIR_NEIGHBOURS
+    )
+    valid = neighbours >= 0
+    pressed = np.flatnonzero(valid.any(axis=1) & rows.driven)
+    # Each end of a pair moves its own share; a pair is listed from both ends when each
+    # is among the other's nearest, as in a crowd it nearly always is.
+    local, slot = np.nonzero(valid[pressed])
+    first, second = pressed[local], neighbours[pressed][local, slot]
+    reach = (radii[first] + radii[second]) * (1.0 - allow)
+    wanted = rows.preferred
+    against_flow = (wanted[first] * wanted[second]).sum(axis=1) < 0.0
+    opposed = np.zeros(len(radii), dtype=np.bool_)
+    opposed[first[against_flow]] = True
+    # Only pairs about to touch are pushed: this frame's pushes are too small to bring
+    # others together.
+    gap = rows.positions[second] - rows.positions[first]
+    close = np.hypot(gap[:, 0], gap[:, 1]) < reach * (1.0 + PAIR_SLACK)
+    return FoundPairs(pressed, local[close], first[close], second[close], reach[close], opposed)
+
+
+def _pairs_c(rows: AgentRows, allow: float, reach_dist: float) -> FoundPairs:
+    count = len(rows.radii)
+    keep = min(PAIR_NEIGHBOURS, max(count - 1, 0))
+    positions = np.ascontiguousarray(rows.positions)
+    check_spread(positions, reach_dist)
+    pressed = np.empty(count, dtype=np.int64)
+    local, first, second = (np.empty(count * keep, dtype=np.int64) for _ in range(3))
+    reach = np.empty(count * keep)
+    opposed = np.empty(count, dtype=np.bool_)
+    m, p = _parting.pairs(
+        positions,
+        np.ascontiguousarray(rows.radii),
+        np.ascontiguousarray(rows.driven),
+        np.ascontiguousarray(rows.preferred),
+        reach_dist,
+        keep,
+        allow,
+        PAIR_SLACK,
+        pressed,
+        local,
+        first,
+        second,
+        reach,
+        opposed,
+    )
+    return FoundPairs(
+        pressed[:m].astype(np.intp, copy=False),
+        local[:p].astype(np.intp, copy=False),
+        first[:p].astype(np.intp, copy=False),
+        second[:p].astype(np.intp, copy=False),
+        reach[:p],
+        opposed,
+    )
 
 
 def _part_passes(

@@ -20,7 +20,7 @@ class Component:
 
     - `awake()` once, when the component is in a world and that world has started stepping.
     - `start()` once, right before its first `update`, and only while `enabled`.
-    - `update(dt)` every step while `enabled` and the game object is `alive`.
+    - `update(dt)` every step while `enabled`, `needs_update` and the game object is `alive`.
     - `on_draw_gizmos(gizmos)` once per rendered frame while `enabled`; it must only draw.
     - `on_destroy()` once, at the end of the frame its game object was destroyed in, and only if
       `awake()` ran (it releases what `awake` acquired).
@@ -39,12 +39,34 @@ class Component:
     _game_object: GameObject | None = None
     _awoken: bool = False
     _started: bool = False
+    _needs_update: bool = True
 
     def __init__(self) -> None:
         self.enabled = True
         self._game_object = None
         self._awoken = False
         self._started = False
+        self._needs_update = True
+
+    @property
+    def needs_update(self) -> bool:
+        """False: the world leaves this component out of its updates (its other hooks run).
+
+        For a component that something else moves for a while (thousands of them, each an
+        update call that would return at once). Unlike `enabled` it keeps its gizmos and its
+        start. Set True again during a step, its update runs in that same step when its turn
+        in the order is still to come, else from the next step.
+        """
+        return self._needs_update
+
+    @needs_update.setter
+    def needs_update(self, value: bool) -> None:
+        if value is self._needs_update:
+            return
+        self._needs_update = value
+        world = self.world
+        if world is not None:
+            world._updates_changed(woken=value)
 
     @property
     def game_object(self) -> GameObject:

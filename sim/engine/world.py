@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from bisect import bisect_right
 from collections import deque
 from typing import TYPE_CHECKING
 
@@ -29,7 +30,8 @@ class World:
       including when called from inside a hook.
     - **start**: once per component, in the start phase of the first step after its awake, and
       only while it is `enabled` (a disabled component starts in the first step it is enabled).
-    - **update(dt)**: every step for each component that has started, is `enabled` and whose
+    - **update(dt)**: every step for each component that has started, is `enabled`, whose
+      `needs_update` is True (a step skips the others without touching them) and whose
       object is `alive`. So anything added during a step (in awake, start or update) gets awake
       at once and its start and first update in the *next* step.
     - **destroy**: `alive` turns False at once, so the object's remaining hooks in this frame
@@ -65,6 +67,10 @@ class World:
         # every component of every object twice.
         self._unstarted: list[Component] = []
         self._pairs: tuple[tuple[GameObject, Component], ...] | None = None
+        # The positions in `_pairs` of the components that need updates (None: to be listed
+        # again), and whether one's `needs_update` changed since they were listed.
+        self._updating: list[int] | None = None
+        self._updating_changed = False
         # Objects by tag, each in insertion order until one is retagged (then sorted on
         # lookup): the grid asks for its obstacles every frame, among thousands of agents.
         self._tagged: dict[str, dict[GameObject, None]] = {}
@@ -313,12 +319,37 @@ class World:
         """Every (object, component) pair in insertion order, listed again after a change."""
         if self._pairs is None:
             self._pairs = tuple((obj, c) for obj in self._objects for c in obj._components)
+            self._updating = None
         return self._pairs
 
+    def _updates_changed(self, *, woken: bool) -> None:
+        """A component's `needs_update` changed (called by its setter)."""
+        self._updating = None
+        # One that stops is skipped where it stands; one woken must be listed in this step.
+        self._updating_changed |= woken
+
+    @staticmethod
+    def _needing_update(pairs: tuple[tuple[GameObject, Component], ...]) -> list[int]:
+        return [at for at, (_, component) in enumerate(pairs) if component._needs_update]
+
     def _run_updates(self, dt: float) -> None:
-        for obj, component in self._update_pairs():
-            if obj._alive and component.enabled and component._started:
+        pairs = self._update_pairs()
+        if self._updating is None:
+            self._updating = self._needing_update(pairs)
+        updating = self._updating
+        self._updating_changed = False
+        turn = 0
+        while turn < len(updating):
+            at = updating[turn]
+            turn += 1
+            obj, component = pairs[at]
+            if obj._alive and component.enabled and component._started and component._needs_update:
                 component.update(dt)
+            if self._updating_changed:
+                # Listed again over this step's pairs: one woken further on still runs now.
+                self._updating_changed = False
+                updating = self._needing_update(pairs)
+                turn = bisect_right(updating, at)
 
 
 # Panda3D finds a child to detach by scanning its parent's child list, so detaching k of a

@@ -273,6 +273,7 @@ def test_frame_line_keeps_the_agents_order():
         "heading": [10.0, 20.0],
         "movers": [],  # no mover in the scene
         "speed": [1.5, 1.5],
+        "jams": [],  # no hand-off to a joint plan since the line before
     }
 
 

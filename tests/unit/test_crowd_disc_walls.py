@@ -64,3 +64,23 @@ def test_a_disc_slides_along_a_wall_in_c() -> None:
 def test_an_unknown_implementation_is_refused() -> None:
     with pytest.raises(ValueError, match="implementation"):
         Walls(np.ones((2, 2), dtype=bool), implementation="fortran")
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_lines_clear_c_equals_numpy(seed: int) -> None:
+    from sim.navigation.clearance import clearance
+
+    walkable, _, _, _ = case(seed)
+    rng = np.random.default_rng(seed)
+    open_cells = np.flatnonzero(walkable)
+    if not len(open_cells):
+        return
+    starts, ends = rng.choice(open_cells, 300), rng.choice(open_cells, 300)
+    room = clearance(walkable)
+    c, numpy = Walls(walkable), Walls(walkable, implementation="python")
+    seen = np.zeros(2, dtype=bool)
+    for samples, radius in ((2, 0.0), (15, 0.3), (46, 0.45)):
+        expected = numpy.lines_clear(room, starts, ends, samples, radius)
+        seen[expected.astype(int)] = True
+        np.testing.assert_array_equal(c.lines_clear(room, starts, ends, samples, radius), expected)
+    assert seen.all() or walkable.all(), "both answers tested"

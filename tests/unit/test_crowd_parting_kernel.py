@@ -95,3 +95,26 @@ def test_the_kernel_refuses_an_index_out_of_range() -> None:
             2,
             0.04,
         )
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_the_pairs_found_in_c_are_numpys(seed: int) -> None:
+    from sim.crowd.parting import find_pairs
+
+    rng = np.random.default_rng(seed)
+    count = int(rng.integers(1, 400))
+    rows = AgentRows()
+    for _ in range(count):
+        rows.add(
+            positions=rng.uniform(0.0, rng.uniform(2.0, 20.0), 2),
+            radii=rng.choice([0.2, 0.3, 0.4]),
+            driven=bool(rng.random() < 0.8),
+            preferred=rng.normal(0.0, 1.0, 2) * (rng.random() < 0.9),
+        )
+    rows.flush()
+    rows.positions[::9] = rows.positions[0]  # stacked discs: ties broken by index
+    allow = float(rng.choice([0.0, 0.05]))
+    c, numpy = find_pairs(rows, allow), find_pairs(rows, allow, "python")
+    for name in ("pressed", "local", "first", "second", "reach", "opposed"):
+        np.testing.assert_array_equal(getattr(c, name), getattr(numpy, name), err_msg=name)
+    assert count < 50 or len(c.first) > 0, "a crowd this dense has pairs to part"

@@ -197,12 +197,14 @@ def test_agents_left_too_few_steer_themselves_again():
     scene = doorway(CROWD_THRESHOLD)
     for _ in range(20):
         scene.step()
+    assert not any(agent.needs_update for agent in scene.agents), "driven: out of the updates"
     scene.agents[0].game_object.destroy()
     scene.step()  # the agent leaves at the end of this frame
     scene.step()  # and its row at the start of this one
     remaining = scene.agents[1:]
     assert len(scene.sim) == CROWD_THRESHOLD - 1
     assert not any(agent.driven for agent in remaining)
+    assert all(agent.needs_update for agent in remaining), "steering again: updated again"
     scene.agents = remaining
     assert scene.run(30.0) < 30.0
     assert scene.worst_overlap <= OVERLAP_BOUND

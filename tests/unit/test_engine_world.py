@@ -443,3 +443,78 @@ def test_destroy_takes_nested_objects_in_insertion_order(world: World) -> None:
     world.flush_destroyed()
     assert log == [(name, "destroy") for name in ("parent", "inner", "deepest", "sibling")]
     assert world.objects == ()
+
+
+class Waker(Recorder):
+    """On its second update, sets `needs_update` True on `sleeper`."""
+
+    def __init__(self, label: str, log: Log, sleeper: Component) -> None:
+        super().__init__(label, log)
+        self.sleeper, self.updates = sleeper, 0
+
+    def update(self, dt: float) -> None:
+        super().update(dt)
+        self.updates += 1
+        if self.updates == 2:
+            self.sleeper.needs_update = True
+
+
+def _updates(log: Log) -> list[str]:
+    return [label for label, hook in log if hook.startswith("update")]
+
+
+def test_a_component_that_needs_no_update_is_skipped_but_keeps_its_gizmos():
+    log: Log = []
+    world = World(NodePath("root"))
+    sleeper = world.spawn("sleeper").add_component(Recorder("sleeper", log))
+    world.step(0.1)
+    sleeper.needs_update = False
+    world.step(0.1)
+    world.draw_gizmos(Gizmos(NodePath("gizmos")))
+    assert _updates(log) == ["sleeper"]
+    assert ("sleeper", "gizmos") in log
+    sleeper.needs_update = True
+    world.step(0.1)
+    assert _updates(log) == ["sleeper", "sleeper"]
+
+
+@pytest.mark.parametrize("waker_first", [True, False], ids=["waker-before", "waker-after"])
+def test_a_component_woken_during_a_step_updates_in_it_only_if_its_turn_is_to_come(
+    waker_first: bool,
+):
+    log: Log = []
+    world = World(NodePath("root"))
+    sleeper = Recorder("sleeper", log)
+    sleeper.needs_update = False
+    waker = Waker("waker", log, sleeper)
+    for name, component in [("waker", waker), ("sleeper", sleeper)][:: 1 if waker_first else -1]:
+        world.spawn(name).add_component(component)
+    world.step(0.1)
+    world.step(0.1)  # the waker wakes the sleeper in this one
+    world.step(0.1)
+    woken_now = ["waker", "waker", "sleeper", "waker", "sleeper"]
+    woken_next = ["waker", "waker", "sleeper", "waker"]
+    assert _updates(log) == (woken_now if waker_first else woken_next)
+
+
+def test_thousands_stopping_their_updates_in_one_step_list_the_rest_once(monkeypatch):
+    world = World(NodePath("root"))
+
+    class OneShot(Component):
+        def update(self, dt: float) -> None:
+            self.needs_update = False
+
+    shots = [world.spawn(f"o{index}").add_component(OneShot()) for index in range(2000)]
+    listings = []
+    needing = World._needing_update
+
+    def counted(pairs):
+        listings.append(len(pairs))
+        return needing(pairs)
+
+    monkeypatch.setattr(World, "_needing_update", staticmethod(counted))
+    world.step(0.1)
+    world.step(0.1)
+    # Listed at the first step and again at the next, not once per stop (2,000 x 2,000).
+    assert len(listings) == 2
+    assert not any(shot.needs_update for shot in shots)

@@ -49,6 +49,7 @@ from sim.crowd.jams.detect import (
     jam_groups,
 )
 from sim.crowd.jams.local import gather_waits, joint_paths, start_cells, turn_lag
+from sim.crowd.jams.log import JamEventKind, JamLog
 from sim.crowd.joint import JointFollower, step_seconds
 from sim.crowd.rows import AgentRows
 from sim.crowd.state import AgentState, ReplanCause
@@ -121,6 +122,7 @@ class Jams:
         self._under = np.zeros(0, dtype=bool)  # by agent index
         self._next_check_s = 0.0
         self.jams = self.handoffs = self.handbacks = self.unsolved = 0
+        self.log = JamLog()  # every hand-off and hand-back, for the trace
 
     def report(self) -> JamReport:
         """The counts so far, and how many agents are in a joint plan now."""
@@ -209,12 +211,13 @@ class Jams:
                 continue
             self.handoffs += 1
             self._plans.append(plan)
-            changed += self._take(rows, plan)
+            changed += self._take(rows, plan, time_s)
         return sorted(changed)
 
-    def _take(self, rows: AgentRows, plan: LocalPlan) -> list[int]:
+    def _take(self, rows: AgentRows, plan: LocalPlan, time_s: float) -> list[int]:
         """Put `plan`'s members under it; return the self-steered ones (their owners stop)."""
         fresh = plan.members[~self._under[plan.members]]
+        self.log.add(JamEventKind.HANDOFF, fresh, time_s=time_s)
         self._under[plan.members] = True
         member_rows = np.searchsorted(rows.index, fresh)
         rows.avoidance[member_rows] = False
@@ -264,7 +267,7 @@ class Jams:
                 fresh = self._solve(rows, members, blocked, cells, goal_of, plan.window)
                 plan.joining = np.zeros(0, np.int64)  # asked once: a jam that stays comes again
                 if fresh is not None:
-                    changed += self._take(rows, fresh)
+                    changed += self._take(rows, fresh, time_s)
                     plan, member_rows = fresh, members
             before = rows.positions[member_rows].copy()
             plan.follower.advance(dt)
@@ -293,6 +296,7 @@ class Jams:
         changed: list[int],
     ) -> None:
         self.handbacks += 1
+        self.log.add(JamEventKind.HANDBACK, plan.members, time_s=time_s)
         self._under[plan.members] = False
         self._watch.restart(plan.members, time_s)
         rows.velocities[member_rows] = rows.preferred[member_rows] = 0.0
