@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -44,47 +46,57 @@ def test_every_plan_costs_what_a_fresh_search_costs_under_moving_boxes():
     assert planner.repairs > 0
 
 
-def test_dear_repairs_near_the_goal_give_way_to_fresh_searches_with_growing_waits():
+def _choices(planner: RepairChoice, plans: int, change, start, goal, *, diagonal=True) -> str:
+    """The planner's choice on each plan: f(resh), t(ree built) or r(epair); each exact."""
     walkable = np.ones((64, 64), dtype=bool)
-    planner = RepairChoice()
-    choices = []
-    for index in range(60):
+    made = []
+    for index in range(plans):
+        change(walkable, index)
+        result = planner.plan(walkable, start, goal)
+        fresh = find_path(walkable, start, goal, diagonal=diagonal)
+        assert result.cost == pytest.approx(fresh.cost, abs=1e-9)
+        made.append("r" if planner.last_repaired else "f" if planner.last_fresh else "t")
+    return "".join(made)
+
+
+def _rent_paid_plans(planner: RepairChoice) -> int:
+    """How many fresh plans pay the first tree's price: the grid's cells (plans priced alike)."""
+    return math.ceil(64 * 64 / planner.fresh_price)
+
+
+def test_dear_repairs_near_the_goal_give_way_to_fresh_searches():
+    def toggle(walkable, index):
         # A wall beside the goal, open on even plans, closed on odd ones: closing it raises
         # every cell in its shadow, which D* Lite re-settles (dearer than jump point search's
         # few jumps across the open grid); opening it again is cheap.
-        walkable[30:34, 29] = index % 2 == 0  # walkable: the wall open
-        planner.plan(walkable, (0, 0), (31, 31))
-        choices.append("r" if planner.last_repaired else "f" if planner.last_fresh else "t")
-    # A dear repair doubles the wait for the next probe; a cheap one resets it, then the
-    # dear one after it doubles it from there.
-    wait = PROBE_AFTER
-    expected = "f" * wait + "tr" + "f" * 2 * wait + "rr" + "f" * 2 * wait + "rr" + "f" * 2 * wait
-    assert "".join(choices) == expected[:60]
-    assert (planner.fresh_plans, planner.tree_plans, planner.repairs) == (
-        expected[:60].count("f"),
-        1,
-        expected[:60].count("r"),
-    )
+        walkable[30:34, 29] = index % 2 == 0
+
+    planner = RepairChoice()
+    choices = _choices(planner, 170, toggle, (0, 0), (31, 31))
+    rent = choices.index("t")  # the two walls' plans are priced apart: counted in the next test
+    # Rent until a tree's price is paid, the tree, then: a cheap repair (the wait starts over),
+    # a dear one (the wait doubles), fresh searches until the probe.
+    after = ("rr" + "f" * 2 * PROBE_AFTER) * 10
+    assert choices == ("f" * rent + "t" + after)[:170]
+    assert planner.tree_plans == 1
+    assert rent > 2 * PROBE_AFTER
+    assert planner.fresh_plans == choices.count("f") > 4 * planner.repairs
 
 
 def test_cheap_repairs_far_from_the_route_keep_d_star_lite():
-    walkable = np.ones((64, 64), dtype=bool)
-    planner = RepairChoice(SearchSettings(rule=DiagonalRule.NEVER))  # fresh: 4-connected A*
-    for index in range(30):
+    def toggle(walkable, index):
         walkable[63, 0] = index % 2 == 0  # a far corner, off every shortest route
-        result = planner.plan(walkable, (0, 63), (40, 30))
-        assert result.cost == find_path(walkable, (0, 63), (40, 30), diagonal=False).cost
-    assert (planner.fresh_plans, planner.tree_plans, planner.repairs) == (
-        PROBE_AFTER,
-        1,
-        30 - PROBE_AFTER - 1,
-    )
+
+    planner = RepairChoice(SearchSettings(rule=DiagonalRule.NEVER))  # fresh: 4-connected A*
+    choices = _choices(planner, 30, toggle, (0, 63), (40, 30), diagonal=False)
+    rent = _rent_paid_plans(planner)
+    assert choices == "f" * rent + "t" + "r" * (29 - rent)
 
 
 def test_a_new_goal_starts_the_rule_over():
     walkable = np.ones((16, 16), dtype=bool)
     planner = RepairChoice()
-    for _ in range(PROBE_AFTER + 2):
+    while not planner.last_repaired:
         planner.plan(walkable, (0, 0), (15, 15))
     assert planner.last_repaired
     planner.plan(walkable, (0, 0), (15, 0))

@@ -10,9 +10,12 @@ The rule, by counters (expansions), not by clocks, for one goal cell at a time:
 
 1. plans toward a new goal are fresh searches: the last one's expansions, times the
    algorithm's `EXPANSION_WEIGHT`, are the fresh search's price in D* Lite expansions;
-2. after `PROBE_AFTER` of them D* Lite builds its tree (its first search, about an A*'s
-   work, is not a repair and is not compared), and the plan after that repairs it; a goal
-   planned fewer times never pays for a tree;
+2. D* Lite builds its tree (its first search: not a repair, not compared) once the fresh
+   searches toward the goal have together cost as much as a tree, and the plan after that
+   repairs it. This is rent or buy: a tree is priced at this planner's last tree's
+   expansions, or at the grid's walkable cells before its first (a search settles each at
+   most once), so the fresh searches paid never exceed what a tree would have cost, and a
+   goal planned a few times never pays for one;
 3. from then on a plan repairs with D* Lite while its last repair expanded no more than the
    fresh search's price; otherwise plans are fresh searches, and after a wait of
    `PROBE_AFTER` of them D* Lite repairs once more (its kept tree catches up with every
@@ -78,18 +81,31 @@ class RepairChoice:
         self._fresh_in_row = 0
         self._probe_after = PROBE_AFTER
         self._tree_new = False  # D* Lite built its tree on the last plan: repair it next
+        self._has_tree = False  # D* Lite holds a tree for this goal
+        self._rent = 0.0  # the fresh searches' prices paid toward this goal while no tree
+        self._tree_price = -1.0  # the last tree's expansions; -1: walkable cells (none yet)
         self._last_repaired = False
         self.repairs = 0
         """D* Lite repairs made (a plan that reused the kept tree)."""
         self.fresh_plans = 0
         """Fresh searches made (`find_path`, the planner's own algorithm)."""
         self.tree_plans = 0
-        """D* Lite plans that started its tree afresh (the second plan toward a goal)."""
+        """D* Lite plans that started its tree afresh (step 2 of the rule)."""
 
     @property
     def last_repaired(self) -> bool:
         """True when the last plan was a D* Lite repair."""
         return self._last_repaired
+
+    @property
+    def fresh_price(self) -> float:
+        """The last fresh search's expansions times its `EXPANSION_WEIGHT`; -1 before one."""
+        return self._fresh_price
+
+    @property
+    def tree_price(self) -> float:
+        """What a D* Lite tree is priced at (step 2 of the rule); -1 before the first plan."""
+        return self._tree_price
 
     @property
     def last_fresh(self) -> bool:
@@ -109,7 +125,8 @@ class RepairChoice:
         if goal != self._goal:
             self._goal, self._fresh_price, self._repair_expanded = goal, -1.0, -1
             self._fresh_in_row, self._probe_after, self._tree_new = 0, PROBE_AFTER, False
-        if self._wants_fresh():
+            self._has_tree, self._rent = False, 0.0
+        if self._wants_fresh(walkable):
             return self._fresh(walkable, start, goal, costs, links)
         result = self._search.plan(walkable, start, goal, costs=costs, links=links)
         self._last_repaired, self._fresh_in_row = self._search.last_repaired, 0
@@ -121,15 +138,16 @@ class RepairChoice:
             self._probe_after = min(2 * self._probe_after, PROBE_MOST) if dear else PROBE_AFTER
         else:
             self.tree_plans += 1
+            self._has_tree, self._tree_price = True, float(result.expanded)
         return result
 
-    def _wants_fresh(self) -> bool:
-        if self._fresh_price < 0.0:
-            return True
+    def _wants_fresh(self, walkable: NDArray[np.bool_]) -> bool:
+        if not self._has_tree:
+            if self._tree_price < 0.0:
+                self._tree_price = float(np.count_nonzero(walkable))
+            return self._rent < self._tree_price
         if self._tree_new or self._fresh_in_row >= self._probe_after:
             return False  # the repair of a new tree, or a probe (or the tree's first search)
-        if self._repair_expanded < 0:
-            return True  # no tree yet: it waits for the probe
         return self._repair_expanded > self._fresh_price
 
     def _fresh(
@@ -150,6 +168,8 @@ class RepairChoice:
         weight = EXPANSION_WEIGHT[algorithm] if not links else EXPANSION_WEIGHT[Algorithm.ASTAR]
         if result.found:
             self._fresh_price = result.expanded * weight
+        if not self._has_tree:
+            self._rent += result.expanded * weight
         self._last_repaired = False
         self._fresh_in_row += 1
         self.fresh_plans += 1
