@@ -23,7 +23,7 @@ from sim.crowd.state import CAUSES, AgentState, ReplanCause
 from sim.crowd.steering import heading_quat, quat_heading
 from sim.engine import Component, GameObject, Gizmos, ReplanGate
 from sim.engine.replan_gate import CHANGED
-from sim.navigation.searches.incremental import IncrementalSearch
+from sim.navigation.searches.repair_choice import RepairChoice
 
 __all__ = ["CAUSES", "ROUTES_DRAWN", "AgentController", "AgentState", "CrowdHost", "ReplanCause"]
 
@@ -64,10 +64,10 @@ class AgentController(Component):
     stands where it is and tries again on the interval. While `dragging()` the changes are let
     through at most every `DRAG_GAP_S`.
 
-    Its own plans repair its last search instead of starting over: each agent keeps an
-    incremental search (`sim.navigation.IncrementalSearch`, D* Lite) for as long as its goal
-    cell stays the same, built again when the planner's heuristic or connectivity changes
-    (A* from scratch when the grid gives none: `GridManager.incremental_search`).
+    Its own plans repair its last D* Lite search while that costs less than a fresh one, else
+    search afresh (`sim.navigation.searches.repair_choice.RepairChoice`, kept while its goal
+    cell stays the same, built again when the planner's heuristic or connectivity changes;
+    A* from scratch when the grid gives none: `GridManager.incremental_search`).
     `compare_fresh` (the HUD's agent) also runs A* from scratch after each plan, so the HUD can
     show what the repair saved (`PlanOutcome.fresh_expanded`).
 
@@ -121,7 +121,7 @@ class AgentController(Component):
         self.compare_fresh = compare_fresh
         self.show_path = True
         self._gate = ReplanGate(interval_s=config.replan_interval_s, dragging=dragging)
-        self._search: IncrementalSearch | None = None
+        self._search: RepairChoice | None = None
         self._search_key: tuple[str, str] | None = None
         self._planned_goal: tuple[int, int] | None = None
         self._route: RouteCells | None = None
@@ -405,7 +405,7 @@ class AgentController(Component):
             self.state = AgentState.MOVING
         self._advance_waypoints()
 
-    def _own_search(self) -> IncrementalSearch | None:
+    def _own_search(self) -> RepairChoice | None:
         """The agent's incremental search, built again for changed planner settings."""
         key = self._grid.planning_key
         if key != self._search_key:

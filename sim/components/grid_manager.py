@@ -38,7 +38,7 @@ from sim.navigation.line_of_sight import segment_is_clear, smooth_path
 from sim.navigation.links import NavLink
 from sim.navigation.query import Algorithm
 from sim.navigation.room import Room
-from sim.navigation.searches.incremental import IncrementalSearch
+from sim.navigation.searches.repair_choice import RepairChoice
 
 # An obstacle whose top is this close to the ground, or below it, covers no cell: an open door
 # sinks into the ground (`sim.components.motion`). Models stand on their origin, and a cube
@@ -152,7 +152,7 @@ class GridManager(Component):
         self.rasterized_footprints = 0  # how many footprints were (re)done, for tests
         self.planning_ms = 0.0  # wall time of every plan so far: the replan budget's clock
         self._room = Room()
-        self._searches: weakref.WeakSet[IncrementalSearch] = weakref.WeakSet()
+        self._searches: weakref.WeakSet[RepairChoice] = weakref.WeakSet()
         # A map's ten thousand boxes cost a frame nothing once `settled` names them (the editor
         # syncs after its edits); `watched` are looked at every frame all the same (a drag).
         self.settled: Callable[[GameObject], bool] = lambda _obj: False
@@ -422,8 +422,8 @@ class GridManager(Component):
         """``(rule, heuristic)``: a search built for other settings must be built again."""
         return (self._rule.value, self._heuristic.value)
 
-    def incremental_search(self) -> IncrementalSearch | None:
-        """A new incremental search for the planner's settings, or None: plan with A* then.
+    def incremental_search(self) -> RepairChoice | None:
+        """A new repairing planner (D* Lite while cheaper, else fresh) for the settings, or None.
 
         None when D* Lite cannot run the settings (manhattan is not consistent with diagonal
         moves) or the searches alive would hold more than `INCREMENTAL_CELLS` cells.
@@ -431,7 +431,7 @@ class GridManager(Component):
         if (len(self._searches) + 1) * self._walkable.size > INCREMENTAL_CELLS:
             return None
         try:
-            search = IncrementalSearch.with_settings(SearchSettings(self._rule, self._heuristic))
+            search = RepairChoice(SearchSettings(self._rule, self._heuristic))
         except ValueError:
             return None
         self._searches.add(search)
@@ -444,7 +444,7 @@ class GridManager(Component):
         *,
         smoothing: bool = True,
         radius: float = 0.0,
-        search: IncrementalSearch | None = None,
+        search: RepairChoice | None = None,
         compare: bool = False,
         avoid: Collection[Cell] = (),
         allowed: NDArray[np.bool_] | None = None,
@@ -457,8 +457,8 @@ class GridManager(Component):
         the nearest cell with room, and smoothing keeps the agent's swept disc clear. It plans
         round the `avoid` cells where it can (`sim.crowd.rules.detour`), else through them.
 
-        With a `search` (`incremental_search()`, built for the current `planning_key`) the
-        search repairs its last one instead of starting over; the path costs the same. With
+        With a `search` (`incremental_search()`, built for the current `planning_key`) it
+        repairs its last search or searches afresh, the cheaper; the path costs the same. With
         `compare` as well, A* from scratch runs on the same grid and cells too, for
         `fresh_expanded` (the HUD's comparison; its time is not in `plan_ms`).
         """

@@ -120,7 +120,7 @@ class SceneEditor:
         # A press and release in one spot selects (`sim.editor.selection`); agents by place.
         self.clicks = ClickTracker(self.picker, agents=lambda: self._objects)
         # The scene's links' ends drag too (`sim.editor.link_ends`), before any cube.
-        self.links = LinkEnds(self.picker, grid, self.history, scene.links, notify)
+        self.links = LinkEnds(self.picker, grid, self.history, scene.links, notify, agents)
         self.tools: list[PointerTool] = [self.links] if scene.links else []
         self.version = 0  # counts the changes to `objects`: who lists them redraws on a new one
         self._tool: PointerTool | None = None  # the one whose drag is under way

@@ -33,6 +33,7 @@ from panda3d.core import NodePath
 from sim.components.agent_controller import AgentController
 from sim.components.terrain import TerrainPatch
 from sim.editor.inspector_fields import (
+    ALL_AREAS,
     HEADING,
     POS,
     SCALE,
@@ -41,6 +42,7 @@ from sim.editor.inspector_fields import (
     fields_of,
     is_motion_key,
     motion_value,
+    unknown_area,
     with_motion_value,
 )
 from sim.editor.inspector_panel import InspectorPanel, Row, panel_text
@@ -93,11 +95,17 @@ def _part(part: str) -> object:
 
 
 def shown(value: object) -> str:
-    """A value as the panel shows it: numbers to 4 places, lists with commas.
+    """A value as the panel shows it: numbers to 4 places, lists with commas, flags as TOML's.
 
-    >>> shown((1.0, 2.5, 0.0))
-    '1, 2.5, 0'
+    None is an agent's areas left to all (`ALL_AREAS`).
+
+    >>> shown((1.0, 2.5, 0.0)), shown(True), shown(None)
+    ('1, 2.5, 0', 'true', 'all')
     """
+    if value is None:
+        return ALL_AREAS
+    if isinstance(value, bool):
+        return str(value).lower()
     if isinstance(value, tuple | list):
         return ", ".join(shown(item) for item in value)
     if isinstance(value, float):
@@ -247,6 +255,9 @@ class Inspector(Component):
             value = field.read(Reader(obj.name, key), raw)
         except SimError as error:
             return self._refuse(str(error))
+        unknown = unknown_area(self._editor.objects, value) if key == "agent.areas" else None
+        if unknown is not None:
+            return self._refuse(f"{obj.name}: {key}: {unknown}")
         if key == HEADING.key and self._turns_itself(obj.name):
             return self._refuse(f"{obj.name}: heading: it turns by itself ([objects.rotator])")
         self._change(obj, key, value)

@@ -4,7 +4,9 @@ A field is one value of the object's scene-file entry, named by its key there (`
 ``agent.speed``, ``door.period_s``) and read by the scene file's own reader for it, so a typed
 value is checked exactly as the file's would be. The cubes the editor moves (Start, End,
 obstacles, terrain patches) have position, scale and heading, a patch its terrain cost, an agent
-its speed, radius and mode, and an object that moves by itself the settings of its
+its speed, radius and mode and its motion under Unity's names (acceleration, angular_speed,
+stopping_distance, auto_braking, avoidance_priority) and the areas it walks on (typed as
+names, one or more, or ``all``), and an object that moves by itself the settings of its
 `[objects.mover]` (speed, wait, mode), `[objects.rotator]` (turn rate) and `[objects.door]`
 (period, open share, phase). A mover's waypoints are not shown: a list of points is the scene
 file's to edit.
@@ -12,6 +14,7 @@ file's to edit.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, fields, replace
 from typing import Any, Final
 
@@ -21,12 +24,13 @@ from sim.components.terrain import TerrainPatch
 from sim.config import AgentMode
 from sim.editor.drag import DRAGGABLE_TAGS
 from sim.engine import GameObject
+from sim.navigation.areas import WALKABLE
 from sim.navigation.grid import MAX_COST, MIN_COST
 from sim.scene import values
-from sim.scene.agents import MAX_SPEED
+from sim.scene.agents import MAX_SPEED, MOTION_READERS
 from sim.scene.merge import Setting, Settings
 from sim.scene.motion import SETTING_READERS
-from sim.scene.values import Read
+from sim.scene.values import Read, Reader
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,10 +45,26 @@ POS = Field("pos", values.triple)
 SCALE = Field("scale", values.scale)
 HEADING = Field("heading", values.angle)
 TERRAIN_COST = Field("terrain.cost", values.within(MIN_COST, MAX_COST))
+ALL_AREAS: Final = "all"
+"""What an agent's areas read when it may walk everywhere (no `areas` key)."""
+
+
+def _typed_areas(at: Reader, value: object) -> tuple[str, ...] | None:
+    """Areas as typed: one name or several (read as the file's list), or `ALL_AREAS`."""
+    if value == ALL_AREAS:
+        return None
+    names: tuple[str, ...] = MOTION_READERS["areas"](
+        at, [value] if isinstance(value, str) else value
+    )
+    return names
+
+
 AGENT_FIELDS: Final = (
     Field("agent.speed", values.within(values.MIN_SIZE, MAX_SPEED)),
     Field("agent.radius", values.length),
     Field("agent.mode", values.choice(AgentMode)),
+    *(Field(f"agent.{key}", read) for key, read in MOTION_READERS.items() if key != "areas"),
+    Field("agent.areas", _typed_areas),
 )
 MOTION_FIELDS: Final = {
     table: tuple(
@@ -72,6 +92,21 @@ def fields_of(obj: GameObject, motion: SceneMotion | None = None) -> tuple[Field
             if getattr(configs, table) is not None:
                 found += table_fields
     return found
+
+
+def unknown_area(objects: Sequence[GameObject], areas: object) -> str | None:
+    """Why `areas` (a tuple of names, or None: all) names an area no terrain patch has, if so.
+
+    The scene file refuses such a name as it loads (`sim.scene.agents.check_areas`).
+    """
+    if not isinstance(areas, tuple):
+        return None
+    patches = (obj.get_component(TerrainPatch) for obj in objects if obj.alive)
+    known = {WALKABLE} | {patch.area for patch in patches if patch is not None and patch.area}
+    missing = next((name for name in areas if name not in known), None)
+    if missing is None:
+        return None
+    return f"no terrain patch has area {values.short(missing)} (areas: {', '.join(sorted(known))})"
 
 
 def is_motion_key(key: str) -> bool:
@@ -115,6 +150,12 @@ def live_settings(obj: GameObject, motion: SceneMotion | None = None) -> Setting
             ("agent.speed", config.speed),
             ("agent.radius", config.radius),
             ("agent.mode", str(config.mode)),
+            ("agent.acceleration", config.acceleration),
+            ("agent.angular_speed", config.angular_speed),
+            ("agent.stopping_distance", config.stopping_distance),
+            ("agent.auto_braking", config.auto_braking),
+            ("agent.avoidance_priority", config.avoidance_priority),
+            ("agent.areas", config.areas),
         ]
     configs = None if motion is None else motion.configs(obj)
     if configs is not None:

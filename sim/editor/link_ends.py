@@ -5,7 +5,8 @@ the drag from the cubes (a `PointerTool` of the editor); the end follows the poi
 centre to cell centre, and the planners take the moved link at once (`GridManager.links`). An
 end dropped off the grid or inside a wall goes back where it was grabbed, and says why; any
 other drop is one `LinkMove` in the editor's history, and Ctrl+S writes it to the file
-(`save_scene`'s `links`).
+(`save_scene`'s `links`). After a drop, an undo or a redo, the agents the moved link matters to
+(`sim.editor.link_replan`) replan at once; the others keep their plans.
 """
 
 from __future__ import annotations
@@ -15,11 +16,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Final
 
+from sim.crowd.state import ReplanCause
+from sim.editor.link_replan import agents_to_replan
 from sim.navigation.links import check_links
 from sim.scene.links import nav_links
 from sim.scene.spec import LinkSpec
 
 if TYPE_CHECKING:
+    from sim.components.agent_controller import AgentController
     from sim.components.grid_manager import GridManager
     from sim.editor.history import EditHistory
     from sim.engine import GameObject
@@ -40,6 +44,7 @@ class LinkEnds:
         history: Where each drag is recorded for undo.
         links: The scene's links as loaded.
         notify: Told, in one line, when a drop is refused.
+        agents: The scene's agents, asked to replan when a moved link matters to them.
     """
 
     def __init__(
@@ -49,9 +54,10 @@ class LinkEnds:
         history: EditHistory,
         links: Sequence[LinkSpec],
         notify: Callable[[str], None],
+        agents: Sequence[AgentController] = (),
     ) -> None:
         self._picker, self._grid, self._history = picker, grid, history
-        self._notify = notify
+        self._notify, self._agents = notify, agents
         self.specs = list(links)
         self._grab: tuple[int, str, LinkSpec] | None = None  # index, "start"/"end", before
 
@@ -110,6 +116,12 @@ class LinkEnds:
             self._notify(f"link {index} stays: {str(error).split(': ', 1)[1]}")
             return
         self._history.record(LinkMove(self, index, before, after))
+        self.replan(before, after)
+
+    def replan(self, before: LinkSpec, after: LinkSpec) -> None:
+        """Ask the agents the link's move from `before` to `after` matters to for a plan now."""
+        for agent in agents_to_replan(self._agents, before, after, self._grid):
+            agent.replan_now(ReplanCause.INTERVAL)
 
     def apply(self, index: int, link: LinkSpec) -> None:
         """Make link `index` this one; the planners take it from their next plan."""
@@ -139,7 +151,9 @@ class LinkMove:
     def undo(self) -> None:
         """Put the link back as it was."""
         self.ends.apply(self.index, self.before)
+        self.ends.replan(self.after, self.before)
 
     def redo(self) -> None:
         """Move the link again."""
         self.ends.apply(self.index, self.after)
+        self.ends.replan(self.before, self.after)

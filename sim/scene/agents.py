@@ -14,7 +14,7 @@ object, as before.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 from sim.config import AgentConfig, AgentMode, Planner
 from sim.navigation.areas import WALKABLE
@@ -85,6 +85,17 @@ def _areas(at: Reader, value: object) -> tuple[str, ...]:
     if not isinstance(value, list) or not value:
         raise at.error(f"expected a list of area names, got {values.describe(value)}")
     return tuple(values.non_empty_string(at.at(index), name) for index, name in enumerate(value))
+
+
+MOTION_READERS: Final[dict[str, values.Read[Any]]] = {
+    "acceleration": _acceleration,
+    "angular_speed": _angular_speed,
+    "stopping_distance": _distance,
+    "auto_braking": values.boolean,
+    "avoidance_priority": _priority,
+    "areas": _areas,
+}
+"""The readers of the agent settings under Unity's names, by key (the inspector's too)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -28,7 +28,7 @@ DECIMALS: Final = 4
 _REL_TOL: Final = 1e-7
 _ABS_TOL: Final = 0.5 * 10**-DECIMALS
 Vec3 = tuple[float, float, float]
-Setting = float | str
+Setting = float | str | tuple[str, ...] | None  # None: an agent's areas left out (all)
 Settings = tuple[tuple[str, Setting], ...]
 V = TypeVar("V")
 
@@ -77,6 +77,12 @@ def spec_settings(spec: ObjectSpec) -> Settings:
             ("agent.speed", spec.agent.speed),
             ("agent.radius", spec.agent.radius),
             ("agent.mode", str(spec.agent.mode)),
+            ("agent.acceleration", spec.agent.acceleration),
+            ("agent.angular_speed", spec.agent.angular_speed),
+            ("agent.stopping_distance", spec.agent.stopping_distance),
+            ("agent.auto_braking", spec.agent.auto_braking),
+            ("agent.avoidance_priority", spec.agent.avoidance_priority),
+            ("agent.areas", spec.agent.areas),
         ]
     if spec.mover is not None:
         mover = spec.mover

@@ -372,7 +372,11 @@ def _update(entry: Table, old: ObjectSpec, state: ObjectState) -> None:
 def _set_setting(entry: Table, key: str, value: Setting) -> None:
     """Write setting `key` ("agent.speed") into its sub-table, made when the entry has none."""
     table_name, name = key.split(".")
-    written = value if isinstance(value, str) else _rounded(value)
+    if value is None:  # an agent's areas back to all: the file says so by leaving the key out
+        if table_name in entry and name in entry[table_name]:
+            del entry[table_name][name]
+        return
+    written = _written(value)
     if table_name in entry and name in entry[table_name]:
         entry[table_name][name] = written  # in place: a comment after it stays
         return
@@ -382,6 +386,15 @@ def _set_setting(entry: Table, key: str, value: Setting) -> None:
         entry[table_name] = tomlkit.table()
     entry[table_name][name] = written
     _deepest(entry.value).body.extend((None, item) for item in tail)
+
+
+def _written(value: float | str | tuple[str, ...]) -> object:
+    """A setting as the file writes it: names and flags as they are, numbers rounded."""
+    if isinstance(value, tuple):
+        return list(value)
+    if isinstance(value, str | bool | int):  # a bool or an int (a priority) is no float
+        return value
+    return _rounded(value)
 
 
 def _new_entry(state: ObjectState) -> Table:

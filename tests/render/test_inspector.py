@@ -258,3 +258,52 @@ def test_a_crowd_agents_new_speed_and_radius_reach_the_crowds_step(open_app):
     assert crowd.settings_of(crowd.indices[row]).speed == 4.25
     assert crowd.radii[row] == 0.2  # the arrays the crowd's step reads
     assert crowd.settings_of(crowd.indices[0]).speed == app.agents[0].config.speed != 4.25
+
+
+MOTION_EDITS = {  # the agent settings under Unity's names, as typed, and as read back
+    "agent.acceleration": ("6", 6.0),
+    "agent.angular_speed": ("240", 240.0),
+    "agent.stopping_distance": ("0.5", 0.5),
+    "agent.auto_braking": ("false", False),
+    "agent.avoidance_priority": ("20", 20),
+    "agent.areas": ("mud walkable", ("mud", "walkable")),
+}
+
+
+def test_the_agent_motion_settings_are_typed_one_undoable_edit_each_and_saved(open_app, tmp_path):
+    scene = tmp_path / "terrain.toml"
+    text = (SCENES_DIR / "terrain.toml").read_text(encoding="utf-8")
+    scene.write_text(text.replace("cost = 4.0  #", 'area = "mud"\ncost = 4.0  #'), "utf-8")
+    saved = tmp_path / "saved.toml"
+    app = open_app(scene, save_as=saved)
+    mouse = Mouse(app)
+    app.step()
+    mouse.key("space")  # paused, so the agent stays under the pointer
+    agent = app.agents[0]
+    mouse.click(app.screen_of(agent.game_object))
+    assert app.editor.selected is agent.game_object
+    history = app.editor.history
+    for key, (typed, value) in MOTION_EDITS.items():
+        depth = history.undo_depth
+        focus(app, mouse, key)
+        type_into(mouse, typed)
+        assert app.inspector.error is None, app.inspector.error
+        assert history.undo_depth == depth + 1, f"{key}: one edit"
+        assert getattr(agent.config, key.removeprefix("agent.")) == value
+    focus(app, mouse, "agent.areas")
+    type_into(mouse, "lava")  # no patch has it: the file would refuse it, so does the field
+    assert app.inspector.error is not None
+    assert "no terrain patch has area 'lava'" in app.inspector.error
+    assert agent.config.areas == ("mud", "walkable")
+    mouse.key("escape")
+    mouse.key("z", holding=CONTROL)  # the areas go back to all, and are not saved so
+    assert agent.config.areas is None
+    mouse.key("s", holding=CONTROL)
+    reloaded = load_scene(saved).find("agent")
+    assert reloaded is not None
+    assert reloaded.agent is not None
+    for key, (_typed, value) in MOTION_EDITS.items():
+        if key != "agent.areas":
+            assert getattr(reloaded.agent, key.removeprefix("agent.")) == value, key
+    assert reloaded.agent.areas is None
+    assert "areas" not in saved.read_text(encoding="utf-8")

@@ -12,7 +12,7 @@ CARVE_KEYS = {"obstacles", "agents", "sim_fps", "p99_frame_ms", "repairs", "expa
 BURST_KEYS = {"agents", "p50_frame_ms", "p99_frame_ms", "max_frame_ms", "frames_to_all_planned"}
 
 
-@pytest.mark.parametrize("repair", ["dstar-lite", "find-path"])
+@pytest.mark.parametrize("repair", ["auto", "dstar-lite", "find-path"])
 def test_carve_repairs_cut_routes_to_optimal_paths(repair: str) -> None:
     report = run_carve(obstacles=40, agents=40, frames=90, repair=repair, check_every=1)
     data = report.to_json()
@@ -23,6 +23,10 @@ def test_carve_repairs_cut_routes_to_optimal_paths(repair: str) -> None:
     assert report.mismatches == 0
     assert report.routes_broken == 0
     assert report.cells_flipped <= report.cells_touched
+    # The app's choice searches afresh here (too few plans a goal to pay for a D* Lite
+    # tree); D* Lite never searches afresh, find_path never repairs.
+    assert (report.fresh_searches > 0) == (repair == "auto")
+    assert (report.reused > 0) == (repair == "dstar-lite")
 
 
 def test_carve_refuses_an_unknown_repair() -> None:

@@ -89,3 +89,31 @@ def test_spec_settings_name_each_setting_by_its_scene_key():
     assert agent is not None
     assert spec_settings(mud) == (("terrain.cost", 4.0),)
     assert dict(spec_settings(agent))["agent.mode"] == "chase"
+
+
+def test_agent_motion_settings_are_written_as_the_file_reads_them(tmp_path):
+    path, loaded, base = copied(TERRAIN_SCENE, tmp_path)
+    motion: dict[str, Setting] = {
+        "agent.acceleration": 6.0,
+        "agent.auto_braking": False,
+        "agent.avoidance_priority": 20,
+        "agent.areas": ("walkable",),
+    }
+    save_scene(path, app_states(loaded, agent=motion), base=base)
+    text = path.read_text(encoding="utf-8")
+    assert "auto_braking = false" in text
+    assert "avoidance_priority = 20\n" in text
+    assert 'areas = ["walkable"]' in text
+    written = load_scene(path)
+    agent = written.find("agent")
+    assert agent is not None
+    assert agent.agent is not None
+    assert dict(spec_settings(agent)) | motion == dict(spec_settings(agent))
+    # Back to every area: the key goes, as a file that never had it says.
+    again = MergeBase.loaded(written)
+    save_scene(path, app_states(written, agent={"agent.areas": None}), base=again)
+    assert "areas" not in path.read_text(encoding="utf-8")
+    reloaded = load_scene(path).find("agent")
+    assert reloaded is not None
+    assert reloaded.agent is not None
+    assert reloaded.agent.areas is None

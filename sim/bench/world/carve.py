@@ -14,9 +14,13 @@ Each frame, headless at a fixed dt of 1/60 s:
    (`sim.navigation.carving.Carver`): only the cells it leaves and enters are touched;
 2. the agents whose remaining route crosses a cell that became blocked, and only they, plan
    again from their cell (an agent whose cell or goal is covered waits and asks again every
-   `RETRY_FRAMES`), by `repair`: "dstar-lite" repairs one `IncrementalSearch` (D* Lite) per
-   destination, shared by the agents headed there; "find-path" runs `find_path` from
-   scratch (auto: jump point search on these uniform grids), for comparison;
+   `RETRY_FRAMES`), by `repair`: "auto" (the app's agents' default) asks one
+   `RepairChoice` per destination, which repairs with D* Lite while that is cheaper than a
+   fresh search and searches afresh otherwise (its rule, by expansion counts, is in
+   `sim.navigation.searches.repair_choice`); "dstar-lite" always repairs one
+   `IncrementalSearch` (D* Lite) per destination, shared by the agents headed there;
+   "find-path" runs `find_path` from scratch (auto: jump point search on these uniform
+   grids); the last two for comparison;
 3. the agents step along their routes.
 
 A frame's time is steps 1-3 (`time.perf_counter`); `sim_fps` is frames over their summed time;
@@ -46,6 +50,7 @@ from sim.navigation import Box, Footprint, PathResult, box_footprint, find_path
 from sim.navigation.carving import Carver
 from sim.navigation.maps.generators import generate_layout
 from sim.navigation.searches.incremental import IncrementalSearch
+from sim.navigation.searches.repair_choice import RepairChoice
 
 SIDE = 512
 MAP_NAME = "rooms 512x512 (generate_layout seed 0, room 20, door 6)"
@@ -59,8 +64,9 @@ RETRY_FRAMES = 15
 CHECK_EVERY = 4
 TARGET_FPS = 60.0
 
-REPAIRS = ("dstar-lite", "find-path")
-"""How a cut route is planned again: D* Lite repair, or `find_path` from scratch."""
+REPAIRS = ("auto", "dstar-lite", "find-path")
+"""How a cut route is planned again: the app's choice between a D* Lite repair and a fresh
+search, D* Lite repair always, or `find_path` from scratch always."""
 
 Cell = tuple[int, int]
 NO_ROUTE = np.empty(0, dtype=np.intp)
@@ -80,6 +86,7 @@ class CarveReport:
     max_frame_ms: float
     repairs: int
     reused: int
+    fresh_searches: int
     plans: int
     expanded_total: int
     cells_touched: int
@@ -110,6 +117,7 @@ class CarveReport:
             "max_frame_ms": round(self.max_frame_ms, 3),
             "plans": self.plans,
             "incremental_repairs": self.reused,
+            "fresh_searches": self.fresh_searches,
             "cells_touched": self.cells_touched,
             "cells_flipped": self.cells_flipped,
             "sample_checked": self.checked,
@@ -128,7 +136,8 @@ class CarveReport:
             f"  sim fps {self.sim_fps:.1f} (target >= {TARGET_FPS:g}: {verdict}); frame ms "
             f"p50 {self.p50_frame_ms:.2f}, p99 {self.p99_frame_ms:.2f}, max "
             f"{self.max_frame_ms:.2f}; this thread's CPU p99 {self.p99_cpu_ms:.2f}",
-            f"  {self.repairs} cut routes repaired ({self.reused} plans reused a search), "
+            f"  {self.repairs} cut routes repaired ({self.reused} plans reused a search, "
+            f"{self.fresh_searches} searched afresh), "
             f"{self.plans} plans, {self.expanded_total} expanded; "
             f"cells touched {self.cells_touched}, flipped {self.cells_flipped}",
             f"  checked {self.checked} plans against a fresh find_path: {self.mismatches} "
@@ -196,7 +205,7 @@ def run_carve(
     agents: int = AGENTS,
     frames: int = FRAMES,
     seed: int = 0,
-    repair: str = "dstar-lite",
+    repair: str = "auto",
     check_every: int = CHECK_EVERY,
     on_frame: Callable[[int], object] | None = None,
 ) -> CarveReport:
@@ -216,9 +225,7 @@ def run_carve(
         carver.add(obstacle.footprint)
     free = np.flatnonzero(walkable)
     goals = [_cell(int(cell)) for cell in rng.choice(free, DESTINATIONS, replace=False)]
-    searches: list[_Planner] = [
-        IncrementalSearch() if repair == "dstar-lite" else _FromScratch() for _ in goals
-    ]
+    searches = [_planner(repair) for _ in goals]
     world = _World(carver, goals, searches, check_every)
     crowd = [_Agent(index % DESTINATIONS, NO_ROUTE) for index in range(agents)]
     for agent, start in zip(crowd, rng.choice(free, agents, replace=False), strict=True):
@@ -247,6 +254,7 @@ def run_carve(
         max_frame_ms=float(times.max()),
         repairs=world.repairs,
         reused=world.reused,
+        fresh_searches=world.fresh,
         plans=world.plans,
         expanded_total=world.expanded,
         cells_touched=carver.cells_touched,
@@ -268,6 +276,12 @@ class _Planner(Protocol):
     def last_repaired(self) -> bool: ...
 
     def plan(self, walkable: NDArray[np.bool_], start: Cell, goal: Cell) -> PathResult: ...
+
+
+def _planner(repair: str) -> _Planner:
+    if repair == "auto":
+        return RepairChoice()
+    return IncrementalSearch() if repair == "dstar-lite" else _FromScratch()
 
 
 class _FromScratch:
@@ -292,7 +306,7 @@ class _World:
         self.carver, self.goals, self.searches = carver, goals, searches
         self.check_every = check_every
         self.newly = np.zeros(carver.walkable.size, dtype=bool)
-        self.repairs = self.reused = self.plans = self.expanded = self.flipped = 0
+        self.repairs = self.reused = self.fresh = self.plans = self.expanded = self.flipped = 0
         self.checked = self.mismatches = self.broken = 0
 
     def move(self, moving: list[_Obstacle], time_s: float) -> NDArray[np.intp]:
@@ -333,6 +347,7 @@ class _World:
             self.plans += 1
             self.repairs += cut
             self.reused += search.last_repaired
+            self.fresh += isinstance(search, RepairChoice) and search.last_fresh
             self.expanded += result.expanded
         agent.at, agent.progress = 0, 0.0
         if not result.found:
