@@ -560,11 +560,7 @@ class AgentController(Component):
                 self.replan_now(ReplanCause.PATH_CUT)
 
     def _leave_blocked_cell(self) -> None:
-        """Get pushed out when an obstacle moved (or was put down) onto the agent's disc.
-
-        Also when the agent spawned over a wall. It goes to the nearest point where its disc
-        has room, this frame, so it never stands in a blocked cell at the end of an update.
-        """
+        """Step out to room for the disc when an obstacle landed on it or it spawned in a wall."""
         cell = self._grid.world_to_cell(self._x, self._y)
         if cell is None or self._move_is_clear(self.position, self.position):
             return
