@@ -40,6 +40,7 @@ from enum import Enum
 import numpy as np
 from numpy.typing import NDArray
 
+from sim.crowd.disc_walls import Walls
 from sim.crowd.grid import CrowdGrid, Point
 from sim.crowd.jams.detect import (
     GoalDistances,
@@ -117,6 +118,7 @@ class Jams:
         self.settings = settings or JamSettings()
         self._distances = GoalDistances()
         self._watch = ProgressWatch()
+        self._walls: tuple[int, Walls] | None = None  # the mask version it was built for
         self._plans: list[LocalPlan] = []
         self._under = np.zeros(0, dtype=bool)  # by agent index
         self._next_check_s = 0.0
@@ -268,7 +270,7 @@ class Jams:
                     plan, member_rows = fresh, members
             before = rows.positions[member_rows].copy()
             plan.follower.advance(dt)
-            after = plan.follower.positions()
+            after = self._clear_of_walls(plan.follower.positions(), rows.radii[member_rows])
             rows.positions[member_rows] = after
             velocity = (after - before) / dt
             rows.velocities[member_rows] = rows.preferred[member_rows] = velocity
@@ -282,6 +284,24 @@ class Jams:
                 kept.append(plan)
         self._plans = kept
         return changed
+
+    def _clear_of_walls(
+        self, positions: NDArray[np.float64], radii: NDArray[np.float64]
+    ) -> NDArray[np.float64]:
+        """`positions` with every disc that overlaps a wall pushed straight out of it.
+
+        The plan's cells are free and no disc is wider than a cell, but its glides are not
+        all cell to cell: from where an agent stood to its start cell, or round a block, a
+        straight line past a wall's corner can clip it by a few hundredths of a cell.
+        """
+        grid = self._grid
+        if self._walls is None or self._walls[0] != grid.mask_version:
+            self._walls = (grid.mask_version, Walls(grid.walkable))
+        size, origin = grid.grid_cell_size, np.asarray(grid.origin)
+        distance, normal = self._walls[1].nearest((positions - origin) / size)
+        depth = np.maximum(radii / size - distance, 0.0)  # inf distance: no wall, no push
+        pushed: NDArray[np.float64] = positions + normal * (depth * size)[:, None]
+        return pushed
 
     def _hand_back(
         self,
@@ -410,7 +430,7 @@ class Jams:
         if goals is None or not all(walkable.ravel()[starts]):
             return None
         problem = MapfProblem(walkable, tuple(starts), tuple(goals), name="jam")
-        found = joint_paths(problem, self.settings)
+        found = joint_paths(problem, self.settings, goal_of[members].tolist())
         if not found:
             return None
         # A first step of waiting: everyone goes from where they stand to their start cells'

@@ -8,10 +8,13 @@ agents that follow another round a turn lagging behind it (`turn_lag`).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 from numpy.typing import NDArray
 
 from sim.crowd.jams.detect import JamSettings
+from sim.crowd.jams.prioritized import agent_orders, prioritized_paths
 from sim.crowd.joint import nearest_free_cells, rotations
 from sim.mapf import MapfProblem, distance_tables, native
 from sim.mapf.lacam import lacam
@@ -215,17 +218,29 @@ def _closest(
     return float(np.hypot(*(at_a - at_b).T).min())
 
 
-def joint_paths(problem: MapfProblem, settings: JamSettings) -> tuple[tuple[int, ...], ...]:
-    """LaCAM*'s best plan within `settings.max_nodes` configurations; () when it found none.
+def joint_paths(
+    problem: MapfProblem, settings: JamSettings, groups: Sequence[int] | None = None
+) -> tuple[tuple[int, ...], ...]:
+    """The jam's plan: the best of prioritized planning's and LaCAM*'s; () when none found one.
 
-    A budget of configurations, not of time, ends the search, so the same problem gives the
-    same plan on any machine, however loaded (the time limit only guards the frame). A plan in
-    which agents rotate round a 2 x 2 block (`sim.crowd.joint.rotations`: discs that close
-    cannot) is searched again with the next seeds, up to `settings.tries` in all; the plan
-    with the fewest rotations, then the shortest, wins.
+    Prioritized planning (`sim.crowd.jams.prioritized`) tries its orders, `groups` (each
+    agent's goal beyond the window; default: its local goal) telling the groups apart. LaCAM*
+    searches within `settings.max_nodes` configurations: a budget of work, not of time, so
+    the same problem gives the same plan on any machine, however loaded (the time limit only
+    guards the frame); a plan of its in which agents rotate round a 2 x 2 block
+    (`sim.crowd.joint.rotations`: discs that close cannot) is searched again with the next
+    seeds, up to `settings.tries` in all. The plan with the fewest rotations, then the
+    shortest (the jam lasts until its last agent is through), then the fewest moves, wins.
     """
     tables = distance_tables(problem)
-    best: tuple[tuple[int, int], tuple[tuple[int, ...], ...]] | None = None
+    best: tuple[tuple[int, int, int], tuple[tuple[int, ...], ...]] | None = None
+    keys = problem.goals if groups is None else groups
+    for order in agent_orders(problem, tables, keys):
+        paths = prioritized_paths(problem, tables, order)
+        if paths:
+            score = _score(paths)
+            if best is None or score < best[0]:
+                best = (score, paths)
     for attempt in range(settings.tries):
         seed = settings.seed + attempt
         if native.choose("auto"):
@@ -248,11 +263,17 @@ def joint_paths(problem: MapfProblem, settings: JamSettings) -> tuple[tuple[int,
         paths = paths_from_configs(configs)
         if not paths:
             continue
-        cells = np.array(paths, dtype=np.intp).T
-        turns = sum(len(cycles) for cycles in rotations(cells))
-        score = (turns, len(cells))
+        score = _score(paths)
         if best is None or score < best[0]:
             best = (score, paths)
-        if turns == 0:
+        if score[0] == 0:
             break
     return () if best is None else best[1]
+
+
+def _score(paths: tuple[tuple[int, ...], ...]) -> tuple[int, int, int]:
+    """A plan's rotations, makespan and moves: lower is better (`joint_paths`)."""
+    cells = np.array(paths, dtype=np.intp).T
+    turns = sum(len(cycles) for cycles in rotations(cells))
+    moves = int((cells[1:] != cells[:-1]).sum())
+    return (turns, len(cells), moves)
