@@ -430,7 +430,8 @@ class Jams:
         if goals is None or not all(walkable.ravel()[starts]):
             return None
         problem = MapfProblem(walkable, tuple(starts), tuple(goals), name="jam")
-        found = joint_paths(problem, self.settings, goal_of[members].tolist())
+        lag = turn_lag(float(rows.radii[members].max()) / grid.grid_cell_size)
+        found = joint_paths(problem, self.settings, goal_of[members].tolist(), lag=lag)
         if not found:
             return None
         # A first step of waiting: everyone goes from where they stand to their start cells'
@@ -445,7 +446,7 @@ class Jams:
             centres,
             first,
             step_seconds(size, speeds),
-            turn_lag=turn_lag(float(radii.max()) / size),
+            turn_lag=lag,
             width=local_width,
             first_waits=gather_waits(first, centres[starts], radii) * step_seconds(size, speeds),
             open_cells=walkable.ravel(),

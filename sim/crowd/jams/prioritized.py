@@ -129,11 +129,13 @@ def _space_time_search(
 
     if blocked(start, 0):
         return None
-    frontier = [(int(distance[start]), 0, start)]  # (f, -t, cell): deeper first
+    # (f, -t, turns, cell, cell before): deeper first, then the way with the fewest turns: a
+    # follower turning behind a leader lags (`sim.crowd.joint.turn_delays`), holding a step up.
+    frontier = [(int(distance[start]), 0, 0, start, start)]
     came_from: dict[tuple[int, int], tuple[int, int]] = {}
     seen = {(start, 0)}
     while frontier:
-        _, minus_t, current = heapq.heappop(frontier)
+        _, minus_t, turns, current, before = heapq.heappop(frontier)
         t = -minus_t
         if current == goal and t > last_held:
             return _way(came_from, (current, t))
@@ -151,7 +153,8 @@ def _space_time_search(
                 continue
             seen.add(state)
             came_from[state] = (current, t)
-            heapq.heappush(frontier, (t + 1 + int(distance[step]), -t - 1, step))
+            bends = turns + int(step - current != current - before and step != current)
+            heapq.heappush(frontier, (t + 1 + int(distance[step]), -t - 1, bends, step, current))
     return None
 
 
