@@ -11,7 +11,8 @@
 2. **Detect** (every `JamSettings.check_every_s`): the stalled agents and their jams
    (`sim.crowd.jams.detect`).
 3. **Hand off** each jam (`Jams._plan`): the local problem is a window of the grid, the
-   jam's cells' bounding box grown by `margin_cells` on every side; every agent whose cell
+   jam's cells' bounding box grown by `margin_cells` on every side, and on to take in the
+   jam's goal cells that lie within `margin_cells` of that (`_with_goals`); every agent whose cell
    lies in it and that is moving to a goal is a member (agents in another joint plan, arrived
    ones, the scene's own MAPF agents and discs wider than half a cell are obstacles on their
    cells instead). Each member starts on a free cell near where it stands
@@ -49,7 +50,7 @@ from sim.crowd.jams.detect import (
     closing_up,
     jam_groups,
 )
-from sim.crowd.jams.local import gather_waits, joint_paths, start_cells, turn_lag
+from sim.crowd.jams.local import gather_waits, joint_paths, kept_apart, start_cells, turn_lag
 from sim.crowd.joint import JointFollower, step_seconds
 from sim.crowd.rows import AgentRows
 from sim.crowd.state import AgentState, ReplanCause
@@ -270,7 +271,8 @@ class Jams:
                     plan, member_rows = fresh, members
             before = rows.positions[member_rows].copy()
             plan.follower.advance(dt)
-            after = self._clear_of_walls(plan.follower.positions(), rows.radii[member_rows])
+            radii = rows.radii[member_rows]
+            after = self._clear_of_walls(kept_apart(plan.follower.positions(), radii), radii)
             rows.positions[member_rows] = after
             velocity = (after - before) / dt
             rows.velocities[member_rows] = rows.preferred[member_rows] = velocity
@@ -363,6 +365,7 @@ class Jams:
                 max(left - margin, 0),
                 min(right + margin, width - 1),
             )
+            window = _with_goals(window, goal_of[group], width, settings.margin_cells)
             busy = next((other for other in self._plans if _overlap(window, other.window)), None)
             if busy is not None:
                 # The plan next door takes this jam in.
@@ -553,6 +556,27 @@ class Jams:
 def _global(local: int, window: tuple[int, int, int, int], local_width: int, width: int) -> int:
     row, col = divmod(local, local_width)
     return (row + window[0]) * width + col + window[2]
+
+
+def _with_goals(
+    window: tuple[int, int, int, int], goals: NDArray[np.int64], width: int, reach: int
+) -> tuple[int, int, int, int]:
+    """`window` grown to take in the jam's goal cells within `reach` cells of it.
+
+    A member whose goal lies in the window is brought to the cells round it and arrives with
+    the plan; one whose goal lies just outside is brought to the window's edge, where all of
+    its group crowd onto the few cells nearest their goal (12 agents on a column of 8 cells
+    beside a doorway) and then walk on alone.
+
+    >>> _with_goals((2, 4, 2, 4), np.array([5 * 10 + 7, 9 * 10 + 9]), 10, 3)
+    (2, 5, 2, 7)
+    """
+    r0, r1, c0, c1 = window
+    for goal in np.unique(goals[goals >= 0]):
+        row, col = divmod(int(goal), width)
+        if max(r0 - row, row - r1, c0 - col, col - c1) <= reach:
+            r0, r1, c0, c1 = min(r0, row), max(r1, row), min(c0, col), max(c1, col)
+    return (r0, r1, c0, c1)
 
 
 def _union(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> tuple[int, int, int, int]:

@@ -22,6 +22,7 @@ from sim.mapf.problem import paths_from_configs
 
 GATHER_SAMPLES = 11  # points of a step at which two agents' ways to their start cells are compared
 GATHER_MAX_WAIT = 3  # steps an agent waits at most before it goes to its start cell
+APART_ROUNDS = 4  # times discs of a plan passing too close are pushed apart in a frame
 SWAP_REACH = 1.5  # cells: the farthest a trade of start cells may send an agent
 TURN_OVERLAP = 0.05  # of two radii: how deep discs may touch round a turn in a joint plan
 
@@ -207,6 +208,34 @@ def gather_waits(
         waits[agent] = best_wait
         taken.append(int(agent))
     return waits
+
+
+def kept_apart(
+    positions: NDArray[np.float64], radii: NDArray[np.float64], rounds: int = APART_ROUNDS
+) -> NDArray[np.float64]:
+    """`positions` with any two discs closer than their radii (less `TURN_OVERLAP`) pushed apart.
+
+    A plan's glides are straight: from where agents stood to their start cells, two of them
+    may pass closer than that where no wait of either helps (a diagonal glide past a neighbour
+    that stands next to its cell's centre). Each such pair moves apart along the line between
+    them, half the shortfall each, `rounds` times over; discs far enough apart are not moved,
+    so on the plan's cells (a cell apart) nothing changes.
+
+    >>> kept_apart(np.array([[0.0, 0.0], [0.6, 0.0]]), np.full(2, 0.4)).round(2).tolist()
+    [[-0.08, 0.0], [0.68, 0.0]]
+    """
+    moved = np.array(positions, dtype=np.float64)
+    wanted = (radii[:, None] + radii[None, :]) * (1.0 - TURN_OVERLAP)
+    for _ in range(rounds):
+        gap = moved[None, :, :] - moved[:, None, :]
+        apart = np.hypot(gap[..., 0], gap[..., 1])
+        np.fill_diagonal(apart, np.inf)
+        short = np.maximum(wanted - apart, 0.0)
+        if not short.any():
+            break
+        unit = gap / np.where(apart > 1e-9, apart, 1.0)[..., None]
+        moved -= 0.5 * (short[..., None] * unit).sum(axis=1)
+    return moved
 
 
 def _closest(

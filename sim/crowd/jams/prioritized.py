@@ -14,7 +14,8 @@ while the other waits aside, then the other files through: the door's capacity, 
 step, with one change of direction. The orders tried (`ORDERS`) are the members by their
 distance to their goals, and the same grouped by goal, each group first in turn; an order in
 which some agent finds no way (an earlier one runs over its start and it cannot step aside
-in time) gives nothing, and LaCAM*'s plan stands. Deterministic: no randomness, ties broken by
+in time) is tried again with that agent first, a few times; then it gives nothing, and
+LaCAM*'s plan stands. Deterministic: no randomness, ties broken by
 cell and agent order.
 """
 
@@ -31,6 +32,8 @@ from sim.mapf.problem import UNREACHABLE
 
 HORIZON_PER_CELL = 2
 """A way may take at most this many steps per free cell of the window (then none is found)."""
+RESTARTS = 8
+"""Times an order is tried again with an agent that found no way put first."""
 
 Paths = tuple[tuple[int, ...], ...]
 
@@ -74,17 +77,41 @@ def agent_orders(
 def prioritized_paths(
     problem: MapfProblem, tables: NDArray[np.int32], order: Sequence[int]
 ) -> Paths:
-    """Every agent's way, planned in `order` round those before it; () when one has none.
+    """Every agent's way, planned in `order` round those before it; () when none is found.
 
-    The paths are ``[agent][t]`` flat cells, all as long as the longest (agents wait on their
-    goals), in the problem's agent order.
+    An agent that finds no way (one before it runs over its start, and it is boxed in) goes
+    first and all are planned again, up to `RESTARTS` times. The paths are ``[agent][t]``
+    flat cells, all as long as the longest (agents wait on their goals), in the problem's
+    agent order.
     """
     free = int(problem.walkable.sum())
     horizon = HORIZON_PER_CELL * free + problem.agents
+    neighbours = [problem.neighbours(cell) for cell in range(problem.walkable.size)]
+    ranking = list(order)
+    for _ in range(RESTARTS + 1):
+        ways = _in_turn(problem, tables, ranking, neighbours, horizon)
+        if isinstance(ways, int):
+            ranking = [ways, *(agent for agent in ranking if agent != ways)]
+            continue
+        makespan = max(len(way) for way in ways.values())
+        return tuple(
+            tuple(ways[agent] + [ways[agent][-1]] * (makespan - len(ways[agent])))
+            for agent in range(problem.agents)
+        )
+    return ()
+
+
+def _in_turn(
+    problem: MapfProblem,
+    tables: NDArray[np.int32],
+    order: Sequence[int],
+    neighbours: list[list[int]],
+    horizon: int,
+) -> dict[int, list[int]] | int:
+    """Each agent's way, planned in `order`; or the first agent that found none."""
     held: dict[tuple[int, int], int] = {}  # (cell, t) -> agent there at step t
     settled: dict[int, int] = {}  # cell -> step from which an agent holds it for good
     ways: dict[int, list[int]] = {}
-    neighbours = [problem.neighbours(cell) for cell in range(problem.walkable.size)]
     for agent in order:
         way = _space_time_search(
             problem.starts[agent],
@@ -97,16 +124,12 @@ def prioritized_paths(
             horizon,
         )
         if way is None:
-            return ()
+            return agent
         for t, cell in enumerate(way):
             held[(cell, t)] = agent
         settled[way[-1]] = len(way) - 1
         ways[agent] = way
-    makespan = max(len(way) for way in ways.values())
-    return tuple(
-        tuple(ways[agent] + [ways[agent][-1]] * (makespan - len(ways[agent])))
-        for agent in range(problem.agents)
-    )
+    return ways
 
 
 def _space_time_search(
