@@ -49,6 +49,7 @@ def test_the_head_on_scenes_clear_within_three_free_flow_times(name: str, seed: 
     assert outcome.arrived_s <= limit
     assert outcome.overlap_max <= OVERLAP_MAX
     assert outcome.blocked_frames == 0
+    assert outcome.wall_frames == 0
     assert outcome.stalled_max_s <= STALL_MAX_S
     assert outcome.handoffs >= 1
 
@@ -60,6 +61,8 @@ def test_the_doorway_swap_of_twelve_a_side_all_arrive_within_its_limit(seed: int
     outcome = run_until_arrived(run, run.scene.torture.time_limit_s)
     assert outcome.arrived_s is not None, f"{sum(run.arrived())} of {len(run.agents)} arrived"
     assert outcome.blocked_frames == 0
+    assert outcome.overlap_max <= OVERLAP_MAX
+    assert outcome.wall_frames == 0
     assert outcome.handoffs >= 1
 
 

@@ -64,6 +64,7 @@ TURNING_SPEED = 1e-3  # world units per second: slower agents keep their heading
 NEWCOMER_CELLS = 2.0  # an agent this near a member (past their radii) joins its plan
 CLUSTER_REACH = 2.5  # radii past the arrived cluster within which an agent is arriving
 MAX_GROWTH = 4  # a jam's window grows to at most this many times its first margin
+SETTLE_ROUNDS = 4  # times a frame's plan positions are kept apart, then clear of walls
 
 
 class Merged(Enum):
@@ -271,8 +272,9 @@ class Jams:
                     plan, member_rows = fresh, members
             before = rows.positions[member_rows].copy()
             plan.follower.advance(dt)
-            radii = rows.radii[member_rows]
-            after = self._clear_of_walls(kept_apart(plan.follower.positions(), radii), radii)
+            radii, after = rows.radii[member_rows], plan.follower.positions()
+            for _ in range(SETTLE_ROUNDS):  # a disc off a wall's corner may land on another
+                after = self._clear_of_walls(kept_apart(after, radii), radii)
             rows.positions[member_rows] = after
             velocity = (after - before) / dt
             rows.velocities[member_rows] = rows.preferred[member_rows] = velocity
