@@ -6,9 +6,11 @@ along the grid (a 4-connected distance field from its goal's cell, `GoalDistance
 goal cell shared by every agent chasing it) has not fallen below its lowest yet by
 `progress_cells` cells during the last `window_s` seconds (`ProgressWatch`). Stalled agents
 and every agent touching one (discs closer than their radii plus `contact_cells` of a cell),
-chained through stalled agents, make one **jam** (`jam_groups`) when none of them is still
-making way and an agent bound for another goal stands within `opposed_cells` of them (a queue
-whose front moves, or of agents all bound for one goal, is no jam): the group handed to the
+chained through stalled agents, make one **jam** (`jam_groups`) when at most a quarter of them
+(`MAKING_WAY_SHARE`) are still making way and an agent bound for another goal stands within
+`opposed_cells` of them (a queue whose front moves, or of agents all bound for one goal, is no
+jam; in a crowd of two dozen pressing at a door from both sides a few always gain half a cell
+round its rim, and waiting for none to left them pressing 3-5 s): the group handed to the
 multi-agent planner (`sim.crowd.jams.handoff`). An agent that only closes up behind a stalled
 one bound for its own goal (`closing_up`) is not making way: the front it follows stands.
 
@@ -25,6 +27,9 @@ from numpy.typing import NDArray
 
 from sim.crowd.avoidance import find_neighbours
 from sim.navigation.field import distance_field
+
+MAKING_WAY_SHARE = 0.25
+"""A group in which more than this share of agents still make way is a queue, not a jam."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,9 +148,10 @@ def jam_groups(
 ) -> list[NDArray[np.intp]]:
     """The jams: stalled rows and the `eligible` rows touching them, chained through stalled ones.
 
-    Two discs touch closer than their radii's sum plus `contact` (world units). A group that
-    touches a `progressing` agent (one moving toward its goal lately) is a queue, not a jam:
-    its front still moves, so it is left to the crowd; so is a group with no agent of `others`
+    Two discs touch closer than their radii's sum plus `contact` (world units). A group more
+    than `MAKING_WAY_SHARE` of whose agents are `progressing` (moving toward their goals
+    lately; in a group of up to 3, any one) is a queue, not a jam: its front still moves, so it
+    is left to the crowd; so is a group with no agent of `others`
     (default: the `eligible` ones) chasing another goal (by `goals`, each row's goal cell)
     within `opposed` of it (world units): agents all bound for one goal drain as those in
     front arrive. Each group is sorted rows; groups come in the order of their lowest stalled
@@ -184,7 +190,7 @@ def jam_groups(
                 if stalled[other]:
                     frontier.append(int(other))
         bound = eligible if others is None else others
-        if progressing[members].any():
+        if progressing[members].sum() > int(MAKING_WAY_SHARE * len(members)):
             continue
         if _opposed(positions, members, bound, goals, opposed):
             groups.append(np.array(sorted(members), dtype=np.intp))

@@ -11,7 +11,8 @@
 2. **Detect** (every `JamSettings.check_every_s`): the stalled agents and their jams
    (`sim.crowd.jams.detect`).
 3. **Hand off** each jam (`Jams._plan`): the local problem is a window of the grid, the
-   jam's cells' bounding box grown by `margin_cells` on every side; every agent whose cell
+   jam's cells' bounding box grown by `margin_cells` on every side, and on to take in the
+   jam's goal cells that lie within `margin_cells` of that (`_with_goals`); every agent whose cell
    lies in it and that is moving to a goal is a member (agents in another joint plan, arrived
    ones, the scene's own MAPF agents and discs wider than half a cell are obstacles on their
    cells instead). Each member starts on a free cell near where it stands
@@ -40,6 +41,7 @@ from enum import Enum
 import numpy as np
 from numpy.typing import NDArray
 
+from sim.crowd.disc_walls import Walls
 from sim.crowd.grid import CrowdGrid, Point
 from sim.crowd.jams.detect import (
     GoalDistances,
@@ -48,7 +50,7 @@ from sim.crowd.jams.detect import (
     closing_up,
     jam_groups,
 )
-from sim.crowd.jams.local import gather_waits, joint_paths, start_cells, turn_lag
+from sim.crowd.jams.local import gather_waits, joint_paths, kept_apart, start_cells, turn_lag
 from sim.crowd.jams.log import JamEventKind, JamLog
 from sim.crowd.joint import JointFollower, step_seconds
 from sim.crowd.rows import AgentRows
@@ -63,6 +65,7 @@ TURNING_SPEED = 1e-3  # world units per second: slower agents keep their heading
 NEWCOMER_CELLS = 2.0  # an agent this near a member (past their radii) joins its plan
 CLUSTER_REACH = 2.5  # radii past the arrived cluster within which an agent is arriving
 MAX_GROWTH = 4  # a jam's window grows to at most this many times its first margin
+SETTLE_ROUNDS = 4  # times a frame's plan positions are kept apart, then clear of walls
 
 
 class Merged(Enum):
@@ -118,6 +121,7 @@ class Jams:
         self.settings = settings or JamSettings()
         self._distances = GoalDistances()
         self._watch = ProgressWatch()
+        self._walls: tuple[int, Walls] | None = None  # the mask version it was built for
         self._plans: list[LocalPlan] = []
         self._under = np.zeros(0, dtype=bool)  # by agent index
         self._next_check_s = 0.0
@@ -271,7 +275,9 @@ class Jams:
                     plan, member_rows = fresh, members
             before = rows.positions[member_rows].copy()
             plan.follower.advance(dt)
-            after = plan.follower.positions()
+            radii, after = rows.radii[member_rows], plan.follower.positions()
+            for _ in range(SETTLE_ROUNDS):  # a disc off a wall's corner may land on another
+                after = self._clear_of_walls(kept_apart(after, radii), radii)
             rows.positions[member_rows] = after
             velocity = (after - before) / dt
             rows.velocities[member_rows] = rows.preferred[member_rows] = velocity
@@ -285,6 +291,24 @@ class Jams:
                 kept.append(plan)
         self._plans = kept
         return changed
+
+    def _clear_of_walls(
+        self, positions: NDArray[np.float64], radii: NDArray[np.float64]
+    ) -> NDArray[np.float64]:
+        """`positions` with every disc that overlaps a wall pushed straight out of it.
+
+        The plan's cells are free and no disc is wider than a cell, but its glides are not
+        all cell to cell: from where an agent stood to its start cell, or round a block, a
+        straight line past a wall's corner can clip it by a few hundredths of a cell.
+        """
+        grid = self._grid
+        if self._walls is None or self._walls[0] != grid.mask_version:
+            self._walls = (grid.mask_version, Walls(grid.walkable))
+        size, origin = grid.grid_cell_size, np.asarray(grid.origin)
+        distance, normal = self._walls[1].nearest((positions - origin) / size)
+        depth = np.maximum(radii / size - distance, 0.0)  # inf distance: no wall, no push
+        pushed: NDArray[np.float64] = positions + normal * (depth * size)[:, None]
+        return pushed
 
     def _hand_back(
         self,
@@ -347,6 +371,7 @@ class Jams:
                 max(left - margin, 0),
                 min(right + margin, width - 1),
             )
+            window = _with_goals(window, goal_of[group], width, settings.margin_cells)
             busy = next((other for other in self._plans if _overlap(window, other.window)), None)
             if busy is not None:
                 # The plan next door takes this jam in.
@@ -414,7 +439,8 @@ class Jams:
         if goals is None or not all(walkable.ravel()[starts]):
             return None
         problem = MapfProblem(walkable, tuple(starts), tuple(goals), name="jam")
-        found = joint_paths(problem, self.settings)
+        lag = turn_lag(float(rows.radii[members].max()) / grid.grid_cell_size)
+        found = joint_paths(problem, self.settings, goal_of[members].tolist(), lag=lag)
         if not found:
             return None
         # A first step of waiting: everyone goes from where they stand to their start cells'
@@ -429,7 +455,7 @@ class Jams:
             centres,
             first,
             step_seconds(size, speeds),
-            turn_lag=turn_lag(float(radii.max()) / size),
+            turn_lag=lag,
             width=local_width,
             first_waits=gather_waits(first, centres[starts], radii) * step_seconds(size, speeds),
             open_cells=walkable.ravel(),
@@ -536,6 +562,27 @@ class Jams:
 def _global(local: int, window: tuple[int, int, int, int], local_width: int, width: int) -> int:
     row, col = divmod(local, local_width)
     return (row + window[0]) * width + col + window[2]
+
+
+def _with_goals(
+    window: tuple[int, int, int, int], goals: NDArray[np.int64], width: int, reach: int
+) -> tuple[int, int, int, int]:
+    """`window` grown to take in the jam's goal cells within `reach` cells of it.
+
+    A member whose goal lies in the window is brought to the cells round it and arrives with
+    the plan; one whose goal lies just outside is brought to the window's edge, where all of
+    its group crowd onto the few cells nearest their goal (12 agents on a column of 8 cells
+    beside a doorway) and then walk on alone.
+
+    >>> _with_goals((2, 4, 2, 4), np.array([5 * 10 + 7, 9 * 10 + 9]), 10, 3)
+    (2, 5, 2, 7)
+    """
+    r0, r1, c0, c1 = window
+    for goal in np.unique(goals[goals >= 0]):
+        row, col = divmod(int(goal), width)
+        if max(r0 - row, row - r1, c0 - col, col - c1) <= reach:
+            r0, r1, c0, c1 = min(r0, row), max(r1, row), min(c0, col), max(c1, col)
+    return (r0, r1, c0, c1)
 
 
 def _union(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> tuple[int, int, int, int]:

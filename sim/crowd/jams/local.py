@@ -8,17 +8,21 @@ agents that follow another round a turn lagging behind it (`turn_lag`).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 from numpy.typing import NDArray
 
 from sim.crowd.jams.detect import JamSettings
-from sim.crowd.joint import nearest_free_cells, rotations
+from sim.crowd.jams.prioritized import agent_orders, prioritized_paths
+from sim.crowd.joint import nearest_free_cells, rotations, turn_delays
 from sim.mapf import MapfProblem, distance_tables, native
 from sim.mapf.lacam import lacam
 from sim.mapf.problem import paths_from_configs
 
 GATHER_SAMPLES = 11  # points of a step at which two agents' ways to their start cells are compared
-GATHER_ROUNDS = 10  # times the pairs that meet on their ways to their start cells are looked at
+GATHER_MAX_WAIT = 3  # steps an agent waits at most before it goes to its start cell
+APART_ROUNDS = 4  # times discs of a plan passing too close are pushed apart in a frame
 SWAP_REACH = 1.5  # cells: the farthest a trade of start cells may send an agent
 TURN_OVERLAP = 0.05  # of two radii: how deep discs may touch round a turn in a joint plan
 
@@ -157,45 +161,81 @@ def gather_waits(
 ) -> NDArray[np.float64]:
     """How many steps each agent waits before it goes from `first` to its start cell's centre.
 
-    All go at once, in a straight line over one step, but two whose ways would bring them
-    closer than their radii (less `TURN_OVERLAP` of them; or than they stand now) go one after
-    the other, in the order that keeps them farther apart (the one whose way passes where the
-    other stands waits for it). Pairs are looked at in row order, again while a wait changed
-    something, at most `GATHER_ROUNDS` times.
+    Each glides in a straight line over one step. Agents are taken one at a time, those whose
+    start cells lie farthest from where the others stand first (their way is open), each
+    waiting the fewest steps, at most `GATHER_MAX_WAIT`, that keep it from coming closer than
+    their radii (less `TURN_OVERLAP` of them; or than they stand now) to an agent taken
+    before it, as that one stands, glides or has arrived; when no wait does, the one that
+    keeps them farthest apart. So nobody waits for longer than a few steps (a wait settled
+    pair by pair grew to 15 steps in a crowd at a door, and held the whole plan up that long).
 
     >>> gather_waits(np.array([[0.0, 0.0], [1.0, 0.0]]), np.array([[1.0, 0.0], [1.0, 1.0]]),
     ...              np.full(2, 0.4)).tolist()
     [1.0, 0.0]
     """
-    waits = np.zeros(len(first))
+    count = len(first)
+    waits = np.zeros(count)
+    if count < 2:
+        return waits
     samples = np.linspace(0.0, 1.0, GATHER_SAMPLES)
+    apart = np.hypot(*(first[:, None, :] - first[None, :, :]).transpose(2, 0, 1))
+    wanted = np.minimum((radii[:, None] + radii[None, :]) * (1.0 - TURN_OVERLAP), apart)
     # Ways of at most a cell and a half from points farther apart never meet.
-    size = float(np.hypot(*(ends[0] - first[0]))) if len(first) else 0.0
-    reach = 2.0 * float(np.hypot(*(ends - first).T).max(initial=size)) + 2.0 * float(radii.max())
-    pairs = []
-    for a in range(len(first)):
-        for b in range(a + 1, len(first)):
-            apart = float(np.hypot(*(first[a] - first[b])))
-            if apart <= reach:
-                wanted = min((radii[a] + radii[b]) * (1.0 - TURN_OVERLAP), apart)
-                pairs.append((a, b, wanted))
-    for _ in range(GATHER_ROUNDS):
-        changed = False
-        for a, b, wanted in pairs:
-            now = _closest(first, ends, waits, a, b, samples)
-            if now >= wanted - 1e-9:
-                continue
-            trials = []
-            for later, sooner in ((b, a), (a, b)):
-                trial = waits.copy()
-                trial[later] = max(trial[later], trial[sooner] + 1.0)
-                trials.append((_closest(first, ends, trial, a, b, samples), trial))
-            best, trial = max(trials, key=lambda found: found[0])
-            if best > now + 1e-9:
-                waits, changed = trial, True
-        if not changed:
-            break
+    glide = float(np.hypot(*(ends - first).T).max())
+    near = apart <= 2.0 * glide + 2.0 * float(radii.max())
+    others = ~np.eye(count, dtype=bool)
+    clearance = np.where(
+        others, np.hypot(*(ends[:, None, :] - first[None]).transpose(2, 0, 1)), np.inf
+    )
+    order = np.lexsort((np.arange(count), -clearance.min(axis=1)))
+    taken: list[int] = []
+    for agent in order:
+        best_wait, best_margin = 0.0, -np.inf
+        for wait in range(GATHER_MAX_WAIT + 1):
+            waits[agent] = float(wait)
+            margin = min(
+                (
+                    _closest(first, ends, waits, int(agent), other, samples) - wanted[agent, other]
+                    for other in taken
+                    if near[agent, other]
+                ),
+                default=np.inf,
+            )
+            if margin > best_margin + 1e-9:
+                best_wait, best_margin = float(wait), margin
+            if margin >= -1e-9:
+                break
+        waits[agent] = best_wait
+        taken.append(int(agent))
     return waits
+
+
+def kept_apart(
+    positions: NDArray[np.float64], radii: NDArray[np.float64], rounds: int = APART_ROUNDS
+) -> NDArray[np.float64]:
+    """`positions` with any two discs closer than their radii (less `TURN_OVERLAP`) pushed apart.
+
+    A plan's glides are straight: from where agents stood to their start cells, two of them
+    may pass closer than that where no wait of either helps (a diagonal glide past a neighbour
+    that stands next to its cell's centre). Each such pair moves apart along the line between
+    them, half the shortfall each, `rounds` times over; discs far enough apart are not moved,
+    so on the plan's cells (a cell apart) nothing changes.
+
+    >>> kept_apart(np.array([[0.0, 0.0], [0.6, 0.0]]), np.full(2, 0.4)).round(2).tolist()
+    [[-0.08, 0.0], [0.68, 0.0]]
+    """
+    moved = np.array(positions, dtype=np.float64)
+    wanted = (radii[:, None] + radii[None, :]) * (1.0 - TURN_OVERLAP)
+    for _ in range(rounds):
+        gap = moved[None, :, :] - moved[:, None, :]
+        apart = np.hypot(gap[..., 0], gap[..., 1])
+        np.fill_diagonal(apart, np.inf)
+        short = np.maximum(wanted - apart, 0.0)
+        if not short.any():
+            break
+        unit = gap / np.where(apart > 1e-9, apart, 1.0)[..., None]
+        moved -= 0.5 * (short[..., None] * unit).sum(axis=1)
+    return moved
 
 
 def _closest(
@@ -215,21 +255,34 @@ def _closest(
     return float(np.hypot(*(at_a - at_b).T).min())
 
 
-def joint_paths(problem: MapfProblem, settings: JamSettings) -> tuple[tuple[int, ...], ...]:
-    """LaCAM*'s best plan within `settings.max_nodes` configurations; () when it found none.
+def joint_paths(
+    problem: MapfProblem,
+    settings: JamSettings,
+    groups: Sequence[int] | None = None,
+    *,
+    lag: float = 0.0,
+) -> tuple[tuple[int, ...], ...]:
+    """The jam's plan: the best of prioritized planning's and LaCAM*'s; () when none found one.
 
-    A budget of configurations, not of time, ends the search, so the same problem gives the
-    same plan on any machine, however loaded (the time limit only guards the frame). A plan in
-    which agents rotate round a 2 x 2 block (`sim.crowd.joint.rotations`: discs that close
-    cannot) is searched again with the next seeds, up to `settings.tries` in all; the plan
-    with the fewest rotations, then the shortest, then the one with the fewest moves, wins.
-    Every seed is tried, not only until a plan without rotations: a budget-bound search's
-    first plan can send an agent through the whole window and back (the corridor's seed 2:
-    one agent led the others out of the corridor, then crossed it again alone, 16.2 s where
-    the plan of the next seed takes 13.9 s).
+    Prioritized planning (`sim.crowd.jams.prioritized`) tries its orders, `groups` (each
+    agent's goal beyond the window; default: its local goal) telling the groups apart. LaCAM*
+    searches within `settings.max_nodes` configurations: a budget of work, not of time, so
+    the same problem gives the same plan on any machine, however loaded (the time limit only
+    guards the frame); a plan of its in which agents rotate round a 2 x 2 block
+    (`sim.crowd.joint.rotations`: discs that close cannot) is searched again with the next
+    seeds, up to `settings.tries` in all. The plan with the fewest rotations, then the
+    shortest (the jam lasts until its last agent is through: its steps, each with the longest
+    turn lag `lag` in it, `sim.crowd.joint.turn_delays`), then the fewest moves, wins.
     """
     tables = distance_tables(problem)
-    best: tuple[tuple[int, int, int], tuple[tuple[int, ...], ...]] | None = None
+    best: tuple[tuple[int, float, int], tuple[tuple[int, ...], ...]] | None = None
+    keys = problem.goals if groups is None else groups
+    for order in agent_orders(problem, tables, keys):
+        paths = prioritized_paths(problem, tables, order)
+        if paths:
+            score = _score(paths, problem.width, lag)
+            if best is None or score < best[0]:
+                best = (score, paths)
     for attempt in range(settings.tries):
         seed = settings.seed + attempt
         if native.choose("auto"):
@@ -252,10 +305,19 @@ def joint_paths(problem: MapfProblem, settings: JamSettings) -> tuple[tuple[int,
         paths = paths_from_configs(configs)
         if not paths:
             continue
-        cells = np.array(paths, dtype=np.intp).T
-        turns = sum(len(cycles) for cycles in rotations(cells))
-        moves = int((cells[1:] != cells[:-1]).sum())
-        score = (turns, len(cells), moves)
+        score = _score(paths, problem.width, lag)
         if best is None or score < best[0]:
             best = (score, paths)
+        if score[0] == 0:
+            break
     return () if best is None else best[1]
+
+
+def _score(paths: tuple[tuple[int, ...], ...], width: int, lag: float) -> tuple[int, float, int]:
+    """A plan's rotations, steps with their lags, and moves: lower is better (`joint_paths`)."""
+    cells = np.array(paths, dtype=np.intp).T
+    turns = sum(len(cycles) for cycles in rotations(cells))
+    delays = turn_delays(cells, width, lag) if lag > 0.0 and len(cells) > 1 else np.zeros((0, 0))
+    duration = len(cells) + float(delays.max(axis=1).sum()) if delays.size else float(len(cells))
+    moves = int((cells[1:] != cells[:-1]).sum())
+    return (turns, duration, moves)
