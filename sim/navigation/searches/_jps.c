@@ -676,8 +676,8 @@ static PyObject *jps_batch(PyObject *module, PyObject *args) {
     const int64_t *starts = starts_view.buf, *goals = goals_view.buf;
     /* Every pair checked before any search: a bad one is an error, never half an answer. */
     for (Py_ssize_t i = 0; i < count; i++) {
-        if (!check_ends((Py_ssize_t)starts[i], (Py_ssize_t)goals[i], size)) goto done;
-        if (!walkable[starts[i]] || !walkable[goals[i]]) {
+        if (starts[i] < 0 || starts[i] >= size || goals[i] < 0 || goals[i] >= size ||
+            !walkable[starts[i]] || !walkable[goals[i]]) {
             PyErr_Format(PyExc_ValueError, "pair %zd: start and goal must be walkable cells", i);
             goto done;
         }
