@@ -2,9 +2,9 @@
  *
  * Both return the same cells, the same cost to the last bit and the same expansion count
  * (tests/unit/test_jps.py checks it). See jps.py for the search itself: the pruning rules of
- * Harabor & Grastien under the Moving AI rule (no corner cutting), diagonal jumps that stop at
- * their first turning point as JPS2 does (queueing the straight jump points found there and the
- * turning point, which goes on along its diagonal only), the frontier ordered as A*'s, a jump costing k * 1.0 or k * SQRT2 added to g as Python adds
+ * Harabor & Grastien under the Moving AI rule (no corner cutting), diagonal jumps that queue
+ * the straight jump points found on the way instead of stopping at the first diagonal cell,
+ * the frontier ordered as A*'s, a jump costing k * 1.0 or k * SQRT2 added to g as Python adds
  * it, closed cells never reopened, the path laid out cell by cell and its cost summed step by
  * step from the start.
  *
@@ -226,10 +226,6 @@ static HOT_INLINE int32_t direction_code(long d_row, long d_col) {
 
 enum { START_CODE = 5 }; /* direction_code(0, 0): the start, reached from nowhere */
 
-/* Added to a turning point's diagonal code: its straight runs' jump points are queued already,
- * so it goes on along its diagonal only (JumpPointSearch._onward). */
-enum { ONWARD = 16 };
-
 /* The heuristic of `cell` at (row, col): the plain one, or with landmarks the largest of it and
  * |d_i(goal) - d_i(cell)| over the landmarks that reach both (JumpPointSearch._h_of, the same
  * operations in the same order). */
@@ -286,10 +282,8 @@ static HOT_INLINE int go_straight(Frontier *f, const Jps *j, int32_t current, do
 }
 
 /* Walk the diagonal (d_row, d_col) from `current` while each step is legal (both orthogonal
- * cells it passes between open), to the goal or the first turning point: a cell whose two
- * straight scans find a jump point. There queue those jump points and the turning point, to go
- * on along the diagonal when it comes off the frontier (JumpPointSearch._successors). Returns 0
- * when out of memory. */
+ * cells it passes between open), queueing at each cell the jump points its two straight scans
+ * find, until the goal (JumpPointSearch._successors). Returns 0 when out of memory. */
 static HOT_INLINE int walk_diagonal(Frontier *f, const Jps *j, int32_t current, double g,
                                     long row, long col, long d_row, long d_col, int kind) {
     const Packed *grid = j->grid;
@@ -321,9 +315,6 @@ static HOT_INLINE int walk_diagonal(Frontier *f, const Jps *j, int32_t current, 
             !relax(f, j, current, cell + (found_col - col), row, found_col,
                    cost + (double)labs(found_col - col) * 1.0, direction_code(0, d_col), kind))
             return 0;
-        if (found_row != NO_JUMP || found_col != NO_JUMP)
-            return relax(f, j, current, cell, row, col, cost,
-                         direction_code(d_row, d_col) + ONWARD, kind);
     }
     return 1;
 }
@@ -366,8 +357,7 @@ static HOT_INLINE int expand(Frontier *f, const Jps *j, int32_t current, int kin
                 return 0;
         return 1;
     }
-    const long d_row = ((here.slot >> 2) & 3) - 1, d_col = (here.slot & 3) - 1;
-    if (here.slot & ONWARD) return go_diagonal(f, j, current, g, row, col, d_row, d_col, kind);
+    const long d_row = (here.slot >> 2) - 1, d_col = (here.slot & 3) - 1;
     if (d_row && d_col) {
         return go_straight(f, j, current, g, row, col, d_row, 0, kind) &&
                go_straight(f, j, current, g, row, col, 0, d_col, kind) &&

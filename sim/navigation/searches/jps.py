@@ -22,15 +22,12 @@ Point Search", ICAPS 2014):
 - A straight jump runs until the next cell is blocked (no jump point), the goal, or a cell with
   a forced neighbour, which is queued. A diagonal jump steps while the step is legal (to the
   goal at most) and at each cell on the way scans straight along its two components (north,
-  east). At the first cell where those scans find something (its *turning point*) it stops, as
-  the JPS2 of the ICAPS 2014 paper does: the jump points the scans found are queued at once,
-  costed through the turning point, with the expanded cell as their parent, and the turning
-  point is queued too, marked to go on along its diagonal only when it comes off the frontier
-  (its straight runs are already scanned). Plain JPS would queue the turning point alone and
-  scan the same runs again when it is expanded; walking every diagonal to its end instead
-  (what this search did before) reads whole diagonals the search never needed once the goal
-  comes off the frontier first. A jump point then lies diagonally and then straight from its
-  parent, and the path runs that way. The start expands in all 8 directions.
+  east); the jump points those scans find are queued at once, costed through that diagonal
+  cell, with the expanded cell as their parent. Plain JPS would stop at the first such diagonal
+  cell and queue it, only to expand it next and scan the same runs again; skipping those
+  intermediate jump points is one of the improvements of the ICAPS 2014 paper. A jump point
+  then lies diagonally and then straight from its parent, and the path runs that way. The start
+  expands in all 8 directions.
 
 The compiled search scans 64 cells per machine word of bit-packed copies of the grid (a row-major
 one for rows, a transposed one for columns: the block-based jumps of the ICAPS 2014 paper); this
@@ -53,7 +50,7 @@ to right), so the same cells cost what A*'s do to the last bit.
 >>> result.cells  # doctest: +NORMALIZE_WHITESPACE
 ((1, 0), (2, 1), (3, 2), (4, 2), (4, 3), (4, 4), (3, 5), (2, 6), (1, 6))
 >>> round(result.cost, 4), result.expanded  # A* expands 18 cells here
-(9.6569, 5)
+(9.6569, 4)
 """
 
 from __future__ import annotations
@@ -224,9 +221,6 @@ class JumpPointSearch:
         self._stops = frozenset(self._pad(cell) for cell in self._link_out)
         self._link_ends = frozenset(() if links is None else links.into)
         self._via_link: set[int] = set()  # cells whose best parent reached them by a link
-        # Turning points whose best parent queued their straight runs' jump points already:
-        # they go on along their diagonal only.
-        self._onward: set[int] = set()
         self._bounds: tuple[tuple[int, int, float], ...] = ()
         self._heuristic = HEURISTICS[self._heuristic_name]
         self._h_factor = 1.0  # weight 1 x heuristic scale 1: no costs (PriorityTerms.h_factor)
@@ -308,18 +302,14 @@ class JumpPointSearch:
                 self._finish(Reason.FOUND)
                 break
             g = cost_so_far[current]
-            via_link, onward = self._via_link, self._onward
-            for cell, new_cost, turning in self._successors(current, g):
+            via_link = self._via_link
+            for cell, new_cost in self._successors(current, g):
                 if cell in closed:
                     continue
                 if new_cost < cost_so_far.get(cell, math.inf):
                     cost_so_far[cell] = new_cost
                     came_from[cell] = current
                     via_link.discard(cell)
-                    if turning:
-                        onward.add(cell)
-                    else:
-                        onward.discard(cell)
                     h = self._h_of(cell)
                     heappush(frontier, ((new_cost + h) * TIE_SCALE // 1.0, h, cell))
             for cell, hop in self._link_out.get(current, ()):
@@ -329,7 +319,6 @@ class JumpPointSearch:
                     cost_so_far[cell] = g + hop
                     came_from[cell] = current
                     via_link.add(cell)
-                    onward.discard(cell)
                     h = self._h_of(cell)
                     heappush(frontier, ((g + hop + h) * TIE_SCALE // 1.0, h, cell))
         return self._done
@@ -356,14 +345,13 @@ class JumpPointSearch:
                 cost += SQRT2 if (row != next_row and col != next_col) else 1.0
         return PathResult(True, cells, cost, self._expanded, Reason.FOUND)
 
-    def _successors(self, current: int, g: float) -> Iterator[tuple[int, float, bool]]:
-        """Yield each jump point from `current` (cost so far `g`), its g, and if it turns.
+    def _successors(self, current: int, g: float) -> Iterator[tuple[int, float]]:
+        """Yield each jump point found from `current` (cost so far `g`) and its cost from start.
 
-        The flag marks a turning point that goes on along its diagonal only. Straight
-        directions yield the jump point their scan finds. A diagonal direction walks its
-        diagonal to its first turning point (or the goal, or its end) and yields the jump
-        points the straight scans along its two components find there, costed through that
-        cell, then the turning point itself.
+        Straight directions yield the jump point their scan finds. A diagonal direction walks
+        its diagonal to the end and yields, at each cell on the way, the jump points the
+        straight scans along its two components find, costed through that cell (the goal
+        itself ends the walk).
         """
         width, stride = self._width, self._stride
         row, col = divmod(current, width)
@@ -373,7 +361,7 @@ class JumpPointSearch:
                 step = d_row * stride + d_col
                 found = self._jump_straight(here, step, 1 if d_row else stride)
                 if found >= 0:
-                    yield self._unpad(found), g + ((found - here) // step) * 1.0, False
+                    yield self._unpad(found), g + ((found - here) // step) * 1.0
                 continue
             open_, goal = self._open, self._goal_padded
             vertical = d_row * stride
@@ -383,19 +371,14 @@ class JumpPointSearch:
                 steps += 1
                 cost = g + steps * SQRT2
                 if cell == goal:
-                    yield self._goal, cost, False
+                    yield self._goal, cost
                     break
                 if cell in self._stops:
-                    yield self._unpad(cell), cost, False
-                turning = False
+                    yield self._unpad(cell), cost
                 for step, side in ((vertical, 1), (d_col, stride)):
                     found = self._jump_straight(cell, step, side)
                     if found >= 0:
-                        turning = True
-                        yield self._unpad(found), cost + ((found - cell) // step) * 1.0, False
-                if turning:
-                    yield self._unpad(cell), cost, True
-                    break
+                        yield self._unpad(found), cost + ((found - cell) // step) * 1.0
 
     def _directions(self, cell: int) -> tuple[tuple[int, int], ...]:
         """The directions to jump in from `cell`, pruned by the direction it was reached in."""
@@ -403,8 +386,6 @@ class JumpPointSearch:
         if parent < 0 or cell in self._link_ends:
             return DIRECTIONS
         d_row, d_col = _arrival(divmod(parent, self._width), divmod(cell, self._width))
-        if cell in self._onward:
-            return ((d_row, d_col),)
         if d_row and d_col:
             return (d_row, 0), (0, d_col), (d_row, d_col)
         # Straight: ahead, plus each forced side and the diagonal toward it.
