@@ -5,10 +5,11 @@ A crowd, a scenario file or a benchmark asks for hundreds of paths on the same a
 map that is most of a query. `find_paths` checks the options and the mask once, the pairs as
 two integer arrays at once, labels the mask's regions once (as `find_path` does from its second
 query on an array), and then runs the searches back to back: the compiled best-first kernel
-takes every pair in one C loop with the GIL released (`kernel_batch.batch`), jump point search one C
-call per pair with no checks in between. Pairs that end early (a goal outside the grid, a blocked
-end) and searches C does not run go through `find_path_with` one by one: the same answer, the
-same error, in the same words.
+takes every pair in one C loop with the GIL released (`kernel_batch.batch`), and so does jump
+point search (`kernel_batch.jps_batch`) except where landmarks or jump tables may pay (one call
+per pair there). Pairs that end early (a goal outside the grid, a blocked end) and searches C
+does not run go through `find_path_with` one by one: the same answer, the same error, in the
+same words.
 """
 
 from __future__ import annotations
@@ -182,18 +183,13 @@ def _search(
     height, width = grid.shape
     if query.algorithm is not Algorithm.JPS:
         return kernel_batch.batch(query, starts_flat, goals_flat)
-    # One C call per pair (`_jps` has no batch entry); the common settings go the way
-    # `sim.navigation.hot_path` sends them, landmarks and all.
-    grid = np.ascontiguousarray(query.walkable)
-    height, width = grid.shape
-    pairs = zip(starts_flat.tolist(), goals_flat.tolist(), strict=True)
-    if settings.common:
+    # The common settings go the way `sim.navigation.hot_path` sends them: landmarks and jump
+    # tables, decided per array, one call per pair, on the arrays where they may pay; one C call
+    # for all pairs (`kernel_batch.jps_batch`) everywhere else.
+    if settings.common and landmarks.MIN_CELLS <= height * width <= landmarks.MAX_CELLS:
+        pairs = zip(starts_flat.tolist(), goals_flat.tolist(), strict=True)
         return [
             kernel.path_result(landmarks.search(grid, height, width, start, goal))
             for start, goal in pairs
         ]
-    code = query.heuristic.code
-    return [
-        kernel.path_result(kernel.jps_search(grid, height, width, start, goal, code))
-        for start, goal in pairs
-    ]
+    return kernel_batch.jps_batch(grid, starts_flat, goals_flat, query.heuristic.code)

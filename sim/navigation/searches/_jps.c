@@ -605,8 +605,124 @@ static PyObject *jps_search_landmarks(PyObject *module, PyObject *args) {
     return result;
 }
 
+/* What one search of a batch leaves: its answer, the path (NULL when none) still to convert. */
+typedef struct {
+    int status;
+    int32_t *path;
+    Py_ssize_t length, expanded;
+    double cost;
+} Outcome;
+
+PyDoc_STRVAR(batch_doc,
+             "batch(walkable, height, width, starts, goals, heuristic)\n"
+             "    -> [(found, cells, cost, expanded), ...]\n\n"
+             "search() for every pair of flat cells starts[i] -> goals[i] (int64 arrays), back to\n"
+             "back in one call with the GIL released; see kernel_batch.py (jps_batch).");
+
+/* Many searches on one array: the array, the ends and the heuristic are checked once, the
+ * packed copies taken (and compared with the array) once, and the workspace kept from one
+ * search to the next; every answer is search()'s for the same ends. */
+static PyObject *jps_batch(PyObject *module, PyObject *args) {
+    (void)module;
+    PyObject *walkable_obj, *starts_obj, *goals_obj;
+    Py_ssize_t height, width;
+    int heuristic;
+    if (!PyArg_ParseTuple(args, "OnnOOi:batch", &walkable_obj, &height, &width, &starts_obj,
+                          &goals_obj, &heuristic))
+        return NULL;
+    if (!check_grid(height, width)) return NULL;
+    if (heuristic < H_OCTILE || heuristic > H_ZERO) {
+        PyErr_Format(PyExc_ValueError, "jps takes heuristic codes 1 to 4, got %d", heuristic);
+        return NULL;
+    }
+    const Py_ssize_t size = height * width;
+    Py_buffer view, starts_view, goals_view;
+    if (PyObject_GetBuffer(walkable_obj, &view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
+        return NULL;
+    if (PyObject_GetBuffer(starts_obj, &starts_view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
+        PyBuffer_Release(&view);
+        return NULL;
+    }
+    if (PyObject_GetBuffer(goals_obj, &goals_view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
+        PyBuffer_Release(&starts_view);
+        PyBuffer_Release(&view);
+        return NULL;
+    }
+    PyObject *results = NULL;
+    Outcome *outcomes = NULL;
+    Packed *grid = NULL;
+    Workspace *ws = NULL;
+    const Py_ssize_t count = starts_view.len / (Py_ssize_t)sizeof(int64_t);
+    if (view.itemsize != 1 || view.len != size || !format_is(&view, '?')) {
+        PyErr_Format(PyExc_ValueError, "walkable must be %zd contiguous bools, got %zd bytes",
+                     size, view.len);
+        goto done;
+    }
+    if (!is_int64(&starts_view) || !is_int64(&goals_view) || goals_view.len != starts_view.len) {
+        PyErr_SetString(PyExc_ValueError, "starts and goals must be int64 arrays of one length");
+        goto done;
+    }
+    const uint8_t *walkable = view.buf;
+    const int64_t *starts = starts_view.buf, *goals = goals_view.buf;
+    /* Every pair checked before any search: a bad one is an error, never half an answer. */
+    for (Py_ssize_t i = 0; i < count; i++) {
+        if (starts[i] < 0 || starts[i] >= size || goals[i] < 0 || goals[i] >= size ||
+            !walkable[starts[i]] || !walkable[goals[i]]) {
+            PyErr_Format(PyExc_ValueError, "pair %zd: start and goal must be walkable cells", i);
+            goto done;
+        }
+    }
+    outcomes = PyMem_RawCalloc(count > 0 ? (size_t)count : 1, sizeof(Outcome));
+    grid = outcomes == NULL ? NULL : packed_take(walkable, (long)height, (long)width);
+    ws = grid == NULL ? NULL : workspace_take(size);
+    if (ws == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < count; i++) {
+        const int32_t start = (int32_t)starts[i], goal = (int32_t)goals[i];
+        const Jps problem = {grid, (long)height, (long)width, start, goal, (long)(goal / width),
+                             (long)(goal % width), 1.0, heuristic, NULL, 0, 0, {0}, {0}};
+        Outcome *out = &outcomes[i];
+        Frontier frontier = frontier_start(ws);
+        out->cost = INFINITY;
+        out->status = run_jps(&problem, &frontier, &out->expanded);
+        if (out->status == SEARCH_FOUND) {
+            out->path = lay_out_path(&problem, ws->state, &out->length);
+            if (out->path == NULL) {
+                out->status = SEARCH_NO_MEMORY;
+            } else {
+                out->cost = path_cost(out->path, out->length, width, NULL);
+            }
+        }
+        for (Py_ssize_t t = 0; t < frontier.touched_count; t++) ws->closed[ws->touched[t]] = UNSEEN;
+    }
+    Py_END_ALLOW_THREADS
+    results = PyList_New(count);
+    for (Py_ssize_t i = 0; i < count; i++) {
+        Outcome *out = &outcomes[i];
+        PyObject *answer = results == NULL ? NULL
+                                           : search_answer(out->status, out->path, out->length,
+                                                           width, out->cost, out->expanded);
+        if (results == NULL) PyMem_RawFree(out->path);
+        out->path = NULL; /* search_answer frees it */
+        if (results != NULL && answer == NULL) Py_CLEAR(results);
+        if (results != NULL) PyList_SET_ITEM(results, i, answer);
+    }
+done:
+    if (ws != NULL) workspace_give_back(ws);
+    if (grid != NULL) packed_give_back(grid);
+    PyMem_RawFree(outcomes);
+    PyBuffer_Release(&goals_view);
+    PyBuffer_Release(&starts_view);
+    PyBuffer_Release(&view);
+    return results;
+}
+
 static PyMethodDef jps_methods[] = {
     {"search", jps_search, METH_VARARGS, search_doc},
+    {"batch", jps_batch, METH_VARARGS, batch_doc},
     {"search_landmarks", jps_search_landmarks, METH_VARARGS, search_landmarks_doc},
     {NULL, NULL, 0, NULL},
 };

@@ -20,3 +20,12 @@ def search_landmarks(
     snapshot: Any,
     /,
 ) -> tuple[bool, tuple[tuple[int, int], ...], float, int] | None: ...
+def batch(
+    walkable: Any,
+    height: int,
+    width: int,
+    starts: Any,
+    goals: Any,
+    heuristic: int,
+    /,
+) -> list[tuple[bool, tuple[tuple[int, int], ...], float, int]]: ...

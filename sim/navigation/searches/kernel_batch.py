@@ -2,7 +2,8 @@
 
 `sim.navigation.batch.find_paths` checks its options once and hands the pairs here: `flat_pairs`
 turns them into flat cells in one C pass, `batch` runs the compiled best-first searches back to
-back with the GIL released, each answer bit for bit `kernel.solve`'s for the same ends.
+back with the GIL released, each answer bit for bit `kernel.solve`'s for the same ends;
+`jps_batch` does the same for the compiled jump point search.
 """
 
 from __future__ import annotations
@@ -46,6 +47,34 @@ def batch(query: Query, starts: NDArray[np.int64], goals: NDArray[np.int64]) -> 
         terms.g_weight,
         terms.unit_steps,
     )
+
+
+def jps_batch(
+    walkable: NDArray[np.bool_],
+    starts: NDArray[np.int64],
+    goals: NDArray[np.int64],
+    heuristic_code: int,
+) -> list[PathResult]:
+    """`kernel.jps_search` for every pair of flat cells ``starts[i] -> goals[i]``, in one C call.
+
+    ``_jps.batch`` checks the array, the pairs and the heuristic once, compares the packed
+    copies with the array once, and runs the searches back to back with the GIL released:
+    answer ``i`` is ``jps_search``'s for those ends, bit for bit. `walkable` must be a
+    C-contiguous 2-D bool array and every pair two walkable cells of it (else a ValueError
+    before any search); `heuristic_code` one of `sim.navigation.query.JPS_HEURISTICS`' codes.
+    """
+    from sim.navigation.searches import _jps  # the caller has checked kernel.JPS_AVAILABLE
+
+    height, width = walkable.shape
+    answers = _jps.batch(
+        walkable,
+        height,
+        width,
+        np.ascontiguousarray(starts, dtype=np.int64),
+        np.ascontiguousarray(goals, dtype=np.int64),
+        heuristic_code,
+    )
+    return [kernel.path_result(answer) for answer in answers]
 
 
 FlatPairs = tuple[int, NDArray[np.int64], NDArray[np.int64], NDArray[np.bool_]]
