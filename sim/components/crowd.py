@@ -29,11 +29,14 @@ from numpy.typing import NDArray
 from sim.components.grid_manager import GridManager, PlanOutcome, Point
 from sim.components.plan_text import NO_WALKABLE_TEXT, endpoint_notes
 from sim.crowd.field_routes import NO_CELL, DescentTables, FieldRoute
+from sim.crowd.links.hops import Hop, field_hops
 from sim.engine import Component
 from sim.engine.replan_queue import ReplanQueue
 from sim.navigation.clearance import clearance
 from sim.navigation.field import field_on_graph
 from sim.navigation.line_of_sight import segment_is_clear
+from sim.navigation.link_graph import LinkGraph
+from sim.navigation.links import NavLink
 from sim.navigation.moves import MoveGraph
 
 CROWD_THRESHOLD = 8
@@ -55,13 +58,16 @@ class GoalField:
     """One goal's field, the grid version it was computed on, and its smoothed paths so far.
 
     `goal` is the goal's flat cell, `costs` the field (flat, inf where the goal cannot be
-    reached), `tables` its descent tables; all read-only for users of `CrowdField.goal_field`.
+    reached), `tables` its descent tables, `hops` the cells whose way down is one of the grid's
+    `links` (`sim.crowd.links.hops`); all read-only for users of `CrowdField.goal_field`.
     """
 
     version: int
     goal: int
     costs: list[float] = field(repr=False)
     tables: DescentTables = field(repr=False)
+    links: tuple[NavLink, ...] = field(default=(), repr=False)
+    hops: dict[int, Hop] = field(default_factory=dict, repr=False)
     used_at_s: float = 0.0
     # Smoothed plans by (start cell, goal point, smoothing, radius): agents in one cell share
     # them. Forgotten every replan interval, so they do not pile up as agents move on.
@@ -412,13 +418,16 @@ class CrowdField(Component):
         return self._graph[1]
 
     def _field_for(self, goal_cell: Cell) -> GoalField:
-        version = self._grid.version
+        version, links = self._grid.version, self._grid.links
         goal_field = self._fields.get(goal_cell)
-        if goal_field is None or goal_field.version != version:
+        if goal_field is None or goal_field.version != version or goal_field.links != links:
             graph = self._move_graph()
             goal = goal_cell[0] * graph.width + goal_cell[1]
-            costs = field_on_graph(graph, goal)
-            goal_field = GoalField(version, goal, costs, DescentTables(graph, costs))
+            linked = LinkGraph.build(links, graph.walkable)
+            costs = field_on_graph(graph, goal, links=linked)
+            hops = field_hops(graph, costs, linked)
+            tables = DescentTables(graph, costs, {start: hop.end for start, hop in hops.items()})
+            goal_field = GoalField(version, goal, costs, tables, links, hops)
             goal_field.plans_since_s = self._time_s
             self._fields[goal_cell] = goal_field
             self.fields_computed += 1

@@ -4,7 +4,8 @@
 the rows of targets enough agents chase to the crowd (`assign`: driven) and the others back to
 their owners, then per target takes a new field when due, counts the replans it makes, places
 the goal (`sim.crowd.goals.TargetGroup`) and moves every driven row at once
-(`sim.crowd.step.DrivenStep`); patrolling agents that arrived turn round.
+(`sim.crowd.step.DrivenStep`); patrolling agents that arrived turn round. Agents crossing a
+link are out of the step until they land (`sim.crowd.links.crossings`).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from numpy.typing import NDArray
 from sim.crowd.field_routes import FieldRoute
 from sim.crowd.goals import START_KEY, Rooms, SharedFields, TargetGroup
 from sim.crowd.grid import CrowdGrid, Point
+from sim.crowd.links.crossings import advance_crossings, begin_crossings, land
 from sim.crowd.rows import AgentRows
 from sim.crowd.settings import StepSettings
 from sim.crowd.state import AgentState, ReplanCause
@@ -92,7 +94,16 @@ class Driving:
         """Move the `driven` rows (chasing the targets of `keys`) by one frame of `dt` s."""
         self._refresh_groups(driven, keys, targets)
         if dt > 0.0:
-            self._step.run(self._rows, driven, keys, self._groups, self._rooms, dt)
+            rows = self._rows
+            crossing = rows.crossing[driven] >= 0
+            walking, walking_keys = driven[~crossing], keys[~crossing]
+            if len(walking):
+                self._step.run(rows, walking, walking_keys, self._groups, self._rooms, dt)
+            # After the step, whose parting may push any driven disc: a crossing keeps its pose.
+            advance_crossings(rows, driven[crossing], dt)
+            if len(walking):
+                cells_of = self._step.cells_of
+                begin_crossings(rows, walking, walking_keys, self._groups, cells_of, self._grid)
             self._on_arrivals(driven)
 
     def field_plan(self, row: int) -> FieldPlan | None:
@@ -139,6 +150,7 @@ class Driving:
                 rows.still[row] = rows.stuck[row] = 0
             else:
                 rows.driven[row] = False
+                land(rows, int(row))  # its owner takes it back on the ground
                 # Its owner steers by this rotation from now on.
                 rows.rotations[row] = heading_quat(float(rows.headings[row]) % 360.0)
             handed.append(int(rows.index[row]))
