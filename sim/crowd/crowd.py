@@ -53,6 +53,7 @@ from sim.crowd.goals import START_KEY, SharedFields, TargetKeys
 from sim.crowd.grid import Cell, CrowdGrid, Point
 from sim.crowd.jams.detect import JamSettings
 from sim.crowd.jams.handoff import JamReport, Jams
+from sim.crowd.links.crossings import LinkPoses
 from sim.crowd.lone import joins_cluster, lone_velocity
 from sim.crowd.rows import COLUMNS, AgentRows
 from sim.crowd.rules.detour import DetourWait, watch_detour
@@ -403,6 +404,12 @@ class Crowd:
     def driven(self) -> NDArray[np.bool_]:
         """(n,) which agents the crowd moves."""
         return _read_only(self._flushed().driven)
+
+    @property
+    def link_poses(self) -> LinkPoses:
+        """Who crosses a link now, how high, and shown or not (`sim.crowd.links.crossings`)."""
+        rows = self._flushed()
+        return LinkPoses(rows.crossing >= 0, _read_only(rows.lift), _read_only(rows.shown))
 
     @property
     def indices(self) -> tuple[int, ...]:
