@@ -6,9 +6,10 @@ of the link's far end, in the link's cost-based time ``cost * cell_size / speed`
 self-steered agent does (`sim.crowd.rules.link_crossing.Crossing`, whose pose it takes: a jump
 arcs, a ladder climbs, a teleport hides it). While crossing it is out of the step: no aims,
 walls, avoidance or arrival (`advance_crossings` moves it); then it stands on the far end and
-walks on down the field. The rows keep the link's kind (`crossing`, an index into
-`LINK_KINDS`, -1 when not crossing), the seconds in and in all, both ends, its height above
-the ground (`lift`) and whether it shows (`shown`).
+walks on down the field, from rest. Its velocity meanwhile is the crossing's (out of every
+avoidance, it only shows in the trace and the gizmos). The rows keep the link's kind
+(`crossing`, an index into `LINK_KINDS`, -1 when not crossing), the seconds in and in all,
+both ends, its height above the ground (`lift`) and whether it shows (`shown`).
 """
 
 from __future__ import annotations
@@ -89,10 +90,13 @@ def advance_crossings(rows: AgentRows, crossing: NDArray[np.intp], dt: float) ->
         done = ride.advance(dt)
         rows.cross_s[row] = ride.elapsed_s
         x, y, height, shown = ride.pose()
+        moved = (x - rows.positions[row, 0], y - rows.positions[row, 1])
         rows.positions[row] = (x, y)
         rows.lift[row], rows.shown[row] = height, shown
         if done:
-            land(rows, row)
+            land(rows, row)  # at rest: it sets off from the far end as from a standstill
+        elif dt > 0.0:  # the crossing's own speed, as the trace reads it
+            rows.velocities[row] = (moved[0] / dt, moved[1] / dt)
 
 
 def land(rows: AgentRows, row: int) -> None:
