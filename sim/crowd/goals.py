@@ -60,8 +60,8 @@ class SharedFields(Protocol):
     threshold: int
     replan_interval_s: float
 
-    def goal_field(self, goal_cell: Cell) -> SharedField:
-        """The field toward `goal_cell`, computed again only on a changed grid."""
+    def goal_field(self, goal_cell: Cell, areas: frozenset[str] | None = None) -> SharedField:
+        """The field toward `goal_cell` within `areas` (None: all); new only on a changed grid."""
 
     def track(self, member: object, goal: Cell | None) -> None:
         """Record that `member` now chases the goal cell `goal` (None: nothing)."""
@@ -92,7 +92,11 @@ class TargetKeys:
 class TargetGroup:
     """One target's driven agents: the field they follow and the aims they steer by.
 
+    Agents kept to some areas form a group of their own per target, on their `areas`' field
+    (`sim.crowd.areas.masked`).
+
     Attributes:
+        areas: The areas its agents keep to (None: all).
         cell: The target's cell (clamped to the grid) when the field was last taken.
         field: The field they follow, or None before the first one (or with no walkable cell).
         planning_key: The grid's planner settings then.
@@ -107,7 +111,8 @@ class TargetGroup:
         hops: The field's cells whose way down is a link (a driven agent crosses it there).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, areas: frozenset[str] | None = None) -> None:
+        self.areas = areas
         self.cell: Cell | None = None
         self.field: SharedField | None = None
         self.planning_key: tuple[str, str] | None = None
@@ -136,7 +141,7 @@ class TargetGroup:
             self.hops = {}
             self._aims.clear()
             return new
-        taken = crowd.goal_field(goal_cell)
+        taken = crowd.goal_field(goal_cell, self.areas)
         if taken is self.field:
             return False
         self.field = taken

@@ -29,7 +29,8 @@ COLUMNS: dict[str, tuple[type, tuple[int, ...], Any]] = {
     "angular_speeds": (np.float64, (), np.inf),
     "braking": (np.bool_, (), True),
     "weights": (np.float64, (), 1.0),
-    "everywhere": (np.bool_, (), True),  # walks on every area (the shared fields know none)
+    "everywhere": (np.bool_, (), True),  # walks on every area
+    "mask": (np.int32, (), 0),  # a driven agent's set of areas (`sim.crowd.areas.masks`)
     "colors": (np.float64, (4,), 1.0),
     "avoidance": (np.bool_, (), True),
     "driven": (np.bool_, (), False),  # moved by the crowd (else by its owner)
@@ -88,6 +89,7 @@ class AgentRows:
     braking: NDArray[np.bool_]
     weights: NDArray[np.float64]
     everywhere: NDArray[np.bool_]
+    mask: NDArray[np.int32]
     colors: NDArray[np.float64]
     avoidance: NDArray[np.bool_]
     driven: NDArray[np.bool_]
