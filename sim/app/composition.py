@@ -182,8 +182,9 @@ class SimApp:
         self.legend = add_terrain(
             self.world, scene, self.objects, legend_parent=self.panels.legend_corner
         )
+        crowd_sim = self.crowd_sim
         renderer = CrowdRenderer(
-            frames_of(self.crowd_sim, joint=self.crowd_sim.jam_members),
+            frames_of(crowd_sim, joint=crowd_sim.jam_members, visible=crowd_sim.marker_visible),
             camera=self.base.cam,
             window=self.base.win,
         )

@@ -84,8 +84,6 @@ def add_agents(
     The agents with ``planner = "mapf"`` also get one `MapfGroup` (a game object of its own,
     `MAPF_GROUP`, updated after them) that plans them together with the scene's `[mapf]`.
     """
-    if scene.links:  # the shared fields know no links yet: every agent plans for itself
-        crowd.threshold = len(scene.objects) + 1
     controllers: list[AgentController] = []
     for spec, game_object in zip(scene.objects, objects, strict=True):
         if spec.tag == Tag.AGENT:

@@ -29,11 +29,14 @@ from numpy.typing import NDArray
 from sim.components.grid_manager import GridManager, PlanOutcome, Point
 from sim.components.plan_text import NO_WALKABLE_TEXT, endpoint_notes
 from sim.crowd.field_routes import NO_CELL, DescentTables, FieldRoute
+from sim.crowd.links.hops import Hop, field_hops
 from sim.engine import Component
 from sim.engine.replan_queue import ReplanQueue
 from sim.navigation.clearance import clearance
 from sim.navigation.field import field_on_graph
 from sim.navigation.line_of_sight import segment_is_clear
+from sim.navigation.link_graph import LinkGraph
+from sim.navigation.links import NavLink
 from sim.navigation.moves import MoveGraph
 
 CROWD_THRESHOLD = 8
@@ -55,13 +58,17 @@ class GoalField:
     """One goal's field, the grid version it was computed on, and its smoothed paths so far.
 
     `goal` is the goal's flat cell, `costs` the field (flat, inf where the goal cannot be
-    reached), `tables` its descent tables; all read-only for users of `CrowdField.goal_field`.
+    reached), `tables` its descent tables, `hops` the cells whose way down is one of the grid's
+    `links` (`sim.crowd.links.hops`); all read-only for users of `CrowdField.goal_field`.
     """
 
     version: int
     goal: int
     costs: list[float] = field(repr=False)
     tables: DescentTables = field(repr=False)
+    links: tuple[NavLink, ...] = field(default=(), repr=False)
+    hops: dict[int, Hop] = field(default_factory=dict, repr=False)
+    walkable: object = field(default=None, repr=False)  # the mask it was computed on
     used_at_s: float = 0.0
     # Smoothed plans by (start cell, goal point, smoothing, radius): agents in one cell share
     # them. Forgotten every replan interval, so they do not pile up as agents move on.
@@ -118,8 +125,9 @@ class CrowdField(Component):
         self._time_s = 0.0
         self._goal_of: dict[int, Cell | None] = {}
         self._sharing: Counter[Cell | None] = Counter()
-        self._graph: tuple[int, MoveGraph] | None = None
-        self._fields: dict[Cell, GoalField] = {}
+        # Per set of areas (None: all), the move graph of a grid version and its cells.
+        self._graphs: dict[frozenset[str] | None, tuple[int, object, MoveGraph]] = {}
+        self._fields: dict[tuple[Cell, frozenset[str] | None], GoalField] = {}
         # The clearance map of a walkable mask (its version), and per radius (cells) the
         # cells whose whole square keeps that far from any wall.
         self._clearance: tuple[int, NDArray[np.float64]] | None = None
@@ -216,15 +224,16 @@ class CrowdField(Component):
             self._waiting.append(key)
         return False
 
-    def goal_field(self, goal_cell: Cell) -> GoalField:
+    def goal_field(self, goal_cell: Cell, areas: frozenset[str] | None = None) -> GoalField:
         """The field toward the walkable cell `goal_cell`: the same object while the grid holds.
 
         Computed again (a new object) once the grid's `version` changed; asking keeps it from
-        being dropped as unused.
+        being dropped as unused. With `areas` the field keeps to their cells
+        (`GridManager.allowed_cells`): one per goal and set of areas.
         """
         began = time.perf_counter()
         try:
-            return self._field_for(goal_cell)
+            return self._field_for(goal_cell, areas)
         finally:
             self.planning_ms += (time.perf_counter() - began) * 1000.0
 
@@ -402,25 +411,34 @@ class CrowdField(Component):
                 points.append(goal)
         return tuple(points)
 
-    def _move_graph(self) -> MoveGraph:
-        version = self._grid.version
-        if self._graph is None or self._graph[0] != version:
-            graph = MoveGraph.build(
-                self._grid.walkable.copy(), diagonal=self._grid.rule, costs=self._grid.costs
-            )
-            self._graph = (version, graph)
-        return self._graph[1]
+    def _move_graph(self, areas: frozenset[str] | None) -> MoveGraph:
+        grid = self._grid
+        version, allowed = grid.version, grid.allowed_cells(areas)
+        known = self._graphs.get(areas)
+        if known is None or known[0] != version or known[1] is not allowed:
+            walkable = grid.walkable.copy() if allowed is None else grid.walkable & allowed
+            graph = MoveGraph.build(walkable, diagonal=grid.rule, costs=grid.costs)
+            self._graphs[areas] = known = (version, allowed, graph)
+        return known[2]
 
-    def _field_for(self, goal_cell: Cell) -> GoalField:
-        version = self._grid.version
-        goal_field = self._fields.get(goal_cell)
-        if goal_field is None or goal_field.version != version:
-            graph = self._move_graph()
+    def _field_for(self, goal_cell: Cell, areas: frozenset[str] | None = None) -> GoalField:
+        version, links = self._grid.version, self._grid.links
+        graph = self._move_graph(areas)
+        goal_field = self._fields.get((goal_cell, areas))
+        if (
+            goal_field is None
+            or goal_field.version != version
+            or goal_field.links != links
+            or goal_field.walkable is not graph.walkable
+        ):
             goal = goal_cell[0] * graph.width + goal_cell[1]
-            costs = field_on_graph(graph, goal)
-            goal_field = GoalField(version, goal, costs, DescentTables(graph, costs))
+            linked = LinkGraph.build(links, graph.walkable)
+            costs = field_on_graph(graph, goal, links=linked)
+            hops = field_hops(graph, costs, linked)
+            tables = DescentTables(graph, costs, {start: hop.end for start, hop in hops.items()})
+            goal_field = GoalField(version, goal, costs, tables, links, hops, graph.walkable)
             goal_field.plans_since_s = self._time_s
-            self._fields[goal_cell] = goal_field
+            self._fields[goal_cell, areas] = goal_field
             self.fields_computed += 1
         elif self._time_s - goal_field.plans_since_s >= self.replan_interval_s:
             goal_field.plans.clear()

@@ -101,11 +101,16 @@ class CrowdArrays(Protocol):
 
 
 def frames_of(
-    state: CrowdArrays, *, joint: Callable[[], NDArray[np.bool_]] | None = None
+    state: CrowdArrays,
+    *,
+    joint: Callable[[], NDArray[np.bool_]] | None = None,
+    visible: Callable[[], NDArray[np.bool_] | None] | None = None,
 ) -> Callable[[], CrowdFrame]:
     """A `CrowdRenderer` source reading `state`'s arrays each frame (no copies, no loop).
 
-    `joint` gives the rows a jam's joint plan moves now (`CrowdFrame.joint`).
+    `joint` gives the rows a jam's joint plan moves now (`CrowdFrame.joint`), `visible` the
+    rows that get a marker (`CrowdFrame.visible`: not those a link's crossing shows by their
+    own model or a teleport hides).
     """
 
     def frame() -> CrowdFrame:
@@ -115,6 +120,7 @@ def frames_of(
             state.radii,
             state.colors,
             state.velocities,
+            visible=None if visible is None else visible(),
             joint=None if joint is None else joint(),
         )
 

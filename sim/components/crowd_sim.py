@@ -8,7 +8,10 @@ again only once the one found was destroyed), the agents the crowd takes over or
 their models hidden or shown and are told (`Steered.take_back`), those it does not move are
 in the world's updates again (`Steered.needs_update`), and driven agents' nodes are
 written only when something reads them (`sync_nodes`), every `node_sync_every` frames, or every
-frame for an agent others chase.
+frame for an agent others chase. A driven agent crossing a link (`Crowd.link_poses`) is shown
+by its own model, lifted as it arcs or climbs and hidden while a teleport hides it; the batched
+markers leave it out then (`marker_visible`), and a self-steered agent's ground marker too
+while its teleport hides its model.
 """
 
 from __future__ import annotations
@@ -77,6 +80,9 @@ class CrowdSim(Component):
         self._frame = 0
         self._nodes_synced = -1
         self._index_of_object: dict[int, int] | None = None
+        self._grid = grid
+        # Driven agents over a link now, by index: their nodes' height on the ground.
+        self._aloft: dict[int, float] = {}
 
     @property
     def settings(self) -> StepSettings:
@@ -158,6 +164,8 @@ class CrowdSim(Component):
         self._wake_steering(crowd)
         if len(crowd) and crowd.driven.any():
             self._sync_due_nodes()
+        if self._grid.links or self._aloft:
+            self._pose_crossers()
         # Agents in a jam's joint plan (self-steered ones too): few, and their owners wait.
         joint = np.flatnonzero(crowd.jam_members) if len(crowd) else ()
         if len(joint):
@@ -204,6 +212,48 @@ class CrowdSim(Component):
             return None
         self._found[key] = found
         return found
+
+    # ---- Links --------------------------------------------------------------------------
+
+    def marker_visible(self) -> NDArray[np.bool_] | None:
+        """(n,) which agents get a batched marker; None for all (a scene without links).
+
+        Not a driven agent crossing a link (its own model shows it), nor a self-steered one
+        whose teleport hides its model (a Python look per self-steered agent: links scenes).
+        """
+        crowd = self.crowd
+        if not self._grid.links or not len(crowd):
+            return None
+        visible = ~crowd.link_poses.crossing
+        owners = crowd.owners
+        for row in np.flatnonzero(~crowd.driven):
+            visible[row] = not self._steered(owners[row]).game_object.node.is_hidden()
+        return visible
+
+    def _pose_crossers(self) -> None:
+        """Show driven agents crossing a link as their own models; put those landed back."""
+        crowd = self.crowd
+        poses = crowd.link_poses
+        indices = crowd.indices
+        crossing = {indices[row]: row for row in np.flatnonzero(poses.crossing)}
+        for index in [index for index in self._aloft if index not in crossing]:
+            ground = self._aloft.pop(index)
+            if index not in crowd:
+                continue
+            node = self._steered(crowd.owner(index)).game_object.node
+            node.set_z(ground)
+            self._write_node(index)
+            if self.hide_driven and crowd.is_driven(index):
+                node.hide()
+        for index, row in crossing.items():
+            node = self._steered(crowd.owner(index)).game_object.node
+            ground = self._aloft.setdefault(index, float(node.get_z()))
+            self._write_node(index)
+            node.set_z(ground + float(poses.lift[row]))
+            if poses.shown[row]:
+                node.show()
+            else:
+                node.hide()
 
     # ---- Nodes --------------------------------------------------------------------------
 

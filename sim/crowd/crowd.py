@@ -54,6 +54,7 @@ from sim.crowd.grid import Cell, CrowdGrid, Point
 from sim.crowd.jams.detect import JamSettings
 from sim.crowd.jams.handoff import JamReport, Jams
 from sim.crowd.jams.log import JamLog
+from sim.crowd.links.crossings import LinkPoses
 from sim.crowd.lone import joins_cluster, lone_velocity
 from sim.crowd.rows import COLUMNS, AgentRows
 from sim.crowd.rules.detour import DetourWait, watch_detour
@@ -401,6 +402,12 @@ class Crowd:
         """(n,) `is_driven` of every agent: whom the crowd or a joint plan moves."""
         rows = self._flushed()
         return rows.driven | (rows.joint & self._plans_jointly) | self.jam_members
+
+    @property
+    def link_poses(self) -> LinkPoses:
+        """Who crosses a link now, how high, and shown or not (`sim.crowd.links.crossings`)."""
+        rows = self._flushed()
+        return LinkPoses(rows.crossing >= 0, _read_only(rows.lift), _read_only(rows.shown))
 
     @property
     def indices(self) -> tuple[int, ...]:

@@ -6,13 +6,17 @@ So a field gets a `DescentTables`: the next cell down the field from every cell 
 (`descent_table`, numpy, the same choice as `sim.navigation.field.descend_on_graph`), and the
 steps and length to the goal, filled in lazily and kept, so a walk stops where an earlier one
 passed. A plan's cells are a `FieldRoute`: a sequence that walks the table when read.
+
+With links, a cell whose best way down is a link hop (`sim.crowd.links.hops`) steps to the
+link's far end: a route lists both ends one after the other, as `find_path` does, and its
+length counts the hop as one grid step.
 """
 
 from __future__ import annotations
 
 import math
 from array import array
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import overload
 
 import numpy as np
@@ -66,9 +70,15 @@ class DescentTables:
         width: columns of the grid (flat cell = row * width + col).
     """
 
-    def __init__(self, graph: MoveGraph, field: Sequence[float]) -> None:
+    def __init__(
+        self, graph: MoveGraph, field: Sequence[float], hops: Mapping[int, int] | None = None
+    ) -> None:
+        """`hops`: per flat cell whose way down is a link, the link's far end (none: no links)."""
         self.width = graph.width
-        self.following = array("q", descent_table(graph, field).tobytes())
+        table = descent_table(graph, field)
+        for start, end in (hops or {}).items():
+            table[start] = end
+        self.following = array("q", table.tobytes())
         size = len(self.following)
         self._steps = array("q", [NO_CELL]) * size
         self._length = array("d", [0.0]) * size

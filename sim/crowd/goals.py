@@ -13,6 +13,7 @@ agent asked, or an interval passed on a grid that changed.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Protocol
 
 import numpy as np
@@ -21,6 +22,7 @@ from numpy.typing import NDArray
 from sim.crowd.field_aim import AimTable
 from sim.crowd.field_routes import DescentTables
 from sim.crowd.grid import Cell, CrowdGrid, Point
+from sim.crowd.links.hops import Hop
 from sim.navigation.clearance import clearance
 
 END_KEY = 0
@@ -42,6 +44,10 @@ class SharedField(Protocol):
     costs: list[float]
     tables: DescentTables
 
+    @property
+    def hops(self) -> Mapping[int, Hop]:
+        """The cells whose way down is a link (`sim.crowd.links.hops`)."""
+
 
 class SharedFields(Protocol):
     """The scene's distance fields, one per goal cell, shared by every agent chasing it.
@@ -54,8 +60,8 @@ class SharedFields(Protocol):
     threshold: int
     replan_interval_s: float
 
-    def goal_field(self, goal_cell: Cell) -> SharedField:
-        """The field toward `goal_cell`, computed again only on a changed grid."""
+    def goal_field(self, goal_cell: Cell, areas: frozenset[str] | None = None) -> SharedField:
+        """The field toward `goal_cell` within `areas` (None: all); new only on a changed grid."""
 
     def track(self, member: object, goal: Cell | None) -> None:
         """Record that `member` now chases the goal cell `goal` (None: nothing)."""
@@ -86,7 +92,11 @@ class TargetKeys:
 class TargetGroup:
     """One target's driven agents: the field they follow and the aims they steer by.
 
+    Agents kept to some areas form a group of their own per target, on their `areas`' field
+    (`sim.crowd.areas.masked`).
+
     Attributes:
+        areas: The areas its agents keep to (None: all).
         cell: The target's cell (clamped to the grid) when the field was last taken.
         field: The field they follow, or None before the first one (or with no walkable cell).
         planning_key: The grid's planner settings then.
@@ -95,11 +105,14 @@ class TargetGroup:
         goal: Where they gather (world x, y): the target itself where its cell is the field's
             goal and their discs fit there, else the goal cell's centre.
         cluster_radius: How far from `goal` the arrived agents stand, at most, plus a radius.
-        following: The field's next cell from each cell (flat, numpy), -1 where none.
+        following: The field's next cell from each cell (flat, numpy), -1 where none and at
+            a link's start where the way down is the link: the agents' aims stop there.
         costs: The field as a numpy array.
+        hops: The field's cells whose way down is a link (a driven agent crosses it there).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, areas: frozenset[str] | None = None) -> None:
+        self.areas = areas
         self.cell: Cell | None = None
         self.field: SharedField | None = None
         self.planning_key: tuple[str, str] | None = None
@@ -109,6 +122,7 @@ class TargetGroup:
         self.cluster_radius = 0.0
         self.following: NDArray[np.int64] | None = None
         self.costs: NDArray[np.float64] | None = None
+        self.hops: Mapping[int, Hop] = {}
         self._aims: dict[float, AimTable] = {}
 
     def take(self, crowd: SharedFields, grid: CrowdGrid, cell: Cell, time_s: float) -> bool:
@@ -124,13 +138,18 @@ class TargetGroup:
         if goal_cell is None:
             new = self.field is not None
             self.field, self.following, self.costs = None, None, None
+            self.hops = {}
             self._aims.clear()
             return new
-        taken = crowd.goal_field(goal_cell)
+        taken = crowd.goal_field(goal_cell, self.areas)
         if taken is self.field:
             return False
         self.field = taken
-        self.following = np.frombuffer(taken.tables.following, dtype=np.int64)
+        following = np.frombuffer(taken.tables.following, dtype=np.int64)
+        if taken.hops:  # the grid's aims end at each link's foot: the crossing goes on
+            following = following.copy()
+            following[np.fromiter(taken.hops, dtype=np.intp)] = -1
+        self.following, self.hops = following, taken.hops
         self.costs = np.asarray(taken.costs, dtype=np.float64)
         self._aims.clear()
         return True

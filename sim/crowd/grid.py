@@ -67,3 +67,6 @@ class CrowdGrid(Protocol):
 
     def blocked_since_mask(self, cells: NDArray[np.intp], mask_version: int) -> bool:
         """Whether a cell of `cells` became blocked after `mask_version`."""
+
+    def allowed_cells(self, areas: frozenset[str] | None) -> NDArray[np.bool_] | None:
+        """``[row, col]`` the cells an agent kept to `areas` may enter; None: all of them."""

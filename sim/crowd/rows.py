@@ -29,7 +29,8 @@ COLUMNS: dict[str, tuple[type, tuple[int, ...], Any]] = {
     "angular_speeds": (np.float64, (), np.inf),
     "braking": (np.bool_, (), True),
     "weights": (np.float64, (), 1.0),
-    "everywhere": (np.bool_, (), True),  # walks on every area (the shared fields know none)
+    "everywhere": (np.bool_, (), True),  # walks on every area
+    "mask": (np.int32, (), 0),  # a driven agent's set of areas (`sim.crowd.areas.masks`)
     "colors": (np.float64, (4,), 1.0),
     "avoidance": (np.bool_, (), True),
     "driven": (np.bool_, (), False),  # moved by the crowd (else by its owner)
@@ -57,6 +58,15 @@ COLUMNS: dict[str, tuple[type, tuple[int, ...], Any]] = {
     "pending": (np.int8, (), -1),  # a replan asked for from outside, by cause; -1: none
     "aim": (np.int64, (), -1),  # the flat cell a driven agent heads for; -1: none
     "aim_points": (np.float64, (2,), 0.0),  # where it heads, world x, y
+    # A driven agent crossing a link (`sim.crowd.links.crossings`): the link's kind as an
+    # index into LINK_KINDS (-1: not crossing), seconds in and in all, from and to (x, y).
+    "crossing": (np.int8, (), -1),
+    "cross_s": (np.float64, (), 0.0),
+    "cross_time": (np.float64, (), 0.0),
+    "cross_from": (np.float64, (2,), 0.0),
+    "cross_to": (np.float64, (2,), 0.0),
+    "lift": (np.float64, (), 0.0),  # height above the ground while crossing
+    "shown": (np.bool_, (), True),  # False while a teleport hides it
 }
 OBJECTS = ("owners", "configs", "outcomes", "waypoints")
 """Per-row Python objects, kept in lists beside the arrays."""
@@ -79,6 +89,7 @@ class AgentRows:
     braking: NDArray[np.bool_]
     weights: NDArray[np.float64]
     everywhere: NDArray[np.bool_]
+    mask: NDArray[np.int32]
     colors: NDArray[np.float64]
     avoidance: NDArray[np.bool_]
     driven: NDArray[np.bool_]
@@ -106,6 +117,13 @@ class AgentRows:
     pending: NDArray[np.int8]
     aim: NDArray[np.int64]
     aim_points: NDArray[np.float64]
+    crossing: NDArray[np.int8]
+    cross_s: NDArray[np.float64]
+    cross_time: NDArray[np.float64]
+    cross_from: NDArray[np.float64]
+    cross_to: NDArray[np.float64]
+    lift: NDArray[np.float64]
+    shown: NDArray[np.bool_]
     owners: list[Any]
     configs: list[Any]
     outcomes: list[Any]

@@ -328,19 +328,22 @@ class DrivenStep:
         # Sidestepping breaks the jams of agents meeting head-on; in a crowd going one way it
         # only throws agents sideways into each other and the walls.
         sidestep[driven] = moving & ~near & rows.opposed[driven]
-        chosen = avoid(
-            rows.positions,
-            rows.velocities,
-            wanted,
-            rows.radii,
-            rows.speeds,
+        # Agents crossing a link are above or away from the ground: nobody avoids them.
+        here = slice(None) if not (rows.crossing >= 0).any() else rows.crossing < 0
+        chosen = np.zeros_like(wanted)
+        chosen[here] = avoid(
+            rows.positions[here],
+            rows.velocities[here],
+            wanted[here],
+            rows.radii[here],
+            rows.speeds[here],
             dt=dt,
             time_horizon=settings.time_horizon_s,
-            neighbour_dist=settings.neighbour_dist(rows.speeds, rows.radii),
+            neighbour_dist=settings.neighbour_dist(rows.speeds[here], rows.radii[here]),
             max_neighbours=settings.max_neighbours,
-            active=active,
-            priority=priority,
-            sidestep=sidestep,
+            active=active[here],
+            priority=priority[here],
+            sidestep=sidestep[here],
         )
         return chosen[driven]
 

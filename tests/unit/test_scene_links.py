@@ -196,8 +196,8 @@ def test_each_kind_is_crossed_its_way(kind, at, pose):
 
 
 def test_a_crowd_in_a_scene_with_links_crosses_them(tmp_path):
-    # Ten agents chasing End would follow the crowd's shared field, which knows no links:
-    # in a scene with links each plans for itself, and all of them get across.
+    # Ten agents chasing End follow the crowd's shared field, links and all: every one gets
+    # across.
     crowd = (
         '\n[[crowds]]\nname = "group"\ncount = 10\narea = [-10.0, -2.0, -6.0, 2.0]\nseed = 1\n'
         "[crowds.agent]\nspeed = 3.0\n"
