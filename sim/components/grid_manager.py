@@ -156,7 +156,7 @@ class GridManager(Component):
         # A map's ten thousand boxes cost a frame nothing once `settled` names them (the editor
         # syncs after its edits); `watched` are looked at every frame all the same (a drag).
         self.settled: Callable[[GameObject], bool] = lambda _obj: False
-        self._seen: tuple[int, GameObject | None] = (0, None)
+        self._seen = -1  # the world's obstacle version at the last full look
         self._unsettled: dict[int, GameObject] = {}
         self.watched: Callable[[], Iterable[GameObject]] = tuple
         self.links: tuple[NavLink, ...] = ()  # the scene's (`sim.scene.links`): every plan's
@@ -226,16 +226,15 @@ class GridManager(Component):
                 origin=self.origin,
                 cell_size=self.grid_cell_size,
             )
-        obstacles = world.find_all_with_tag(Tag.OBSTACLE)
-        # The same count and newest obstacle as at the last full look, none unsettled dead:
-        # none came or went (the dead leave the list at the frame's end), so read only those
-        # that may have moved.
-        seen = (len(obstacles), obstacles[-1] if obstacles else None)
+        # No obstacle came, went or was retagged since the last full look and none unsettled is
+        # dead: read only those that may have moved, never the list of every obstacle.
+        seen = world.tag_version(Tag.OBSTACLE)
         unsettled = self._unsettled
         full = every or seen != self._seen or not all(obj.alive for obj in unsettled.values())
         watched = {} if every else {id(o): o for o in self.watched() if o.tag == Tag.OBSTACLE}
         watched = {key: obj for key, obj in watched.items() if obj.alive}
         if full:
+            obstacles = world.find_all_with_tag(Tag.OBSTACLE)
             current = {id(obj): obj for obj in obstacles if obj.alive}
             self._seen = seen
         else:
