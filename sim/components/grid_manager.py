@@ -30,7 +30,7 @@ from sim.navigation import (
     transform_box,
 )
 from sim.navigation.areas import within_areas
-from sim.navigation.carving import NO_FOOTPRINT, Carve, Carver
+from sim.navigation.carving import Carve, Carver
 from sim.navigation.catalogue import PLANNER, PLANNER_ALGORITHM, PLANNER_HEURISTICS
 from sim.navigation.diagonal import DiagonalRule, parse_diagonal
 from sim.navigation.heuristics import Heuristic
@@ -240,6 +240,7 @@ class GridManager(Component):
         else:
             current = unsettled | watched
         changed = False
+        added: list[Footprint] = []
         for gone in set(self._tracked) - set(current) if full else ():
             self._stamp(self._carver.remove(self._tracked.pop(gone).footprint))
             del self._objects[gone]
@@ -261,14 +262,18 @@ class GridManager(Component):
             footprint = box_footprint(
                 box, self._walkable.shape, origin=self.origin, cell_size=self.grid_cell_size
             )
-            old = NO_FOOTPRINT if tracked is None else tracked.footprint
-            self._stamp(self._carver.move(old, footprint))
+            if tracked is None:
+                added.append(footprint)  # carved together below, as a map's walls come at once
+            else:
+                self._stamp(self._carver.move(tracked.footprint, footprint))
             self._tracked[key] = _Tracked(box, footprint, transform, self.settled(obj))
             self._objects[key] = obj
             if not self._tracked[key].settled:
                 unsettled[key] = obj
             self.rasterized_footprints += 1
             changed = True
+        if added:
+            self._stamp(self._carver.add_all(added))
         if changed:
             self.version += 1
             self.mask_version += 1
@@ -297,10 +302,19 @@ class GridManager(Component):
             part off the grid is never rasterized (cells outside do not exist).
         """
         # Plain floats, not numpy: a scene may ask this of 100,000 obstacles at startup.
-        xs, ys = zip(*box.corners(), strict=True)
         x0, y0 = self.origin
         x1 = x0 + self.num_of_columns * self.grid_cell_size
         y1 = y0 + self.num_of_rows * self.grid_cell_size
+        # Its corners lie within half its diagonal of its centre, whatever its heading.
+        reach = math.hypot(box.size_x, box.size_y) / 2
+        if (
+            x0 <= box.x - reach
+            and box.x + reach <= x1
+            and y0 <= box.y - reach
+            and box.y + reach <= y1
+        ):
+            return None
+        xs, ys = zip(*box.corners(), strict=True)
         if min(xs) >= x0 and min(ys) >= y0 and max(xs) <= x1 and max(ys) <= y1:
             return None
         footprint = box_footprint(
