@@ -172,6 +172,25 @@ class Palette:
     joint_plan: Rgba = (1.0, 0.3, 1.0, 1.0)  # magenta, agents following a joint plan (MAPF too)
     mapf_waiting: Rgba = (0.5, 0.0, 0.4, 1.0)  # plum, a MAPF plan's agent waiting in place
     mapf_at_goal: Rgba = (0.05, 0.5, 0.15, 1.0)  # deep green, a MAPF plan's agent at its goal
+    # A race's lanes, each its own open and closed cells, so a screenshot tells them apart.
+    race_1_open: Rgba = (0.55, 0.3, 0.0, 1.0)  # brown
+    race_1_closed: Rgba = (0.95, 0.75, 0.55, 1.0)  # tan
+    race_2_open: Rgba = (0.15, 0.65, 0.0, 1.0)  # leaf green
+    race_2_closed: Rgba = (0.7, 1.0, 0.65, 1.0)  # pale green
+    race_3_open: Rgba = (0.75, 0.0, 0.4, 1.0)  # magenta
+    race_3_closed: Rgba = (1.0, 0.65, 0.85, 1.0)  # pink
+    race_4_open: Rgba = (0.0, 0.0, 0.55, 1.0)  # navy
+    race_4_closed: Rgba = (0.4, 0.4, 1.0, 1.0)  # periwinkle
+
+    @property
+    def race_lanes(self) -> tuple[tuple[Rgba, Rgba], ...]:
+        """Each race lane's (open, closed) colours, lane by lane."""
+        return (
+            (self.race_1_open, self.race_1_closed),
+            (self.race_2_open, self.race_2_closed),
+            (self.race_3_open, self.race_3_closed),
+            (self.race_4_open, self.race_4_closed),
+        )
 
 
 PALETTE = Palette()

@@ -190,7 +190,7 @@ class SimApp:
         )
         self.crowd_render = self.world.spawn("crowd-render").add_component(renderer)
         add_ground_view(
-            self.world, self.grid, camera=self.base.cam, window_height=lambda: self.window_size()[1]
+            self.world, self.grid, camera=self.base.cam, window_height=self.layout.viewport_height
         )
         self.hud = self.world.spawn("hud").add_component(
             Hud(
@@ -211,7 +211,7 @@ class SimApp:
                 self.grid,
                 labels=labels,
                 camera=self.base.cam,
-                window_height=lambda: self.layout.frame.viewport.height,
+                window_height=self.layout.viewport_height,
                 dragging=self.dragging,
             )
         )

@@ -59,9 +59,14 @@ NO_PATH_ROWS = (
     LegendRow("End's region", PALETTE.goal_region),
     LegendRow("cells to remove", PALETTE.fix),
 )
-UNLISTED = frozenset({"mapf_waiting", "mapf_at_goal"})
+UNLISTED = frozenset(
+    {"mapf_waiting", "mapf_at_goal"}
+    | {f"race_{lane}_{state}" for lane in range(1, 5) for state in ("open", "closed")}
+)
 """Palette meanings the scene's legend does not show: a MAPF plan's states are its playback's
-own legend's (`sim.app.mapf_playback`), shown while a plan plays."""
+own legend's (`sim.app.mapf_playback`), shown while a plan plays; a race's lanes are its
+panel's (`sim.search_view.race_panel`: each lane's label in its colours), shown while the race
+hides the HUD and this legend with it."""
 
 
 def over_ground(color: Color) -> Color:

@@ -1,8 +1,9 @@
 """`sim run MAP.map`: a Moving AI map opened as a scene, and a MAPF plan played on it.
 
-The map becomes a scene (`sim.scene.layout.map_scene_text`: blocked cells merged into few
-boxes, the map's first row north) written to a temporary folder, since saving merges the
-app's edits onto the scene file it loaded; Ctrl+S writes ``--save-as``, else ``NAME.toml`` in
+The map becomes a scene (`sim.scene.layout.map_scene_spec`: blocked cells merged into few
+boxes, the map's first row north), built from its cells, not read back from TOML; its text
+(`map_scene_text`) is written to a temporary folder, since saving merges the app's edits onto
+the scene file it names; Ctrl+S writes ``--save-as``, else ``NAME.toml`` in
 the current folder, never the map. ``--scen FILE --index N`` puts Start and End on that
 scenario line (default: line 0 of ``MAP.map.scen`` when it exists, else no Start and End).
 ``--agents K`` solves the first K lines of ``--scen`` with `sim.mapf.solve` before any window
@@ -30,7 +31,7 @@ from sim.navigation.maps.movingai import (
     read_scenarios,
 )
 from sim.scene.file import load_scene
-from sim.scene.layout import map_scene_text
+from sim.scene.layout import map_scene_spec, map_scene_text
 from sim.scene.spec import SceneSpec
 
 if TYPE_CHECKING:
@@ -157,8 +158,9 @@ def open_scene(args: argparse.Namespace) -> OpenedScene:
     )
     scene_path = Path(keep.name) / f"{name}.toml"
     scene_path.write_text(text, encoding="utf-8")
+    scene = map_scene_spec(grid.walkable, path=scene_path, name=path.name, endpoints=endpoints)
     save_as = args.save_as if args.save_as is not None else Path(f"{name}.toml")
-    return OpenedScene(load_scene(scene_path), plan=plan, save_as=save_as, keep=keep)
+    return OpenedScene(scene, plan=plan, save_as=save_as, keep=keep)
 
 
 def play_plan(

@@ -30,7 +30,7 @@ from sim.navigation import (
     transform_box,
 )
 from sim.navigation.areas import within_areas
-from sim.navigation.carving import NO_FOOTPRINT, Carve, Carver
+from sim.navigation.carving import Carve, Carver
 from sim.navigation.catalogue import PLANNER, PLANNER_ALGORITHM, PLANNER_HEURISTICS
 from sim.navigation.diagonal import DiagonalRule, parse_diagonal
 from sim.navigation.heuristics import Heuristic
@@ -156,7 +156,7 @@ class GridManager(Component):
         # A map's ten thousand boxes cost a frame nothing once `settled` names them (the editor
         # syncs after its edits); `watched` are looked at every frame all the same (a drag).
         self.settled: Callable[[GameObject], bool] = lambda _obj: False
-        self._seen: tuple[int, GameObject | None] = (0, None)
+        self._seen = -1  # the world's obstacle version at the last full look
         self._unsettled: dict[int, GameObject] = {}
         self.watched: Callable[[], Iterable[GameObject]] = tuple
         self.links: tuple[NavLink, ...] = ()  # the scene's (`sim.scene.links`): every plan's
@@ -226,21 +226,21 @@ class GridManager(Component):
                 origin=self.origin,
                 cell_size=self.grid_cell_size,
             )
-        obstacles = world.find_all_with_tag(Tag.OBSTACLE)
-        # The same count and newest obstacle as at the last full look, none unsettled dead:
-        # none came or went (the dead leave the list at the frame's end), so read only those
-        # that may have moved.
-        seen = (len(obstacles), obstacles[-1] if obstacles else None)
+        # No obstacle came, went or was retagged since the last full look and none unsettled is
+        # dead: read only those that may have moved, never the list of every obstacle.
+        seen = world.tag_version(Tag.OBSTACLE)
         unsettled = self._unsettled
         full = every or seen != self._seen or not all(obj.alive for obj in unsettled.values())
         watched = {} if every else {id(o): o for o in self.watched() if o.tag == Tag.OBSTACLE}
         watched = {key: obj for key, obj in watched.items() if obj.alive}
         if full:
+            obstacles = world.find_all_with_tag(Tag.OBSTACLE)
             current = {id(obj): obj for obj in obstacles if obj.alive}
             self._seen = seen
         else:
             current = unsettled | watched
         changed = False
+        added: list[Footprint] = []
         for gone in set(self._tracked) - set(current) if full else ():
             self._stamp(self._carver.remove(self._tracked.pop(gone).footprint))
             del self._objects[gone]
@@ -262,14 +262,18 @@ class GridManager(Component):
             footprint = box_footprint(
                 box, self._walkable.shape, origin=self.origin, cell_size=self.grid_cell_size
             )
-            old = NO_FOOTPRINT if tracked is None else tracked.footprint
-            self._stamp(self._carver.move(old, footprint))
+            if tracked is None:
+                added.append(footprint)  # carved together below, as a map's walls come at once
+            else:
+                self._stamp(self._carver.move(tracked.footprint, footprint))
             self._tracked[key] = _Tracked(box, footprint, transform, self.settled(obj))
             self._objects[key] = obj
             if not self._tracked[key].settled:
                 unsettled[key] = obj
             self.rasterized_footprints += 1
             changed = True
+        if added:
+            self._stamp(self._carver.add_all(added))
         if changed:
             self.version += 1
             self.mask_version += 1
@@ -298,10 +302,19 @@ class GridManager(Component):
             part off the grid is never rasterized (cells outside do not exist).
         """
         # Plain floats, not numpy: a scene may ask this of 100,000 obstacles at startup.
-        xs, ys = zip(*box.corners(), strict=True)
         x0, y0 = self.origin
         x1 = x0 + self.num_of_columns * self.grid_cell_size
         y1 = y0 + self.num_of_rows * self.grid_cell_size
+        # Its corners lie within half its diagonal of its centre, whatever its heading.
+        reach = math.hypot(box.size_x, box.size_y) / 2
+        if (
+            x0 <= box.x - reach
+            and box.x + reach <= x1
+            and y0 <= box.y - reach
+            and box.y + reach <= y1
+        ):
+            return None
+        xs, ys = zip(*box.corners(), strict=True)
         if min(xs) >= x0 and min(ys) >= y0 and max(xs) <= x1 and max(ys) <= y1:
             return None
         footprint = box_footprint(

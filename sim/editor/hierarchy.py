@@ -136,8 +136,9 @@ class Hierarchy:
 
     def refresh(self) -> None:
         """Bring the rows and the highlighted row up to date with the scene and the selection."""
-        # Two counts, not the list itself: reading 20,000 names every frame would cost 30 ms.
-        seen = (self._editor.version, len(self._world.objects))
+        # Two counters, not the lists: reading 20,000 names (or copying the world's objects)
+        # every frame would cost milliseconds.
+        seen = (self._editor.version, self._world.membership_version)
         if seen != self._seen:
             self._seen = seen
             self.entries = entries(self._editor.objects, self._crowd_of, kind=self._kind)

@@ -152,11 +152,16 @@ class WallBatch(Component):
         dragged = self._dragged()
         if dragged is not None and self._built is not None and self._built[2] == id(dragged):
             return
-        obstacles = world.find_all_with_tag(Tag.OBSTACLE)
-        key = (self._grid.mask_version, len(obstacles), None if dragged is None else id(dragged))
+        # Counters, not the list: copying ten thousand obstacles each frame costs a millisecond.
+        key = (
+            self._grid.mask_version,
+            world.tag_version(Tag.OBSTACLE),
+            None if dragged is None else id(dragged),
+        )
         if key == self._built:
             return
         self._built = key
+        obstacles = world.find_all_with_tag(Tag.OBSTACLE)
         cubes = [
             obj for obj in obstacles if obj.alive and obj is not dragged and self._standing(obj)
         ]

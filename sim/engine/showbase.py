@@ -27,6 +27,8 @@ from sim.engine.lighting import look_prc
 
 OFFSCREEN_PIPE = "p3tinydisplay TinyOffscreenGraphicsPipe"
 WINDOW_PIPE = "pandagl"
+STATE_COLLECT_RATE = 0.05
+"""The fraction of Panda3D's cached render and transform states its collector visits a frame."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,6 +97,10 @@ def prc_for(settings: DisplaySettings) -> str:
         "notify-level-device fatal",
         "notify-level-display error",
         "model-cache-dir",
+        # Panda3D walks every cached state each frame to free the unused; a big map keeps tens
+        # of thousands alive (a transform per wall box), which cost 1-5 ms a frame. A twentieth
+        # a frame frees the unused ones over some tens of frames instead.
+        f"garbage-collect-states-rate {STATE_COLLECT_RATE}",
     ]
     if settings.headless:
         lines += ["window-type offscreen", f"load-display {OFFSCREEN_PIPE}"]

@@ -75,6 +75,9 @@ class World:
         # lookup): the grid asks for its obstacles every frame, among thousands of agents.
         self._tagged: dict[str, dict[GameObject, None]] = {}
         self._retagged = False
+        # Count joins, leaves and tag changes, in all and per tag (`membership_version`).
+        self._membership = 0
+        self._tag_versions: dict[str, int] = {}
         self._destroy_queue: deque[GameObject] = deque()
         self._started = False
         self._stepping = False
@@ -90,6 +93,25 @@ class World:
     def objects(self) -> tuple[GameObject, ...]:
         """Every object in the world, in insertion order (destroyed ones until the frame ends)."""
         return tuple(self._objects)
+
+    @property
+    def membership_version(self) -> int:
+        """A number that changes whenever an object joins, leaves or changes its tag.
+
+        Who follows the objects of a tag compares it instead of copying the list each frame
+        (a big map has tens of thousands of obstacles).
+        """
+        return self._membership
+
+    def tag_version(self, tag: str) -> int:
+        """A number that changes whenever an object tagged `tag` joins or leaves that tag."""
+        return self._tag_versions.get(tag, 0)
+
+    def _joined(self, *tags: str) -> None:
+        """Objects joined or left `tags`: move the versions on."""
+        self._membership += 1
+        for tag in tags:
+            self._tag_versions[tag] = self._tag_versions.get(tag, 0) + 1
 
     @property
     def started(self) -> bool:
@@ -127,6 +149,7 @@ class World:
         self._added += 1
         self._pairs = None
         self._tagged.setdefault(game_object.tag, {})[game_object] = None
+        self._joined(game_object.tag)
         for component in game_object.components:
             self._on_component_added(component)
         return game_object
@@ -176,6 +199,7 @@ class World:
         self._tagged.get(old, {}).pop(game_object, None)
         self._tagged.setdefault(new, {})[game_object] = None
         self._retagged = True
+        self._joined(old, new)
 
     def destroy(self, game_object: GameObject) -> None:
         """Mark `game_object` (and objects under its node) dead; remove them at the frame's end.
@@ -230,6 +254,7 @@ class World:
                 obj._run_on_destroy()
                 del self._objects[obj]
                 self._tagged.get(tag, {}).pop(obj, None)
+                self._joined(tag)
                 self._pairs = None
                 removed.append(obj)
         finally:

@@ -206,8 +206,11 @@ def _aligned_footprint(
     100,000 obstacles.
     """
     rows, cols = shape
-    xs, ys = zip(*box.corners(), strict=True)
-    low_x, high_x, low_y, high_y = min(xs), max(xs), min(ys), max(ys)
+    # `corners` along aligned axes, without its sums: the axes' components are exactly 0 or
+    # +-1, so a corner is the centre plus or minus a half size, bit for bit.
+    (ux, _), _ = box.axes()
+    half_x, half_y = (box.size_x / 2, box.size_y / 2) if ux else (box.size_y / 2, box.size_x / 2)
+    low_x, high_x, low_y, high_y = box.x - half_x, box.x + half_x, box.y - half_y, box.y + half_y
     col_lo = max(math.floor((low_x - origin[0]) / cell_size), 0)
     row_lo = max(math.floor((low_y - origin[1]) / cell_size), 0)
     col_hi = min(math.floor((high_x - origin[0]) / cell_size), cols - 1)
@@ -224,13 +227,18 @@ def _aligned_footprint(
 
 def _covered(
     start: float, cell_size: float, first: int, last: int, low: float, high: float
-) -> list[int]:
-    """Cells `first..last` along one axis whose span shares a positive length with [low, high]."""
-    return [
-        index
-        for index in range(first, last + 1)
-        if min(start + (index + 1) * cell_size, high) - max(start + index * cell_size, low) > 0.0
-    ]
+) -> range:
+    """Cells `first..last` along one axis whose span shares a positive length with [low, high].
+
+    Only the two end cells can miss: those between lie whole inside [low, high].
+    """
+
+    def shares(index: int) -> bool:
+        return (
+            min(start + (index + 1) * cell_size, high) - max(start + index * cell_size, low) > 0.0
+        )
+
+    return range(first if shares(first) else first + 1, last + 1 if shares(last) else last)
 
 
 def rasterize_box_into(

@@ -14,13 +14,17 @@ over the running scene's grid with it), and `grid_cell` says where a map cell la
 from __future__ import annotations
 
 import math
+from pathlib import Path
 from typing import Final
 
 import numpy as np
 from numpy.typing import NDArray
 
+from sim.config import Tag
+from sim.navigation.diagonal import DiagonalRule
 from sim.navigation.grid import Cell, check_walkable
 from sim.navigation.maps.generators import blocked_rectangles, distant_pair
+from sim.scene.spec import DEFAULT_COLORS, CameraSpec, GridSpec, ObjectSpec, SceneSpec
 
 CAMERA_PITCH_DEG: Final = -75.0
 """Steep enough to see down every corridor of a maze, not straight down (an orbit's pole)."""
@@ -68,6 +72,74 @@ def map_scene_text(
     return _scene_text(check_walkable(walkable), name, endpoints, comment, chaser=False)
 
 
+def map_scene_spec(
+    walkable: NDArray[np.bool_],
+    *,
+    path: Path,
+    name: str,
+    endpoints: tuple[Cell, Cell] | None,
+) -> SceneSpec:
+    """The `SceneSpec` that `load_scene` reads from `map_scene_text`'s text, built directly.
+
+    A 512 x 512 map is some 35,000 obstacle tables: writing and reading them back as TOML
+    took most of a map's opening. `path` is the file the scene names as its own (saving
+    merges edits onto it, so the caller writes `map_scene_text` there).
+
+    >>> spec = map_scene_spec(np.array([[True, False]]), path=Path("t.toml"), name="t",
+    ...                       endpoints=None)
+    >>> [(obj.name, obj.pos, obj.scale) for obj in spec.objects]
+    [('obstacle_1', (0.5, 0.0, 0.0), (1.0, 1.0, 1.0))]
+    """
+    mask = check_walkable(walkable)
+    height, width = mask.shape
+    grid = GridSpec((-width / 2, -height / 2), height, width, 1.0, DiagonalRule.NO_CORNER_CUTTING)
+    camera = CameraSpec((0.0, 0.0, 0.0), _camera_distance(width, height), 0.0, CAMERA_PITCH_DEG)
+    objects = tuple(
+        ObjectSpec(
+            name,
+            Tag(tag),
+            model,
+            (x, y, 0.0),
+            (scale, scale, scale) if isinstance(scale, float) else scale or (1.0, 1.0, 1.0),
+            color=DEFAULT_COLORS[Tag(tag)],
+        )
+        for name, tag, model, x, y, scale in _scene_objects(mask, endpoints, chaser=False)
+    )
+    return SceneSpec(path, 1, name, grid, camera, objects)
+
+
+_Placed = tuple[str, str, str, float, float, float | tuple[float, float, float] | None]
+"""An object of a map scene: name, tag, model, x, y and its scale (one number, three, or None
+for the model's own)."""
+
+
+def _scene_objects(
+    mask: NDArray[np.bool_], endpoints: tuple[Cell, Cell] | None, *, chaser: bool
+) -> list[_Placed]:
+    """Start and End on `endpoints` (and an agent on Start when `chaser`), then the Obstacles."""
+    height, width = mask.shape
+    placed: list[_Placed] = []
+    if endpoints is not None:
+        start_x, start_y = _centre(endpoints[0], height, width)
+        end_x, end_y = _centre(endpoints[1], height, width)
+        placed.append(("start", "Start", "cube", start_x, start_y, _MARKER_SCALE))
+        placed.append(("end", "End", "cube", end_x, end_y, _MARKER_SCALE))
+        if chaser:
+            placed.append(("agent", "Agent", "agent", start_x, start_y, None))
+    for index, (row0, col0, row1, col1) in enumerate(blocked_rectangles(mask), start=1):
+        x = -width / 2 + (col0 + col1) / 2
+        y = height / 2 - (row0 + row1) / 2
+        scale = (float(col1 - col0), float(row1 - row0), 1.0)
+        placed.append((f"obstacle_{index}", "Obstacle", "cube", x, y, scale))
+    return placed
+
+
+def _camera_distance(width: int, height: int) -> float:
+    """How far the camera stands to see the whole grid (as `sim.scene.file`'s default)."""
+    radius = math.hypot(width, height) / 2
+    return round(radius / math.sin(math.radians(_FOV_DEG / 2)), 3)
+
+
 def _scene_text(
     mask: NDArray[np.bool_],
     name: str,
@@ -78,8 +150,6 @@ def _scene_text(
 ) -> str:
     """The scene's text; `chaser` adds an agent on Start that chases End."""
     height, width = mask.shape
-    radius = math.hypot(width, height) / 2
-    distance = radius / math.sin(math.radians(_FOV_DEG / 2))
     lines = [f"# {line}".rstrip() for line in comment.splitlines()]
     lines += [
         "# Obstacles are runs of blocked cells merged into rectangles; the map's first row is",
@@ -97,23 +167,16 @@ def _scene_text(
         "",
         "[camera]",
         "target = [0.0, 0.0, 0.0]",
-        f"distance = {round(distance, 3)}",
+        f"distance = {_camera_distance(width, height)}",
         "heading = 0.0",
         f"pitch = {CAMERA_PITCH_DEG}",
         "",
     ]
-    if endpoints is not None:
-        start_x, start_y = _centre(endpoints[0], height, width)
-        end_x, end_y = _centre(endpoints[1], height, width)
-        lines += _object("start", "Start", "cube", start_x, start_y, _MARKER_SCALE)
-        lines += _object("end", "End", "cube", end_x, end_y, _MARKER_SCALE)
-        if chaser:
-            lines += _object("agent", "Agent", "agent", start_x, start_y, None)
-    for index, (row0, col0, row1, col1) in enumerate(blocked_rectangles(mask), start=1):
-        x = -width / 2 + (col0 + col1) / 2
-        y = height / 2 - (row0 + row1) / 2
-        scale = f"[{float(col1 - col0)}, {float(row1 - row0)}, 1.0]"
-        lines += _object(f"obstacle_{index}", "Obstacle", "cube", x, y, scale)
+    for label, tag, model, x, y, scale in _scene_objects(mask, endpoints, chaser=chaser):
+        if isinstance(scale, tuple):
+            lines += _object(label, tag, model, x, y, f"[{scale[0]}, {scale[1]}, {scale[2]}]")
+        else:
+            lines += _object(label, tag, model, x, y, scale)
     return "\n".join(lines) + "\n"
 
 

@@ -21,7 +21,7 @@ from numpy.typing import NDArray
 from panda3d.core import BitMask32, NodePath
 
 from sim.components.grid_manager import GridManager
-from sim.config import Tag
+from sim.config import PALETTE, Tag
 from sim.engine import Component, Gizmos
 from sim.navigation.catalogue import SearchKind
 from sim.navigation.diagonal import DiagonalRule
@@ -59,14 +59,9 @@ from sim.search_view.view import (
 
 Rgba = tuple[float, float, float, float]
 
-LANE_COLORS: tuple[tuple[Rgba, Rgba], ...] = (  # (frontier, expanded) per lane
-    ((1.0, 0.55, 0.05, 1.0), (1.0, 0.87, 0.2, 1.0)),  # the search view's orange and yellow
-    ((0.0, 0.6, 0.62, 1.0), (0.5, 0.9, 0.86, 1.0)),  # teal and aqua
-    ((0.85, 0.12, 0.2, 1.0), (1.0, 0.62, 0.6, 1.0)),  # red and salmon
-    ((0.55, 0.4, 0.12, 1.0), (0.86, 0.76, 0.52, 1.0)),  # brown and tan
-)
-"""Each lane's own colours, so a screenshot tells the lanes apart even out of their regions;
-the path (green), the last expanded cell (blue) and bidirectional's backward half (violet) keep
+LANE_COLORS: tuple[tuple[Rgba, Rgba], ...] = PALETTE.race_lanes  # (open, closed) per lane
+"""Each lane's own colours (`sim.config.Palette`), so a screenshot tells the lanes apart even
+out of their regions; the path, the last expanded cell and bidirectional's backward half keep
 the search view's colours."""
 DEFAULT_RACE_SPEED = 50  # ticks per second: a race on a 64 x 64 grid takes some seconds
 

@@ -155,6 +155,10 @@ class DockedLayout:
         self.sync()
         return self.toolbar
 
+    def viewport_height(self) -> int:
+        """The 3D view's height in pixels: what its lens spans (the panels take the rest)."""
+        return self.frame.viewport.height
+
     def window_size(self) -> tuple[int, int]:
         """The window's size in pixels now."""
         return (max(self._window.get_x_size(), 1), max(self._window.get_y_size(), 1))

@@ -98,6 +98,16 @@ def test_grid_line_alpha_falls_with_the_pixels_a_cell_spans(default_scene):
     assert "grid" in shown
 
 
+def test_the_fade_measures_a_cell_in_the_viewports_pixels(default_scene):
+    app, mouse = default_scene
+    mouse.key("7")  # straight down: every cell spans the same pixels
+    app.step()
+    row, col = app.grid.num_of_rows // 2, app.grid.num_of_columns // 2
+    (x0, y0), (x1, y1) = cell_pixel(app, (row, col)), cell_pixel(app, (row, col + 1))
+    seen = float(np.hypot(x1 - x0, y1 - y0))
+    assert part(app, GridLines).cell_px() == pytest.approx(seen, rel=0.01)
+
+
 def test_g_still_hides_the_grid_when_the_lines_are_fully_drawn(default_scene):
     app, mouse = default_scene
     mouse.key("g")

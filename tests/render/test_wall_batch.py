@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from panda3d.core import Point3
+from panda3d.core import ConfigVariableDouble, Point3, TransformState
 
 from sim.config import Tag
 from sim.editor.wall_batch import BATCH_MIN, WallBatch
+from sim.engine.showbase import STATE_COLLECT_RATE
 from sim.scene.layout import map_scene_text
 from tests.helpers.pixels import screenshot_rgb
 from tests.helpers.virtual_mouse import LEFT, Mouse
@@ -42,6 +43,19 @@ def batch_of(app) -> WallBatch:
 
 def boxes(app):
     return [obj for obj in app.objects if obj.alive and obj.tag == Tag.OBSTACLE]
+
+
+def test_unused_states_are_still_freed_when_a_frame_visits_a_fraction_of_them(map_app):
+    app, _, _ = map_app
+    rate = ConfigVariableDouble("garbage-collect-states-rate").get_value()
+    assert rate == pytest.approx(STATE_COLLECT_RATE)
+    before = TransformState.get_num_states()
+    made = [TransformState.make_pos((index + 0.25, 0.5, 0.0)) for index in range(5000)]
+    assert TransformState.get_num_states() >= before + len(made)
+    del made
+    for _ in range(round(4 / STATE_COLLECT_RATE)):
+        app.step()
+    assert TransformState.get_num_states() < before + 500
 
 
 def test_many_standing_boxes_are_one_mesh_and_their_own_models_hide(map_app):

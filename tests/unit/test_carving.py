@@ -82,6 +82,25 @@ def test_carver_after_many_moves_equals_a_fresh_rasterization(seed: int) -> None
     np.testing.assert_array_equal(carver.walkable, ~walls)
 
 
+@pytest.mark.parametrize("seed", range(6), ids=lambda seed: f"seed{seed}")
+def test_adding_all_at_once_carves_as_adding_one_by_one(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    walls = rng.random(SHAPE) < 0.1
+    footprints = [box_footprint(random_box(rng), SHAPE) for _ in range(30)]
+    one_by_one, at_once = Carver(~walls), Carver(~walls)
+    blocked = [int(cell) for fp in footprints for cell in one_by_one.add(fp).blocked]
+    carve = at_once.add_all(footprints)
+    assert carve.blocked.tolist() == sorted(blocked)
+    assert carve.freed.size == 0
+    assert (at_once.walkable == one_by_one.walkable).all()
+    assert (at_once.cover == one_by_one.cover).all()
+    assert at_once.cells_touched == one_by_one.cells_touched == carve.touched
+    # The counts hold: taking each footprint away again frees exactly the cells walls leave.
+    for fp in footprints:
+        at_once.remove(fp)
+    assert (at_once.walkable == ~walls).all()
+
+
 def test_a_small_slide_touches_only_the_edges() -> None:
     carver = Carver(np.ones((40, 40), dtype=bool))
     wall = box_footprint(Box(20.0, 20.0, 30.0, 4.0), (40, 40))

@@ -244,6 +244,35 @@ def test_retagged_objects_are_found_under_their_new_tag_in_insertion_order(
     assert world.find_with_tag("End") is None
 
 
+def test_versions_move_on_when_a_tag_gains_or_loses_an_object_and_only_then(
+    world: World,
+) -> None:
+    def versions() -> tuple[int, int, int]:
+        return world.membership_version, world.tag_version("Obstacle"), world.tag_version("End")
+
+    wall = world.spawn("wall", tag="Obstacle")
+    before = versions()
+    world.step(0.1)
+    wall.node.set_x(3.0)
+    assert versions() == before  # moving is no change of membership
+    world.spawn("start", tag="Start")
+    after_start = versions()
+    assert after_start[0] != before[0]
+    assert after_start[1:] == before[1:]
+    wall.tag = "End"
+    after_retag = versions()
+    assert all(now != then for now, then in zip(after_retag, after_start, strict=True))
+    wall.destroy()
+    assert versions() == after_retag  # still listed until the frame ends
+    world.step(0.1)
+    gone = versions()
+    assert (gone[0] != after_retag[0], gone[1], gone[2] != after_retag[2]) == (
+        True,
+        after_retag[1],
+        True,
+    )
+
+
 def test_components_start_in_object_then_component_order_whenever_they_awoke(
     world: World,
 ) -> None:

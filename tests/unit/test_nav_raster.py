@@ -191,6 +191,39 @@ def test_grid_aligned_box_touching_edges_covers_only_its_cells(heading: float) -
     assert np.argwhere(mask).tolist() == [[0, 1], [0, 2], [1, 1], [1, 2]]
 
 
+@RASTER_SETTINGS
+@given(
+    centre=st.tuples(st.floats(-3.0, 9.0), st.floats(-3.0, 9.0)),
+    size=st.tuples(st.floats(0.0, 7.0), st.floats(0.0, 7.0)),
+    heading=st.sampled_from([0.0, 90.0, 180.0, 270.0]),
+    cell_size=st.sampled_from([1.0, 0.5, 0.3, 1.7]),
+    snapped=st.booleans(),
+)
+def test_an_aligned_box_covers_the_cells_its_corners_overlap(
+    centre: tuple[float, float],
+    size: tuple[float, float],
+    heading: float,
+    cell_size: float,
+    snapped: bool,
+) -> None:
+    # Snapped boxes sit on cell edges, where "touching does not cover" is decided.
+    x, y = (round(value) * cell_size / 2 for value in centre) if snapped else centre
+    size_x, size_y = (round(value) * cell_size for value in size) if snapped else size
+    box = Box(x, y, size_x, size_y, heading)
+    shape, origin = (6, 7), (-0.5, 0.25)
+    xs, ys = zip(*box.corners(), strict=True)
+    expected = np.zeros(shape, dtype=bool)
+    for row, col in np.ndindex(shape):
+        x0, y0 = origin[0] + col * cell_size, origin[1] + row * cell_size
+        x1, y1 = origin[0] + (col + 1) * cell_size, origin[1] + (row + 1) * cell_size
+        across = min(x1, max(xs)) - max(x0, min(xs))
+        along = min(y1, max(ys)) - max(y0, min(ys))
+        expected[row, col] = across > 0.0 and along > 0.0
+    got = np.zeros(shape, dtype=bool)
+    rasterize_box_into(got, box, origin=origin, cell_size=cell_size)
+    assert (got == expected).all()
+
+
 def test_box_lying_along_its_heading() -> None:
     # 3 long on its own x axis, turned 90 degrees: 3 cells high, 1 wide.
     mask = rasterize_boxes([Box(1.5, 1.5, 3.0, 1.0, 90.0)], (3, 3))

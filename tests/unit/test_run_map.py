@@ -15,7 +15,7 @@ from sim.config import Tag
 from sim.navigation.maps.generators import generate_layout
 from sim.navigation.maps.movingai import read_map
 from sim.navigation.maps.movingai_files import format_map
-from sim.scene.file import parse_scene
+from sim.scene.file import load_scene, parse_scene
 from sim.scene.grid import scene_grid
 from sim.scene.layout import grid_cell, map_scene_text
 from tests.helpers.paths import movingai_dir
@@ -78,6 +78,20 @@ def test_merged_walls_cover_exactly_the_blocked_cells(kind: str) -> None:
     text = map_scene_text(walkable, name="m", endpoints=None)
     scene = parse_scene(tomllib.loads(text), source="m.toml")
     assert (~scene_grid(scene).walkable == blocked_of(walkable)).all()
+
+
+@pytest.mark.parametrize("with_ends", [False, True], ids=["no-ends", "start-and-end"])
+def test_the_map_scene_is_what_its_saved_text_reads_back_as(tiny: Path, with_ends: bool) -> None:
+    argv = [str(tiny / "tiny.map")] + (["--scen", str(tiny / "tiny.scen")] if with_ends else [])
+    opened_map = opened(*argv)
+    scene = opened_map.scene
+    assert scene is not None
+    assert opened_map.keep is not None
+    # The text beside it is what saving merges onto: it must read back as this very scene.
+    assert scene.path.is_file()
+    assert scene.path.parent == Path(opened_map.keep.name)
+    assert load_scene(scene.path) == scene
+    assert len(scene.objects_with_tag(Tag.START)) == int(with_ends)
 
 
 @pytest.mark.parametrize("name", ["Paris_0_512", "32room_000", "AR0011SR"])
