@@ -214,6 +214,7 @@ def test_the_cache_repairs_its_table_after_in_place_edits(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(jump_cache, "BUILD_NS_PER_CELL", 0.0)  # the first query pays for it
+    monkeypatch.setattr(jump_cache, "SWITCH_AFTER_QUERIES", 0)  # and the table answers at once
     walkable = WALL_WITH_A_GAP.copy()
     height, width = walkable.shape
     start, goal = 2 * width + 0, 2 * width + 6
@@ -240,6 +241,7 @@ def test_find_path_answers_from_a_table_on_an_open_map_and_stays_right_after_edi
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(jump_cache, "BUILD_NS_PER_CELL", 0.0)
+    monkeypatch.setattr(jump_cache, "SWITCH_AFTER_QUERIES", 0)
     walkable = generate_layout("random", 256, 256, seed=5, density=0.02)
     rng = np.random.default_rng(5)
     for _ in range(landmarks.PROBE_QUERIES + 1):
@@ -286,3 +288,38 @@ def test_plain_and_numpy_cells_get_the_same_answer_and_the_same_reasons() -> Non
     assert table.find_path((1, 0), (9, 9)).reason is Reason.GOAL_OUTSIDE
     with pytest.raises(ValueError, match="outside"):
         table.find_path((9, 0), (1, 6))
+
+
+def test_the_table_takes_over_at_a_counted_query_whatever_the_clock(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The rent is counted from calls and expansions, and the thread's table answers a fixed
+    # number of queries after the rent is paid: two runs of the same queries switch at the
+    # same one, so a run's paths never depend on how fast the build or the machine was.
+    monkeypatch.setattr(jump_cache, "SWITCH_AFTER_QUERIES", 5)
+    walkable = generate_layout("random", 64, 64, seed=3, density=0.05)
+    height, width = walkable.shape
+    price = jump_cache.BUILD_NS_PER_CELL * walkable.size
+    rng = np.random.default_rng(3)
+    pairs = [random_ends(walkable, rng) for _ in range(40)]
+    switches = []
+    for _ in range(2):
+        jump_cache.forget()
+        array = walkable.copy()
+        rent = 0.0
+        paid_at = None
+        answered = []
+        for index, (start, goal) in enumerate(pairs):
+            flat_start, flat_goal = start[0] * width + start[1], goal[0] * width + goal[1]
+            found = jump_cache.search(array, height, width, flat_start, flat_goal)
+            answered.append(jump_cache.table_of(array) is not None)
+            if paid_at is None:
+                rent += jump_cache.RENT_NS_PER_QUERY + jump_cache.RENT_NS_PER_EXPANSION * found[3]
+                if rent >= price:
+                    paid_at = index
+        assert paid_at is not None
+        assert paid_at + 6 < len(pairs)
+        # Queries paid_at+1 .. paid_at+4 still search plainly; the fifth after it takes over.
+        assert answered.index(True) == paid_at + 5
+        switches.append(answered.index(True))
+    assert switches[0] == switches[1]

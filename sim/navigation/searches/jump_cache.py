@@ -3,12 +3,20 @@
 `search` is what `find_path`'s common call asks on a large open map (through
 `sim.navigation.searches.landmarks.search`, once its probing has found that landmark fields do
 not pay there: few jump points expanded per query). It answers with the compiled jump point
-search until the array's queries have spent as much time as a jump table costs to build
-(`BUILD_NS_PER_CELL`: 15-30 ms at 512 x 512 on an idle machine; under load builds and queries
-slow down alike), then builds one (`sim.navigation.searches.jump_table`) and answers from it,
-2-3.5x faster than the plain search on those maps (`benchmarks/RESULTS.md`). This is
-the ski-rental rule: whatever the number of queries to come, building when the rent paid equals
-the price costs at most twice what the better choice in hindsight would have.
+search until the array's queries have spent about as much as a jump table costs to build
+(`BUILD_NS_PER_CELL`: 15-30 ms at 512 x 512 on an idle machine), then builds one
+(`sim.navigation.searches.jump_table`) and answers from it, 2-3.5x faster than the plain search
+on those maps (`benchmarks/RESULTS.md`). This is the ski-rental rule: whatever the number of
+queries to come, building when the rent paid equals the price costs at most twice what the
+better choice in hindsight would have.
+
+The rent is counted, not timed (`RENT_NS_PER_QUERY` and `RENT_NS_PER_EXPANSION`: the plain
+search's measured cost per call and per jump point expanded): the same queries switch to the
+table at the same query on any machine, however loaded, so a run's paths (a table may return
+another path of the same cost) never depend on the clock. The build runs on a thread of its own
+(the C build releases the GIL) from a copy of the array taken when the rent is paid, and the
+table takes over `SWITCH_AFTER_QUERIES` queries later, waiting for the thread only if it has not
+finished by then: a frame loop that plans on the array does not stall for the build.
 
 The table holds for the cells it was built from: every query compares the array with the
 table's copy in C (about 10 microseconds at 512 x 512) and, when cells have flipped, repairs the
@@ -24,9 +32,8 @@ Build and repair times are not hidden in the queries' times: `preprocessing_s` s
 from __future__ import annotations
 
 import threading
-import time
 import weakref
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from numpy.typing import NDArray
@@ -36,6 +43,12 @@ from sim.navigation.searches.jump_table import JUMP_TABLE_AVAILABLE, Found, Jump
 
 BUILD_NS_PER_CELL = 100.0
 """What a build costs per cell, in nanoseconds: the rent the plain queries pay before one."""
+RENT_NS_PER_QUERY = 2000.0
+"""What one plain query costs apart from its expansions, in nanoseconds (512 x 512, idle)."""
+RENT_NS_PER_EXPANSION = 2000.0
+"""What one jump point expanded costs the plain search, in nanoseconds (open 512 x 512 maps)."""
+SWITCH_AFTER_QUERIES = 256
+"""Queries after the rent is paid at which the table takes over (0: build on the spot)."""
 MAX_ARRAYS = 4
 """The arrays followed at once; the least recently queried goes first."""
 
@@ -46,8 +59,13 @@ class _Entry:
 
     ref: weakref.ref[NDArray[np.bool_]]
     used: int = 0
-    spent_s: float = 0.0
+    rent_ns: float = 0.0
+    queries: int = 0
     table: JumpTable | None = None
+    building: threading.Thread | None = None
+    built: list[JumpTable] = field(default_factory=list)  # the thread's table, once done
+    switch_at: int = 0
+    failed: bool = False  # the build refused this array: never tried again
 
 
 _lock = threading.Lock()
@@ -68,6 +86,9 @@ def search(walkable: NDArray[np.bool_], height: int, width: int, start: int, goa
     # The lock covers the repair too: another thread must not search a half-repaired table.
     with _lock:
         entry = _entry_of(walkable)
+        entry.queries += 1
+        if entry.building is not None and entry.queries >= entry.switch_at:
+            _take_over(entry)
         table = entry.table
         if table is not None and table.shape == (height, width):
             found = table.search_if_matches(start, goal, walkable)
@@ -77,20 +98,63 @@ def search(walkable: NDArray[np.bool_], height: int, width: int, start: int, goa
             _spent["preprocessing_s"] += (table.last_update_ms or 0.0) / 1000.0
             return table.search(start, goal)
         entry.table = None  # none yet, or the array was reshaped in place
-    began = time.perf_counter()
     found = kernel.jps_search(walkable, height, width, start, goal)
-    spent = time.perf_counter() - began
     with _lock:
-        entry.spent_s += spent
-        if entry.spent_s < BUILD_NS_PER_CELL * 1e-9 * height * width or entry.table is not None:
+        entry.rent_ns += RENT_NS_PER_QUERY + RENT_NS_PER_EXPANSION * found[3]
+        if (
+            entry.rent_ns < BUILD_NS_PER_CELL * height * width
+            or entry.table is not None
+            or entry.building is not None
+            or entry.failed
+        ):
             return found
-        entry.table = JumpTable.build(walkable)
-        _spent["preprocessing_s"] += entry.table.build_ms / 1000.0
+        _start_build(entry, walkable)
+        if entry.queries >= entry.switch_at:
+            _take_over(entry)
     return found
 
 
+def _start_build(entry: _Entry, walkable: NDArray[np.bool_]) -> None:
+    """Build `walkable`'s table on a thread, from a copy taken now. Under the lock."""
+    snapshot = np.array(walkable, dtype=np.bool_, order="C", copy=True)
+
+    def build() -> None:
+        try:
+            table = JumpTable.build(snapshot)
+        except (ValueError, RuntimeError):  # a side over MAX_SIDE: the plain search goes on
+            entry.failed = True
+            return
+        with _lock:
+            _spent["preprocessing_s"] += table.build_ms / 1000.0
+        entry.built.append(table)
+
+    entry.switch_at = entry.queries + SWITCH_AFTER_QUERIES
+    entry.building = threading.Thread(target=build, name="jump-table build", daemon=True)
+    entry.building.start()
+
+
+def _take_over(entry: _Entry) -> None:
+    """Let the built table answer from now on, waiting for its thread if needed. Under the lock.
+
+    The thread takes the lock only for a moment after the build, so waiting for it here while
+    holding the lock would deadlock: the lock is let go while waiting.
+    """
+    thread = entry.building
+    if thread is None:
+        return
+    if thread.is_alive():
+        _lock.release()
+        try:
+            thread.join()
+        finally:
+            _lock.acquire()
+    entry.building = None
+    if entry.built:
+        entry.table = entry.built.pop()
+
+
 def table_of(walkable: NDArray[np.bool_]) -> JumpTable | None:
-    """The table `search` keeps for `walkable` (None before it has paid for one)."""
+    """The table `search` answers `walkable` from (None until one has paid and taken over)."""
     with _lock:
         entry = _entries.get(id(walkable))
         if entry is None or entry.ref() is not walkable:
@@ -99,9 +163,21 @@ def table_of(walkable: NDArray[np.bool_]) -> JumpTable | None:
 
 
 def preprocessing_s() -> float:
-    """The seconds every build and repair of `search` took, since the process began."""
+    """The seconds every build and repair of `search` took, since the process began.
+
+    Builds still running on their threads are waited for first, so that none is left out.
+    """
+    wait_for_builds()
     with _lock:
         return _spent["preprocessing_s"]
+
+
+def wait_for_builds() -> None:
+    """Wait until every build started on a thread has finished (benches, tests)."""
+    with _lock:
+        threads = [e.building for e in _entries.values() if e.building is not None]
+    for thread in threads:
+        thread.join()
 
 
 def storage_bytes() -> int:
