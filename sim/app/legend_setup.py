@@ -39,7 +39,7 @@ SCENE_ROWS = (
     LegendRow("path", PALETTE.path, line=True),
     LegendRow("agent route", PALETTE.route, line=True),
     LegendRow("selected", PALETTE.selected, line=True),
-    LegendRow("link: jump, ladder, teleport", PALETTE.link, line=True),
+    LegendRow("link", PALETTE.link, line=True),
 )
 SEARCH_ROWS = (
     LegendRow("open (frontier)", PALETTE.frontier),

@@ -26,6 +26,8 @@ TOP_Y: Final = -0.07
 PAD: Final = 0.3  # round the text, in text heights
 KEY_HELP: Final = "Tab / Up / Down field\ntype to replace, Enter apply\nEsc done"
 DETAIL_CHARS: Final = 27  # a detail line wraps at this many characters, inside the dock
+LINE_CHARS: Final = 29  # a field's line fits the dock up to this many characters
+VALUE_CHARS: Final = 6  # the least room a value keeps beside its name on one line
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,8 +55,17 @@ def panel_text(
     Tab / Up / Down field
     type to replace, Enter apply
     Esc done
+    >>> print(panel_text("a (Agent)", [Row("agent.avoidance_priority", "50")], focused=None))
+    a (Agent)
+      agent.avoidance_priority
+        50
+    <BLANKLINE>
+    Tab / Up / Down field
+    type to replace, Enter apply
+    Esc done
     """
-    width = max((len(row.name) for row in rows), default=0)
+    # Names that leave a value too little of the line put their value on a line of its own.
+    width = min(max((len(row.name) for row in rows), default=0), LINE_CHARS - VALUE_CHARS - 4)
     wrapped = [
         part
         for detail in details
@@ -64,7 +75,11 @@ def panel_text(
     for index, row in enumerate(rows):
         mark = ">" if index == focused else " "
         shown = row.value if row.typed is None else row.typed + "_"
-        lines.append(f"{mark} {row.name:<{width}}  {shown}")
+        line = f"{mark} {row.name:<{width}}  {shown}"
+        if len(line) <= LINE_CHARS:
+            lines.append(line)
+        else:
+            lines += [f"{mark} {row.name}", f"    {shown}"]
     return "\n".join([*lines, "", KEY_HELP])
 
 

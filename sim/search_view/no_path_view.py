@@ -31,8 +31,10 @@ KEYS = (
 )
 """The gizmo keys, in drawing order (apart from the live scene's, which the view hides)."""
 # Over the search's cells and the grid lines (0.02), under the arrows: closer to the cells,
-# the software renderer's depth test lets whole rows of them through the regions' quads.
-REGION_Z = CELL_Z + 0.012
+# the software renderer's depth test lets whole rows of them through the regions' quads (at
+# 0.012 and 0.016 above them it did, once the docks narrowed and the camera stood farther off).
+# The fix cells' quads (0.03) never meet the regions': they are walls between them.
+REGION_Z = CELL_Z + 0.03
 # Stronger than the live scene's: Start's region lies over the search's yellow, not the ground.
 START_COLOR = (*START_REGION_COLOR[:3], 0.6)
 GOAL_COLOR = (*GOAL_REGION_COLOR[:3], 0.6)

@@ -30,7 +30,7 @@ SCENE_ROWS = [
     "path",
     "agent route",
     "selected",
-    "link: jump, ladder, teleport",
+    "link",
 ]
 SEARCH_ROWS = [
     "search",
