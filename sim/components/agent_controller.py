@@ -267,9 +267,10 @@ class AgentController(Component):
 
     def update(self, dt: float) -> None:
         """Step out of a wall, replan when due, then turn and drive; nothing while driven."""
-        if self.driven:
-            self.needs_update = False  # its `CrowdSim` puts it back once it steers again
+        if self.driven:  # its `CrowdSim` puts it back once it steers again; no route to draw
+            self.needs_update = self.draws_gizmos = False
             return
+        self.draws_gizmos = True
         self._load_pose()
         if self._links.crossing is not None:
             self._cross(self._links.crossing, dt)

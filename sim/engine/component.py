@@ -21,7 +21,8 @@ class Component:
     - `awake()` once, when the component is in a world and that world has started stepping.
     - `start()` once, right before its first `update`, and only while `enabled`.
     - `update(dt)` every step while `enabled`, `needs_update` and the game object is `alive`.
-    - `on_draw_gizmos(gizmos)` once per rendered frame while `enabled`; it must only draw.
+    - `on_draw_gizmos(gizmos)` once per rendered frame while `enabled` and `draws_gizmos`; it
+      must only draw.
     - `on_destroy()` once, at the end of the frame its game object was destroyed in, and only if
       `awake()` ran (it releases what `awake` acquired).
 
@@ -40,6 +41,7 @@ class Component:
     _awoken: bool = False
     _started: bool = False
     _needs_update: bool = True
+    _draws_gizmos: bool = True
 
     def __init__(self) -> None:
         self.enabled = True
@@ -47,6 +49,7 @@ class Component:
         self._awoken = False
         self._started = False
         self._needs_update = True
+        self._draws_gizmos = True
 
     @property
     def needs_update(self) -> bool:
@@ -67,6 +70,25 @@ class Component:
         world = self.world
         if world is not None:
             world._updates_changed(woken=value)
+
+    @property
+    def draws_gizmos(self) -> bool:
+        """False: the world leaves this component out of its gizmo drawing (its other hooks run).
+
+        For thousands of components whose `on_draw_gizmos` would draw nothing for a while (an
+        agent the crowd moves): each call would still cost a frame its share. A class that
+        keeps the default `on_draw_gizmos` is left out whatever this says.
+        """
+        return self._draws_gizmos
+
+    @draws_gizmos.setter
+    def draws_gizmos(self, value: bool) -> None:
+        if value is self._draws_gizmos:
+            return
+        self._draws_gizmos = value
+        world = self.world
+        if world is not None:
+            world._drawing = None
 
     @property
     def game_object(self) -> GameObject:

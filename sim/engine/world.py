@@ -10,10 +10,10 @@ from typing import TYPE_CHECKING
 from panda3d.core import NodePath
 
 from sim.config import Tag
+from sim.engine.component import Component
 from sim.engine.game_object import PYTHON_TAG, TAG_KEY, GameObject
 
 if TYPE_CHECKING:
-    from sim.engine.component import Component
     from sim.engine.gizmos import Gizmos
 
 
@@ -71,6 +71,9 @@ class World:
         # again), and whether one's `needs_update` changed since they were listed.
         self._updating: list[int] | None = None
         self._updating_changed = False
+        # The positions in `_pairs` of the components that draw gizmos (None: to be listed
+        # again): at 10,000 agents, calling each one's hook to return at once took 2 ms a frame.
+        self._drawing: list[int] | None = None
         # Objects by tag, each in insertion order until one is retagged (then sorted on
         # lookup): the grid asks for its obstacles every frame, among thousands of agents.
         self._tagged: dict[str, dict[GameObject, None]] = {}
@@ -291,9 +294,19 @@ class World:
     def draw_gizmos(self, gizmos: Gizmos) -> None:
         """Call `on_draw_gizmos(gizmos)` on every awoken, enabled component of every live object.
 
+        Skips those whose `draws_gizmos` is False or whose class keeps the default hook.
         Order: object insertion order, then component order. Does not flush `gizmos`.
         """
-        for obj, component in self._update_pairs():
+        pairs = self._update_pairs()
+        if self._drawing is None:
+            self._drawing = [
+                at
+                for at, (_, component) in enumerate(pairs)
+                if component._draws_gizmos
+                and type(component).on_draw_gizmos is not Component.on_draw_gizmos
+            ]
+        for at in self._drawing:
+            obj, component = pairs[at]
             if obj._alive and component.enabled and component._awoken:
                 component.on_draw_gizmos(gizmos)
 
@@ -345,6 +358,7 @@ class World:
         if self._pairs is None:
             self._pairs = tuple((obj, c) for obj in self._objects for c in obj._components)
             self._updating = None
+            self._drawing = None
         return self._pairs
 
     def _updates_changed(self, *, woken: bool) -> None:

@@ -547,3 +547,37 @@ def test_thousands_stopping_their_updates_in_one_step_list_the_rest_once(monkeyp
     # Listed at the first step and again at the next, not once per stop (2,000 x 2,000).
     assert len(listings) == 2
     assert not any(shot.needs_update for shot in shots)
+
+
+def test_draws_gizmos_false_leaves_a_component_out_of_the_drawing_only(world: World) -> None:
+    log: Log = []
+    quiet = Recorder("quiet", log)
+    world.spawn("a").add_component(quiet)
+    world.spawn("b").add_component(Recorder("loud", log))
+    gizmos = Gizmos(NodePath("gizmo-root"))
+    world.step(0.5)
+    quiet.draws_gizmos = False
+    world.draw_gizmos(gizmos)
+    world.step(0.5)
+    quiet.draws_gizmos = True
+    world.draw_gizmos(gizmos)
+
+    assert [entry for entry in log if entry[1] in ("gizmos", "update 0.5")] == [
+        ("quiet", "update 0.5"), ("loud", "update 0.5"),
+        ("loud", "gizmos"),
+        ("quiet", "update 0.5"), ("loud", "update 0.5"),
+        ("quiet", "gizmos"), ("loud", "gizmos"),
+    ]  # fmt: skip
+
+
+def test_a_component_added_after_a_drawing_is_drawn_in_the_next(world: World) -> None:
+    log: Log = []
+    world.spawn("a").add_component(Recorder("first", log))
+    gizmos = Gizmos(NodePath("gizmo-root"))
+    world.step(0.5)
+    world.draw_gizmos(gizmos)
+    world.spawn("b").add_component(Recorder("second", log))
+    world.step(0.5)
+    world.draw_gizmos(gizmos)
+
+    assert [label for label, hook in log if hook == "gizmos"] == ["first", "first", "second"]
