@@ -8,8 +8,12 @@ with no frame-rate cap and the default look (auto: shadows and anti-aliasing unt
 rate stays under `sim.config.LOOK_FALLBACK_FPS`, then plain), lets it settle for
 `SETTLE_FRAMES` frames and until the look has settled (at most `LOOK_SETTLE_S`), then counts
 whole app frames (input, simulation, markers, gizmos, HUD, rendering) over `SECONDS` seconds of
-wall clock and prints ``{"fps": ..., "shadows": ...}``: what a user sees once the look has
-settled. The result is None when no window could be opened.
+wall clock: what a user sees once the look has settled. Then it counts as long again the frames
+with simulated time stopped (`SimApp.render_paused`: everything but the world's steps) and
+prints ``{"fps", "paused_fps", "steps_per_frame", "shadows"}`` (`WindowFrames`), so a figure
+says where a frame goes: the window steps the world by fixed 1/60 s steps, as many as the
+frame's wall-clock time holds (at most `sim.engine.loop.MAX_STEPS_PER_FRAME`), and a slow
+step costs a frame several times over. The result is None when no window could be opened.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from sim.bench.crowd import CROWD_SCENE, spawn_cells, spawn_centre
 from sim.config import Tag
@@ -39,8 +44,48 @@ LOOK_SETTLE_S = 10.0
 UNCAPPED_FPS = 1000  # the window's frame-rate cap, far above anything it reaches
 
 
+@dataclass(frozen=True, slots=True)
+class WindowFrames:
+    """What one window run of the crowd scene measured.
+
+    Attributes:
+        fps: Whole app frames per wall-clock second (the bench's ``render fps``).
+        paused_fps: Frames per second with simulated time stopped: input, markers, gizmos,
+            panels and rendering, without the world's steps.
+        steps_per_frame: World steps a counted frame ran on average (fixed 1/60 s steps
+            catching up with the wall clock).
+        shadows: Whether the settled look kept its shadows.
+    """
+
+    fps: float
+    paused_fps: float
+    steps_per_frame: float
+    shadows: bool
+
+    @property
+    def draw_ms(self) -> float:
+        """Milliseconds a frame costs without the world's steps."""
+        return 1000.0 / self.paused_fps
+
+    @property
+    def step_ms(self) -> float:
+        """Milliseconds one world step costs in the window: a frame's rest over its steps.
+
+        >>> round(WindowFrames(20.0, 100.0, 2.0, False).step_ms, 3)
+        20.0
+        """
+        rest = 1000.0 / self.fps - self.draw_ms
+        return max(rest, 0.0) / self.steps_per_frame if self.steps_per_frame > 0 else 0.0
+
+
 def rendered_fps(n_agents: int, *, seconds: float = SECONDS) -> float | None:
     """Frames per second of `n_agents` of the crowd scene in an 800 x 600 window, or None."""
+    frames = window_frames(n_agents, seconds=seconds)
+    return None if frames is None else frames.fps
+
+
+def window_frames(n_agents: int, *, seconds: float = SECONDS) -> WindowFrames | None:
+    """`n_agents` of the crowd scene in an 800 x 600 window, measured; None without a window."""
     env = dict(os.environ)
     with window_display(env) as display:
         if display is None:
@@ -48,18 +93,24 @@ def rendered_fps(n_agents: int, *, seconds: float = SECONDS) -> float | None:
         env["DISPLAY"] = display
         argv = [sys.executable, "-m", "sim.commands.crowd_window", str(n_agents), str(seconds)]
         try:
+            # Twice `seconds` counted: whole frames, then paused ones.
             done = subprocess.run(
-                argv, env=env, capture_output=True, text=True, timeout=seconds * 6 + 120
+                argv, env=env, capture_output=True, text=True, timeout=seconds * 12 + 120
             )
         except subprocess.TimeoutExpired:
             return None
     if done.returncode != 0 or not done.stdout.strip():
         return None
     try:
-        fps = json.loads(done.stdout.strip().splitlines()[-1])["fps"]
+        answer = json.loads(done.stdout.strip().splitlines()[-1])
+        return WindowFrames(
+            fps=float(answer["fps"]),
+            paused_fps=float(answer["paused_fps"]),
+            steps_per_frame=float(answer["steps_per_frame"]),
+            shadows=bool(answer["shadows"]),
+        )
     except (ValueError, KeyError, TypeError):
         return None
-    return float(fps)
 
 
 @contextlib.contextmanager
@@ -103,3 +154,29 @@ def crowd_scene(n_agents: int) -> SceneSpec:
     ]
     others = [spec for spec in scene.objects if spec.tag is not Tag.AGENT]
     return dataclasses.replace(scene, objects=(*others, *crowd), crowds=())
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Measure each agent count given (default 1000 and 5000) and print one line for each.
+
+    ``python -m sim.bench.crowd_window 1000 5000``: whole frames per second, frames per second
+    with simulated time stopped, world steps a frame, and what a frame's drawing and one world
+    step cost in milliseconds.
+    """
+    sizes = [int(arg) for arg in (sys.argv[1:] if argv is None else argv)] or [1000, 5000]
+    for n_agents in sizes:
+        frames = window_frames(n_agents)
+        if frames is None:
+            print(f"{n_agents} agents: no window could be opened", flush=True)
+            return 1
+        print(
+            f"{n_agents} agents: {frames.fps:.1f} fps, {frames.paused_fps:.1f} paused fps, "
+            f"{frames.steps_per_frame:.2f} steps a frame, draw {frames.draw_ms:.1f} ms, "
+            f"step {frames.step_ms:.1f} ms, shadows {'on' if frames.shadows else 'off'}",
+            flush=True,
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,9 +1,10 @@
 """The child `sim bench` starts for the rendered crowd (`sim.bench.crowd_window.rendered_fps`).
 
 It opens the app on the crowd scene with N agents in an 800 x 600 window with no frame-rate
-cap, lets it settle, counts whole app frames over wall-clock seconds and prints
-``{"fps": ..., "shadows": ...}``. It lives with the commands because it builds the app, which
-the bench, a library below the commands, never imports.
+cap, lets it settle, counts whole app frames over wall-clock seconds, then as many seconds of
+frames with simulated time stopped, and prints ``{"fps", "paused_fps", "steps_per_frame",
+"shadows"}`` (`sim.bench.crowd_window.WindowFrames`). It lives with the commands because it
+builds the app, which the bench, a library below the commands, never imports.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from sim.engine.showbase import DisplaySettings
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """The child: open the window, count frames, print ``{"fps": ...}`` (argv: N [seconds])."""
+    """The child: open the window, count frames, print their JSON (argv: N [seconds])."""
     args = list(sys.argv[1:] if argv is None else argv)
     n_agents = int(args[0])
     seconds = float(args[1]) if len(args) > 1 else SECONDS
@@ -41,12 +42,23 @@ def main(argv: Sequence[str] | None = None) -> int:
             if time.perf_counter() - settling > LOOK_SETTLE_S:
                 break
             app.step()
-        frames, began = 0, time.perf_counter()
+        frames, steps, began = 0, app.world.frame_count, time.perf_counter()
         while time.perf_counter() - began < seconds:
             app.step()
             frames += 1
         fps = frames / (time.perf_counter() - began)
-        print(json.dumps({"fps": fps, "shadows": app.look.shadows}), flush=True)
+        steps = app.world.frame_count - steps
+        paused, began = 0, time.perf_counter()
+        while time.perf_counter() - began < seconds:
+            app.render_paused()
+            paused += 1
+        answer = {
+            "fps": fps,
+            "paused_fps": paused / (time.perf_counter() - began),
+            "steps_per_frame": steps / frames,
+            "shadows": app.look.shadows,
+        }
+        print(json.dumps(answer), flush=True)
     finally:
         app.destroy()
     return 0

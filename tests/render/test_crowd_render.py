@@ -18,7 +18,13 @@ from direct.showbase.ShowBase import ShowBase
 from numpy.typing import NDArray
 from panda3d.core import Filename, Point3, load_prc_file_data, unload_prc_file
 
-from sim.components.crowd_render import GIZMO_KEYS, CrowdFrame, CrowdRenderer, frames_of
+from sim.components.crowd_render import (
+    GIZMO_KEYS,
+    JOINT_PLAN_COLOR,
+    CrowdFrame,
+    CrowdRenderer,
+    frames_of,
+)
 from sim.components.ground_view import EndLabels
 from sim.config import PALETTE, Tag
 from sim.engine import Gizmos, World
@@ -308,6 +314,35 @@ def test_an_owner_of_arrays_feeds_the_renderer_as_they_change(showbase: ShowBase
     image = render(showbase)
     assert is_near(image, pixel_of(showbase, -6.0, -6.0), RED)
     assert is_background(image, pixel_of(showbase, -6.0, 3.0))
+
+
+def test_agents_in_a_joint_plan_show_its_colour_and_their_own_after(showbase: ShowBase) -> None:
+    state = SimpleNamespace(
+        positions=POSITIONS.copy(),
+        headings_deg=np.zeros(3),
+        radii=np.full(3, 1.5),
+        colors=COLORS,
+        velocities=np.zeros((3, 2)),
+    )
+    joint = np.array([False, True, False])
+    world, gizmos = World(showbase.render), Gizmos(showbase.render)
+    source = frames_of(state, joint=lambda: joint)
+    renderer = CrowdRenderer(source, camera=showbase.cam, window=showbase.win)
+    world.spawn("crowd-render").add_component(renderer)
+    world.step(0.0)
+    world.draw_gizmos(gizmos)
+    image = render(showbase)
+    showbase.win.get_screenshot().write(Filename.from_os_specific(str(artifact("joint-plan.png"))))
+    middle, ends = pixel_of(showbase, 0.0, 0.0), (POSITIONS[0], POSITIONS[2])
+    assert is_near(image, middle, JOINT_PLAN_COLOR), colour_at(image, middle)
+    for (x, y), color in zip(ends, (RED, BLUE), strict=True):
+        assert is_near(image, pixel_of(showbase, x, y), color), "the others keep their own"
+
+    joint[:] = False  # the plan is over: the agent is drawn in its own colour again
+    world.draw_gizmos(gizmos)
+    image = render(showbase)
+    assert is_near(image, middle, GREEN), colour_at(image, middle)
+    assert np.array_equal(state.colors, COLORS), "the crowd's own colours are never written"
 
 
 def test_no_agents_is_fine(showbase: ShowBase) -> None:
