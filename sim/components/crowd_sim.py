@@ -5,13 +5,15 @@ itself (`sim.crowd.crowd.Crowd`, no Panda3D) owns every agent's state; an `Agent
 given this component joins its crowd at awake and from then on reads and writes its row there.
 What needs the scene is done here: each target key is looked up as an object (by tag or name,
 again only once the one found was destroyed), the agents the crowd takes over or hands back have
-their models hidden or shown and are told (`Steered.take_back`), those it does not move are
+their models stashed or put back and are told (`Steered.take_back`), those it does not move are
 in the world's updates again (`Steered.needs_update`), and driven agents' nodes are
 written only when something reads them (`sync_nodes`), every `node_sync_every` frames, or every
-frame for an agent others chase. A driven agent crossing a link (`Crowd.link_poses`) is shown
-by its own model, lifted as it arcs or climbs and hidden while a teleport hides it; the batched
-markers leave it out then (`marker_visible`), and a self-steered agent's ground marker too
-while its teleport hides its model.
+frame for an agent others chase or the one `watched` (the editor's selection). A model the
+markers draw instead is stashed, not hidden: the cull still walks a hidden node (1-2 ms a frame
+at 5,000 agents) and the picking ray still meets it. A driven agent crossing a link
+(`Crowd.link_poses`) is shown by its own model, lifted as it arcs or climbs and hidden while a
+teleport hides it; the batched markers leave it out then (`marker_visible`), and a self-steered
+agent's ground marker too while its teleport hides its model.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from typing import Protocol, cast
 
 import numpy as np
 from numpy.typing import NDArray
+from panda3d.core import NodePath
 
 from sim.components.crowd import CrowdField
 from sim.components.grid_manager import GridManager, PlanOutcome, Point
@@ -59,7 +62,7 @@ class CrowdSim(Component):
         settings: Avoidance and arrival tunables (`StepSettings`).
         node_sync_every: Write driven agents' nodes every this many frames (0: only when
             `sync_nodes` is called, and for agents others chase).
-        hide_driven: Hide driven agents' own models (a batched renderer draws them).
+        hide_driven: Stash driven agents' own models (a batched renderer draws them).
     """
 
     def __init__(
@@ -83,6 +86,8 @@ class CrowdSim(Component):
         self._grid = grid
         # Driven agents over a link now, by index: their nodes' height on the ground.
         self._aloft: dict[int, float] = {}
+        self.watched: GameObject | None = None
+        """An agent whose node is written every frame while driven (the editor's selection)."""
 
     @property
     def settings(self) -> StepSettings:
@@ -157,9 +162,9 @@ class CrowdSim(Component):
             agent = self._steered(crowd.owner(index))
             if crowd.is_driven(index):
                 if self.hide_driven:
-                    agent.game_object.node.hide()
+                    _stash(agent.game_object.node)
             else:
-                agent.game_object.node.show()
+                _unstash(agent.game_object.node)
                 agent.take_back()
         self._wake_steering(crowd)
         if len(crowd) and crowd.driven.any():
@@ -244,12 +249,13 @@ class CrowdSim(Component):
             node.set_z(ground)
             self._write_node(index)
             if self.hide_driven and crowd.is_driven(index):
-                node.hide()
+                _stash(node)
         for index, row in crossing.items():
             node = self._steered(crowd.owner(index)).game_object.node
             ground = self._aloft.setdefault(index, float(node.get_z()))
             self._write_node(index)
             node.set_z(ground + float(poses.lift[row]))
+            _unstash(node)
             if poses.shown[row]:
                 node.show()
             else:
@@ -288,7 +294,7 @@ class CrowdSim(Component):
             return
         # Agents others chase: their nodes are where the chasers read them every frame.
         crowd = self.crowd
-        for target in self._located.values():
+        for target in (*self._located.values(), self.watched):
             index = None if target is None else self._index_of().get(id(target))
             if index is not None and crowd.is_driven(index):
                 self._write_node(index)
@@ -315,3 +321,16 @@ class CrowdSim(Component):
     def _steered(owner: object) -> Steered:
         """An owner of this crowd's rows: every one is an agent joined through it."""
         return cast("Steered", owner)
+
+
+def _stash(node: NodePath) -> None:
+    """Take `node` out of the scene graph the cull and the rays walk, keeping its place."""
+    if not node.is_stashed() and node.has_parent():
+        node.stash()
+
+
+def _unstash(node: NodePath) -> None:
+    """Put a stashed `node` back, shown."""
+    if node.is_stashed():
+        node.unstash()
+    node.show()

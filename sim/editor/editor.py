@@ -23,6 +23,7 @@ from direct.showbase.Loader import Loader
 from direct.task.Task import Task
 from panda3d.core import Camera, NodePath
 
+from sim.components.crowd_sim import CROWD_SIM, CrowdSim
 from sim.components.grid_manager import GridManager
 from sim.components.motion import SceneMotion
 from sim.components.terrain import TerrainPatch, next_cost
@@ -116,9 +117,13 @@ class SceneEditor:
         self._pointer: PointerTrail | None = None
         self._loop: FrameLoop | None = None
         self.history = EditHistory()  # every edit made here or by the inspector, for undo
-        self.selected: GameObject | None = None  # the inspector's object
-        # A press and release in one spot selects (`sim.editor.selection`); agents by place.
-        self.clicks = ClickTracker(self.picker, agents=lambda: self._objects)
+        holder = world.find(CROWD_SIM)
+        self._crowd_sim = None if holder is None else holder.get_component(CrowdSim)
+        self._selected: GameObject | None = None
+        # A press and release in one spot selects (`sim.editor.selection`); agents by place,
+        # the crowd's written to their nodes first (it writes them only when read).
+        sync = (lambda: None) if self._crowd_sim is None else self._crowd_sim.sync_nodes
+        self.clicks = ClickTracker(self.picker, agents=lambda: self._objects, before_pick=sync)
         # The scene's links' ends drag too (`sim.editor.link_ends`), before any cube.
         self.links = LinkEnds(self.picker, grid, self.history, scene.links, notify, agents)
         self.tools: list[PointerTool] = [self.links] if scene.links else []
@@ -141,6 +146,17 @@ class SceneEditor:
     def held(self) -> GameObject | None:
         """The object being dragged now, by its cube or by a tool."""
         return self.drag.dragged if self._tool is None else self._tool.held
+
+    @property
+    def selected(self) -> GameObject | None:
+        """The inspector's object."""
+        return self._selected
+
+    @selected.setter
+    def selected(self, obj: GameObject | None) -> None:
+        self._selected = obj
+        if self._crowd_sim is not None:  # its outline is drawn where its node stands
+            self._crowd_sim.watched = obj
 
     def select(self, obj: GameObject | None) -> None:
         """Make `obj` the selection (the inspector's object), as a click on it does."""

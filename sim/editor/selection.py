@@ -4,7 +4,8 @@ A click is a left press and release with the pointer no further than `CLICK_SLOP
 Panda3D's normalised window coordinates): it selects what was under the pointer at the press,
 or clears the selection on empty ground. A press that moved further is a drag, which moves the
 cube and selects nothing. Agents are not pickable (a crowd of them would slow every frame's
-pick), so a click that hits no cube selects the agent whose disc holds the ground point.
+pick), so a click that hits no cube selects the agent whose disc holds the ground point, where
+it stands now: `before_pick` has the crowd write its agents' nodes first.
 """
 
 from __future__ import annotations
@@ -46,9 +47,15 @@ class Press:
 class ClickTracker:
     """Remembers each left press, so its release can say whether it was a click."""
 
-    def __init__(self, picker: Picker, agents: Callable[[], Iterable[GameObject]] = tuple) -> None:
+    def __init__(
+        self,
+        picker: Picker,
+        agents: Callable[[], Iterable[GameObject]] = tuple,
+        before_pick: Callable[[], None] = lambda: None,
+    ) -> None:
         self._picker = picker
         self._agents = agents
+        self._before_pick = before_pick
         self._press: Press | None = None
 
     def press(self, mouse: tuple[float, float], *, shift: bool = False) -> None:
@@ -69,6 +76,7 @@ class ClickTracker:
         return press
 
     def _target(self, mouse: tuple[float, float]) -> GameObject | None:
+        self._before_pick()
         hit = self._picker.pick(mouse)
         if hit is not None:
             return hit

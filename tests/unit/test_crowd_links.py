@@ -205,4 +205,4 @@ def test_a_driven_agent_jumping_shows_its_own_model_in_the_air_then_lands_hidden
     assert all(agent.reached_goal for agent in scene.agents)
     for agent in scene.agents:  # back on the ground, drawn by the markers again
         assert agent.game_object.node.get_z() == 0.0
-        assert agent.game_object.node.is_hidden()
+        assert agent.game_object.node.is_stashed()  # out of the cull and the rays
