@@ -9,7 +9,7 @@ their models stashed or put back and are told (`Steered.take_back`), those it do
 in the world's updates again (`Steered.needs_update`), and driven agents' nodes are
 written only when something reads them (`sync_nodes`), every `node_sync_every` frames, or every
 frame for an agent others chase or the one `watched` (the editor's selection). A model the
-markers draw instead is stashed, not hidden: the cull still walks a hidden node (1-2 ms a frame
+markers draw instead is stashed, not hidden: the cull still walks a hidden node (2 to 7 ms a frame
 at 5,000 agents) and the picking ray still meets it. A driven agent crossing a link
 (`Crowd.link_poses`) is shown by its own model, lifted as it arcs or climbs and hidden while a
 teleport hides it; the batched markers leave it out then (`marker_visible`), and a self-steered
