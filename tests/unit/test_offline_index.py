@@ -79,7 +79,9 @@ def edits(draw: st.DrawFn) -> tuple[NDArray[np.bool_], list[list[Cell]], int]:
 
 
 @PROPERTY_SETTINGS
-@given(case=edits(), landmarks=st.integers(1, 6), how=st.sampled_from(("cells", "difference")))
+@given(
+    case=edits(), landmarks=st.integers(1, 6), how=st.sampled_from(("cells", "box", "difference"))
+)
 def test_after_random_edits_every_answer_costs_what_dijkstra_costs(
     case: tuple[NDArray[np.bool_], list[list[Cell]], int], landmarks: int, how: str
 ) -> None:
@@ -90,7 +92,11 @@ def test_after_random_edits_every_answer_costs_what_dijkstra_costs(
     for flips in rounds:
         for cell in flips:
             edited[cell] = not edited[cell]
-        index.update(edited, flips if how == "cells" else None)
+        if how == "box":
+            rows, cols = [row for row, _ in flips], [col for _, col in flips]
+            index.update(edited, box=((min(rows), min(cols)), (max(rows), max(cols))))
+        else:
+            index.update(edited, flips if how == "cells" else None)
         assert lipschitz_violations(index) == 0, ascii_grid(edited)
         assert index.entries.tobytes() == JumpTable.build(edited).entries.tobytes()
         ends = some_ends(edited, rng, 6)
