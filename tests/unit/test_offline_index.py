@@ -194,3 +194,16 @@ def test_movingai_maps_get_the_published_optimum(map_path: Path) -> None:
         result = index.find_path(scenario.start, scenario.goal)
         assert scenario.accepts(result.cost), scenario
         assert result.cost == steps_cost(result.cells)
+
+
+def test_short_jumps_scan_and_long_jumps_read_the_table_with_the_same_costs() -> None:
+    maze = generate_layout("maze", 61, 61, seed=4, corridor=1)
+    open_map = np.ones((61, 61), dtype=bool)
+    open_map[10:50, 30] = False
+    for walkable, scans in ((maze, True), (open_map, False)):
+        index = OfflineIndex.build(walkable)
+        assert index.scans is scans
+        rng = np.random.default_rng(4)
+        ends = some_ends(walkable, rng, 20)
+        for start, goal in zip(ends[::2], ends[1::2], strict=True):
+            assert_like_dijkstra(index, walkable, start, goal)

@@ -5,13 +5,15 @@ mazes and random maps every jump is short and a query still expands thousands of
 because octile distance ignores walls. There a *differential heuristic* (landmarks: Goldberg &
 Harrelson, SODA 2005; Sturtevant et al., IJCAI 2009; `sim.navigation.searches.landmarks`)
 cuts the search to the corridor the path takes. `OfflineIndex` keeps both for one grid and its
-search is the jump table's A* with
+search is jump point search with
 
     h(n) = max(octile(n, goal), max_i |q_i(goal) - q_i(n)| / S)
 
-over the landmarks ``i`` whose field reaches both cells. The fields are int32 in units of
-``1/S`` cell (`unit_cells` is S, 1024 on maps up to 1 M cells), so 11 landmarks cost 44 bytes
-a cell: with the table (17 bytes a cell) 61 bytes a cell, 15.25 MB at 512 x 512.
+over the landmarks ``i`` whose field reaches both cells: the jump table's A* where jumps are
+long, the compiled block scan (`_jps.search_landmarks`) with the same fields where they are
+short (`SHORT_JUMPS`), which measures faster there. The fields are int32 in units of ``1/S``
+cell (`unit_cells` is S, 985 on maps up to 1.5 M cells, see `UNIT_CELLS`), so 11 landmarks
+cost 44 bytes a cell: with the table (17 bytes a cell) 61 bytes a cell, 15.25 MB at 512 x 512.
 
 **Why any 1-Lipschitz field serves, and why it survives edits.** Write ``c(u, v)`` for the
 cost of a step between neighbours of the current grid (1 or sqrt(2), Moving AI rule) and call
@@ -69,13 +71,26 @@ from sim.navigation.searches.jump_table import JUMP_TABLE_AVAILABLE, Found, Jump
 
 if JUMP_TABLE_AVAILABLE:
     from sim.navigation.searches import _jump_table
+from sim.navigation.searches.kernel import JPS_AVAILABLE
+
+if JPS_AVAILABLE:
+    from sim.navigation.searches import _jps
 
 LANDMARKS = 11
 """How many landmark fields `OfflineIndex.build` keeps by default (4 bytes a cell each): the
 most that keep a 512 x 512 map's index within 16 MB (measured on the mazes and random maps,
 11 expand a third fewer jump points than 8, and answer about a quarter sooner)."""
-MAX_UNIT_CELLS = 1024
-"""The finest field unit: 1/1024 cell, where the map is small enough for int32."""
+UNIT_CELLS = (5741, 985, 169, 29, 5, 1)
+"""The field units per cell to choose from, finest first: the first whose largest value fits
+int32 on the map. Pell numbers: S sqrt 2 lies just above an integer (985 sqrt 2 = 1393.0003), so
+a diagonal step of floor(S sqrt 2) units falls short of sqrt 2 by 3e-7 cells at 985, where 1024
+would lose 1.5e-4: the error adds up along a path, and a heuristic that falls short in
+proportion to the distance turns A*'s ties on the optimal path into a wider search."""
+SHORT_JUMPS = 8.0
+"""The mean straight entry (cells to the next jump point or wall) below which a map's jumps
+are short and the index searches by scanning (the compiled block jump point search) with its
+fields instead of reading its table: on the shared maps the mazes and random maps (1-3 cells)
+answer 1.4x sooner by scanning, the open ones (15-55) 1.3x sooner from the table."""
 FIELD_NONE = np.iinfo(np.int32).max
 """A field's value at cells its landmark does not reach."""
 
@@ -89,6 +104,8 @@ class OfflineIndex(JumpTable):
     Attributes:
         landmark_cells: the landmarks' flat cells, in the order picked.
         unit_cells: S, the field units per cell.
+        scans: whether queries scan the grid (short jumps, `SHORT_JUMPS`) rather than read
+            the table; both with the fields, both Dijkstra's costs.
         build_ms: the whole build (table and fields), in milliseconds.
         last_update_ms: the last `update` (table and fields), None before one.
         last_lowered: the field values the last `update` lowered.
@@ -109,6 +126,8 @@ class OfflineIndex(JumpTable):
         self._unit = 1.0 / unit_cells
         self._diagonal_units = math.floor(unit_cells * math.sqrt(2.0))
         self.last_lowered = 0
+        straight = np.abs(table._entries.reshape(-1, 8)[table._snapshot.ravel(), 0::2])
+        self.scans = JPS_AVAILABLE and bool(straight.size) and bool(straight.mean() < SHORT_JUMPS)
 
     @classmethod
     def build(
@@ -134,12 +153,10 @@ class OfflineIndex(JumpTable):
         table = JumpTable.build(check_walkable(walkable), diagonal=diagonal)
         snapshot = table._snapshot
         height, width = snapshot.shape
-        unit_cells = MAX_UNIT_CELLS
         # Every value is at most a path's steps (one a cell) of floor(S sqrt 2) units each.
-        while unit_cells > 1 and snapshot.size * math.ceil(unit_cells * math.sqrt(2.0)) >= (
-            FIELD_NONE
-        ):
-            unit_cells //= 2
+        unit_cells = next(
+            s for s in UNIT_CELLS if snapshot.size * math.ceil(s * math.sqrt(2.0)) < FIELD_NONE
+        )
         index = cls(
             table,
             np.full((snapshot.size, landmarks), FIELD_NONE, dtype=np.int32),
@@ -158,7 +175,9 @@ class OfflineIndex(JumpTable):
                 picked.append(cell)
                 index._fields[cell, column] = 0
                 index._lower(column, np.array([cell], dtype=np.int64))
-                nearest = np.minimum(nearest, index._fields[:, column])
+                # The seed only finds the first landmark: it repels none (as `landmarks.build`).
+                field = index._fields[:, column]
+                nearest = field.copy() if column == 0 else np.minimum(nearest, field)
             index.landmark_cells = tuple(picked)
         index.build_ms = (time.perf_counter() - began) * 1000.0
         return index
@@ -244,6 +263,17 @@ class OfflineIndex(JumpTable):
 
     def _search(self, start: int, goal: int, compare: NDArray[np.bool_] | None) -> Found | None:
         height, width = self.shape
+        if self.scans:
+            return _jps.search_landmarks(
+                self._snapshot if compare is None else compare,
+                height,
+                width,
+                start,
+                goal,
+                self._fields,
+                self._snapshot,
+                self._unit,
+            )
         return _jump_table.search(
             self._snapshot,
             height,
