@@ -515,8 +515,10 @@ static PyObject *run_search(PyObject *walkable_obj, Py_ssize_t height, Py_ssize_
         return NULL;
     }
     /* The fields hold for the bytes they were built from only: an opened cell can make them
-     * overestimate. Compared on every call (about 10 us for 512 x 512). */
-    if (snapshot != NULL && memcmp(snapshot, walkable, (size_t)size) != 0) {
+     * overestimate. Compared on every call (about 10 us for 512 x 512), unless the search runs
+     * on the snapshot itself (offline.py's index). */
+    if (snapshot != NULL && snapshot != walkable &&
+        memcmp(snapshot, walkable, (size_t)size) != 0) {
         PyBuffer_Release(&view);
         Py_RETURN_NONE;
     }
