@@ -9,6 +9,7 @@ fresh build byte for byte.
 
 from __future__ import annotations
 
+import heapq
 import math
 from pathlib import Path
 
@@ -207,3 +208,42 @@ def test_short_jumps_scan_and_long_jumps_read_the_table_with_the_same_costs() ->
         ends = some_ends(walkable, rng, 20)
         for start, goal in zip(ends[::2], ends[1::2], strict=True):
             assert_like_dijkstra(index, walkable, start, goal)
+
+
+def integer_dijkstra(
+    walkable: NDArray[np.bool_], source: int, straight: int, diagonal: int
+) -> list[int]:
+    """The reference: Dijkstra in integer units under the Moving AI rule, FIELD_NONE unreached."""
+    height, width = walkable.shape
+    best = [FIELD_NONE] * walkable.size
+    best[source] = 0
+    frontier = [(0, source)]
+    while frontier:
+        value, cell = heapq.heappop(frontier)
+        if value != best[cell]:
+            continue
+        row, col = divmod(cell, width)
+        for d_row in (-1, 0, 1):
+            for d_col in (-1, 0, 1):
+                n_row, n_col = row + d_row, col + d_col
+                if (d_row, d_col) == (0, 0) or not (0 <= n_row < height and 0 <= n_col < width):
+                    continue
+                if not walkable[n_row, n_col]:
+                    continue
+                if d_row and d_col and not (walkable[row, n_col] and walkable[n_row, col]):
+                    continue
+                new_value = value + (diagonal if d_row and d_col else straight)
+                if new_value < best[n_row * width + n_col]:
+                    best[n_row * width + n_col] = new_value
+                    heapq.heappush(frontier, (new_value, n_row * width + n_col))
+    return best
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_built_fields_are_exact_integer_dijkstras_from_their_landmarks(seed: int) -> None:
+    walkable = np.random.default_rng(seed).random((23, 31)) >= 0.3
+    index = OfflineIndex.build(walkable, landmarks=3)
+    diagonal = math.floor(index.unit_cells * math.sqrt(2.0))
+    for column, landmark in enumerate(index.landmark_cells):
+        expected = integer_dijkstra(walkable, landmark, index.unit_cells, diagonal)
+        assert index.fields[:, column].tolist() == expected

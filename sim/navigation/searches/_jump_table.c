@@ -700,11 +700,14 @@ static PyObject *jt_search(PyObject *module, PyObject *args) {
 }
 
 /* A binary heap of (value, cell) for `lower`'s propagation, on its own: `search`'s workspace
- * may hold another thread's search state only when the GIL is held, and `lower` lets it go. */
-typedef struct {
-    int64_t value;
-    int64_t cell;
-} Lowered;
+ * may hold another thread's search state only when the GIL is held, and `lower` lets it go.
+ * An item is one word, value << 32 | cell (values below 2^31, cells below 2^32): one compare
+ * orders it, and half the bytes of a pair move. */
+typedef uint64_t Lowered;
+
+static inline Lowered lowered_of(int64_t value, long cell) {
+    return ((uint64_t)value << 32) | (uint64_t)(uint32_t)cell;
+}
 
 static int lowered_push(Lowered **heap, long *count, long *cap, Lowered item) {
     if (*count == *cap) {
@@ -714,11 +717,24 @@ static int lowered_push(Lowered **heap, long *count, long *cap, Lowered item) {
         *cap *= 2;
     }
     long i = (*count)++;
-    while (i > 0 && item.value < (*heap)[(i - 1) / 2].value) {
+    while (i > 0 && item < (*heap)[(i - 1) / 2]) {
         (*heap)[i] = (*heap)[(i - 1) / 2];
         i = (i - 1) / 2;
     }
     (*heap)[i] = item;
+    return 1;
+}
+
+/* Append `item` to a growable array; 0 when out of memory. */
+static int lowered_push_back(Lowered **items, long *count, long *cap, Lowered item) {
+    if (*count == *cap) {
+        const long grown_cap = *cap ? *cap * 2 : 256;
+        Lowered *grown = realloc(*items, (size_t)grown_cap * sizeof *grown);
+        if (grown == NULL) return 0;
+        *items = grown;
+        *cap = grown_cap;
+    }
+    (*items)[(*count)++] = item;
     return 1;
 }
 
@@ -728,8 +744,8 @@ static Lowered lowered_pop(Lowered *heap, long *count) {
     for (;;) {
         long child = 2 * i + 1;
         if (child >= *count) break;
-        if (child + 1 < *count && heap[child + 1].value < heap[child].value) child++;
-        if (heap[child].value >= last.value) break;
+        if (child + 1 < *count && heap[child + 1] < heap[child]) child++;
+        if (heap[child] >= last) break;
         heap[i] = heap[child];
         i = child;
     }
@@ -767,13 +783,14 @@ static PyObject *jt_lower(PyObject *module, PyObject *args) {
     }
     const Py_ssize_t size = height * width;
     const long count = size > 0 && fields.itemsize == 4 ? (long)(fields.len / 4 / size) : 0;
-    if (height < 1 || width < 1 || walkable.len != size || !format_is(&walkable, '?') ||
+    if (height < 1 || width < 1 || size > (Py_ssize_t)UINT32_MAX || walkable.len != size ||
+        !format_is(&walkable, '?') ||
         !format_is(&fields, 'i') || count < 1 || fields.len != size * count * 4 ||
         landmark < 0 || landmark >= count || !is_int64(&seeds) ||
-        straight < 1 || diagonal < straight) {
+        straight < 1 || diagonal < straight || diagonal >= 2 * straight) {
         PyErr_SetString(PyExc_ValueError,
                          "lower needs a bool grid, int32 fields [cell][count], a landmark "
-                         "column, positive units and int64 seeds");
+                         "column, units with straight <= diagonal < 2 straight and int64 seeds");
         PyBuffer_Release(&seeds);
         PyBuffer_Release(&fields);
         PyBuffer_Release(&walkable);
@@ -785,6 +802,14 @@ static PyObject *jt_lower(PyObject *module, PyObject *args) {
     const long n_seeds = (long)(seeds.len / 8), w = (long)width, h = (long)height;
     long lowered = 0, n = 0, cap = 1024;
     int failed = 0;
+    /* Dial's buckets: bucket k holds values in [k straight, (k + 1) straight). A step adds at
+     * least `straight`, so a bucket's cells only fill later buckets, at most RING - 1 ahead;
+     * every cell whose least value falls in bucket k is queued at that value before bucket k
+     * is taken, its predecessor's bucket being earlier: Dijkstra's order without a heap. The
+     * seeds, at any values, wait in a heap until their bucket comes. */
+    enum { RING = 3 };
+    Lowered *ring[RING] = {NULL};
+    long ring_n[RING] = {0}, ring_cap[RING] = {0}, queued = 0;
     Lowered *heap = malloc((size_t)cap * sizeof *heap);
     Py_BEGIN_ALLOW_THREADS
     failed = heap == NULL;
@@ -792,27 +817,45 @@ static PyObject *jt_lower(PyObject *module, PyObject *args) {
         const int64_t cell = seed[i];
         if (cell < 0 || cell >= size || !open[cell]) continue;
         const int32_t v = value[cell * count + landmark];
-        if (v != FIELD_NONE && !lowered_push(&heap, &n, &cap, (Lowered){v, cell})) failed = 1;
+        if (v != FIELD_NONE && !lowered_push(&heap, &n, &cap, lowered_of(v, cell))) failed = 1;
     }
-    while (!failed && n > 0) {
-        const Lowered top = lowered_pop(heap, &n);
-        const long cell = (long)top.cell;
-        if (top.value != value[cell * count + landmark]) continue; /* lowered again since */
-        const long r = cell / w, c = cell % w;
-        for (int d = 0; d < DIRECTIONS && !failed; d++) {
-            const long nr = r + D_ROW[d], nc = c + D_COL[d];
-            if (nr < 0 || nr >= h || nc < 0 || nc >= w || !open[nr * w + nc]) continue;
-            /* Moving AI: a diagonal step needs both cells it passes between walkable. */
-            if ((d & 1) && (!open[r * w + nc] || !open[nr * w + c])) continue;
-            const int64_t next = top.value + ((d & 1) ? diagonal : straight);
-            int32_t *at = &value[(nr * w + nc) * count + landmark];
-            if (next >= (int64_t)*at || next >= FIELD_NONE) continue;
-            *at = (int32_t)next;
-            lowered++;
-            if (!lowered_push(&heap, &n, &cap, (Lowered){next, nr * w + nc})) failed = 1;
+    int64_t k = -1;
+    while (!failed && (queued > 0 || n > 0)) {
+        k = queued > 0 ? k + 1 : (int64_t)(heap[0] >> 32) / straight;
+        const int b = (int)(k % RING);
+        while (n > 0 && (int64_t)(heap[0] >> 32) / straight <= k) {
+            const Lowered item = lowered_pop(heap, &n);
+            if (!lowered_push_back(&ring[b], &ring_n[b], &ring_cap[b], item)) failed = 1;
+            queued++;
         }
+        for (long i = 0; !failed && i < ring_n[b]; i++) {
+            const Lowered top = ring[b][i];
+            const long cell = (long)(uint32_t)top;
+            const int64_t top_value = (int64_t)(top >> 32);
+            if (top_value != value[cell * count + landmark]) continue; /* lowered since */
+            const long r = cell / w, c = cell % w;
+            for (int d = 0; d < DIRECTIONS && !failed; d++) {
+                const long nr = r + D_ROW[d], nc = c + D_COL[d];
+                if (nr < 0 || nr >= h || nc < 0 || nc >= w || !open[nr * w + nc]) continue;
+                /* Moving AI: a diagonal step needs both cells it passes between walkable. */
+                if ((d & 1) && (!open[r * w + nc] || !open[nr * w + c])) continue;
+                const int64_t next = top_value + ((d & 1) ? diagonal : straight);
+                int32_t *at = &value[(nr * w + nc) * count + landmark];
+                if (next >= (int64_t)*at || next >= FIELD_NONE) continue;
+                *at = (int32_t)next;
+                lowered++;
+                const int nb = (int)((next / straight) % RING);
+                if (!lowered_push_back(&ring[nb], &ring_n[nb], &ring_cap[nb],
+                                       lowered_of(next, nr * w + nc)))
+                    failed = 1;
+                queued++;
+            }
+        }
+        queued -= ring_n[b];
+        ring_n[b] = 0;
     }
     Py_END_ALLOW_THREADS
+    for (int i = 0; i < RING; i++) free(ring[i]);
     free(heap);
     PyBuffer_Release(&seeds);
     PyBuffer_Release(&fields);

@@ -173,11 +173,12 @@ class OfflineIndex(JumpTable):
             for column in range(landmarks):
                 cell = int(np.argmax(np.where(nearest < FIELD_NONE, nearest, -1)))
                 picked.append(cell)
-                index._fields[cell, column] = 0
-                index._lower(column, np.array([cell], dtype=np.int64))
+                # Built apart and copied in: a Dijkstra over a column 44 bytes a row apart
+                # misses the cache at every cell, over its own 4 bytes a row it does not.
+                field = index._field_from(cell)
+                index._fields[:, column] = field
                 # The seed only finds the first landmark: it repels none (as `landmarks.build`).
-                field = index._fields[:, column]
-                nearest = field.copy() if column == 0 else np.minimum(nearest, field)
+                nearest = field if column == 0 else np.minimum(nearest, field)
             index.landmark_cells = tuple(picked)
         index.build_ms = (time.perf_counter() - began) * 1000.0
         return index
