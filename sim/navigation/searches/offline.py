@@ -78,8 +78,8 @@ if JPS_AVAILABLE:
 
 LANDMARKS = 11
 """How many landmark fields `OfflineIndex.build` keeps by default (4 bytes a cell each): the
-most that keep a 512 x 512 map's index within 16 MB (measured on the mazes and random maps,
-11 expand a third fewer jump points than 8, and answer about a quarter sooner)."""
+most that keep a 512 x 512 map's index within 16 MB (on the shared mazes, random and room
+maps 11 expand 8-20 % fewer jump points than 8)."""
 UNIT_CELLS = (5741, 985, 169, 29, 5, 1)
 """The field units per cell to choose from, finest first: the first whose largest value fits
 int32 on the map. Pell numbers: S sqrt 2 lies just above an integer (985 sqrt 2 = 1393.0003), so
