@@ -4,7 +4,7 @@
 `sim.navigation.searches.landmarks.search`, once its probing has found that landmark fields do
 not pay there: few jump points expanded per query). It answers with the compiled jump point
 search until the array's queries have spent about as much as an offline index costs to build
-(`BUILD_NS_PER_CELL`: 100-250 ms at 512 x 512 on an idle machine), then builds one (jump tables
+(`BUILD_NS_PER_CELL`: 80-150 ms of CPU at 512 x 512), then builds one (jump tables
 and landmark fields, `sim.navigation.searches.offline`) and answers from it, 2-5x faster than
 the plain search on those maps (`benchmarks/RESULTS.md`). This is the ski-rental rule:
 whatever the number of queries to come, building when the rent paid equals the price costs at
