@@ -68,11 +68,10 @@ from numpy.typing import NDArray
 from sim.navigation.diagonal import DiagonalRule
 from sim.navigation.grid import Cell, check_walkable
 from sim.navigation.searches.jump_table import JUMP_TABLE_AVAILABLE, Found, JumpTable
+from sim.navigation.searches.kernel import JPS_AVAILABLE
 
 if JUMP_TABLE_AVAILABLE:
     from sim.navigation.searches import _jump_table
-from sim.navigation.searches.kernel import JPS_AVAILABLE
-
 if JPS_AVAILABLE:
     from sim.navigation.searches import _jps
 
@@ -82,10 +81,12 @@ most that keep a 512 x 512 map's index within 16 MB (on the shared mazes, random
 maps 11 expand 8-20 % fewer jump points than 8)."""
 UNIT_CELLS = (5741, 985, 169, 29, 5, 1)
 """The field units per cell to choose from, finest first: the first whose largest value fits
-int32 on the map. Pell numbers: S sqrt 2 lies just above an integer (985 sqrt 2 = 1393.0003), so
-a diagonal step of floor(S sqrt 2) units falls short of sqrt 2 by 3e-7 cells at 985, where 1024
-would lose 1.5e-4: the error adds up along a path, and a heuristic that falls short in
-proportion to the distance turns A*'s ties on the optimal path into a wider search."""
+int32 on the map (5741 at 512 x 512). Pell numbers: S sqrt 2 lies just above an integer
+(5741 sqrt 2 = 8119.00006), so a diagonal step of floor(S sqrt 2) units falls short of sqrt 2
+by 1e-8 cells, where 4096 would lose 6e-5. The error adds up along a path (at most 2e-6 cells
+on the shared 512 x 512 maps) and still ranks A*'s ties among equally short paths: with the
+same landmarks, exact float64 fields expand up to 1.8x fewer jump points
+(`benchmarks/RESULTS.md`, the offline section)."""
 SHORT_JUMPS = 8.0
 """The mean straight entry (cells to the next jump point or wall) below which a map's jumps
 are short and the index searches by scanning (the compiled block jump point search) with its
@@ -288,7 +289,7 @@ class OfflineIndex(JumpTable):
         )
 
     def _field_from(self, cell: int) -> NDArray[np.int32]:
-        """A field from flat `cell` alone (the farthest-point pick's start)."""
+        """The field of flat `cell` (the seed's, or a landmark's), in an array of its own."""
         field = np.full((self._snapshot.size, 1), FIELD_NONE, dtype=np.int32)
         field[cell, 0] = 0
         height, width = self.shape
