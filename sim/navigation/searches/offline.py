@@ -83,7 +83,7 @@ UNIT_CELLS = (5741, 985, 169, 29, 5, 1)
 """The field units per cell to choose from, finest first: the first whose largest value fits
 int32 on the map (5741 at 512 x 512). Pell numbers: S sqrt 2 lies just above an integer
 (5741 sqrt 2 = 8119.00006), so a diagonal step of floor(S sqrt 2) units falls short of sqrt 2
-by 1e-8 cells, where 4096 would lose 6e-5. The error adds up along a path (at most 2e-6 cells
+by 1e-8 cells, where 4096 would lose 1.5e-4. The error adds up along a path (at most 2e-6 cells
 on the shared 512 x 512 maps) and still ranks A*'s ties among equally short paths: with the
 same landmarks, exact float64 fields expand up to 1.8x fewer jump points
 (`benchmarks/RESULTS.md`, the offline section)."""
