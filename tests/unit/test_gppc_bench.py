@@ -116,22 +116,23 @@ def test_sim_bench_gppc_runs_ours_alone_without_warthog(
     assert document["warthog"] is None
 
 
-def test_the_offline_planner_reports_its_tables_as_preprocessing_and_storage() -> None:
+def test_the_offline_planner_reports_its_index_as_preprocessing_and_storage() -> None:
     map_path = MAPS / "den312d.map"
     (figures,) = gppc.run_ours("jps+", [map_path], sample=10, seed=0, passes=1)
     cells = read_map(map_path).walkable.size
     assert (figures.planner, figures.algorithm, figures.queries) == ("ours", "jps+", 10)
     assert figures.optimally_solved == 10
     assert figures.setup_s > 0  # the build, never inside a query's time
-    assert figures.storage_bytes == cells * 17  # 8 int16 entries and a copy's byte per cell
+    # 8 int16 entries, a copy's byte and 11 int32 landmark fields per cell.
+    assert figures.storage_bytes == cells * (17 + 44)
     assert figures.repair_ms_mean is not None
     assert figures.repair_ms_max is not None
     assert 0 < figures.repair_ms_mean <= figures.repair_ms_max
     (row,) = gppc.set_rows([figures])
-    assert (row.preprocessing_s, row.storage_bytes) == (figures.setup_s, cells * 17)
+    assert (row.preprocessing_s, row.storage_bytes) == (figures.setup_s, cells * (17 + 44))
     document = gppc.GppcReport((figures,), (), None).to_json()
     assert document["maps"][0]["repair_ms_max"] == figures.repair_ms_max
-    assert document["sets"][0]["storage_bytes"] == cells * 17
+    assert document["sets"][0]["storage_bytes"] == cells * (17 + 44)
 
 
 def offline(name: str, *, query_s: float, setup_s: float, repair_ms: float) -> gppc.MapFigures:

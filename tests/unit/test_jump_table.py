@@ -301,7 +301,7 @@ def test_the_table_takes_over_at_a_counted_query_whatever_the_clock(
     height, width = walkable.shape
     price = jump_cache.BUILD_NS_PER_CELL * walkable.size
     rng = np.random.default_rng(3)
-    pairs = [random_ends(walkable, rng) for _ in range(40)]
+    pairs = [random_ends(walkable, rng) for _ in range(400)]
     switches = []
     for _ in range(2):
         jump_cache.forget()

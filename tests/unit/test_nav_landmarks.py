@@ -21,7 +21,7 @@ from numpy.typing import NDArray
 
 from sim.navigation import JumpPointSearch, PathResult, Reason, find_path, read_map, read_scenarios
 from sim.navigation.maps.movingai import sample_scenarios
-from sim.navigation.searches import landmarks
+from sim.navigation.searches import jump_cache, landmarks
 from sim.navigation.searches.kernel import JPS_AVAILABLE, jps_landmarks, jps_search
 from tests.helpers.grids import ascii_grid
 from tests.helpers.oracles import assert_legal_path, oracle_cost, steps_cost
@@ -200,6 +200,32 @@ def test_an_array_edited_in_place_is_never_searched_with_old_fields(edit: str) -
         assert found == (not math.isinf(expected))
         assert not found or math.isclose(cost, expected, rel_tol=1e-12)
     assert landmarks.landmarks_of(walkable) is not marks  # dropped, or rebuilt from the new cells
+
+
+@pytest.mark.usefixtures("eager")
+def test_an_edited_array_goes_to_an_offline_index_that_is_repaired_not_rebuilt(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(jump_cache, "SWITCH_AFTER_QUERIES", 0)  # the index answers at once
+    walkable = cluttered()
+    build_for(walkable)
+    rng = np.random.default_rng(8)
+    walkable.flat[rng.choice(np.flatnonzero(~walkable), 20, replace=False)] = True
+    index = None
+    for round_ in range(4):
+        for start, goal in pairs(walkable, 10, seed=round_):
+            found, cost, _ = query(walkable, start, goal)
+            expected = oracle_cost(walkable, divmod(start, 64), divmod(goal, 64), diagonal=True)
+            assert found == (not math.isinf(expected))
+            assert not found or math.isclose(cost, expected, rel_tol=1e-12)
+        assert landmarks.landmarks_of(walkable) is None  # the stale fields are gone
+        kept = jump_cache.table_of(walkable)
+        assert kept is not None
+        assert index is None or kept is index  # repaired, not rebuilt
+        index = kept
+        cube = rng.choice(np.flatnonzero(walkable))
+        walkable.flat[cube] = False  # a cube steps: one cell closes, a wall cell opens
+        walkable.flat[rng.choice(np.flatnonzero(~walkable))] = True
 
 
 @pytest.mark.usefixtures("eager")

@@ -1,10 +1,12 @@
-"""The repair of a jump table after cube moves, timed: the offline planner's cost of an edit.
+"""The repair of the offline index after cube moves, timed: the offline planner's cost of an edit.
 
 The editor moves a cube (one blocked cell) to a free neighbouring cell about once a second: the
 cell it leaves opens, the one it enters closes. `cube_moves` drops a cube on a random walkable
 cell of a map and walks it `moves` steps, repairing the table after each step
-(`JumpTable.update` with the two cells) and timing each repair; at the end the table must equal
-a fresh build of the edited map byte for byte, or the figures would time a wrong repair.
+(`JumpTable.update`, or `OfflineIndex.update` which also lowers the landmark fields around the
+cell that opened, with the two cells) and timing each repair; at the end the table must equal
+a fresh build of the edited map byte for byte and an offline index's fields must still bound
+every step (`lipschitz_violations`), or the figures would time a wrong repair.
 
 Run alone: ``python -m sim.bench.gppc.repair MAP... [--moves N] [--seed S]`` prints each map's
 build time, bytes and repair figures (``sim bench --gppc`` runs it for ``jps+``).
@@ -24,6 +26,7 @@ from numpy.typing import NDArray
 
 from sim.navigation import read_map
 from sim.navigation.searches.jump_table import JumpTable
+from sim.navigation.searches.offline import OfflineIndex, lipschitz_violations
 
 MOVES = 40
 """Steps one cube walks per map."""
@@ -81,6 +84,8 @@ def cube_moves(
         cube = target
     if not np.array_equal(table.entries, JumpTable.build(edited).entries):
         raise RuntimeError("a repaired jump table differs from a fresh build")
+    if isinstance(table, OfflineIndex) and lipschitz_violations(table):
+        raise RuntimeError("repaired landmark fields no longer bound every step")
     return RepairFigures(
         len(times),
         statistics.fmean(times) if times else 0.0,
@@ -90,7 +95,7 @@ def cube_moves(
 
 
 def main(argv: list[str]) -> int:
-    """Build each map's table, walk a cube over it, print one line per map."""
+    """Build each map's offline index, walk a cube over it, print one line per map."""
     parser = argparse.ArgumentParser(prog="python -m sim.bench.gppc.repair")
     parser.add_argument("maps", nargs="+", type=Path)
     parser.add_argument("--moves", type=int, default=MOVES)
@@ -98,7 +103,7 @@ def main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     for map_path in args.maps:
         walkable = read_map(map_path).walkable
-        table = JumpTable.build(walkable)
+        table = OfflineIndex.build(walkable)
         figures = cube_moves(walkable, table, seed=args.seed, moves=args.moves)
         print(
             f"{map_path.stem} {walkable.shape[0]}x{walkable.shape[1]}: build "

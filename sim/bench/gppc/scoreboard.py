@@ -7,10 +7,11 @@ preprocessing keeps, the peak memory, the mean path length and the mean suboptim
 
 Ours are `find_path`'s ``auto`` (jump point search, with landmark fields or a jump table where
 its queries show they pay: built inside those queries, and reported as preprocessing, with what
-they keep as storage), plain ``jps`` and ``astar``, and the offline ``jps+`` (a jump table built
-per map before its queries, `sim.navigation.searches.jump_table`; its build is preprocessing, its
-bytes storage, and the repair after a cube's step is timed too, `sim.bench.gppc.repair`), each
-run in a process of its own (`sim.bench.gppc.worker`) so the peak memory is that planner's.
+they keep as storage), plain ``jps`` and ``astar``, and the offline ``jps+`` (jump tables and
+landmark fields built per map before its queries, `sim.navigation.searches.offline`; its build
+is preprocessing, its bytes storage, and the repair after a cube's step is timed too,
+`sim.bench.gppc.repair`), each run in a process of its own (`sim.bench.gppc.worker`) so the
+peak memory is that planner's.
 With ``--peers warthog`` and ``WARTHOG`` naming warthog's ``warthog-timed``
 (or the folder holding it, as its build script makes it), warthog's online JPS2, offline JPS2+
 and A* answer the same queries, each query timed by warthog's own timer; a run's setup time (the
@@ -37,7 +38,7 @@ from sim.navigation import read_scenarios
 from sim.navigation.maps.movingai import sample_scenarios
 
 OUR_ALGORITHMS = ("auto", "jps", "astar", "jps+")
-"""Ours: `find_path`'s algorithms, and jps+, the offline planner (a jump table per map)."""
+"""Ours: `find_path`'s algorithms, and jps+, the offline planner (an offline index per map)."""
 WARTHOG_ALGORITHMS = ("jps2", "jps2+", "astar")
 PASSES = 3
 MEMORY_POLL_S = 0.02
@@ -80,7 +81,7 @@ class MapFigures:
     suboptimality_sum: float
     max_ram_bytes: int | None  # None: the process ended before its memory could be read
     storage_bytes: int | None = None  # what the preprocessing keeps; None: not reported
-    repair_ms_mean: float | None = None  # jps+: the table's repair after a cube's step
+    repair_ms_mean: float | None = None  # jps+: the index's repair after a cube's step
     repair_ms_max: float | None = None
 
     @property
@@ -379,9 +380,9 @@ class GppcReport:
             f"- ours jps+ mean query <= 0.2 ms over the {len(maps)} 512x512 maps: "
             f"{mean_ms:.3f} ms ({_met(mean_ms <= 0.2)}; slowest map {slowest.map} "
             f"{slowest.mean_query_us / 1e3:.3f} ms)",
-            f"- jump table build <= 2 s per 512x512 map: at most {build.setup_s * 1e3:.0f} ms "
+            f"- offline index build <= 2 s per 512x512 map: at most {build.setup_s * 1e3:.0f} ms "
             f"({build.map}), {_met(build.setup_s <= 2.0)}",
-            f"- jump table storage <= 16 MB per 512x512 map: {storage / 2**20:.2f} MB, "
+            f"- offline index storage <= 16 MB per 512x512 map: {storage / 2**20:.2f} MB, "
             f"{_met(storage <= 16 * 2**20)}",
             f"- repair after a cube's step <= 50 ms: at most {worst_repair:.2f} ms over "
             f"{len(repairs)} maps, {_met(worst_repair <= 50.0)}",

@@ -4,8 +4,9 @@ Run in a process of its own (``python -m sim.bench.gppc.worker ALGORITHM --passe
 --seed S] MAP...``), so that the parent reads its peak memory from the operating system and no
 cache of one planner helps another. Every query of each map's ``.scen`` (or a seeded sample)
 runs `passes` times, pass after pass; a query's time is its fastest pass, a timer around the one
-`find_path` call (``jps+``: the one `JumpTable.find_path` call on the map's table, built before
-the queries and reported as preprocessing). Prints one JSON object per map.
+`find_path` call (``jps+``: the one `OfflineIndex.find_path` call on the map's offline index, jump
+tables and landmark fields built before the queries and reported as preprocessing). Prints one
+JSON object per map.
 """
 
 from __future__ import annotations
@@ -25,17 +26,18 @@ from sim.bench.gppc import repair
 from sim.navigation import find_path, read_map, read_scenarios
 from sim.navigation.maps.movingai import sample_scenarios
 from sim.navigation.searches import jump_cache, landmarks
-from sim.navigation.searches.jump_table import JumpTable
+from sim.navigation.searches.offline import OfflineIndex
 
 OFFLINE = "jps+"
-"""Our offline planner: a jump table built per map (`sim.navigation.searches.jump_table`)."""
+"""Our offline planner: jump tables and landmark fields built per map
+(`sim.navigation.searches.offline`)."""
 
 
 def measure(algorithm: str, map_path: Path, passes: int, sample: int | None, seed: int) -> dict:  # type: ignore[type-arg]
     """The map's figures: queries, solved, optimal, the sum of fastest times, lengths.
 
     Preprocessing is reported apart from the queries, as the competition does: for ``jps+``
-    the jump table's build (and its bytes as storage, and the repair after cube moves,
+    the offline index's build (and its bytes as storage, and the repair after cube moves,
     `sim.bench.gppc.repair`); for ``auto`` whatever its queries built on the way (landmark
     fields, a jump table), which the fastest of the passes would otherwise leave out unseen.
     """
@@ -47,7 +49,7 @@ def measure(algorithm: str, map_path: Path, passes: int, sample: int | None, see
     costs = [math.inf] * len(scenarios)
     clock = time.perf_counter
     built_before = jump_cache.preprocessing_s()
-    table = JumpTable.build(walkable) if algorithm == OFFLINE else None
+    table = OfflineIndex.build(walkable) if algorithm == OFFLINE else None
     plan = (
         table.find_path if table is not None else partial(find_path, walkable, algorithm=algorithm)
     )
@@ -85,7 +87,7 @@ def measure(algorithm: str, map_path: Path, passes: int, sample: int | None, see
 def _preprocessing(
     algorithm: str,
     walkable: NDArray[np.bool_],
-    table: JumpTable | None,
+    table: OfflineIndex | None,
     built_before: float,
 ) -> dict[str, float | int | None]:
     """``setup_s`` and ``storage_bytes`` of one map (and the repair figures for jps+)."""

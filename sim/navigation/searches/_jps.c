@@ -55,6 +55,11 @@ typedef struct {
     int count;
     int which[LANDMARKS_MAX];
     double goal_d[LANDMARKS_MAX];
+    /* Integer landmark fields instead (offline.py): `units` [cell][stride] int32 in `unit`
+     * cells, INT32_MAX where a landmark does not reach; goal_units[i] the goal's. */
+    const int32_t *units;
+    double unit;
+    int32_t goal_units[LANDMARKS_MAX];
 } Jps;
 
 enum { NO_JUMP = -1 };
@@ -231,7 +236,15 @@ enum { START_CODE = 5 }; /* direction_code(0, 0): the start, reached from nowher
  * operations in the same order). */
 static HOT_INLINE double h_of(const Jps *j, long cell, long row, long col, int kind) {
     double h = j->h_weight * heuristic_of(kind, labs(col - j->goal_col), labs(row - j->goal_row));
-    if (j->count) {
+    if (j->count && j->units != NULL) {
+        const int32_t *here = j->units + cell * j->stride;
+        for (int i = 0; i < j->count; i++) {
+            const int32_t v = here[j->which[i]];
+            if (v == INT32_MAX) continue;
+            const double d = (double)llabs((long long)j->goal_units[i] - (long long)v) * j->unit;
+            if (d > h) h = d;
+        }
+    } else if (j->count) {
         const double *here = j->fields + cell * j->stride;
         for (int i = 0; i < j->count; i++) {
             const double d = fabs(j->goal_d[i] - here[j->which[i]]);
@@ -471,7 +484,8 @@ PyDoc_STRVAR(search_doc,
  * fields were built from, or the answer is None: the caller rebuilds or searches without. */
 static PyObject *run_search(PyObject *walkable_obj, Py_ssize_t height, Py_ssize_t width,
                             Py_ssize_t start, Py_ssize_t goal, int heuristic, double h_weight,
-                            const double *fields, Py_ssize_t landmarks, const uint8_t *snapshot) {
+                            const double *fields, Py_ssize_t landmarks, const uint8_t *snapshot,
+                            const int32_t *units, double unit) {
     if (!check_grid(height, width)) return NULL;
     const Py_ssize_t size = height * width;
     if (!check_ends(start, goal, size)) return NULL;
@@ -501,8 +515,10 @@ static PyObject *run_search(PyObject *walkable_obj, Py_ssize_t height, Py_ssize_
         return NULL;
     }
     /* The fields hold for the bytes they were built from only: an opened cell can make them
-     * overestimate. Compared on every call (about 10 us for 512 x 512). */
-    if (snapshot != NULL && memcmp(snapshot, walkable, (size_t)size) != 0) {
+     * overestimate. Compared on every call (about 10 us for 512 x 512), unless the search runs
+     * on the snapshot itself (offline.py's index). */
+    if (snapshot != NULL && snapshot != walkable &&
+        memcmp(snapshot, walkable, (size_t)size) != 0) {
         PyBuffer_Release(&view);
         Py_RETURN_NONE;
     }
@@ -521,6 +537,15 @@ static PyObject *run_search(PyObject *walkable_obj, Py_ssize_t height, Py_ssize_
             problem.goal_d[problem.count++] = d;
         }
     }
+    for (Py_ssize_t i = 0; units != NULL && i < landmarks; i++) {
+        const int32_t v = units[goal * landmarks + i];
+        if (v != INT32_MAX) {
+            problem.which[problem.count] = (int)i;
+            problem.goal_units[problem.count++] = v;
+        }
+    }
+    problem.units = units;
+    problem.unit = unit;
     Workspace *ws = workspace_take(size);
     if (ws == NULL) {
         packed_give_back(grid);
@@ -560,21 +585,24 @@ static PyObject *jps_search(PyObject *module, PyObject *args) {
                           &heuristic, &h_weight))
         return NULL;
     return run_search(walkable_obj, height, width, start, goal, heuristic, h_weight, NULL, 0,
-                      NULL);
+                      NULL, NULL, 0.0);
 }
 
 PyDoc_STRVAR(search_landmarks_doc,
-             "search_landmarks(walkable, height, width, start, goal, fields, snapshot)\n"
+             "search_landmarks(walkable, height, width, start, goal, fields, snapshot,\n"
+             "                 unit=1.0)\n"
              "    -> (found, cells, cost, expanded) or None\n\n"
              "search() with the octile heuristic raised by landmark distances; None when\n"
-             "walkable's bytes differ from snapshot's. See sim/navigation/searches/landmarks.py.");
+             "walkable's bytes differ from snapshot's. fields: float64 distances, or int32 in\n"
+             "`unit` cells. See sim/navigation/searches/landmarks.py and offline.py.");
 
 static PyObject *jps_search_landmarks(PyObject *module, PyObject *args) {
     (void)module;
     PyObject *walkable_obj, *fields_obj, *snapshot_obj;
     Py_ssize_t height, width, start, goal;
-    if (!PyArg_ParseTuple(args, "OnnnnOO:search_landmarks", &walkable_obj, &height, &width,
-                          &start, &goal, &fields_obj, &snapshot_obj))
+    double unit = 1.0;
+    if (!PyArg_ParseTuple(args, "OnnnnOO|d:search_landmarks", &walkable_obj, &height, &width,
+                          &start, &goal, &fields_obj, &snapshot_obj, &unit))
         return NULL;
     Py_buffer fields, snapshot;
     if (PyObject_GetBuffer(fields_obj, &fields, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
@@ -589,16 +617,22 @@ static PyObject *jps_search_landmarks(PyObject *module, PyObject *args) {
                                 : -1;
     /* fields: [cell, landmark], so its shape says how many landmarks a cell has. */
     const Py_ssize_t landmarks = fields.ndim == 2 ? fields.shape[1] : 0;
-    if (size < 0 || snapshot.len != size || fields.itemsize != (Py_ssize_t)sizeof(double) ||
-        !format_is(&fields, 'd') || landmarks < 1 || fields.shape[0] != size ||
-        landmarks > LANDMARKS_MAX) {
+    /* float64 distances (landmarks.py), or int32 in `unit` cells (offline.py). */
+    const int integer = format_is(&fields, 'i') && fields.itemsize == 4;
+    if (size < 0 || snapshot.len != size ||
+        !(integer || (fields.itemsize == (Py_ssize_t)sizeof(double) && format_is(&fields, 'd'))) ||
+        landmarks < 1 || fields.shape[0] != size || landmarks > LANDMARKS_MAX ||
+        !(unit > 0.0)) {
         PyErr_Format(PyExc_ValueError,
                      "search_landmarks needs %zd snapshot bytes and a [%zd, 1 to %d] float64 "
-                     "array of distances, got %zd bytes and %zd-D",
+                     "(or int32, unit > 0) array of distances, got %zd bytes and %zd-D",
                      size, size, (int)LANDMARKS_MAX, snapshot.len, (Py_ssize_t)fields.ndim);
+    } else if (integer) {
+        result = run_search(walkable_obj, height, width, start, goal, H_OCTILE, 1.0, NULL,
+                            landmarks, snapshot.buf, fields.buf, unit);
     } else {
         result = run_search(walkable_obj, height, width, start, goal, H_OCTILE, 1.0, fields.buf,
-                            landmarks, snapshot.buf);
+                            landmarks, snapshot.buf, NULL, 0.0);
     }
     PyBuffer_Release(&snapshot);
     PyBuffer_Release(&fields);

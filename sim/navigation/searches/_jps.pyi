@@ -18,6 +18,7 @@ def search_landmarks(
     goal: int,
     fields: Any,
     snapshot: Any,
+    unit: float = 1.0,
     /,
 ) -> tuple[bool, tuple[tuple[int, int], ...], float, int] | None: ...
 def batch(

@@ -340,6 +340,18 @@ typedef struct {
 static Workspace ws;
 static const int16_t *ws_table; /* the table of the search running, for prefetches */
 
+/* The landmark heuristic of the search running (offline.py): int32 fields [cell][lm_count] in
+ * units of lm_unit cells, FIELD_NONE where a landmark is not reached; the goal's value of each
+ * landmark that reaches it. lm_terms == 0: octile alone. */
+#define FIELD_NONE INT32_MAX
+#define MAX_LANDMARKS 32
+static const int32_t *lm_fields;
+static long lm_count;
+static int lm_terms;
+static int lm_index[MAX_LANDMARKS];
+static int32_t lm_goal[MAX_LANDMARKS];
+static double lm_unit;
+
 static void ws_free(void *module) {
     (void)module;
     free(ws.stamps);
@@ -415,6 +427,20 @@ static inline double octile(long dr, long dc) {
 
 static inline int sign(long x) { return (x > 0) - (x < 0); }
 
+/* Octile raised by the landmarks that reach both `cell` and the goal: |q(goal) - q(cell)| units
+ * (each a lower bound, 1-Lipschitz: offline.py proves it), exact in double. */
+static inline double heuristic(long cell, long w, long gr, long gc) {
+    double h = octile(cell / w - gr, cell % w - gc);
+    const int32_t *row = lm_fields + cell * lm_count;
+    for (int t = 0; t < lm_terms; t++) {
+        const int32_t v = row[lm_index[t]];
+        if (v == FIELD_NONE) continue;
+        const double gap = (double)llabs((long long)lm_goal[t] - (long long)v) * lm_unit;
+        if (gap > h) h = gap;
+    }
+    return h;
+}
+
 /* How far a straight jump in direction `d` goes from a cell with table entry `v`, the goal
  * lying (dr, dc) away: to the goal when it lies on the ray no farther than the wall or the next
  * jump point, else to that jump point; 0 for none. */
@@ -436,7 +462,7 @@ static inline int relax(long *count, long next, double new_cost, long parent, in
     if (stamp == seen && new_cost >= ws.state[next].g) return 1;
     ws.stamps[next] = seen;
     ws.state[next] = (CellState){new_cost, (int32_t)parent, (int8_t)arrival};
-    const double h = octile(next / w - gr, next % w - gc);
+    const double h = heuristic(next, w, gr, gc);
     /* Its entries are read when it comes off the frontier: often soon, and a miss otherwise. */
     __builtin_prefetch(&ws_table[next * DIRECTIONS]);
     return heap_push(count, (struct Node){new_cost + h, h, (int32_t)next});
@@ -449,7 +475,7 @@ static int run(const Grid *g, long start, long goal, long *expanded) {
     const uint16_t seen = (uint16_t)(ws.stamp - 1), closed = ws.stamp;
     ws.stamps[start] = seen;
     ws.state[start] = (CellState){0.0, -1, -1};
-    const double h0 = octile(start / w - gr, start % w - gc);
+    const double h0 = heuristic(start, w, gr, gc);
     if (!heap_push(&count, (struct Node){h0, h0, (int32_t)start})) return -1;
     while (count > 0) {
         const struct Node node = heap_pop(&count);
@@ -582,24 +608,48 @@ static PyObject *found_path(const Grid *g, long goal, long expanded) {
 }
 
 PyDoc_STRVAR(search_doc,
-             "search(walkable, height, width, table, start, goal, compare=None)\n"
-             "    -> (found, cells, cost, expanded) or None\n\n"
+             "search(walkable, height, width, table, start, goal, compare=None, fields=None,\n"
+             "       unit=1.0) -> (found, cells, cost, expanded) or None\n\n"
              "A* over the table's jump points from flat start to flat goal (both walkable);\n"
              "cells run cell by cell, cost summed step by step; None when compare (an array)\n"
-             "holds other bytes than walkable. See jump_table.py.");
+             "holds other bytes than walkable. fields (int32 [cell][count], units of `unit`\n"
+             "cells) raise the octile heuristic. See jump_table.py and offline.py.");
 
 static PyObject *jt_search(PyObject *module, PyObject *args) {
     (void)module;
-    PyObject *walkable_obj, *table_obj, *compare_obj = Py_None;
+    PyObject *walkable_obj, *table_obj, *compare_obj = Py_None, *fields_obj = Py_None;
     Py_ssize_t height, width, start, goal;
-    if (!PyArg_ParseTuple(args, "OnnOnn|O:search", &walkable_obj, &height, &width, &table_obj,
-                          &start, &goal, &compare_obj))
+    double unit = 1.0;
+    if (!PyArg_ParseTuple(args, "OnnOnn|OOd:search", &walkable_obj, &height, &width, &table_obj,
+                          &start, &goal, &compare_obj, &fields_obj, &unit))
         return NULL;
-    Py_buffer walkable, table;
+    Py_buffer walkable, table, fields = {0};
     Grid g;
     if (!take_grid(walkable_obj, table_obj, height, width, &walkable, &table, &g)) return NULL;
     const long size = g.height * g.width;
     PyObject *result = NULL;
+    lm_terms = 0;
+    if (fields_obj != Py_None) {
+        if (PyObject_GetBuffer(fields_obj, &fields, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
+            PyBuffer_Release(&table);
+            PyBuffer_Release(&walkable);
+            return NULL;
+        }
+        const long count = fields.itemsize == 4 ? (long)(fields.len / 4 / (size ? size : 1)) : 0;
+        if (!format_is(&fields, 'i') || count < 1 || count > MAX_LANDMARKS ||
+            fields.len != size * count * 4 || !(unit > 0.0)) {
+            PyErr_Format(PyExc_ValueError,
+                         "fields must be 1 to %d int32 per cell and unit positive",
+                         MAX_LANDMARKS);
+            PyBuffer_Release(&fields);
+            PyBuffer_Release(&table);
+            PyBuffer_Release(&walkable);
+            return NULL;
+        }
+        lm_fields = fields.buf;
+        lm_count = count;
+        lm_unit = unit;
+    }
     if (compare_obj != Py_None) {
         /* The table holds for the bytes it was built from only: a cell opened since can hide
          * a shorter path. Compared on every call (about 10 us for 512 x 512). */
@@ -625,6 +675,14 @@ static PyObject *jt_search(PyObject *module, PyObject *args) {
     } else {
         long expanded = 0;
         ws_table = g.table;
+        if (fields.buf != NULL) {
+            for (long k = 0; k < lm_count; k++) {
+                const int32_t v = lm_fields[goal * lm_count + k];
+                if (v == FIELD_NONE) continue;
+                lm_index[lm_terms] = (int)k;
+                lm_goal[lm_terms++] = v;
+            }
+        }
         const int status = run(&g, (long)start, (long)goal, &expanded);
         if (status < 0) {
             PyErr_NoMemory();
@@ -634,15 +692,183 @@ static PyObject *jt_search(PyObject *module, PyObject *args) {
             result = found_path(&g, (long)goal, expanded);
         }
     }
+    lm_terms = 0;
+    if (fields.buf != NULL) PyBuffer_Release(&fields);
     PyBuffer_Release(&table);
     PyBuffer_Release(&walkable);
     return result;
+}
+
+/* A binary heap of (value, cell) for `lower`'s propagation, on its own: `search`'s workspace
+ * may hold another thread's search state only when the GIL is held, and `lower` lets it go.
+ * An item is one word, value << 32 | cell (values below 2^31, cells below 2^32): one compare
+ * orders it, and half the bytes of a pair move. */
+typedef uint64_t Lowered;
+
+static inline Lowered lowered_of(int64_t value, long cell) {
+    return ((uint64_t)value << 32) | (uint64_t)(uint32_t)cell;
+}
+
+static int lowered_push(Lowered **heap, long *count, long *cap, Lowered item) {
+    if (*count == *cap) {
+        Lowered *grown = realloc(*heap, (size_t)(*cap * 2) * sizeof *grown);
+        if (grown == NULL) return 0;
+        *heap = grown;
+        *cap *= 2;
+    }
+    long i = (*count)++;
+    while (i > 0 && item < (*heap)[(i - 1) / 2]) {
+        (*heap)[i] = (*heap)[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    (*heap)[i] = item;
+    return 1;
+}
+
+/* Append `item` to a growable array; 0 when out of memory. */
+static int lowered_push_back(Lowered **items, long *count, long *cap, Lowered item) {
+    if (*count == *cap) {
+        const long grown_cap = *cap ? *cap * 2 : 256;
+        Lowered *grown = realloc(*items, (size_t)grown_cap * sizeof *grown);
+        if (grown == NULL) return 0;
+        *items = grown;
+        *cap = grown_cap;
+    }
+    (*items)[(*count)++] = item;
+    return 1;
+}
+
+static Lowered lowered_pop(Lowered *heap, long *count) {
+    Lowered top = heap[0], last = heap[--*count];
+    long i = 0;
+    for (;;) {
+        long child = 2 * i + 1;
+        if (child >= *count) break;
+        if (child + 1 < *count && heap[child + 1] < heap[child]) child++;
+        if (heap[child] >= last) break;
+        heap[i] = heap[child];
+        i = child;
+    }
+    heap[i] = last;
+    return top;
+}
+
+PyDoc_STRVAR(lower_doc,
+             "lower(walkable, height, width, fields, landmark, straight, diagonal, seeds) -> int\n\n"
+             "Dijkstra from the flat cells `seeds` (int64) at their values in column `landmark`\n"
+             "of fields (int32 [cell][count]), lowering every walkable cell to the least of its\n"
+             "value and a neighbour's plus the step's units (straight, diagonal; Moving AI rule).\n"
+             "Returns the values lowered. See offline.py.");
+
+static PyObject *jt_lower(PyObject *module, PyObject *args) {
+    (void)module;
+    PyObject *walkable_obj, *fields_obj, *seeds_obj;
+    Py_ssize_t height, width, landmark;
+    long long straight, diagonal;
+    if (!PyArg_ParseTuple(args, "OnnOnLLO:lower", &walkable_obj, &height, &width, &fields_obj,
+                          &landmark, &straight, &diagonal, &seeds_obj))
+        return NULL;
+    Py_buffer walkable, fields, seeds;
+    if (PyObject_GetBuffer(walkable_obj, &walkable, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
+        return NULL;
+    if (PyObject_GetBuffer(fields_obj, &fields,
+                           PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&walkable);
+        return NULL;
+    }
+    if (PyObject_GetBuffer(seeds_obj, &seeds, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
+        PyBuffer_Release(&fields);
+        PyBuffer_Release(&walkable);
+        return NULL;
+    }
+    const Py_ssize_t size = height * width;
+    const long count = size > 0 && fields.itemsize == 4 ? (long)(fields.len / 4 / size) : 0;
+    if (height < 1 || width < 1 || size > (Py_ssize_t)UINT32_MAX || walkable.len != size ||
+        !format_is(&walkable, '?') ||
+        !format_is(&fields, 'i') || count < 1 || fields.len != size * count * 4 ||
+        landmark < 0 || landmark >= count || !is_int64(&seeds) ||
+        straight < 1 || diagonal < straight || diagonal >= 2 * straight) {
+        PyErr_SetString(PyExc_ValueError,
+                         "lower needs a bool grid, int32 fields [cell][count], a landmark "
+                         "column, units with straight <= diagonal < 2 straight and int64 seeds");
+        PyBuffer_Release(&seeds);
+        PyBuffer_Release(&fields);
+        PyBuffer_Release(&walkable);
+        return NULL;
+    }
+    const uint8_t *open = walkable.buf;
+    int32_t *value = fields.buf;
+    const int64_t *seed = seeds.buf;
+    const long n_seeds = (long)(seeds.len / 8), w = (long)width, h = (long)height;
+    long lowered = 0, n = 0, cap = 1024;
+    int failed = 0;
+    /* Dial's buckets: bucket k holds values in [k straight, (k + 1) straight). A step adds at
+     * least `straight`, so a bucket's cells only fill later buckets, at most RING - 1 ahead;
+     * every cell whose least value falls in bucket k is queued at that value before bucket k
+     * is taken, its predecessor's bucket being earlier: Dijkstra's order without a heap. The
+     * seeds, at any values, wait in a heap until their bucket comes. */
+    enum { RING = 3 };
+    Lowered *ring[RING] = {NULL};
+    long ring_n[RING] = {0}, ring_cap[RING] = {0}, queued = 0;
+    Lowered *heap = malloc((size_t)cap * sizeof *heap);
+    Py_BEGIN_ALLOW_THREADS
+    failed = heap == NULL;
+    for (long i = 0; !failed && i < n_seeds; i++) {
+        const int64_t cell = seed[i];
+        if (cell < 0 || cell >= size || !open[cell]) continue;
+        const int32_t v = value[cell * count + landmark];
+        if (v != FIELD_NONE && !lowered_push(&heap, &n, &cap, lowered_of(v, cell))) failed = 1;
+    }
+    int64_t k = -1;
+    while (!failed && (queued > 0 || n > 0)) {
+        k = queued > 0 ? k + 1 : (int64_t)(heap[0] >> 32) / straight;
+        const int b = (int)(k % RING);
+        while (n > 0 && (int64_t)(heap[0] >> 32) / straight <= k) {
+            const Lowered item = lowered_pop(heap, &n);
+            if (!lowered_push_back(&ring[b], &ring_n[b], &ring_cap[b], item)) failed = 1;
+            queued++;
+        }
+        for (long i = 0; !failed && i < ring_n[b]; i++) {
+            const Lowered top = ring[b][i];
+            const long cell = (long)(uint32_t)top;
+            const int64_t top_value = (int64_t)(top >> 32);
+            if (top_value != value[cell * count + landmark]) continue; /* lowered since */
+            const long r = cell / w, c = cell % w;
+            for (int d = 0; d < DIRECTIONS && !failed; d++) {
+                const long nr = r + D_ROW[d], nc = c + D_COL[d];
+                if (nr < 0 || nr >= h || nc < 0 || nc >= w || !open[nr * w + nc]) continue;
+                /* Moving AI: a diagonal step needs both cells it passes between walkable. */
+                if ((d & 1) && (!open[r * w + nc] || !open[nr * w + c])) continue;
+                const int64_t next = top_value + ((d & 1) ? diagonal : straight);
+                int32_t *at = &value[(nr * w + nc) * count + landmark];
+                if (next >= (int64_t)*at || next >= FIELD_NONE) continue;
+                *at = (int32_t)next;
+                lowered++;
+                const int nb = (int)((next / straight) % RING);
+                if (!lowered_push_back(&ring[nb], &ring_n[nb], &ring_cap[nb],
+                                       lowered_of(next, nr * w + nc)))
+                    failed = 1;
+                queued++;
+            }
+        }
+        queued -= ring_n[b];
+        ring_n[b] = 0;
+    }
+    Py_END_ALLOW_THREADS
+    for (int i = 0; i < RING; i++) free(ring[i]);
+    free(heap);
+    PyBuffer_Release(&seeds);
+    PyBuffer_Release(&fields);
+    PyBuffer_Release(&walkable);
+    if (failed) return PyErr_NoMemory();
+    return PyLong_FromLong(lowered);
 }
 
 static PyMethodDef jt_methods[] = {
     {"build", jt_build, METH_VARARGS, build_doc},
     {"repair", jt_repair, METH_VARARGS, repair_doc},
     {"search", jt_search, METH_VARARGS, search_doc},
+    {"lower", jt_lower, METH_VARARGS, lower_doc},
     {NULL, NULL, 0, NULL},
 };
 

@@ -8,5 +8,25 @@ def search(
 ) -> tuple[bool, tuple[tuple[int, int], ...], float, int]: ...
 @overload
 def search(
-    walkable: Any, height: int, width: int, table: Any, start: int, goal: int, compare: Any, /
+    walkable: Any,
+    height: int,
+    width: int,
+    table: Any,
+    start: int,
+    goal: int,
+    compare: Any,
+    fields: Any = None,
+    unit: float = 1.0,
+    /,
 ) -> tuple[bool, tuple[tuple[int, int], ...], float, int] | None: ...
+def lower(
+    walkable: Any,
+    height: int,
+    width: int,
+    fields: Any,
+    landmark: int,
+    straight: int,
+    diagonal: int,
+    seeds: Any,
+    /,
+) -> int: ...

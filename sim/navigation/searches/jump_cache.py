@@ -1,14 +1,16 @@
-"""Jump tables for arrays queried again and again: built once they have paid, repaired after edits.
+"""Offline indexes for arrays queried again and again: built once paid for, repaired after edits.
 
 `search` is what `find_path`'s common call asks on a large open map (through
 `sim.navigation.searches.landmarks.search`, once its probing has found that landmark fields do
 not pay there: few jump points expanded per query). It answers with the compiled jump point
-search until the array's queries have spent about as much as a jump table costs to build
-(`BUILD_NS_PER_CELL`: 15-30 ms at 512 x 512 on an idle machine), then builds one
-(`sim.navigation.searches.jump_table`) and answers from it, 2-3.5x faster than the plain search
-on those maps (`benchmarks/RESULTS.md`). This is the ski-rental rule: whatever the number of
-queries to come, building when the rent paid equals the price costs at most twice what the
-better choice in hindsight would have.
+search until the array's queries have spent about as much as an offline index costs to build
+(`BUILD_NS_PER_CELL`: 80-150 ms of CPU at 512 x 512), then builds one (jump tables
+and landmark fields, `sim.navigation.searches.offline`) and answers from it, 2-5x faster than
+the plain search on those maps (`benchmarks/RESULTS.md`). This is the ski-rental rule:
+whatever the number of queries to come, building when the rent paid equals the price costs at
+most twice what the better choice in hindsight would have. `prefer` counts the rent as paid
+at once: for an array that is edited while queried (`landmarks.search` hands over the arrays
+whose fields an edit made stale), whose index is repaired where the fields would be rebuilt.
 
 The rent is counted, not timed (`RENT_NS_PER_QUERY` and `RENT_NS_PER_EXPANSION`: the plain
 search's measured cost per call and per jump point expanded): the same queries switch to the
@@ -20,9 +22,9 @@ finished by then: a frame loop that plans on the array does not stall for the bu
 
 The table holds for the cells it was built from: every query compares the array with the
 table's copy in C (about 10 microseconds at 512 x 512) and, when cells have flipped, repairs the
-table from the difference (`JumpTable.update`: the rows, columns and diagonals those cells
-reach; a cube's step in the editor costs about 0.1 ms at 512 x 512) before it answers. No
-answer is ever stale.
+table from the difference (`OfflineIndex.update`: the rows, columns and diagonals those cells
+reach, and the fields around the cells that opened; a cube's step in the editor costs well
+under a millisecond at 512 x 512) before it answers. No answer is ever stale.
 
 Build and repair times are not hidden in the queries' times: `preprocessing_s` sums them, and
 `sim bench --gppc` reports them as preprocessing, with the tables' bytes as storage
@@ -39,9 +41,10 @@ import numpy as np
 from numpy.typing import NDArray
 
 from sim.navigation.searches import kernel
-from sim.navigation.searches.jump_table import JUMP_TABLE_AVAILABLE, Found, JumpTable
+from sim.navigation.searches.jump_table import JUMP_TABLE_AVAILABLE, Found
+from sim.navigation.searches.offline import OfflineIndex
 
-BUILD_NS_PER_CELL = 100.0
+BUILD_NS_PER_CELL = 600.0
 """What a build costs per cell, in nanoseconds: the rent the plain queries pay before one."""
 RENT_NS_PER_QUERY = 2000.0
 """What one plain query costs apart from its expansions, in nanoseconds (512 x 512, idle)."""
@@ -61,9 +64,9 @@ class _Entry:
     used: int = 0
     rent_ns: float = 0.0
     queries: int = 0
-    table: JumpTable | None = None
+    table: OfflineIndex | None = None
     building: threading.Thread | None = None
-    built: list[JumpTable] = field(default_factory=list)  # the thread's table, once done
+    built: list[OfflineIndex] = field(default_factory=list)  # the thread's table, once done
     switch_at: int = 0
     failed: bool = False  # the build refused this array: never tried again
 
@@ -120,7 +123,7 @@ def _start_build(entry: _Entry, walkable: NDArray[np.bool_]) -> None:
 
     def build() -> None:
         try:
-            table = JumpTable.build(snapshot)
+            table = OfflineIndex.build(snapshot)
         except (ValueError, RuntimeError):  # a side over MAX_SIDE: the plain search goes on
             entry.failed = True
             return
@@ -153,7 +156,17 @@ def _take_over(entry: _Entry) -> None:
         entry.table = entry.built.pop()
 
 
-def table_of(walkable: NDArray[np.bool_]) -> JumpTable | None:
+def prefer(walkable: NDArray[np.bool_]) -> None:
+    """Count `walkable`'s rent as paid: its next `search` starts the index's build.
+
+    The table still takes over `SWITCH_AFTER_QUERIES` queries after that, from its thread.
+    """
+    with _lock:
+        entry = _entry_of(walkable)
+        entry.rent_ns = max(entry.rent_ns, BUILD_NS_PER_CELL * walkable.size)
+
+
+def table_of(walkable: NDArray[np.bool_]) -> OfflineIndex | None:
     """The table `search` answers `walkable` from (None until one has paid and taken over)."""
     with _lock:
         entry = _entries.get(id(walkable))

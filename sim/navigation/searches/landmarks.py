@@ -31,11 +31,13 @@ the shared maps: random and maze maps expand thousands and gain 2-4x; AR0011SR, 
 the other open maps expand tens to hundreds, are fast already and would lose the content check's
 time, so they keep the plain search and pay a note per query, about a microsecond). Building 8
 fields costs 100-250 ms on a 512 x 512 map, in the query that decides it; `build_ms` tells what
-the last build of an array took. When the array has changed, its fields are dropped and the
-probing starts again; after each change, or each decision against a build, the probing waits for
-twice as many queries (up to `MAX_PROBES`), so an array edited between queries seldom pays for
-a build it cannot use. Once a decision has gone against fields, the plain search is
-`sim.navigation.searches.jump_cache.search`: a jump table once the queries have paid for one.
+the last build of an array took. After each decision against a build the probing waits for
+twice as many queries (up to `MAX_PROBES`). Once a decision has gone against fields, the plain
+search is `sim.navigation.searches.jump_cache.search`: an offline index (jump tables and
+integer landmark fields) once the queries have paid for one. When an array has changed since
+its fields were built, it is one the caller edits while querying: its fields are dropped and
+it goes to `jump_cache` at once (`jump_cache.prefer`), whose offline index is built on a
+thread and then repaired after each edit instead of rebuilt.
 
 The Python reference (`sim.navigation.searches.jps.JumpPointSearch`, ``landmarks=``) reads the same
 fields with the same operations, so C and Python expand the same jump points.
@@ -184,6 +186,7 @@ class _Entry:
     landmarks: Landmarks | None = None
     build_ms: float | None = None
     open_map: bool = False  # fields did not pay: jump tables may (`jump_cache`)
+    edited: bool = False  # changed after a build: `jump_cache`'s index for good, no probing
 
 
 _lock = threading.Lock()
@@ -219,14 +222,14 @@ def search(walkable: NDArray[np.bool_], height: int, width: int, start: int, goa
         )
         if found is not None:
             return found
-        with _lock:  # the array changed since the build: probe again, twice as long
+        with _lock:  # the array changed since the build: an edited array (see the module)
             if entry.landmarks is marks:
                 entry.landmarks = None
-                entry.expanded.clear()
-                entry.probes = min(entry.probes * 2, MAX_PROBES)
+                entry.open_map = entry.edited = True
+        jump_cache.prefer(walkable)
     plain = jump_cache.search if entry.open_map else kernel.jps_search
     found = plain(walkable, height, width, start, goal)
-    if found[0]:
+    if found[0] and not entry.edited:
         entry.expanded.append(found[3])  # atomic: the decision below takes the lock
         if len(entry.expanded) >= entry.probes:
             _decide(walkable, entry, start)
