@@ -50,9 +50,10 @@ from sim.crowd.jams.detect import (
     closing_up,
     jam_groups,
 )
-from sim.crowd.jams.local import gather_waits, joint_paths, kept_apart, start_cells, turn_lag
+from sim.crowd.jams.flow import FlowFollower, follow_plan
+from sim.crowd.jams.local import joint_paths, kept_apart, start_cells, turn_lag
 from sim.crowd.jams.log import JamEventKind, JamLog
-from sim.crowd.joint import JointFollower, step_seconds
+from sim.crowd.joint import JointFollower
 from sim.crowd.rows import AgentRows
 from sim.crowd.state import AgentState, ReplanCause
 from sim.crowd.steering import heading_quat
@@ -102,7 +103,7 @@ class LocalPlan:
 
     members: NDArray[np.int64]
     window: tuple[int, int, int, int]  # first row, last row, first column, last column
-    follower: JointFollower
+    follower: JointFollower | FlowFollower
     settles: NDArray[np.bool_]  # its goal lies in the window: at the plan's end it has arrived
     joining: NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, np.int64))
     """Agents of a jam this plan took in (`MERGED`): they join it at once, however far."""
@@ -443,22 +444,16 @@ class Jams:
         found = joint_paths(problem, self.settings, goal_of[members].tolist(), lag=lag)
         if not found:
             return None
-        # A first step of waiting: everyone goes from where they stand to their start cells'
-        # centres before the plan's first move, so no move starts off its cell.
-        paths = [(path[0], *path) for path in found]
-        speeds = [float(speed) for speed in rows.speeds[members]]
-        radii = rows.radii[members]
-        first = rows.positions[members]
-        follower = JointFollower(
-            paths,
+        follower = follow_plan(
+            found,
             goals,
             centres,
-            first,
-            step_seconds(size, speeds),
+            rows.positions[members],
+            rows.speeds[members],
+            rows.radii[members],
+            size,
             turn_lag=lag,
-            width=local_width,
-            first_waits=gather_waits(first, centres[starts], radii) * step_seconds(size, speeds),
-            open_cells=walkable.ravel(),
+            open_cells=walkable,
         )
         goal_rows, goal_cols = goal_of[members] // width, goal_of[members] % width
         settles = (goal_rows >= r0) & (goal_rows <= r1) & (goal_cols >= c0) & (goal_cols <= c1)
