@@ -26,7 +26,8 @@ def _funnels(cells: list[int], goals: list[int], reach: int = 3) -> list[tuple[i
         cells_array,
         np.ones(len(cells), dtype=bool),
         distance,
-        lambda row: FIELDS[goals[row]],
+        np.array(goals),
+        FIELDS.__getitem__,
         narrow_cells(WALKABLE),
         reach,
     )

@@ -44,6 +44,7 @@ def funnel_groups(
     cells: NDArray[np.intp],
     watched: NDArray[np.bool_],
     distance: NDArray[np.float64],
+    goals: NDArray[np.int64],
     field_of: Callable[[int], NDArray[np.float64]],
     narrow: NDArray[np.int8],
     reach: int,
@@ -51,49 +52,51 @@ def funnel_groups(
     """The funnels (see the module): each narrow cell and the rows funnelling into it.
 
     `cells` are the rows' flat cells, `watched` the rows that may be taken (moving to a goal,
-    in no plan), `distance` each row's grid distance to its goal and `field_of(row)` that
-    goal's distance field, flat. Funnels come in the order of their cells, rows ascending.
+    in no plan), `distance` each row's grid distance to its goal, `goals` its goal cell and
+    `field_of(goal)` that goal's distance field, flat. Array work throughout: a crowd of
+    thousands in a maze costs a few array operations per goal. Funnels come in the order of
+    their cells, rows ascending.
 
     >>> walkable = np.ones((3, 5), bool); walkable[0, 2] = walkable[2, 2] = False
     >>> east = np.abs(np.arange(15) % 5 - 4.0) + np.abs(np.arange(15) // 5 - 1.0)
     >>> west = np.abs(np.arange(15) % 5 - 0.0) + np.abs(np.arange(15) // 5 - 1.0)
-    >>> cells = np.array([5, 9, 0])  # row 1 col 0 and col 4; row 0 col 0
-    >>> fields = [east, west, east]
-    >>> found = funnel_groups(cells, np.ones(3, bool), np.array([4.0, 4.0, 5.0]),
-    ...                       lambda row: fields[row], narrow_cells(walkable), 2)
+    >>> fields = {9: east, 5: west}
+    >>> found = funnel_groups(np.array([5, 9, 0]), np.ones(3, bool), np.array([4.0, 4.0, 5.0]),
+    ...                       np.array([9, 5, 9]), fields.__getitem__, narrow_cells(walkable), 2)
     >>> [(cell, rows.tolist()) for cell, rows in found]
     [(7, [0, 1])]
     """
     if reach <= 0 or not narrow.any() or not watched.any():
         return []
     height, width = narrow.shape
-    offsets = [
-        (d_row, d_col)
-        for d_row in range(-reach, reach + 1)
-        for d_col in range(-reach, reach + 1)
-        if abs(d_row) + abs(d_col) <= reach
-    ]
+    span = np.arange(-reach, reach + 1)
+    d_row, d_col = (grid.ravel() for grid in np.meshgrid(span, span, indexing="ij"))
+    keep = np.abs(d_row) + np.abs(d_col) <= reach
+    d_row, d_col = d_row[keep], d_col[keep]
     rows_of = np.flatnonzero(watched)
-    row, col = cells[rows_of] // width, cells[rows_of] % width
-    at_row = row[:, None] + np.array([d for d, _ in offsets])[None, :]
-    at_col = col[:, None] + np.array([d for _, d in offsets])[None, :]
+    at_row = (cells[rows_of] // width)[:, None] + d_row[None, :]
+    at_col = (cells[rows_of] % width)[:, None] + d_col[None, :]
     inside = (at_row >= 0) & (at_row < height) & (at_col >= 0) & (at_col < width)
-    looked = narrow[np.clip(at_row, 0, height - 1), np.clip(at_col, 0, width - 1)]
-    axis = np.where(inside, looked, 0)
-    sides: dict[int, dict[int, list[int]]] = {}
-    for slot, offset in zip(*np.nonzero(axis), strict=True):
-        agent = int(rows_of[slot])
-        d_row, d_col = offsets[offset]
-        cell = int(cells[agent]) + d_row * width + d_col
-        ahead = float(field_of(agent)[cell])
-        if abs(distance[agent] - ahead - (abs(d_row) + abs(d_col))) > 1e-9:
-            continue  # not on a shortest way to its goal
-        side = int(np.sign(-d_col if axis[slot, offset] == 1 else -d_row))
-        if side:
-            sides.setdefault(cell, {}).setdefault(side, []).append(agent)
+    axis = np.where(
+        inside, narrow[np.clip(at_row, 0, height - 1), np.clip(at_col, 0, width - 1)], 0
+    )
+    slot, offset = np.nonzero(axis)
+    if not len(slot):
+        return []
+    agent = rows_of[slot]
+    cell = at_row[slot, offset] * width + at_col[slot, offset]
+    ahead = np.empty(len(agent))
+    for goal in np.unique(goals[agent]):
+        chasing = goals[agent] == goal
+        ahead[chasing] = field_of(int(goal))[cell[chasing]]
+    steps = np.abs(d_row[offset]) + np.abs(d_col[offset])
+    on_way = np.abs(distance[agent] - ahead - steps) <= 1e-9  # on a shortest way to its goal
+    side = np.sign(np.where(axis[slot, offset] == 1, -d_col[offset], -d_row[offset]))
+    use = on_way & (side != 0)
+    agent, cell, side = agent[use], cell[use], side[use]
     found = []
-    for cell in sorted(sides):
-        if len(sides[cell]) == 2:
-            members = sorted(set(sides[cell][-1]) | set(sides[cell][1]))
-            found.append((cell, np.array(members, dtype=np.intp)))
+    for narrow_cell in np.unique(cell):
+        here = cell == narrow_cell
+        if (side[here] > 0).any() and (side[here] < 0).any():
+            found.append((int(narrow_cell), np.unique(agent[here]).astype(np.intp)))
     return found

@@ -240,12 +240,13 @@ class Jams:
             self._funnel_rest.clear()
         walkable, version = grid.walkable, grid.mask_version
 
-        def field_of(row: int) -> NDArray[np.float64]:
-            return self._distances.of(walkable, version, int(goal_of[row]))
+        def field_of(goal: int) -> NDArray[np.float64]:
+            return self._distances.of(walkable, version, goal)
 
         changed: list[int] = []
         reach = self.settings.funnel_cells
-        found = funnel_groups(cells, watched, distance, field_of, self._narrow[1], reach)
+        narrow = self._narrow[1]
+        found = funnel_groups(cells, watched, distance, goal_of, field_of, narrow, reach)
         for cell, group in found:
             if self._funnel_rest.get(cell, -np.inf) > time_s:
                 continue
