@@ -43,6 +43,9 @@ class JamSettings:
         check_every_s: How often stalls are looked for.
         contact_cells: Discs closer than their radii's sum plus this much of a cell touch.
         opposed_cells: A jam needs an agent bound elsewhere within this many cells of it.
+        funnel_cells: Groups converging on a one-cell passage from its two sides are handed
+            off once they come within this many steps of it (`sim.crowd.jams.funnel`), before
+            they stall there; 0: only stalls are.
         margin_cells: The jam's window is its agents' cells' bounding box grown by this many
             cells on every side, then grown again (doubled) while no joint plan is found,
             up to the whole grid.
@@ -64,6 +67,7 @@ class JamSettings:
     contact_cells: float = 1.0
     opposed_cells: float = 3.0
     margin_cells: int = 5
+    funnel_cells: int = 3
     max_members: int = 24
     max_nodes: int = 10_000
     tries: int = 4

@@ -1,30 +1,33 @@
-"""The no-deadlock rule's second half: a jam's joint plan, followed in step, and the hand-back.
+"""The no-deadlock rule's second half: a jam's joint plan, followed, and the hand-back.
 
 `Jams.update` runs once a frame at the top of the crowd's step (`sim.crowd.crowd.Crowd`):
 
 1. **Follow**: every joint plan under way moves its members one frame along it
-   (`sim.crowd.joint.JointFollower`: one cell per time step, all together); a plan whose
-   every member stands on its local goal is over, and its members are **handed back**: driven
-   ones to their fields (they ask for a plan; those it brought to the cells round their goal
-   have arrived, as a cluster a cell apart would never touch to arrive), self-steered ones to
-   their owners, all with their avoidance on again and their stall windows started afresh.
-2. **Detect** (every `JamSettings.check_every_s`): the stalled agents and their jams
+   (`sim.crowd.jams.flow`: each agent walks its cells at its own speed, waiting only for the
+   one planned into a cell before it; a plan with a rotation goes in lock step,
+   `sim.crowd.joint.JointFollower`); a plan whose every member stands on its local goal is
+   over, and its members are **handed back**: driven ones to their fields (they ask for a
+   plan; those it brought to the cells round their goal have arrived, as a cluster a cell
+   apart would never touch to arrive), self-steered ones to their owners, all with their
+   avoidance on again and their stall windows started afresh.
+2. **Detect** (every `JamSettings.check_every_s`): groups converging on a one-cell passage
+   from both its sides (`sim.crowd.jams.funnel`), then the stalled agents and their jams
    (`sim.crowd.jams.detect`).
-3. **Hand off** each jam (`Jams._plan`): the local problem is a window of the grid, the
-   jam's cells' bounding box grown by `margin_cells` on every side, and on to take in the
-   jam's goal cells that lie within `margin_cells` of that (`_with_goals`); every agent whose cell
-   lies in it and that is moving to a goal is a member (agents in another joint plan, arrived
-   ones, the scene's own MAPF agents and discs wider than half a cell are obstacles on their
-   cells instead). Each member starts on a free cell near where it stands
-   (`sim.crowd.jams.local.start_cells`); its local goal is the window cell nearest its goal
-   along the grid that no member before it took (members by distance to their goals, then
-   row), so a member whose goal lies in the window heads for the cells round it and the
-   others for the edge of the window their own field leads out of. LaCAM* on a fixed budget
-   of work and a fixed seed (`sim.crowd.jams.local.joint_paths`: the same jam gives the same
-   plan) solves it; without a plan the window doubles, up to `MAX_GROWTH` times its first
-   margin or the whole grid, and a jam no window solves is left to avoidance (its stall
-   windows start again). A jam whose window overlaps a plan under way grows that plan's
-   window instead, and joins it (as newcomers do, see `Jams._follow`).
+3. **Hand off** each (`Jams._plan`): the local problem is a window of the grid, the group's
+   cells' bounding box grown by `margin_cells` on every side, and on to take in its goal
+   cells that lie within `margin_cells` of that (`sim.crowd.jams.window`); every agent whose
+   cell lies in it and that is moving to a goal is a member (agents in another joint plan,
+   arrived ones, the scene's own MAPF agents and discs wider than half a cell are obstacles
+   on their cells instead). Each member starts on a free cell near where it stands
+   (`sim.crowd.jams.local.start_cells`); the members bound for one goal head for the window
+   cells nearest it along the grid, filled from the back (`sim.crowd.jams.window.local_goals`),
+   so members whose goal lies in the window head for the cells round it and the others for
+   the edge of the window their own field leads out of. LaCAM* on a fixed budget of work and
+   a fixed seed (`sim.crowd.jams.local.joint_paths`: the same jam gives the same plan) solves
+   it; without a plan the window doubles, up to `MAX_GROWTH` times its first margin or the
+   whole grid, and a jam no window solves is left to avoidance (its stall windows start
+   again). A jam whose window overlaps a plan under way grows that plan's window instead,
+   and joins it (as newcomers do, see `Jams._follow`).
 
 While in a plan an agent is moved by it alone: the crowd's step leaves it out, its owner does
 not steer it (`Crowd.is_driven`), and ORCA counts it as an agent that does not avoid, so the
@@ -50,9 +53,12 @@ from sim.crowd.jams.detect import (
     closing_up,
     jam_groups,
 )
-from sim.crowd.jams.local import gather_waits, joint_paths, kept_apart, start_cells, turn_lag
+from sim.crowd.jams.flow import FlowFollower, follow_plan
+from sim.crowd.jams.funnel import funnel_groups, narrow_cells
+from sim.crowd.jams.local import joint_paths, kept_apart, start_cells, turn_lag
 from sim.crowd.jams.log import JamEventKind, JamLog
-from sim.crowd.joint import JointFollower, step_seconds
+from sim.crowd.jams.window import local_goals, window_union, windows_overlap, with_goals
+from sim.crowd.joint import JointFollower
 from sim.crowd.rows import AgentRows
 from sim.crowd.state import AgentState, ReplanCause
 from sim.crowd.steering import heading_quat
@@ -102,7 +108,7 @@ class LocalPlan:
 
     members: NDArray[np.int64]
     window: tuple[int, int, int, int]  # first row, last row, first column, last column
-    follower: JointFollower
+    follower: JointFollower | FlowFollower
     settles: NDArray[np.bool_]  # its goal lies in the window: at the plan's end it has arrived
     joining: NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, np.int64))
     """Agents of a jam this plan took in (`MERGED`): they join it at once, however far."""
@@ -125,6 +131,8 @@ class Jams:
         self._plans: list[LocalPlan] = []
         self._under = np.zeros(0, dtype=bool)  # by agent index
         self._next_check_s = 0.0
+        self._narrow: tuple[int, NDArray[np.int8]] | None = None  # for the mask version
+        self._funnel_rest: dict[int, float] = {}  # narrow cell: when it may be tried again
         self.jams = self.handoffs = self.handbacks = self.unsolved = 0
         self.log = JamLog()  # every hand-off and hand-back, for the trace
 
@@ -185,10 +193,13 @@ class Jams:
         arriving = self._at_cluster(rows, keys, targets)
         watched = candidates & ~under & (rows.state == MOVING) & (goal_of >= 0) & ~arriving
         stalled = self._watch.observe(rows.index, distance, watched, time_s, self.settings)
+        changed += self._funnels(rows, cells, watched, distance, goal_of, candidates, time_s)
+        watched &= ~self._under[rows.index]
+        stalled &= watched
         progressing = watched & ~stalled
         if not stalled.any():
-            return changed
-        eligible = candidates & ~under
+            return sorted(changed)
+        eligible = candidates & ~self._under[rows.index]
         contact = self.settings.contact_cells * self._grid.grid_cell_size
         progressing &= ~closing_up(rows.positions, rows.radii, stalled, goal_of, distance, contact)
         found = jam_groups(
@@ -203,20 +214,72 @@ class Jams:
             others=candidates,  # agents in a plan bound elsewhere hold others up too
         )
         for group in found:
-            if self._under[rows.index[group]].any():
-                continue  # taken by a plan made from an earlier group this check
-            self.jams += 1
-            plan = self._plan(rows, group, cells, goal_of, candidates)
-            if plan is MERGED:
-                continue
+            plan = self._hand_off(rows, group, cells, goal_of, candidates, time_s, changed)
             if plan is None:
-                self.unsolved += 1
                 self._watch.restart(rows.index[group], time_s)
+        return sorted(changed)
+
+    def _funnels(
+        self,
+        rows: AgentRows,
+        cells: NDArray[np.intp],
+        watched: NDArray[np.bool_],
+        distance: NDArray[np.float64],
+        goal_of: NDArray[np.int64],
+        candidates: NDArray[np.bool_],
+        time_s: float,
+    ) -> list[int]:
+        """Hand off the groups converging on a narrow cell (`sim.crowd.jams.funnel`).
+
+        A funnel no window's plan solves is not looked at again for `JamSettings.window_s`
+        (the stall rule still watches its agents).
+        """
+        grid = self._grid
+        if self._narrow is None or self._narrow[0] != grid.mask_version:
+            self._narrow = (grid.mask_version, narrow_cells(grid.walkable))
+            self._funnel_rest.clear()
+        walkable, version = grid.walkable, grid.mask_version
+
+        def field_of(goal: int) -> NDArray[np.float64]:
+            return self._distances.of(walkable, version, goal)
+
+        changed: list[int] = []
+        reach = self.settings.funnel_cells
+        narrow = self._narrow[1]
+        found = funnel_groups(cells, watched, distance, goal_of, field_of, narrow, reach)
+        for cell, group in found:
+            if self._funnel_rest.get(cell, -np.inf) > time_s:
                 continue
+            if self._hand_off(rows, group, cells, goal_of, candidates, time_s, changed) is None:
+                self._funnel_rest[cell] = time_s + self.settings.window_s
+        return changed
+
+    def _hand_off(
+        self,
+        rows: AgentRows,
+        group: NDArray[np.intp],
+        cells: NDArray[np.intp],
+        goal_of: NDArray[np.int64],
+        candidates: NDArray[np.bool_],
+        time_s: float,
+        changed: list[int],
+    ) -> LocalPlan | Merged | None:
+        """Plan for `group` (rows) and put its members under the plan (see the module).
+
+        Returns the plan, `MERGED`, or None when no window's plan solved it (counted
+        unsolved). A group with a member taken by a plan this check is left: it is `MERGED`.
+        """
+        if self._under[rows.index[group]].any():
+            return MERGED  # taken by a plan made from an earlier group this check
+        self.jams += 1
+        plan = self._plan(rows, group, cells, goal_of, candidates)
+        if plan is None:
+            self.unsolved += 1
+        elif plan is not MERGED:
             self.handoffs += 1
             self._plans.append(plan)
             changed += self._take(rows, plan, time_s)
-        return sorted(changed)
+        return plan
 
     def _take(self, rows: AgentRows, plan: LocalPlan, time_s: float) -> list[int]:
         """Put `plan`'s members under it; return the self-steered ones (their owners stop)."""
@@ -371,11 +434,12 @@ class Jams:
                 max(left - margin, 0),
                 min(right + margin, width - 1),
             )
-            window = _with_goals(window, goal_of[group], width, settings.margin_cells)
-            busy = next((other for other in self._plans if _overlap(window, other.window)), None)
+            window = with_goals(window, goal_of[group], width, settings.margin_cells)
+            overlapping = (other for other in self._plans if windows_overlap(window, other.window))
+            busy = next(overlapping, None)
             if busy is not None:
                 # The plan next door takes this jam in.
-                busy.window = _union(busy.window, window)
+                busy.window = window_union(busy.window, window)
                 busy.joining = np.union1d(busy.joining, rows.index[group])
                 return MERGED
             r0, r1, c0, c1 = window
@@ -435,7 +499,17 @@ class Jams:
             [x0 + (local_cols + c0 + 0.5) * size, y0 + (local_rows + r0 + 0.5) * size]
         )
         starts = start_cells(walkable, local, rows.positions[members], centres)
-        goals = self._local_goals(rows, members, starts, walkable, goal_of, window)
+        grid_walkable, version = grid.walkable, grid.mask_version
+        goals = local_goals(
+            starts,
+            rows.state[members] == ARRIVED,
+            goal_of[members],
+            members,
+            walkable,
+            window,
+            width,
+            lambda goal: self._distances.of(grid_walkable, version, goal),
+        )
         if goals is None or not all(walkable.ravel()[starts]):
             return None
         problem = MapfProblem(walkable, tuple(starts), tuple(goals), name="jam")
@@ -443,77 +517,20 @@ class Jams:
         found = joint_paths(problem, self.settings, goal_of[members].tolist(), lag=lag)
         if not found:
             return None
-        # A first step of waiting: everyone goes from where they stand to their start cells'
-        # centres before the plan's first move, so no move starts off its cell.
-        paths = [(path[0], *path) for path in found]
-        speeds = [float(speed) for speed in rows.speeds[members]]
-        radii = rows.radii[members]
-        first = rows.positions[members]
-        follower = JointFollower(
-            paths,
+        follower = follow_plan(
+            found,
             goals,
             centres,
-            first,
-            step_seconds(size, speeds),
+            rows.positions[members],
+            rows.speeds[members],
+            rows.radii[members],
+            size,
             turn_lag=lag,
-            width=local_width,
-            first_waits=gather_waits(first, centres[starts], radii) * step_seconds(size, speeds),
-            open_cells=walkable.ravel(),
+            open_cells=walkable,
         )
         goal_rows, goal_cols = goal_of[members] // width, goal_of[members] % width
         settles = (goal_rows >= r0) & (goal_rows <= r1) & (goal_cols >= c0) & (goal_cols <= c1)
         return LocalPlan(rows.index[members].astype(np.int64), window, follower, settles)
-
-    def _local_goals(
-        self,
-        rows: AgentRows,
-        members: NDArray[np.intp],
-        starts: list[int],
-        walkable: NDArray[np.bool_],
-        goal_of: NDArray[np.int64],
-        window: tuple[int, int, int, int],
-    ) -> list[int] | None:
-        """Each member's local goal (see the module); None when the window has too few cells."""
-        grid = self._grid
-        r0, _, c0, _ = window
-        local_width = walkable.shape[1]
-        free = np.flatnonzero(walkable.ravel())
-        global_cells = (free // local_width + r0) * grid.num_of_columns + free % local_width + c0
-        goals: list[int | None] = [None] * len(members)
-        taken: set[int] = set()
-        arrived = rows.state[members] == ARRIVED
-        for slot in np.flatnonzero(arrived):
-            goals[slot] = starts[slot]
-            taken.add(starts[slot])
-        version = grid.mask_version
-        distances: dict[int, NDArray[np.float64]] = {}
-        for goal in np.unique(goal_of[members]):
-            distances[int(goal)] = self._distances.of(grid.walkable, version, int(goal))
-        width = grid.num_of_columns
-        order = sorted(
-            np.flatnonzero(~arrived),
-            key=lambda slot: (
-                float(
-                    distances[int(goal_of[members[slot]])][
-                        _global(starts[slot], window, local_width, width)
-                    ]
-                ),
-                int(members[slot]),
-            ),
-        )
-        ranked: dict[int, NDArray[np.intp]] = {}
-        for slot in order:
-            goal = int(goal_of[members[slot]])
-            if goal not in ranked:
-                cost = distances[goal][global_cells]
-                best = np.lexsort((free, cost))
-                ranked[goal] = free[best][np.isfinite(cost[best])]
-            chosen = next((int(cell) for cell in ranked[goal] if int(cell) not in taken), None)
-            if chosen is None:
-                return None
-            goals[slot] = chosen
-            taken.add(chosen)
-        return [int(goal) for goal in goals if goal is not None]
 
     def _at_cluster(
         self, rows: AgentRows, keys: NDArray[np.int32], targets: Mapping[int, Point | None]
@@ -557,37 +574,3 @@ class Jams:
                 row, col = self._grid.clamped_cell(where)
                 goals[key] = row * width + col
         return goals
-
-
-def _global(local: int, window: tuple[int, int, int, int], local_width: int, width: int) -> int:
-    row, col = divmod(local, local_width)
-    return (row + window[0]) * width + col + window[2]
-
-
-def _with_goals(
-    window: tuple[int, int, int, int], goals: NDArray[np.int64], width: int, reach: int
-) -> tuple[int, int, int, int]:
-    """`window` grown to take in the jam's goal cells within `reach` cells of it.
-
-    A member whose goal lies in the window is brought to the cells round it and arrives with
-    the plan; one whose goal lies just outside is brought to the window's edge, where all of
-    its group crowd onto the few cells nearest their goal (12 agents on a column of 8 cells
-    beside a doorway) and then walk on alone.
-
-    >>> _with_goals((2, 4, 2, 4), np.array([5 * 10 + 7, 9 * 10 + 9]), 10, 3)
-    (2, 5, 2, 7)
-    """
-    r0, r1, c0, c1 = window
-    for goal in np.unique(goals[goals >= 0]):
-        row, col = divmod(int(goal), width)
-        if max(r0 - row, row - r1, c0 - col, col - c1) <= reach:
-            r0, r1, c0, c1 = min(r0, row), max(r1, row), min(c0, col), max(c1, col)
-    return (r0, r1, c0, c1)
-
-
-def _union(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> tuple[int, int, int, int]:
-    return (min(a[0], b[0]), max(a[1], b[1]), min(a[2], b[2]), max(a[3], b[3]))
-
-
-def _overlap(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> bool:
-    return a[0] <= b[1] and b[0] <= a[1] and a[2] <= b[3] and b[2] <= a[3]

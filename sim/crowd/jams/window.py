@@ -1,0 +1,105 @@
+"""A jam's window of the grid, and its members' goals within it.
+
+`sim.crowd.jams.handoff` plans a jam over a window: the jam's cells' bounding box grown by a
+margin and on to take in its goal cells nearby (`with_goals`); windows are ``(first row,
+last row, first column, last column)``, inclusive. Each member heads for a local goal in the
+window (`local_goals`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+from numpy.typing import NDArray
+
+Window = tuple[int, int, int, int]
+
+
+def local_goals(
+    starts: Sequence[int],
+    arrived: NDArray[np.bool_],
+    goals: NDArray[np.int64],
+    members: NDArray[np.intp],
+    walkable: NDArray[np.bool_],
+    window: Window,
+    width: int,
+    field_of: Callable[[int], NDArray[np.float64]],
+) -> list[int] | None:
+    """Each member's local goal (window cells, flat); None when the window has too few cells.
+
+    An arrived member keeps its start cell. The others, group by group (by `goals`, their
+    goal cells on the whole grid, `width` wide; `field_of(goal)` its distance field, flat),
+    take the free window cells nearest their goal along the grid, as many as the group has
+    members; within the group they **fill from the back**: the member nearest its goal (the
+    first through whatever lies between) takes the cell farthest from where the group stands,
+    and so on, so that those coming last stop first and nobody walks past one arrived before
+    it. Groups go in the order of their member nearest its goal, ties by row (`members`).
+
+    >>> open_row = np.ones((1, 5), bool)
+    >>> field = np.abs(np.arange(5) - 4.0)
+    >>> local_goals([0, 1], np.zeros(2, bool), np.array([4, 4]), np.array([7, 8]),
+    ...             open_row, (0, 0, 0, 4), 5, lambda goal: field)
+    [3, 4]
+    """
+    r0, _, c0, _ = window
+    local_width = walkable.shape[1]
+    free = np.flatnonzero(walkable.ravel())
+    global_cells = (free // local_width + r0) * width + free % local_width + c0
+    chosen: list[int | None] = [None] * len(members)
+    taken: set[int] = set()
+    for slot in np.flatnonzero(arrived).tolist():
+        chosen[slot] = starts[slot]
+        taken.add(starts[slot])
+
+    def start_distance(slot: int) -> float:
+        row, col = divmod(starts[slot], local_width)
+        return float(field_of(int(goals[slot]))[(row + r0) * width + col + c0])
+
+    order = sorted(
+        np.flatnonzero(~arrived).tolist(), key=lambda s: (start_distance(s), int(members[s]))
+    )
+    for goal in dict.fromkeys(int(goals[slot]) for slot in order):
+        group = [int(slot) for slot in order if int(goals[slot]) == goal]
+        cost = field_of(goal)[global_cells]
+        best = np.lexsort((free, cost))
+        ranked = [int(cell) for cell in free[best][np.isfinite(cost[best])] if cell not in taken]
+        if len(ranked) < len(group):
+            return None
+        cells = ranked[: len(group)]
+        taken.update(cells)
+        stand = np.array([divmod(starts[slot], local_width) for slot in group], float).mean(0)
+        away = [float(np.hypot(*(np.array(divmod(cell, local_width)) - stand))) for cell in cells]
+        deepest = [cells[i] for i in np.lexsort((np.array(cells), -np.array(away)))]
+        for slot, cell in zip(group, deepest, strict=True):
+            chosen[slot] = cell
+    return [int(cell) for cell in chosen if cell is not None]
+
+
+def with_goals(window: Window, goals: NDArray[np.int64], width: int, reach: int) -> Window:
+    """`window` grown to take in the jam's goal cells within `reach` cells of it.
+
+    A member whose goal lies in the window is brought to the cells round it and arrives with
+    the plan; one whose goal lies just outside is brought to the window's edge, where all of
+    its group crowd onto the few cells nearest their goal (12 agents on a column of 8 cells
+    beside a doorway) and then walk on alone.
+
+    >>> with_goals((2, 4, 2, 4), np.array([5 * 10 + 7, 9 * 10 + 9]), 10, 3)
+    (2, 5, 2, 7)
+    """
+    r0, r1, c0, c1 = window
+    for goal in np.unique(goals[goals >= 0]):
+        row, col = divmod(int(goal), width)
+        if max(r0 - row, row - r1, c0 - col, col - c1) <= reach:
+            r0, r1, c0, c1 = min(r0, row), max(r1, row), min(c0, col), max(c1, col)
+    return (r0, r1, c0, c1)
+
+
+def window_union(a: Window, b: Window) -> Window:
+    """The smallest window holding both."""
+    return (min(a[0], b[0]), max(a[1], b[1]), min(a[2], b[2]), max(a[3], b[3]))
+
+
+def windows_overlap(a: Window, b: Window) -> bool:
+    """Whether the two windows share a cell."""
+    return a[0] <= b[1] and b[0] <= a[1] and a[2] <= b[3] and b[2] <= a[3]
