@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from sim.bench import crowd_suite
-from sim.bench.variants import make_variant
+from sim.bench.variants import make_variant, run_variant
 from sim.bench.variants import run as variants_run
 from sim.bench.variants.cases import NO_EXTRA_WALL, PARAMS, check_params, draw
 from sim.bench.variants.draft import Draft, Mix
@@ -119,3 +119,26 @@ def test_bench_crowd_suite_variants_writes_them_beside_the_cases(
 def test_variants_must_be_at_least_one() -> None:
     with pytest.raises(ValueError, match="variants must be >= 1, got 0"):
         variants_run.bench_variants(0)
+
+
+def describe(run: variants_run.VariantRun) -> str:
+    result = run.run
+    return (
+        f"{run.variant.name} {dict(run.variant.params)}: {result.arrived}/{result.agents} "
+        f"arrived, ratio {result.time_ratio:.2f}, overlap {result.overlap_max:.3f}, stalled "
+        f"{result.stalled_max_s:.2f} s, wall frames {result.wall_frames}"
+    )
+
+
+@pytest.mark.parametrize(
+    ("case", "index"),
+    [
+        # 26 agents at a one-cell door: more than the joint plan took (24), left to avoidance
+        # they stood for ever (0 of 26 arrived). Its time is the doorway's (about 4x free flow).
+        ("doorway", 64),
+    ],
+    ids=["doorway-13-a-side"],
+)
+def test_variants_that_jammed_now_arrive(case, index) -> None:
+    run = run_variant(make_variant(case, index))
+    assert not {"jam", "overlap", "wall"} & set(run.why), describe(run)
