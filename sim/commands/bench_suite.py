@@ -3,8 +3,8 @@
 The nine cases of ``scenes/torture/`` over seeds 0 .. N-1 (`sim.bench.crowd_suite`) and, with
 ``--variants N``, N seeded variants of each case (`sim.bench.variants`), headless, under one
 progress bar. ``--json FILE`` writes ``{"cases": [...], "variants": [...]}`` (the second only
-with ``--variants``); ``--write-results`` rewrites the suite's section of RESULTS.md, and the
-variants' with ``--variants``.
+with ``--variants``); ``--write-results`` rewrites the suite's section of RESULTS.md, or with
+``--variants`` the variants' section only (the suite's figures stay those of a run of their own).
 """
 
 from __future__ import annotations
@@ -74,13 +74,13 @@ def run(args: argparse.Namespace, commit: Callable[[], str]) -> int:
     print("\n".join([*report.lines(), "", "Targets:", *report.target_lines()]))
     if varied is not None:
         print("\n".join(["", *varied.lines()]))
-    if args.write_results:
-        command = f"sim bench --crowd-suite --seeds {args.seeds} --write-results"
+    command = f"sim bench --crowd-suite --seeds {args.seeds} --write-results"
+    if args.write_results and varied is not None:
+        command = command.replace(" --write-results", f" --variants {count} --write-results")
+        print(f"\nwrote {write_mapf_section(variants.section_lines(varied, command, commit()))}")
+    elif args.write_results:
         write_bytes_atomic(RESULTS_PATH.parent / crowd_suite.CHART, report.chart_svg().encode())
         print(f"\nwrote {write_mapf_section(crowd_suite.section_lines(report, command, commit()))}")
-        if varied is not None:
-            command = f"sim bench --crowd-suite --seeds {args.seeds} --variants {count}"
-            write_mapf_section(variants.section_lines(varied, command, commit()))
     document: dict[str, Any] = report.to_json()
     if varied is not None:
         document["variants"] = varied.to_json()
