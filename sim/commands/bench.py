@@ -214,6 +214,8 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``sim bench``; return 0, or 1 when --dynamic fails (SimError for bad input)."""
+    if args.variants is not None and not args.crowd_suite:
+        raise SimError("bench: --variants goes with --crowd-suite")
     if bench_world.wanted(args):
         return bench_world.run(args)
     if args.calls:

@@ -147,3 +147,8 @@ def describe(run: variants_run.VariantRun) -> str:
 def test_variants_that_failed_now_arrive_apart_and_off_the_walls(case, index) -> None:
     run = run_variant(make_variant(case, index))
     assert not {"jam", "overlap", "wall"} & set(run.why), describe(run)
+
+
+def test_variants_without_the_suite_is_one_line_and_exit_2(capsys) -> None:
+    assert main(["bench", "--variants", "3"]) == 2
+    assert capsys.readouterr().err.strip() == "sim: bench: --variants goes with --crowd-suite"
