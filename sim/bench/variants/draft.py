@@ -57,7 +57,9 @@ class Mix:
 class Draft:
     """One variant's scene under construction (see the module)."""
 
-    def __init__(self, name: str, columns: int, rows: int, mix: Mix, rng: np.random.Generator):
+    def __init__(
+        self, name: str, columns: int, rows: int, mix: Mix, rng: np.random.Generator
+    ) -> None:
         if columns < 2 or rows < 1:
             raise ValueError(f"a variant needs at least 2 x 1 cells, got {columns} x {rows}")
         self.name, self.columns, self.rows = name, columns, rows
