@@ -204,9 +204,17 @@ def run_case(path: Path, seed: int, *, seconds: float | None = None) -> CaseRun:
         ValueError: for a scene without a ``[torture]`` table, or an agent with no way to
             its goal.
     """
-    scene = load_scene(path)
+    return run_scene(load_scene(path), seed, seconds=seconds)
+
+
+def run_scene(scene: SceneSpec, seed: int, *, seconds: float | None = None) -> CaseRun:
+    """Run a torture scene already read (`run_case`; a generated variant's too), named by its stem.
+
+    Raises:
+        ValueError: as `run_case`.
+    """
     if scene.torture is None:
-        raise ValueError(f"{path}: no [torture] table; a torture case states its time limit")
+        raise ValueError(f"{scene.path}: no [torture] table; a torture case states its time limit")
     limit_s = scene.torture.time_limit_s if seconds is None else seconds
     case = _Case(scene, seed)
     free_flow = scene.torture.free_flow_s or case.free_flow_s()
@@ -231,7 +239,7 @@ def run_case(path: Path, seed: int, *, seconds: float | None = None) -> CaseRun:
             break
     assert watch is not None
     return CaseRun(
-        name=path.stem,
+        name=scene.path.stem,
         seed=seed,
         agents=len(case.agents),
         arrived=watch.arrived,

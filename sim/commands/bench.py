@@ -41,7 +41,6 @@ from sim.bench.maps import (
 from sim.bench.peers import PEERS
 from sim.bench.progress import Progress
 from sim.bench.results import (
-    RESULTS_PATH,
     summary_lines,
     targets_of,
     write_calls_section,
@@ -55,7 +54,7 @@ from sim.bench.results import (
 )
 from sim.bench.startup import first_path_timing
 from sim.bench.window import maps as window_maps
-from sim.commands import bench_world
+from sim.commands import bench_suite, bench_world
 from sim.commands.args import (
     Output,
     OutputKind,
@@ -67,7 +66,7 @@ from sim.commands.args import (
 )
 from sim.config import REPO_ROOT
 from sim.errors import SimError, shown
-from sim.files import write_bytes_atomic, write_json_atomic
+from sim.files import write_json_atomic
 
 if TYPE_CHECKING:
     from sim.bench.crowd import CrowdReport
@@ -95,19 +94,7 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
         help="instead: only the simulated-time throughput of 200, 1000 and 5000 agents sharing "
         "one End (scenes/crowd.toml, headless, no rendering): sim fps, arrivals, overlap",
     )
-    parser.add_argument(
-        "--crowd-suite",
-        action="store_true",
-        help="instead: the crowd torture cases (every scenes/torture/*.toml) over --seeds "
-        "seeds, headless: arrived %%, time over free flow, overlap, stalls, doorway flow",
-    )
-    parser.add_argument(
-        "--seeds",
-        type=positive_int,
-        default=20,
-        metavar="N",
-        help="with --crowd-suite: seeds per case, 0 .. N-1 (default 20)",
-    )
+    bench_suite.add_arguments(parser)
     parser.add_argument(
         "--dynamic",
         action="store_true",
@@ -227,6 +214,8 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``sim bench``; return 0, or 1 when --dynamic fails (SimError for bad input)."""
+    if args.variants is not None and not args.crowd_suite:
+        raise SimError("bench: --variants goes with --crowd-suite")
     if bench_world.wanted(args):
         return bench_world.run(args)
     if args.calls:
@@ -261,7 +250,7 @@ def run(args: argparse.Namespace) -> int:
     if args.crowd_suite:
         if args.crowd or args.dynamic:
             raise SimError("bench: --crowd-suite, --crowd and --dynamic are separate runs")
-        return _bench_crowd_suite(args)
+        return bench_suite.run(args, _commit)
     if args.crowd:
         return _bench_crowd_only(args)
     _check_json(args)
@@ -538,33 +527,6 @@ def _bench_crowd_only(args: argparse.Namespace) -> int:
     if args.write_results:
         written = write_crowd_section(report, "sim bench --crowd --write-results")
         print(f"\nwrote {written}")
-    status |= _write_json(args, report.to_json())
-    return status
-
-
-def _bench_crowd_suite(args: argparse.Namespace) -> int:
-    """``sim bench --crowd-suite``: the torture cases' table; --json, RESULTS.md's section."""
-    # Imported only now: the crowd needs Panda3D's core, the maps do not.
-    from sim.bench import crowd_suite
-
-    _check_json(args)
-    scenes = crowd_suite.suite_scenes()
-    if not scenes:
-        raise SimError(f"bench: no torture scenes in {crowd_suite.SUITE_DIR}")
-    bar = Progress(len(scenes) * args.seeds, "crowd suite")
-    try:
-        report = crowd_suite.bench_suite(
-            scenes, seeds=args.seeds, progress=lambda note: bar.advance(1, note)
-        )
-    finally:
-        bar.close()
-    print("\n".join([*report.lines(), "", "Targets:", *report.target_lines()]))
-    status = 0
-    if args.write_results:
-        command = f"sim bench --crowd-suite --seeds {args.seeds} --write-results"
-        write_bytes_atomic(RESULTS_PATH.parent / crowd_suite.CHART, report.chart_svg().encode())
-        section = crowd_suite.section_lines(report, command, _commit())
-        print(f"\nwrote {write_mapf_section(section)}")
     status |= _write_json(args, report.to_json())
     return status
 

@@ -24,6 +24,8 @@ Point = tuple[float, float]
 
 MOVING = tuple(AgentState).index(AgentState.MOVING)
 ARRIVED = tuple(AgentState).index(AgentState.ARRIVED)
+HELD_SPEED_FRACTION = 0.1
+"""A moving neighbour slower than this fraction of its speed stands held (see `lone_velocity`)."""
 
 
 def lone_velocity(
@@ -61,9 +63,16 @@ def lone_velocity(
     wanted[0] = preferred
     active = rows.avoidance[index].copy()
     active[0] = True
-    priority = np.where(rows.state[index] == MOVING, 1.0, settings.rest_priority)
+    moving = rows.state[index] == MOVING
+    priority = np.where(moving, 1.0, settings.rest_priority)
     priority[0] = settings.rest_priority if resting else 1.0
     priority *= rows.weights[index]  # avoidance_priority: Unity's, as an ORCA weight
+    # A neighbour standing while it would move (pinned to a wall or a standing agent) cannot
+    # take its share of a turn, however light its avoidance priority: this one does.
+    speed = np.hypot(rows.velocities[index, 0], rows.velocities[index, 1])
+    held = moving & (speed < HELD_SPEED_FRACTION * rows.speeds[index])
+    held[0] = False
+    priority[held] = settings.walled_priority * np.maximum(rows.weights[index[held]], 1.0)
     sidestep = np.zeros(len(index), dtype=np.bool_)
     sidestep[0] = not resting and (goal is None or not _near_cluster(rows, row, goal, settings))
     # Against agents resting at their goals it waits for them to make way (`make_way`), or

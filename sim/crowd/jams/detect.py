@@ -51,8 +51,9 @@ class JamSettings:
             up to the whole grid.
         max_members: A jam with more agents in its window is left to avoidance: a joint plan
             moves its members a cell a step, each waiting for the others, so a plan for a
-            crowd holds it up longer than avoidance does (the doorway's 24 fit; the 60 of
-            scenes/crossing.toml took 57 s with plans of 32, 48 s without them).
+            crowd holds it up longer than avoidance does (the 60 of scenes/crossing.toml took
+            57 s with plans of 32, 48 s without them), but a one-cell door avoidance never
+            clears: 32 fit a doorway swap of 16 a side (with 24, 14 a side stood for ever).
         max_nodes: The configurations LaCAM* may search for a jam's plan (the best found by
             then is taken): a budget of work, not of time, so plans do not depend on the
             machine's load.
@@ -68,7 +69,7 @@ class JamSettings:
     opposed_cells: float = 3.0
     margin_cells: int = 5
     funnel_cells: int = 3
-    max_members: int = 24
+    max_members: int = 32
     max_nodes: int = 10_000
     tries: int = 4
     time_limit_s: float = 1.0
