@@ -114,23 +114,19 @@ static HOT_INLINE long scan_line(const uint64_t *mid, long words, long at, long 
 }
 
 /* The column of the first jump point east (`step` 1) or west (-1) of walkable (row, col), or
- * NO_JUMP. */
+ * NO_JUMP. The caller has checked rows row - 1 to row + 1 (see expand). */
 static HOT_INLINE long scan_row(const Jps *j, long row, long col, long step) {
-    Packed *grid = j->grid;
-    packed_check_row(grid, row - 1);
-    packed_check_row(grid, row);
-    packed_check_row(grid, row + 1);
+    const Packed *grid = j->grid;
     return scan_line(line_of(grid->rows, grid->row_words, row), grid->row_words, col, step,
                      row == j->goal_row ? j->goal_col : -2, NULL);
 }
 
 /* The row of the first jump point south (`step` 1) or north (-1) of walkable (row, col), or
- * NO_JUMP. */
+ * NO_JUMP. The caller has checked row `row`; the scan checks every word it reads from its
+ * first on. It also reads the word before its first one, for that word's bit nearest the
+ * first: row `row`'s bit when the first word starts at row + step, a bit masked off otherwise. */
 static HOT_INLINE long scan_column(const Jps *j, long row, long col, long step) {
     Packed *grid = j->grid;
-    /* The word before the scan's first one is read for its last bit, which counts only when it
-     * is the word of `row` itself; the scan checks every word it reads from its first on. */
-    packed_check_word(grid, (64 + row) >> 6);
     return scan_line(line_of(grid->cols, grid->col_words, col), grid->col_words, row, step,
                      col == j->goal_col ? j->goal_row : -2, grid);
 }
@@ -302,10 +298,9 @@ static HOT_INLINE int walk_diagonal(Frontier *f, const Jps *j, int32_t current, 
     const long vertical = d_row * width, line_step = d_row * grid->row_words;
     const uint64_t *here = line_of(grid->rows, grid->row_words, row);
     long cell = current;
-    packed_check_row(grid, row);
-    /* The copies' blocked border ends the walk at the grid's edge. */
+    /* The copies' blocked border ends the walk at the grid's edge. Rows row - 1 to row + 1
+     * are checked on entry (see expand); each step checks the one row it brings in reach. */
     for (long steps = 1;; steps++) {
-        packed_check_row(grid, row + d_row);
         const uint64_t *next = here + line_step;
         const long ahead = 64 + col, beside = ahead + d_col;
         if (!((next[ahead >> 6] >> (ahead & 63)) & (here[beside >> 6] >> (beside & 63)) &
@@ -315,6 +310,7 @@ static HOT_INLINE int walk_diagonal(Frontier *f, const Jps *j, int32_t current, 
         cell += vertical + d_col;
         row += d_row;
         col += d_col;
+        packed_check_row(grid, row + d_row);
         const double cost = g + (double)steps * SQRT2;
         if (cell == j->goal)
             return relax(f, j, current, cell, row, col, cost, direction_code(d_row, d_col), kind);
@@ -360,6 +356,12 @@ static HOT_INLINE int expand(Frontier *f, const Jps *j, int32_t current, int kin
     const long width = j->width;
     const long row = (long)((uint32_t)current / (uint32_t)width), col = current - row * width;
     const double g = here.cost_so_far;
+    /* Every scan and walk from here reads rows row - 1 to row + 1 (and the words of columns it
+     * checks itself), and a walk checks each row it adds: checked here, before any of them. */
+    Packed *grid = j->grid;
+    packed_check_row(grid, row - 1);
+    packed_check_row(grid, row);
+    packed_check_row(grid, row + 1);
     if (here.slot == START_CODE) {
         /* Every direction, in jps.DIRECTIONS order (the order does not change the result:
          * no two directions find the same cell). */
@@ -380,10 +382,6 @@ static HOT_INLINE int expand(Frontier *f, const Jps *j, int32_t current, int kin
      * diagonal toward it. A side beyond the grid's edge is blocked in the copies, so never
      * forced. */
     if (!go_straight(f, j, current, g, row, col, d_row, d_col, kind)) return 0;
-    Packed *grid = j->grid;
-    packed_check_row(grid, row - 1);
-    packed_check_row(grid, row);
-    packed_check_row(grid, row + 1);
     for (long sign = -1; sign <= 1; sign += 2) {
         const long side_row = d_row ? 0 : sign, side_col = d_row ? sign : 0;
         if (packed_open(grid, row + side_row, col + side_col) &&

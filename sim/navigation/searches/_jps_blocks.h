@@ -9,18 +9,20 @@
  * An array edited in place must never be searched from stale bits, and numpy keeps no version
  * of an array's contents. Comparing the whole array with the bytes the copies were made from
  * costs 2 to 4 us for 512 x 512 here, more than the rest of a call, while a short query reads a
- * few lines. So a search checks what it reads, when it first reads it: a row of the array
- * against the same row of the snapshot (one memcmp of `width` bytes) before it reads that row
- * of the row-major copy, and every row a word of the transposed copy covers (64 rows, a block)
- * before it reads that word. A row that differs has its bits rewritten in both copies and its
- * snapshot row brought up to date, then the search goes on: nothing it has read yet held that
- * row's bits (every read is preceded by the check of every row it covers), so the answer is the
- * array's as it is. The rows and blocks a search has checked carry its stamp (a counter bumped
- * for every search, or once for a batch): no reset between searches. A search from start ==
- * goal checks nothing; a long one checks at most every row once (the old cost). Rows are
- * checked without the GIL: an array edited by another thread while a search of it runs gets an
- * answer from a mix of the two, as any reader of an array being written would; the copies stay
- * true to their snapshot row by row.
+ * few lines. So a search checks what it reads, when it first reads it: a chunk of rows of the
+ * array against the same rows of the snapshot (one memcmp of about CHUNK_BYTES: 8 rows of a
+ * 512-wide map, all 64 rows of a word of a 49-wide one; a row at a time cost more in calls
+ * than in bytes) before it reads any of those rows of the row-major copy, and every row a word
+ * of the transposed copy covers (64 rows) before it reads that word. Rows that differ have
+ * their bits rewritten in both copies and their snapshot brought up to date, then the search
+ * goes on: nothing it has read yet held those rows' bits (every read is preceded by the check
+ * of every row it covers), so the answer is the array's as it is. The chunks and words a
+ * search has checked carry its stamp (a counter bumped for every search, or once for a
+ * batch): no reset between searches. A search from start == goal checks nothing; a long one
+ * checks at most every row once (the old cost). Rows are checked without the GIL: an array
+ * edited by another thread while a search of it runs gets an answer from a mix of the two, as
+ * any reader of an array being written would; the copies stay true to their snapshot, chunk by
+ * chunk.
  *
  * The address is only a hint of which entry to check against: a new array at a freed one's
  * address is repaired row by row like an edit. Entries are taken and given back under the GIL;
@@ -40,6 +42,15 @@
 #include "_search_common.h"
 
 enum { PACKED_MAX = 4 }; /* arrays kept at once; the least recently used goes first */
+enum { CHUNK_BYTES = 4096 };
+
+/* The checks' rare half (a chunk or word not yet checked by this search) is kept out of the
+ * scans' loops, whose code must stay small (see _jps.c). */
+#if defined(__GNUC__) || defined(__clang__)
+#define COLD __attribute__((noinline, cold))
+#else
+#define COLD
+#endif /* bytes of the array checked at a time, at least one row */
 
 typedef struct {
     const void *key; /* the array's buffer address: a hint only (see above) */
@@ -50,7 +61,9 @@ typedef struct {
     uint64_t *cols;       /* transposed: width + 2 lines of col_words */
     long row_words, col_words;
     uint32_t stamp;       /* the search (or batch) taking it now */
-    uint32_t *row_stamp;  /* height + 2: row r (-1 to height) checked by that stamp at [r + 1] */
+    int shift;            /* rows are checked 1 << shift at a time (a chunk; see above) */
+    long chunks;          /* chunk_stamp's length */
+    uint32_t *chunk_stamp; /* row r (-1 to height) checked by that stamp: chunk_of(r) */
     uint32_t *word_stamp; /* col_words: the rows word w of a column covers, checked, at [w] */
     int users;            /* searches reading it now */
     int cached;           /* in packed_cache, else freed when given back */
@@ -99,14 +112,14 @@ static void packed_free(Packed *p) {
     PyMem_RawFree(p->snapshot);
     PyMem_RawFree(p->rows);
     PyMem_RawFree(p->cols);
-    PyMem_RawFree(p->row_stamp);
+    PyMem_RawFree(p->chunk_stamp);
     PyMem_RawFree(p->word_stamp);
     PyMem_RawFree(p);
 }
 
 /* Every row and word checked by `p->stamp`: the copies were just made from the array. */
 static void packed_stamp_all(Packed *p) {
-    for (long i = 0; i < p->height + 2; i++) p->row_stamp[i] = p->stamp;
+    for (long i = 0; i < p->chunks; i++) p->chunk_stamp[i] = p->stamp;
     for (long i = 0; i < p->col_words; i++) p->word_stamp[i] = p->stamp;
 }
 
@@ -125,9 +138,11 @@ static Packed *packed_build(const uint8_t *cells, long height, long width) {
     p->snapshot = PyMem_RawMalloc(size);
     p->rows = PyMem_RawCalloc((size_t)(height + 2) * (size_t)p->row_words, sizeof(uint64_t));
     p->cols = PyMem_RawCalloc((size_t)(width + 2) * (size_t)p->col_words, sizeof(uint64_t));
-    p->row_stamp = PyMem_RawMalloc((size_t)(height + 2) * sizeof(uint32_t));
+    while (p->shift < 6 && (width << p->shift) < CHUNK_BYTES) p->shift++;
+    p->chunks = ((height + (1L << p->shift)) >> p->shift) + 1;
+    p->chunk_stamp = PyMem_RawMalloc((size_t)p->chunks * sizeof(uint32_t));
     p->word_stamp = PyMem_RawMalloc((size_t)p->col_words * sizeof(uint32_t));
-    if (p->snapshot == NULL || p->rows == NULL || p->cols == NULL || p->row_stamp == NULL ||
+    if (p->snapshot == NULL || p->rows == NULL || p->cols == NULL || p->chunk_stamp == NULL ||
         p->word_stamp == NULL) {
         packed_free(p);
         return NULL;
@@ -143,31 +158,43 @@ static Packed *packed_build(const uint8_t *cells, long height, long width) {
     return p;
 }
 
-/* Check row `row` (-1 to height: the border rows are never written) of the array against the
- * snapshot for this search, rewriting its bits in both copies where they differ. */
-static void packed_check_row_slow(Packed *p, long row) {
-    p->row_stamp[row + 1] = p->stamp;
-    if (row < 0 || row >= p->height) return;
+/* The chunk of row `row` (-1 to height): 0 for row -1, then k for rows (k - 1) << shift to
+ * (k << shift) - 1. */
+static HOT_INLINE long chunk_of(const Packed *p, long row) {
+    return (row + (1L << p->shift)) >> p->shift;
+}
+
+/* Check chunk `chunk`'s rows of the array against the snapshot for this search, rewriting the
+ * bits of the rows that differ in both copies (chunk 0 and the last hold only border rows,
+ * never written). */
+static COLD void packed_check_chunk_slow(Packed *p, long chunk) {
+    p->chunk_stamp[chunk] = p->stamp;
     const long width = p->width;
-    const uint8_t *now = p->cells + row * width;
-    uint8_t *was = p->snapshot + row * width;
-    if (memcmp(now, was, (size_t)width) == 0) return;
-    for (long col = 0; col < width; col++)
-        if (now[col] != was[col]) packed_set(p, row, col, now[col]);
-    memcpy(was, now, (size_t)width);
+    const long first = (chunk - 1) << p->shift;
+    const long end = (chunk << p->shift) < p->height ? chunk << p->shift : p->height;
+    if (first < 0 || first >= end) return;
+    const uint8_t *now = p->cells + first * width;
+    uint8_t *was = p->snapshot + first * width;
+    const size_t size = (size_t)(end - first) * (size_t)width;
+    if (memcmp(now, was, size) == 0) return;
+    for (size_t i = 0; i < size; i++)
+        if (now[i] != was[i])
+            packed_set(p, first + (long)(i / (size_t)width), (long)(i % (size_t)width), now[i]);
+    memcpy(was, now, size);
 }
 
 /* Before reading row `row` (-1 to height) of the row-major copy. */
 static HOT_INLINE void packed_check_row(Packed *p, long row) {
-    if (p->row_stamp[row + 1] != p->stamp) packed_check_row_slow(p, row);
+    const long chunk = chunk_of(p, row);
+    if (p->chunk_stamp[chunk] != p->stamp) packed_check_chunk_slow(p, chunk);
 }
 
 /* Check the rows word `w` of every column covers (64 w - 64 to 64 w - 1, those in the grid). */
-static void packed_check_word_slow(Packed *p, long w) {
+static COLD void packed_check_word_slow(Packed *p, long w) {
     p->word_stamp[w] = p->stamp;
     const long first = w * 64 - 64 > 0 ? w * 64 - 64 : 0;
     const long end = w * 64 < p->height ? w * 64 : p->height;
-    for (long row = first; row < end; row++) packed_check_row(p, row);
+    for (long row = first; row < end; row += 1L << p->shift) packed_check_row(p, row);
 }
 
 /* Before reading word `w` (0 to col_words - 1) of any line of the transposed copy. */
@@ -188,7 +215,7 @@ static Packed *packed_take(const uint8_t *cells, long height, long width) {
         if (++p->stamp == 0) {
             /* Wrapped: no row may look checked by a search 2**32 searches ago. */
             p->stamp = 1;
-            for (long r = 0; r < height + 2; r++) p->row_stamp[r] = 0;
+            for (long c = 0; c < p->chunks; c++) p->chunk_stamp[c] = 0;
             for (long w = 0; w < p->col_words; w++) p->word_stamp[w] = 0;
         }
         p->users++;
