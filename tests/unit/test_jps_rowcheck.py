@@ -126,6 +126,27 @@ def test_queries_between_in_place_edits_equal_fresh_searches(
         edit(walkable, kind, rng)
 
 
+@settings(max_examples=30, deadline=None, derandomize=True, database=None)
+@given(
+    height=st.integers(2, 40),
+    width=st.sampled_from((513, 1030, 2050, 4100)),
+    edits=st.lists(st.sampled_from(EDITS), min_size=1, max_size=3),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_wide_grids_check_rows_a_few_at_a_time(
+    height: int, width: int, edits: list[str], seed: int
+) -> None:
+    # A chunk checked at a time holds about 4 KB: 8, 4, 2 and 1 rows of these widths, so a
+    # search crosses many chunks' edges in a few rows.
+    rng = np.random.default_rng(seed)
+    walkable = rng.random((height, width)) >= rng.choice((0.0, 0.1, 0.3))
+    for kind in [*edits, "cell"]:
+        for start, goal in pairs(walkable, rng, 3):
+            found, cells, cost, expanded = jps_flat(walkable, start, goal)
+            assert (found, cells, cost, expanded) == reference(walkable, start, goal), kind
+        edit(walkable, kind, rng)
+
+
 @settings(max_examples=60, deadline=None, derandomize=True, database=None)
 @given(
     height=SIDES,
