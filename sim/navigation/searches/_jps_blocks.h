@@ -165,8 +165,8 @@ static HOT_INLINE long chunk_of(const Packed *p, long row) {
 }
 
 /* Check chunk `chunk`'s rows of the array against the snapshot for this search, rewriting the
- * bits of the rows that differ in both copies (chunk 0 and the last hold only border rows,
- * never written). */
+ * bits of the rows that differ in both copies. Only its rows in the grid are compared: the
+ * border rows -1 and height are never written. */
 static COLD void packed_check_chunk_slow(Packed *p, long chunk) {
     p->chunk_stamp[chunk] = p->stamp;
     const long width = p->width;
