@@ -12,7 +12,8 @@
  *   - Straight scans read 64 cells per machine word, as the block-based jump point search of
  *     "Improving Jump Point Search" (Harabor & Grastien, ICAPS 2014) does: rows from a
  *     bit-packed copy of the map, columns from a transposed one, both built once per array and
- *     kept, checked against the array on every call (_jps_blocks.h). One window of 64 cells of
+ *     kept, each row checked against the array when a search first reads it (_jps_blocks.h:
+ *     a search pays for the rows it reads, not for the whole array). One window of 64 cells of
  *     the scanned line and of the lines beside it, and of the side lines one cell behind, gives
  *     with a few bit operations the cells that stop the scan: a blocked cell (dead end), a cell
  *     with a forced neighbour (a side cell open whose cell behind is blocked) or the goal; the
@@ -41,7 +42,7 @@
 enum { LANDMARKS_MAX = 32 };
 
 typedef struct {
-    const Packed *grid; /* the walkable cells, bit-packed (_jps_blocks.h) */
+    Packed *grid; /* the walkable cells, bit-packed, checked as read (_jps_blocks.h) */
     long height, width;
     int32_t start, goal;
     long goal_row, goal_col;
@@ -71,9 +72,11 @@ enum { NO_JUMP = -1 };
  * A row scan east or west on the row-major copy, a column scan south or north on the
  * transposed one. The scan reads whole words (bit k of word w is cell 64 * w + k - 64): the
  * first one masked to the cells ahead, each side line's cells behind taken from the word and
- * the last bit of the word before it. */
+ * the last bit of the word before it. A column scan passes `checked`, the copies, so that the
+ * rows each word covers are checked before it is read (_jps_blocks.h); a row scan's caller
+ * checks its three rows and passes NULL. */
 static HOT_INLINE long scan_line(const uint64_t *mid, long words, long at, long step,
-                                 long goal) {
+                                 long goal, Packed *checked) {
     const uint64_t *before = mid - words, *after = mid + words;
     const long p = 64 + at + step; /* the first cell's bit */
     long w = p >> 6;
@@ -82,6 +85,7 @@ static HOT_INLINE long scan_line(const uint64_t *mid, long words, long at, long 
         uint64_t ahead = ~0ULL << (p & 63);
         uint64_t before_last = before[w - 1], after_last = after[w - 1];
         for (;; w++, ahead = ~0ULL) {
+            if (checked != NULL) packed_check_word(checked, w);
             const uint64_t here = mid[w], side_a = before[w], side_b = after[w];
             uint64_t stop = ~here | (side_a & ~((side_a << 1) | (before_last >> 63))) |
                             (side_b & ~((side_b << 1) | (after_last >> 63)));
@@ -99,6 +103,7 @@ static HOT_INLINE long scan_line(const uint64_t *mid, long words, long at, long 
     uint64_t ahead = ~0ULL >> (63 - (p & 63));
     uint64_t before_last = before[w + 1], after_last = after[w + 1];
     for (;; w--, ahead = ~0ULL) {
+        if (checked != NULL) packed_check_word(checked, w);
         const uint64_t here = mid[w], side_a = before[w], side_b = after[w];
         uint64_t stop = ~here | (side_a & ~((side_a >> 1) | (before_last << 63))) |
                         (side_b & ~((side_b >> 1) | (after_last << 63)));
@@ -114,19 +119,21 @@ static HOT_INLINE long scan_line(const uint64_t *mid, long words, long at, long 
 }
 
 /* The column of the first jump point east (`step` 1) or west (-1) of walkable (row, col), or
- * NO_JUMP. */
+ * NO_JUMP. The caller has checked rows row - 1 to row + 1 (see expand). */
 static HOT_INLINE long scan_row(const Jps *j, long row, long col, long step) {
     const Packed *grid = j->grid;
     return scan_line(line_of(grid->rows, grid->row_words, row), grid->row_words, col, step,
-                     row == j->goal_row ? j->goal_col : -2);
+                     row == j->goal_row ? j->goal_col : -2, NULL);
 }
 
 /* The row of the first jump point south (`step` 1) or north (-1) of walkable (row, col), or
- * NO_JUMP. */
+ * NO_JUMP. The caller has checked row `row`; the scan checks every word it reads from its
+ * first on. It also reads the word before its first one, for that word's bit nearest the
+ * first: row `row`'s bit when the first word starts at row + step, a bit masked off otherwise. */
 static HOT_INLINE long scan_column(const Jps *j, long row, long col, long step) {
-    const Packed *grid = j->grid;
+    Packed *grid = j->grid;
     return scan_line(line_of(grid->cols, grid->col_words, col), grid->col_words, row, step,
-                     col == j->goal_col ? j->goal_row : -2);
+                     col == j->goal_col ? j->goal_row : -2, grid);
 }
 
 /* ---- The frontier: a heap with stale entries, and a "hand" ----
@@ -299,12 +306,13 @@ static HOT_INLINE int go_straight(Frontier *f, const Jps *j, int32_t current, do
  * find, until the goal (JumpPointSearch._successors). Returns 0 when out of memory. */
 static HOT_INLINE int walk_diagonal(Frontier *f, const Jps *j, int32_t current, double g,
                                     long row, long col, long d_row, long d_col, int kind) {
-    const Packed *grid = j->grid;
+    Packed *grid = j->grid;
     const long width = j->width;
     const long vertical = d_row * width, line_step = d_row * grid->row_words;
     const uint64_t *here = line_of(grid->rows, grid->row_words, row);
     long cell = current;
-    /* The copies' blocked border ends the walk at the grid's edge. */
+    /* The copies' blocked border ends the walk at the grid's edge. Rows row - 1 to row + 1
+     * are checked on entry (see expand); each step checks the one row it brings in reach. */
     for (long steps = 1;; steps++) {
         const uint64_t *next = here + line_step;
         const long ahead = 64 + col, beside = ahead + d_col;
@@ -315,6 +323,7 @@ static HOT_INLINE int walk_diagonal(Frontier *f, const Jps *j, int32_t current, 
         cell += vertical + d_col;
         row += d_row;
         col += d_col;
+        packed_check_row(grid, row + d_row);
         const double cost = g + (double)steps * SQRT2;
         if (cell == j->goal)
             return relax(f, j, current, cell, row, col, cost, direction_code(d_row, d_col), kind);
@@ -360,6 +369,12 @@ static HOT_INLINE int expand(Frontier *f, const Jps *j, int32_t current, int kin
     const long width = j->width;
     const long row = (long)((uint32_t)current / (uint32_t)width), col = current - row * width;
     const double g = here.cost_so_far;
+    /* Every scan and walk from here reads rows row - 1 to row + 1 (and the words of columns it
+     * checks itself), and a walk checks each row it adds: checked here, before any of them. */
+    Packed *grid = j->grid;
+    packed_check_row(grid, row - 1);
+    packed_check_row(grid, row);
+    packed_check_row(grid, row + 1);
     if (here.slot == START_CODE) {
         /* Every direction, in jps.DIRECTIONS order (the order does not change the result:
          * no two directions find the same cell). */
@@ -380,7 +395,6 @@ static HOT_INLINE int expand(Frontier *f, const Jps *j, int32_t current, int kin
      * diagonal toward it. A side beyond the grid's edge is blocked in the copies, so never
      * forced. */
     if (!go_straight(f, j, current, g, row, col, d_row, d_col, kind)) return 0;
-    const Packed *grid = j->grid;
     for (long sign = -1; sign <= 1; sign += 2) {
         const long side_row = d_row ? 0 : sign, side_col = d_row ? sign : 0;
         if (packed_open(grid, row + side_row, col + side_col) &&
@@ -654,8 +668,9 @@ PyDoc_STRVAR(batch_doc,
              "back in one call with the GIL released; see kernel_batch.py (jps_batch).");
 
 /* Many searches on one array: the array, the ends and the heuristic are checked once, the
- * packed copies taken (and compared with the array) once, and the workspace kept from one
- * search to the next; every answer is search()'s for the same ends. */
+ * packed copies taken once (a row checked against the array by the first search to read it
+ * serves the rest), and the workspace kept from one search to the next; every answer is
+ * search()'s for the same ends. */
 static PyObject *jps_batch(PyObject *module, PyObject *args) {
     (void)module;
     PyObject *walkable_obj, *starts_obj, *goals_obj;

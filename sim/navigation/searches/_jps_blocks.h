@@ -7,14 +7,27 @@
  * array's buffer address and shape, as the landmark fields are kept (landmarks.py).
  *
  * An array edited in place must never be searched from stale bits, and numpy keeps no version
- * of an array's contents. So every call compares the array with the bytes its copies were made
- * from (memcmp: about 2 us for 512 x 512 here, against a query of 10 to 1000 us; a hash would
- * read as many bytes), and when they differ repairs the bits of the cells that changed (a
- * pass over the array in 8-byte words, then a few bit writes per changed cell). The address is
- * only a hint of which entry to compare with: a new array at a freed one's address is repaired
- * like an edit. Entries are taken and given back under the GIL; one that a search without the
- * GIL is reading is never repaired or freed (a second search of a changed array gets a private
- * copy instead).
+ * of an array's contents. Comparing the whole array with the bytes the copies were made from
+ * costs 2 to 4 us for 512 x 512 here, more than the rest of a call, while a short query reads a
+ * few lines. So a search checks what it reads, when it first reads it: a chunk of rows of the
+ * array against the same rows of the snapshot (one memcmp of about CHUNK_BYTES: 8 rows of a
+ * 512-wide map, all 64 rows of a word of a 49-wide one; a row at a time cost more in calls
+ * than in bytes) before it reads any of those rows of the row-major copy, and every row a word
+ * of the transposed copy covers (64 rows) before it reads that word. Rows that differ have
+ * their bits rewritten in both copies and their snapshot brought up to date, then the search
+ * goes on: nothing it has read yet held those rows' bits (every read is preceded by the check
+ * of every row it covers), so the answer is the array's as it is. The chunks and words a
+ * search has checked carry its stamp (a counter bumped for every search, or once for a
+ * batch): no reset between searches. A search from start == goal checks nothing; a long one
+ * checks at most every row once (the old cost). Rows are checked without the GIL: an array
+ * edited by another thread while a search of it runs gets an answer from a mix of the two, as
+ * any reader of an array being written would; the copies stay true to their snapshot, chunk by
+ * chunk.
+ *
+ * The address is only a hint of which entry to check against: a new array at a freed one's
+ * address is repaired row by row like an edit. Entries are taken and given back under the GIL;
+ * one that a search without the GIL is reading is never repaired or freed, and its stamps are
+ * that search's: a second search of the same array meanwhile gets a private copy.
  *
  * Layout: a grid of `count` lines of `length` cells keeps `count + 2` lines of `words` 64-bit
  * words, line -1 first, all 0 (blocked) but the walkable cells; cell i of a line is bit 64 + i,
@@ -29,14 +42,29 @@
 #include "_search_common.h"
 
 enum { PACKED_MAX = 4 }; /* arrays kept at once; the least recently used goes first */
+enum { CHUNK_BYTES = 4096 };
+
+/* The checks' rare half (a chunk or word not yet checked by this search) is kept out of the
+ * scans' loops, whose code must stay small (see _jps.c). */
+#if defined(__GNUC__) || defined(__clang__)
+#define COLD __attribute__((noinline, cold))
+#else
+#define COLD
+#endif /* bytes of the array checked at a time, at least one row */
 
 typedef struct {
     const void *key; /* the array's buffer address: a hint only (see above) */
     long height, width;
+    const uint8_t *cells; /* the array searched now: the one taken with this entry */
     uint8_t *snapshot;    /* the bytes the bits hold, height * width of 0 or 1 */
     uint64_t *rows;       /* row-major: height + 2 lines of row_words */
     uint64_t *cols;       /* transposed: width + 2 lines of col_words */
     long row_words, col_words;
+    uint32_t stamp;       /* the search (or batch) taking it now */
+    int shift;            /* rows are checked 1 << shift at a time (a chunk; see above) */
+    long chunks;          /* chunk_stamp's length */
+    uint32_t *chunk_stamp; /* row r (-1 to height) checked by that stamp: chunk_of(r) */
+    uint32_t *word_stamp; /* col_words: the rows word w of a column covers, checked, at [w] */
     int users;            /* searches reading it now */
     int cached;           /* in packed_cache, else freed when given back */
     uint64_t used;        /* packed_clock when last taken */
@@ -84,16 +112,25 @@ static void packed_free(Packed *p) {
     PyMem_RawFree(p->snapshot);
     PyMem_RawFree(p->rows);
     PyMem_RawFree(p->cols);
+    PyMem_RawFree(p->chunk_stamp);
+    PyMem_RawFree(p->word_stamp);
     PyMem_RawFree(p);
 }
 
-/* A new copy of `cells` (height x width bytes of 0 or 1), not in the cache; NULL when out of
- * memory. */
+/* Every row and word checked by `p->stamp`: the copies were just made from the array. */
+static void packed_stamp_all(Packed *p) {
+    for (long i = 0; i < p->chunks; i++) p->chunk_stamp[i] = p->stamp;
+    for (long i = 0; i < p->col_words; i++) p->word_stamp[i] = p->stamp;
+}
+
+/* A new copy of `cells` (height x width bytes of 0 or 1), not in the cache, every row checked
+ * for the search taking it; NULL when out of memory. */
 static Packed *packed_build(const uint8_t *cells, long height, long width) {
     Packed *p = PyMem_RawCalloc(1, sizeof(Packed));
     if (p == NULL) return NULL;
     const size_t size = (size_t)height * (size_t)width;
     p->key = cells;
+    p->cells = cells;
     p->height = height;
     p->width = width;
     p->row_words = words_for(width);
@@ -101,7 +138,12 @@ static Packed *packed_build(const uint8_t *cells, long height, long width) {
     p->snapshot = PyMem_RawMalloc(size);
     p->rows = PyMem_RawCalloc((size_t)(height + 2) * (size_t)p->row_words, sizeof(uint64_t));
     p->cols = PyMem_RawCalloc((size_t)(width + 2) * (size_t)p->col_words, sizeof(uint64_t));
-    if (p->snapshot == NULL || p->rows == NULL || p->cols == NULL) {
+    while (p->shift < 6 && (width << p->shift) < CHUNK_BYTES) p->shift++;
+    p->chunks = ((height + (1L << p->shift)) >> p->shift) + 1;
+    p->chunk_stamp = PyMem_RawMalloc((size_t)p->chunks * sizeof(uint32_t));
+    p->word_stamp = PyMem_RawMalloc((size_t)p->col_words * sizeof(uint32_t));
+    if (p->snapshot == NULL || p->rows == NULL || p->cols == NULL || p->chunk_stamp == NULL ||
+        p->word_stamp == NULL) {
         packed_free(p);
         return NULL;
     }
@@ -111,38 +153,71 @@ static Packed *packed_build(const uint8_t *cells, long height, long width) {
         for (long col = 0; col < width; col++)
             if (line[col]) packed_set(p, row, col, 1);
     }
+    p->stamp = 1;
+    packed_stamp_all(p);
     return p;
 }
 
-/* Bring `p` up to `cells` (same shape), rewriting the bits of the cells that differ. */
-static void packed_repair(Packed *p, const uint8_t *cells) {
-    const size_t size = (size_t)p->height * (size_t)p->width;
-    size_t at = 0;
-    for (; at + 8 <= size; at += 8) {
-        uint64_t now, was;
-        memcpy(&now, cells + at, 8);
-        memcpy(&was, p->snapshot + at, 8);
-        if (now == was) continue;
-        for (size_t i = at; i < at + 8; i++)
-            if (cells[i] != p->snapshot[i])
-                packed_set(p, (long)(i / (size_t)p->width), (long)(i % (size_t)p->width), cells[i]);
-    }
-    for (; at < size; at++)
-        if (cells[at] != p->snapshot[at])
-            packed_set(p, (long)(at / (size_t)p->width), (long)(at % (size_t)p->width), cells[at]);
-    memcpy(p->snapshot, cells, size);
+/* The chunk of row `row` (-1 to height): 0 for row -1, then k for rows (k - 1) << shift to
+ * (k << shift) - 1. */
+static HOT_INLINE long chunk_of(const Packed *p, long row) {
+    return (row + (1L << p->shift)) >> p->shift;
 }
 
-/* The packed copies of `cells` (height x width bytes of 0 or 1) for one search, up to date;
- * NULL when out of memory. Under the GIL; give it back with packed_give_back. */
+/* Check chunk `chunk`'s rows of the array against the snapshot for this search, rewriting the
+ * bits of the rows that differ in both copies. Only its rows in the grid are compared: the
+ * border rows -1 and height are never written. */
+static COLD void packed_check_chunk_slow(Packed *p, long chunk) {
+    p->chunk_stamp[chunk] = p->stamp;
+    const long width = p->width;
+    const long first = (chunk - 1) << p->shift;
+    const long end = (chunk << p->shift) < p->height ? chunk << p->shift : p->height;
+    if (first < 0 || first >= end) return;
+    const uint8_t *now = p->cells + first * width;
+    uint8_t *was = p->snapshot + first * width;
+    const size_t size = (size_t)(end - first) * (size_t)width;
+    if (memcmp(now, was, size) == 0) return;
+    for (size_t i = 0; i < size; i++)
+        if (now[i] != was[i])
+            packed_set(p, first + (long)(i / (size_t)width), (long)(i % (size_t)width), now[i]);
+    memcpy(was, now, size);
+}
+
+/* Before reading row `row` (-1 to height) of the row-major copy. */
+static HOT_INLINE void packed_check_row(Packed *p, long row) {
+    const long chunk = chunk_of(p, row);
+    if (p->chunk_stamp[chunk] != p->stamp) packed_check_chunk_slow(p, chunk);
+}
+
+/* Check the rows word `w` of every column covers (64 w - 64 to 64 w - 1, those in the grid). */
+static COLD void packed_check_word_slow(Packed *p, long w) {
+    p->word_stamp[w] = p->stamp;
+    const long first = w * 64 - 64 > 0 ? w * 64 - 64 : 0;
+    const long end = w * 64 < p->height ? w * 64 : p->height;
+    for (long row = first; row < end; row += 1L << p->shift) packed_check_row(p, row);
+}
+
+/* Before reading word `w` (0 to col_words - 1) of any line of the transposed copy. */
+static HOT_INLINE void packed_check_word(Packed *p, long w) {
+    if (p->word_stamp[w] != p->stamp) packed_check_word_slow(p, w);
+}
+
+/* The packed copies of `cells` (height x width bytes of 0 or 1) for one search or batch, to be
+ * checked row by row as it reads them (above); NULL when out of memory. Under the GIL; give it
+ * back with packed_give_back. */
 static Packed *packed_take(const uint8_t *cells, long height, long width) {
     packed_clock++;
     for (int i = 0; i < PACKED_MAX; i++) {
         Packed *p = packed_cache[i];
         if (p == NULL || p->key != cells || p->height != height || p->width != width) continue;
-        const int same = memcmp(p->snapshot, cells, (size_t)height * (size_t)width) == 0;
-        if (!same && p->users > 0) return packed_build(cells, height, width); /* see above */
-        if (!same) packed_repair(p, cells);
+        if (p->users > 0) return packed_build(cells, height, width); /* see above */
+        p->cells = cells;
+        if (++p->stamp == 0) {
+            /* Wrapped: no row may look checked by a search 2**32 searches ago. */
+            p->stamp = 1;
+            for (long c = 0; c < p->chunks; c++) p->chunk_stamp[c] = 0;
+            for (long w = 0; w < p->col_words; w++) p->word_stamp[w] = 0;
+        }
         p->users++;
         p->used = packed_clock;
         return p;

@@ -57,8 +57,9 @@ def jps_batch(
 ) -> list[PathResult]:
     """`kernel.jps_search` for every pair of flat cells ``starts[i] -> goals[i]``, in one C call.
 
-    ``_jps.batch`` checks the array, the pairs and the heuristic once, compares the packed
-    copies with the array once, and runs the searches back to back with the GIL released:
+    ``_jps.batch`` checks the array, the pairs and the heuristic once, checks each row of the
+    packed copies against the array once (when a search first reads it: `_jps_blocks.h`), and
+    runs the searches back to back with the GIL released:
     answer ``i`` is ``jps_search``'s for those ends, bit for bit. `walkable` must be a
     C-contiguous 2-D bool array and every pair two walkable cells of it (else a ValueError
     before any search); `heuristic_code` one of `sim.navigation.query.JPS_HEURISTICS`' codes.
