@@ -9,7 +9,7 @@ def search(
     heuristic: int,
     h_weight: float,
     /,
-) -> tuple[bool, tuple[tuple[int, int], ...], float, int]: ...
+) -> tuple[bool, bytes | tuple[()], float, int]: ...
 def search_landmarks(
     walkable: Any,
     height: int,
@@ -19,7 +19,7 @@ def search_landmarks(
     fields: Any,
     snapshot: Any,
     /,
-) -> tuple[bool, tuple[tuple[int, int], ...], float, int] | None: ...
+) -> tuple[bool, bytes | tuple[()], float, int] | None: ...
 def batch(
     walkable: Any,
     height: int,
@@ -28,4 +28,4 @@ def batch(
     goals: Any,
     heuristic: int,
     /,
-) -> list[tuple[bool, tuple[tuple[int, int], ...], float, int]]: ...
+) -> list[tuple[bool, bytes | tuple[()], float, int]]: ...
