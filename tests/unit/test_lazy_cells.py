@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import gc
 import pickle
 from collections.abc import Callable
 from typing import Any
@@ -182,3 +183,10 @@ def test_cells_of_in_c_and_python_agree(width: int, cells: list[int]) -> None:
 def test_a_broken_flat_path_is_an_error_not_a_bad_read(flat: bytes) -> None:
     with pytest.raises(ValueError, match="flat path"):
         lazy_cells.cells_of(flat)
+
+
+def test_the_pairs_laid_out_are_left_to_no_collection() -> None:
+    """Pairs of two ints make no cycle: laid out untracked, so a long path's layout does not
+    set the collector walking every pair made so far."""
+    lazy, _ = lazy_and_eager()
+    assert not any(gc.is_tracked(pair) for pair in lazy.cells)
