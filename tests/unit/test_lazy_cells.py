@@ -175,7 +175,7 @@ def test_the_python_descriptor_reads_as_the_compiled_one(monkeypatch: pytest.Mon
 def test_cells_of_in_c_and_python_agree(width: int, cells: list[int]) -> None:
     flat = np.array([width, *cells], dtype=np.int32).tobytes()
     expected = tuple(divmod(cell, width) for cell in cells)
-    assert kernel.laid_out((True, flat, 0.0, 0))[1] == expected
+    assert kernel.eager_answer((True, flat, 0.0, 0))[1] == expected
     assert lazy_cells.cells_of_python(flat) == expected
 
 

@@ -1,8 +1,8 @@
 """The compiled search core (`_kernel.c`): the same loop as `Search.advance`, in C.
 
 `solve` runs a checked `Query` (`sim.navigation.query`) in C and returns the `PathResult` the
-Python reference returns: same cells, the same cost to the last bit, the same expansion count.
-`search_flat` is the checked boundary just above the C function. `choose` decides, for
+Python reference returns: same cells (laid out on first read, `lazy_cells`), the same cost to
+the last bit, the same expansion count. `search_flat` is the checked boundary. `choose` decides, for
 `find_path`'s ``implementation`` argument, whether C runs a query. When the extension cannot be
 imported (a failed compile: it is built with ``optional=True``), `KERNEL_AVAILABLE` is False,
 one warning is issued (on first import of this module), and "auto" keeps to Python.
@@ -15,8 +15,8 @@ The kernel runs the algorithms in `COMPILED_ALGORITHMS`; any other (depth-first 
 ValueError here, and runs only in Python.
 
 Jump point search has its own extension (`_jps.c`, `JPS_AVAILABLE`, warned about once when it
-is not built): `solve` runs a jps query there through `jps_flat`, the same kind of boundary,
-and returns what `sim.navigation.searches.jps` returns, bit for bit.
+is not built): `solve` runs a jps query there (`jps_flat` is its checked boundary) and
+returns what `sim.navigation.searches.jps` returns, bit for bit.
 """
 
 from __future__ import annotations
@@ -137,11 +137,11 @@ def flat_ends_python(walkable: Any, start: Any, goal: Any) -> Ends | None:
 
 def path_result_python(answer: FlatAnswer) -> PathResult:
     """`path_result` in Python, for a build without `_kernel`."""
-    found, cells, cost, expanded = laid_out(answer)
+    found, cells, cost, expanded = eager_answer(answer)
     return PathResult(found, cells, cost, expanded, Reason.FOUND if found else Reason.UNREACHABLE)
 
 
-def laid_out(answer: FlatAnswer) -> Answer:
+def eager_answer(answer: FlatAnswer) -> Answer:
     """A C search's answer with its flat path laid out as ``(row, col)`` pairs now."""
     found, cells, cost, expanded = answer
     return found, lazy_cells.cells_of(cells) if type(cells) is bytes else (), cost, expanded
@@ -300,7 +300,7 @@ def search_flat(
     terms = priority_terms(algorithm, heuristic, check_weight(weight), heuristic_scale)
     _check_compiled(algorithm)
     height, width = walkable.shape
-    return laid_out(
+    return eager_answer(
         _kernel.search(
             walkable,
             costs,
@@ -410,7 +410,7 @@ def jps_flat(
         raise ValueError(f"jps does not take the heuristic {heuristic!r}")
     height, width = walkable.shape
     # Weight 1 and no costs (heuristic scale 1): A*'s h_factor is 1.0 (PriorityTerms.h_factor).
-    return laid_out(
+    return eager_answer(
         _jps.search(walkable, height, width, int(start), int(goal), heuristic.code, 1.0)
     )
 
