@@ -6,6 +6,7 @@ from setuptools import Extension, setup
 # them too); listed so that a change to one rebuilds the extensions that include it.
 COMMON = "sim/navigation/_common.h"
 SEARCH_COMMON = "sim/navigation/searches/_search_common.h"
+FLAT_PATH = "sim/navigation/searches/_flat_path.h"
 GRID_SEARCH = "sim/navigation/searches/_grid_search.h"
 CROWD_BUFFERS = "sim/crowd/_buffers.h"
 CROWD_HASH = "sim/crowd/_hash.h"
@@ -15,14 +16,14 @@ setup(
         Extension(
             "sim.navigation.searches._kernel",
             ["sim/navigation/searches/_kernel.c"],
-            depends=[COMMON, SEARCH_COMMON, GRID_SEARCH],
+            depends=[COMMON, SEARCH_COMMON, FLAT_PATH, GRID_SEARCH],
             optional=True,
             extra_compile_args=["-O3"],
         ),
         Extension(
             "sim.navigation.searches._linked",
             ["sim/navigation/searches/_linked.c"],
-            depends=[COMMON, SEARCH_COMMON, GRID_SEARCH],
+            depends=[COMMON, SEARCH_COMMON, FLAT_PATH, GRID_SEARCH],
             optional=True,
             extra_compile_args=["-O3"],
         ),
@@ -50,7 +51,7 @@ setup(
         Extension(
             "sim.navigation.searches._incremental",
             ["sim/navigation/searches/_incremental.c"],
-            depends=[COMMON, SEARCH_COMMON],
+            depends=[COMMON, SEARCH_COMMON, FLAT_PATH],
             optional=True,
             extra_compile_args=["-O3"],
         ),
@@ -71,14 +72,20 @@ setup(
         Extension(
             "sim.navigation.searches._jps",
             ["sim/navigation/searches/_jps.c"],
-            depends=[COMMON, SEARCH_COMMON, GRID_SEARCH, "sim/navigation/searches/_jps_blocks.h"],
+            depends=[
+                COMMON,
+                SEARCH_COMMON,
+                FLAT_PATH,
+                GRID_SEARCH,
+                "sim/navigation/searches/_jps_blocks.h",
+            ],
             optional=True,
             extra_compile_args=["-O3"],
         ),
         Extension(
             "sim.navigation.searches._jump_table",
             ["sim/navigation/searches/_jump_table.c"],
-            depends=[COMMON],
+            depends=[COMMON, "sim/navigation/searches/_flat_path.h"],
             optional=True,
             extra_compile_args=["-O3"],
         ),

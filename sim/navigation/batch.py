@@ -113,6 +113,8 @@ def find_paths(
     if kernel.choose(settings.implementation, query.algorithm):
         chosen = np.flatnonzero(searchable)
         found = _search(query, settings, starts_flat[chosen], goals_flat[chosen])
+        if len(found) == len(results):
+            return found  # every pair searched: nothing to merge
         for index, result in zip(chosen.tolist(), found, strict=True):
             results[index] = result
     for index, known in enumerate(results):

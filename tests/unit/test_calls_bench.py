@@ -57,6 +57,7 @@ def test_ours_alone_writes_every_call_and_every_query(
     for row in document["batch"]:
         assert row["queries"] == row["optimal"] == queries
         assert row["batch_us"] > 0
+        assert row["batch_cells_us"] >= row["batch_us"]  # the same batch, its cells read too
         assert row["single_us"] > 0
         assert row["warthog_us"] is None
         assert row["ratio"] is None

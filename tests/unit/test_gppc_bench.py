@@ -77,6 +77,14 @@ def test_every_set_row_has_the_competition_fields(tmp_path: Path) -> None:
     assert all(row["query_s"] == pytest.approx(queries * 1e-6) for row in warthog_rows)
     assert any("jps / jps2" in line for line in report.lines())
     assert any(line.startswith("- our plain JPS") for line in report.target_lines())
+    # Ours are timed twice: the call, and the call with its lazily laid out cells read.
+    ours = [m for m in report.maps if m.planner == "ours"]
+    assert all(m.query_with_cells_s is not None for m in ours)
+    assert all(m.query_with_cells_s >= m.query_s for m in ours if m.query_with_cells_s)
+    assert any("jps us, cells read" in line for line in report.lines())
+    assert any(
+        line.startswith("- the same with every path's cells read") for line in report.target_lines()
+    )
 
 
 def test_a_wrong_answer_is_solved_but_not_optimal(tmp_path: Path) -> None:

@@ -19,10 +19,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 from numpy.typing import NDArray
 
-from sim.navigation import JumpPointSearch, PathResult, Reason, find_path, read_map, read_scenarios
+from sim.navigation import JumpPointSearch, PathResult, find_path, read_map, read_scenarios
 from sim.navigation.maps.movingai import sample_scenarios
 from sim.navigation.searches import jump_cache, landmarks
-from sim.navigation.searches.kernel import JPS_AVAILABLE, jps_landmarks, jps_search
+from sim.navigation.searches.kernel import JPS_AVAILABLE, jps_landmarks, jps_search, path_result
 from tests.helpers.grids import ascii_grid
 from tests.helpers.oracles import assert_legal_path, oracle_cost, steps_cost
 from tests.helpers.paths import movingai_dir
@@ -57,7 +57,7 @@ def with_landmarks(
         marks,
     )
     assert found is not None
-    return PathResult(*found, Reason.FOUND if found[0] else Reason.UNREACHABLE)
+    return path_result(found)
 
 
 @PROPERTY_SETTINGS

@@ -83,6 +83,7 @@ class MapFigures:
     storage_bytes: int | None = None  # what the preprocessing keeps; None: not reported
     repair_ms_mean: float | None = None  # jps+: the index's repair after a cube's step
     repair_ms_max: float | None = None
+    query_with_cells_s: float | None = None  # ours: the call with its cells read (lazy_cells)
 
     @property
     def mean_query_us(self) -> float:
@@ -176,6 +177,7 @@ def run_ours(
             line.get("storage_bytes"),
             line.get("repair_ms_mean"),
             line.get("repair_ms_max"),
+            line.get("query_with_cells_s"),
         )
         for line in found
     ]
@@ -340,15 +342,25 @@ class GppcReport:
         out += ["", *self._map_lines(), "", *self.target_lines(), *self.offline_lines()]
         return out
 
+    def mean_with_cells_us(self, algorithm: str) -> dict[str, float]:
+        """Our per-map mean microseconds a query with its cells read, where measured."""
+        return {
+            m.map: 1e6 * m.query_with_cells_s / max(m.queries, 1)
+            for m in self.maps
+            if m.planner == "ours" and m.algorithm == algorithm and m.query_with_cells_s
+        }
+
     def _map_lines(self) -> list[str]:
         auto, jps = self.mean_us("ours", "auto"), self.mean_us("ours", "jps")
+        auto_read, jps_read = self.mean_with_cells_us("auto"), self.mean_with_cells_us("jps")
         offline = self.mean_us("ours", "jps+")
         jps2, jps2_plus = self.mean_us("warthog", "jps2"), self.mean_us("warthog", "jps2+")
         cells = {m.map: m.cells for m in self.maps if m.planner == "ours"}
         lines = [
             "| map | cells | ours auto us | ours jps us | ours jps+ us | warthog jps2 us "
-            "| warthog jps2+ us | auto / jps2 | jps / jps2 | jps+ / jps2+ |",
-            "|---|---|---|---|---|---|---|---|---|---|",
+            "| warthog jps2+ us | auto / jps2 | jps / jps2 | jps+ / jps2+ "
+            "| auto us, cells read | jps us, cells read | auto read / jps2 | jps read / jps2 |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
         ]
         for name in sorted(auto, key=lambda n: (cells.get(n, 0), n)):
             theirs = jps2.get(name)
@@ -357,7 +369,9 @@ class GppcReport:
                 f"| {name} | {cells.get(name, 0)} | {auto[name]:.1f} "
                 f"| {jps.get(name, math.nan):.1f} | {_us(offline.get(name))} "
                 f"| {_us(theirs)} | {_us(plus)} | {_ratio(auto[name], theirs)} "
-                f"| {_ratio(jps.get(name), theirs)} | {_ratio(offline.get(name), plus)} |"
+                f"| {_ratio(jps.get(name), theirs)} | {_ratio(offline.get(name), plus)} "
+                f"| {_us(auto_read.get(name))} | {_us(jps_read.get(name))} "
+                f"| {_ratio(auto_read.get(name), theirs)} | {_ratio(jps_read.get(name), theirs)} |"
             )
         return lines
 
@@ -415,6 +429,14 @@ class GppcReport:
             f"- our plain JPS <= 1.0x warthog JPS2 like for like (geomean over {len(plain)} maps): "
             f"{geo_plain:.2f}x, {'met' if geo_plain <= 1.0 else 'missed'}"
         )
+        jps_read = self.mean_with_cells_us("jps")
+        read = [jps_read[n] / jps2[n] for n in jps_read if n in jps2]
+        if read:
+            geo_read = _geomean(read)
+            lines.append(
+                f"- the same with every path's cells read: {geo_read:.2f}x, "
+                f"{'met' if geo_read <= 1.0 else 'missed'}"
+            )
         return lines
 
 

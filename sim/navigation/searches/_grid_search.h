@@ -272,19 +272,18 @@ static inline double path_cost(const int32_t *path, Py_ssize_t length, Py_ssize_
     return cost;
 }
 
-/* A search's answer to Python, (found, cells, cost, expanded), or NULL with an exception set;
- * takes `path` (NULL when there is none) and frees it. */
+/* A search's answer to Python, (found, cells, cost, expanded), cells as a `flat_path`
+ * (_search_common.h), or NULL with an exception set; takes `path` (NULL when there is none) and
+ * frees it. */
 static inline PyObject *search_answer(int status, int32_t *path, Py_ssize_t length,
                                       Py_ssize_t width, double cost, Py_ssize_t expanded) {
     if (status == SEARCH_NO_MEMORY) {
         PyMem_RawFree(path);
         return PyErr_NoMemory();
     }
-    PyObject *cells = path_cells(path, length, width);
+    PyObject *answer = flat_answer(status == SEARCH_FOUND, path, length, width, cost, expanded);
     PyMem_RawFree(path);
-    if (cells == NULL) return NULL;
-    return Py_BuildValue("(ONdn)", status == SEARCH_FOUND ? Py_True : Py_False, cells, cost,
-                         expanded);
+    return answer;
 }
 
 /* The module's m_free: the spare workspace and the kept ints. */

@@ -452,39 +452,54 @@ static int run_jps(const Jps *j, Frontier *f, Py_ssize_t *expanded_out) {
 
 /* The path from the start to the goal in a finished search's records: every cell of every
  * jump (diagonally while both coordinates differ, then straight, as the search went), in a new
- * array of *length_out cells (NULL when out of memory). */
-static int32_t *lay_out_path(const Jps *j, const CellState *state, Py_ssize_t *length_out) {
+ * array of *length_out cells (NULL when out of memory), and its cost in *cost_out: each step's
+ * 1.0 or SQRT2 added in path order from 0.0, as path_cost (and jps.py) sums it, to the bit.
+ * Laid out forward from the start, so that the cost is summed in the same pass, each step's
+ * kind known from its jump rather than found again with two divisions a cell. */
+static int32_t *lay_out_path(const Jps *j, const CellState *state, Py_ssize_t *length_out,
+                             double *cost_out) {
     const long width = j->width;
-    Py_ssize_t length = 1;
+    Py_ssize_t length = 1, points = 1;
     for (int32_t cell = j->goal; cell != j->start; cell = state[cell].came_from) {
         const int32_t parent = state[cell].came_from;
         const long rows = labs(cell / width - parent / width);
         const long cols = labs(cell % width - parent % width);
         length += rows > cols ? rows : cols;
+        points++;
     }
-    int32_t *path = PyMem_RawMalloc((size_t)length * sizeof(int32_t));
+    /* The cells, then the jump points start first in the `points` slots after them. */
+    int32_t *path = PyMem_RawMalloc((size_t)(length + points) * sizeof(int32_t));
     if (path == NULL) return NULL;
-    Py_ssize_t i = length - 1;
-    path[i] = j->goal;
-    for (int32_t cell = j->goal; cell != j->start; cell = state[cell].came_from) {
-        /* Backwards from `cell`: the straight part, then the diagonal one. */
-        const int32_t parent = state[cell].came_from;
+    int32_t *jumps = path + length;
+    Py_ssize_t k = points;
+    for (int32_t cell = j->goal;; cell = state[cell].came_from) {
+        jumps[--k] = cell;
+        if (cell == j->start) break;
+    }
+    Py_ssize_t i = 0;
+    double cost = 0.0;
+    path[i++] = j->start;
+    for (k = 1; k < points; k++) {
+        const long parent = jumps[k - 1], cell = jumps[k];
         const long d_row = cell / width - parent / width, d_col = cell % width - parent % width;
         const long rows = labs(d_row), cols = labs(d_col);
         const long diagonal = rows < cols ? rows : cols;
         const long straight_step = rows > cols ? sign_of(d_row) * width : sign_of(d_col);
         const long diagonal_step = sign_of(d_row) * width + sign_of(d_col);
-        long at = cell;
-        for (long n = (rows > cols ? rows : cols) - diagonal; n > 0; n--) {
-            at -= straight_step;
-            path[--i] = (int32_t)at;
-        }
+        long at = parent;
         for (long n = diagonal; n > 0; n--) {
-            at -= diagonal_step;
-            path[--i] = (int32_t)at;
+            at += diagonal_step;
+            path[i++] = (int32_t)at;
+            cost += SQRT2;
+        }
+        for (long n = (rows > cols ? rows : cols) - diagonal; n > 0; n--) {
+            at += straight_step;
+            path[i++] = (int32_t)at;
+            cost += 1.0;
         }
     }
     *length_out = length;
+    *cost_out = cost;
     return path;
 }
 
@@ -574,12 +589,8 @@ static PyObject *run_search(PyObject *walkable_obj, Py_ssize_t height, Py_ssize_
     Py_BEGIN_ALLOW_THREADS
     status = run_jps(&problem, &frontier, &expanded);
     if (status == SEARCH_FOUND) {
-        path = lay_out_path(&problem, ws->state, &path_length);
-        if (path == NULL) {
-            status = SEARCH_NO_MEMORY;
-        } else {
-            cost = path_cost(path, path_length, width, NULL);
-        }
+        path = lay_out_path(&problem, ws->state, &path_length, &cost);
+        if (path == NULL) status = SEARCH_NO_MEMORY;
     }
     for (Py_ssize_t i = 0; i < frontier.touched_count; i++) ws->closed[ws->touched[i]] = UNSEEN;
     Py_END_ALLOW_THREADS
@@ -738,12 +749,8 @@ static PyObject *jps_batch(PyObject *module, PyObject *args) {
         out->cost = INFINITY;
         out->status = run_jps(&problem, &frontier, &out->expanded);
         if (out->status == SEARCH_FOUND) {
-            out->path = lay_out_path(&problem, ws->state, &out->length);
-            if (out->path == NULL) {
-                out->status = SEARCH_NO_MEMORY;
-            } else {
-                out->cost = path_cost(out->path, out->length, width, NULL);
-            }
+            out->path = lay_out_path(&problem, ws->state, &out->length, &out->cost);
+            if (out->path == NULL) out->status = SEARCH_NO_MEMORY;
         }
         for (Py_ssize_t t = 0; t < frontier.touched_count; t++) ws->closed[ws->touched[t]] = UNSEEN;
     }

@@ -9,7 +9,7 @@ def search(
     heuristic: int,
     h_weight: float,
     /,
-) -> tuple[bool, tuple[tuple[int, int], ...], float, int]: ...
+) -> tuple[bool, bytes | tuple[()], float, int]: ...
 def search_landmarks(
     walkable: Any,
     height: int,
@@ -20,7 +20,7 @@ def search_landmarks(
     snapshot: Any,
     unit: float = 1.0,
     /,
-) -> tuple[bool, tuple[tuple[int, int], ...], float, int] | None: ...
+) -> tuple[bool, bytes | tuple[()], float, int] | None: ...
 def batch(
     walkable: Any,
     height: int,
@@ -29,4 +29,4 @@ def batch(
     goals: Any,
     heuristic: int,
     /,
-) -> list[tuple[bool, tuple[tuple[int, int], ...], float, int]]: ...
+) -> list[tuple[bool, bytes | tuple[()], float, int]]: ...

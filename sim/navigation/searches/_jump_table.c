@@ -13,6 +13,7 @@
  * Search", ICAPS 2014); written from those papers.
  */
 #include "../_common.h"
+#include "_flat_path.h"
 
 #define DIRECTIONS 8
 #define SQRT2 1.4142135623730951
@@ -581,30 +582,14 @@ static PyObject *found_path(const Grid *g, long goal, long expanded) {
         }
     }
     double cost = 0.0;
-    PyObject *cells = PyTuple_New(length);
-    for (long i = 0; cells != NULL && i < length; i++) {
-        if (i > 0) {
-            const int diagonal = path[i - 1] / w != path[i] / w && path[i - 1] % w != path[i] % w;
-            cost += diagonal ? SQRT2 : 1.0;
-        }
-        /* Built by hand: Py_BuildValue's format parsing doubled the cost of a long path. */
-        PyObject *pair = PyTuple_New(2);
-        PyObject *row = PyLong_FromLong((long)(path[i] / w));
-        PyObject *col = PyLong_FromLong((long)(path[i] % w));
-        if (pair == NULL || row == NULL || col == NULL) {
-            Py_XDECREF(pair);
-            Py_XDECREF(row);
-            Py_XDECREF(col);
-            Py_CLEAR(cells);
-            break;
-        }
-        PyTuple_SET_ITEM(pair, 0, row);
-        PyTuple_SET_ITEM(pair, 1, col);
-        PyTuple_SET_ITEM(cells, i, pair);
+    for (long i = 1; i < length; i++) {
+        const int diagonal = path[i - 1] / w != path[i] / w && path[i - 1] % w != path[i] % w;
+        cost += diagonal ? SQRT2 : 1.0;
     }
+    /* The cells cross as a flat path, laid out as pairs when PathResult.cells is first read. */
+    PyObject *answer = flat_answer(1, path, length, w, cost, expanded);
     free(path);
-    if (cells == NULL) return NULL;
-    return Py_BuildValue("(ONdl)", Py_True, cells, cost, expanded);
+    return answer;
 }
 
 PyDoc_STRVAR(search_doc,

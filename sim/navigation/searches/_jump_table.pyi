@@ -5,7 +5,7 @@ def repair(walkable: Any, height: int, width: int, table: Any, cells: Any, /) ->
 @overload
 def search(
     walkable: Any, height: int, width: int, table: Any, start: int, goal: int, /
-) -> tuple[bool, tuple[tuple[int, int], ...], float, int]: ...
+) -> tuple[bool, bytes | tuple[()], float, int]: ...
 @overload
 def search(
     walkable: Any,
@@ -18,7 +18,7 @@ def search(
     fields: Any = None,
     unit: float = 1.0,
     /,
-) -> tuple[bool, tuple[tuple[int, int], ...], float, int] | None: ...
+) -> tuple[bool, bytes | tuple[()], float, int] | None: ...
 def lower(
     walkable: Any,
     height: int,

@@ -25,6 +25,7 @@
  * The GIL is released during the search; the input buffers stay pinned by their Py_buffer views.
  */
 #include "_grid_search.h"
+#include <structmember.h> /* PyMemberDef, T_OBJECT_EX, READONLY */
 
 /* The diagonal rules of sim/navigation/diagonal.py, by `DiagonalRule.code`. */
 enum { DIAG_NEVER = 0, DIAG_NO_CORNER_CUTTING = 1, DIAG_ONE_OBSTACLE = 2, DIAG_ALWAYS = 3 };
@@ -849,8 +850,8 @@ static PyObject *batch_results(const Outcome *outcomes, Py_ssize_t count, const 
     for (Py_ssize_t i = 0; i < count; i++) {
         const Outcome *out = &outcomes[i];
         const int found = out->status == SEARCH_FOUND;
-        PyObject *cells = path_cells(found ? paths + out->offset : NULL, found ? out->length : 0,
-                                     width);
+        PyObject *cells = found ? flat_path(paths + out->offset, out->length, width)
+                                : PyTuple_New(0);
         PyObject *result = cells == NULL ? NULL : new_result(found, cells, out->cost, out->expanded);
         if (result == NULL) {
             Py_DECREF(results);
@@ -1000,6 +1001,92 @@ done:
     return answer;
 }
 
+/* ---- PathResult.cells laid out on first read (_search_common.h's flat paths) ----
+ *
+ * A data descriptor that stands in for the `cells` slot of the frozen dataclass: it reads and
+ * writes the slot through the slot's own descriptor, and a bytes object found there (a
+ * `flat_path`) is laid out as the tuple of (row, col) pairs and put back in its place, once.
+ * See lazy_cells.py, which installs it. */
+
+typedef struct {
+    PyObject_HEAD PyObject *slot; /* the member descriptor of the `cells` slot */
+} LazyCells;
+
+static void lazy_cells_dealloc(PyObject *self) {
+    Py_XDECREF(((LazyCells *)self)->slot);
+    Py_TYPE(self)->tp_free(self);
+}
+
+static PyObject *lazy_cells_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
+    PyObject *slot;
+    if (kwargs != NULL && PyDict_GET_SIZE(kwargs) > 0) {
+        PyErr_SetString(PyExc_TypeError, "LazyCells takes the slot's descriptor only");
+        return NULL;
+    }
+    if (!PyArg_ParseTuple(args, "O:LazyCells", &slot)) return NULL;
+    if (Py_TYPE(slot)->tp_descr_get == NULL || Py_TYPE(slot)->tp_descr_set == NULL) {
+        PyErr_SetString(PyExc_TypeError, "LazyCells wraps a slot's data descriptor");
+        return NULL;
+    }
+    LazyCells *self = (LazyCells *)type->tp_alloc(type, 0);
+    if (self == NULL) return NULL;
+    Py_INCREF(slot);
+    self->slot = slot;
+    return (PyObject *)self;
+}
+
+static PyObject *lazy_cells_get(PyObject *self, PyObject *instance, PyObject *owner) {
+    if (instance == NULL) {
+        Py_INCREF(self);
+        return self;
+    }
+    PyObject *slot = ((LazyCells *)self)->slot;
+    PyObject *value = Py_TYPE(slot)->tp_descr_get(slot, instance, owner);
+    if (value == NULL || !PyBytes_CheckExact(value)) return value;
+    PyObject *cells = flat_path_cells(value);
+    Py_DECREF(value);
+    if (cells != NULL && Py_TYPE(slot)->tp_descr_set(slot, instance, cells) < 0) Py_CLEAR(cells);
+    return cells;
+}
+
+static int lazy_cells_set(PyObject *self, PyObject *instance, PyObject *value) {
+    PyObject *slot = ((LazyCells *)self)->slot;
+    return Py_TYPE(slot)->tp_descr_set(slot, instance, value);
+}
+
+static PyMemberDef lazy_cells_members[] = {
+    {"slot", T_OBJECT_EX, offsetof(LazyCells, slot), READONLY, "The slot's own descriptor."},
+    {NULL, 0, 0, 0, NULL},
+};
+
+static PyTypeObject LazyCellsType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "sim.navigation.searches._kernel.LazyCells",
+    .tp_basicsize = sizeof(LazyCells),
+    .tp_dealloc = lazy_cells_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = PyDoc_STR("LazyCells(slot)\n\n"
+                        "The cells slot of PathResult, a path's (row, col) pairs laid out on first "
+                        "read; see sim/navigation/searches/lazy_cells.py."),
+    .tp_new = lazy_cells_new,
+    .tp_members = lazy_cells_members,
+    .tp_descr_get = lazy_cells_get,
+    .tp_descr_set = lazy_cells_set,
+};
+
+PyDoc_STRVAR(cells_of_doc,
+             "cells_of(flat) -> tuple[tuple[int, int], ...]\n\n"
+             "A flat path (bytes: int32 width, then int32 flat cells) as (row, col) pairs.");
+
+static PyObject *kernel_cells_of(PyObject *module, PyObject *flat) {
+    (void)module;
+    if (!PyBytes_CheckExact(flat)) {
+        PyErr_SetString(PyExc_TypeError, "cells_of takes the bytes of a flat path");
+        return NULL;
+    }
+    return flat_path_cells(flat);
+}
+
 static void kernel_free(void *module) {
     grid_search_free(module);
     cheap_call_free();
@@ -1014,6 +1101,7 @@ static PyMethodDef kernel_methods[] = {
     {"flat_ends", (PyCFunction)(void (*)(void))kernel_flat_ends, METH_FASTCALL, flat_ends_doc},
     {"batch", kernel_batch, METH_VARARGS, batch_doc},
     {"pairs", kernel_pairs, METH_VARARGS, pairs_doc},
+    {"cells_of", kernel_cells_of, METH_O, cells_of_doc},
     {NULL, NULL, 0, NULL},
 };
 
@@ -1025,5 +1113,14 @@ static struct PyModuleDef kernel_module = {
 
 PyMODINIT_FUNC PyInit__kernel(void) {
     heuristics_init();
-    return PyModule_Create(&kernel_module);
+    if (PyType_Ready(&LazyCellsType) < 0) return NULL;
+    PyObject *module = PyModule_Create(&kernel_module);
+    if (module == NULL) return NULL;
+    Py_INCREF(&LazyCellsType);
+    if (PyModule_AddObject(module, "LazyCells", (PyObject *)&LazyCellsType) < 0) {
+        Py_DECREF(&LazyCellsType);
+        Py_DECREF(module);
+        return NULL;
+    }
+    return module;
 }

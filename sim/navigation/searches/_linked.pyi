@@ -18,7 +18,7 @@ def search(
     bound_cells: Any,
     bound_offsets: Any,
     /,
-) -> tuple[bool, tuple[tuple[int, int], ...], float, int]: ...
+) -> tuple[bool, bytes | tuple[()], float, int]: ...
 def field(
     walkable: Any,
     costs: Any | None,

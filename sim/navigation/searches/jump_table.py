@@ -54,7 +54,8 @@ from numpy.typing import NDArray
 
 from sim.navigation.diagonal import DiagonalRule, parse_diagonal
 from sim.navigation.grid import Cell, check_walkable
-from sim.navigation.query import PathResult, Reason, check_ends, reason_before_search
+from sim.navigation.query import PathResult, check_ends, reason_before_search
+from sim.navigation.searches import kernel
 
 JUMP_TABLE_AVAILABLE: bool
 """Whether the compiled jump tables imported (they have no Python fallback)."""
@@ -71,7 +72,7 @@ DIRECTIONS = ("N", "NE", "E", "SE", "S", "SW", "W", "NW")
 MAX_SIDE = 32767
 """The longest side a table takes: entries are int16."""
 
-Found = tuple[bool, tuple[tuple[int, int], ...], float, int]
+Found = tuple[bool, bytes | tuple[tuple[int, int], ...], float, int]
 """What the compiled search returns: found, cells, cost, expanded."""
 
 
@@ -226,10 +227,8 @@ class JumpTable:
             if early is not None:
                 return PathResult.none(early)
             flat_start, flat_goal = start[0] * width + start[1], goal[0] * width + goal[1]
-        found, cells, cost, expanded = self.search(flat_start, flat_goal)
-        if not found:
-            return PathResult.none(Reason.UNREACHABLE, expanded)
-        return PathResult(True, cells, cost, expanded, Reason.FOUND)
+        # The cells cross flat and are laid out on first read (`lazy_cells`).
+        return kernel.path_result(self.search(flat_start, flat_goal))
 
     def search(self, start: int, goal: int) -> Found:
         """The compiled search between walkable flat cells of the table's grid."""

@@ -1,8 +1,8 @@
 """The compiled search core (`_kernel.c`): the same loop as `Search.advance`, in C.
 
 `solve` runs a checked `Query` (`sim.navigation.query`) in C and returns the `PathResult` the
-Python reference returns: same cells, the same cost to the last bit, the same expansion count.
-`search_flat` is the checked boundary just above the C function. `choose` decides, for
+Python reference returns: same cells (laid out on first read, `lazy_cells`), the same cost to
+the last bit, the same expansion count. `search_flat` is the checked boundary. `choose` decides, for
 `find_path`'s ``implementation`` argument, whether C runs a query. When the extension cannot be
 imported (a failed compile: it is built with ``optional=True``), `KERNEL_AVAILABLE` is False,
 one warning is issued (on first import of this module), and "auto" keeps to Python.
@@ -15,8 +15,8 @@ The kernel runs the algorithms in `COMPILED_ALGORITHMS`; any other (depth-first 
 ValueError here, and runs only in Python.
 
 Jump point search has its own extension (`_jps.c`, `JPS_AVAILABLE`, warned about once when it
-is not built): `solve` runs a jps query there through `jps_flat`, the same kind of boundary,
-and returns what `sim.navigation.searches.jps` returns, bit for bit.
+is not built): `solve` runs a jps query there (`jps_flat` is its checked boundary) and
+returns what `sim.navigation.searches.jps` returns, bit for bit.
 """
 
 from __future__ import annotations
@@ -47,6 +47,7 @@ from sim.navigation.query import (
     priority_terms,
     reason_before_search,
 )
+from sim.navigation.searches import lazy_cells
 
 KERNEL_AVAILABLE: bool
 """Whether the compiled extension imported; `find_path` runs in C when it is True."""
@@ -91,7 +92,9 @@ _MAX_CELLS = 2**31 - 1
 Ends = tuple[int, int, int, int]
 """``(height, width, start_flat, goal_flat)`` of a query `flat_ends` has checked."""
 Answer = tuple[bool, tuple[Cell, ...], float, int]
-"""What a C search returns: found, cells, cost, expanded."""
+"""A search's answer with its cells laid out: found, cells, cost, expanded."""
+FlatAnswer = tuple[bool, bytes | tuple[Cell, ...], float, int]
+"""What a C search returns: found, its path flat (`lazy_cells`; else ``()``), cost, expanded."""
 
 
 def flat_ends_python(walkable: Any, start: Any, goal: Any) -> Ends | None:
@@ -132,10 +135,16 @@ def flat_ends_python(walkable: Any, start: Any, goal: Any) -> Ends | None:
     return height, width, start_flat, goal_flat
 
 
-def path_result_python(answer: Answer) -> PathResult:
+def path_result_python(answer: FlatAnswer) -> PathResult:
     """`path_result` in Python, for a build without `_kernel`."""
-    found, cells, cost, expanded = answer
+    found, cells, cost, expanded = eager_answer(answer)
     return PathResult(found, cells, cost, expanded, Reason.FOUND if found else Reason.UNREACHABLE)
+
+
+def eager_answer(answer: FlatAnswer) -> Answer:
+    """A C search's answer with its flat path laid out as ``(row, col)`` pairs now."""
+    found, cells, cost, expanded = answer
+    return found, lazy_cells.cells_of(cells) if type(cells) is bytes else (), cost, expanded
 
 
 flat_ends: Callable[[Any, Any, Any], Ends | None] = flat_ends_python
@@ -147,9 +156,10 @@ caller leaves the query to the general path (`Query.check`), which says what is 
 is kept between calls: an array edited, reshaped or retyped in place is read as it is now.
 Compiled (``_kernel.flat_ends``, a fifth of a microsecond) when the kernel is built."""
 
-path_result: Callable[[Answer], PathResult] = path_result_python
+path_result: Callable[[FlatAnswer], PathResult] = path_result_python
 """A C search's answer as the `PathResult` `solve` returns (FOUND, else UNREACHABLE); built in
-C (``_kernel.result``, without the frozen dataclass's ``__init__``) when the kernel is built."""
+C (``_kernel.result``, without the frozen dataclass's ``__init__``) when the kernel is built,
+its cells then laid out on their first read (`lazy_cells`)."""
 
 if KERNEL_AVAILABLE:
     _kernel.configure(np.ndarray, PathResult, Reason.FOUND, Reason.UNREACHABLE)
@@ -205,30 +215,32 @@ def solve(query: Query) -> PathResult:
         return PathResult.none(early)
     if query.links is not None:
         return linked_solve(query)
-    width = query.walkable.shape[1]
+    # The query is checked: the C functions are called as the unchecked entries call them, and
+    # their answers left flat for `path_result` (cells laid out on first read).
+    walkable = np.ascontiguousarray(query.walkable)
+    height, width = walkable.shape
     (start_row, start_col), (goal_row, goal_col) = query.start, query.goal
+    start, goal = start_row * width + start_col, goal_row * width + goal_col
     if query.algorithm is Algorithm.JPS:
-        found, cells, cost, expanded = jps_flat(
-            np.ascontiguousarray(query.walkable),
-            start_row * width + start_col,
-            goal_row * width + goal_col,
-            heuristic=query.heuristic,
-        )
-        return PathResult(
-            found, cells, cost, expanded, Reason.FOUND if found else Reason.UNREACHABLE
-        )
-    found, cells, cost, expanded = search_flat(
-        np.ascontiguousarray(query.walkable),
-        None if query.costs is None else np.ascontiguousarray(query.costs),
-        start_row * width + start_col,
-        goal_row * width + goal_col,
-        rule=query.rule,
-        heuristic=query.heuristic,
-        algorithm=query.algorithm,
-        weight=query.weight,
-        heuristic_scale=query.heuristic_scale,
+        _check_jps()
+        return path_result(jps_search(walkable, height, width, start, goal, query.heuristic.code))
+    _check_kernel()
+    costs = None if query.costs is None else np.ascontiguousarray(query.costs)
+    terms = priority_terms(query.algorithm, query.heuristic, query.weight, query.heuristic_scale)
+    answer = _kernel.search(
+        walkable,
+        costs,
+        height,
+        width,
+        start,
+        goal,
+        query.rule.code,
+        terms.heuristic.code,
+        terms.h_factor,
+        terms.g_weight,
+        terms.unit_steps,
     )
-    return PathResult(found, cells, cost, expanded, Reason.FOUND if found else Reason.UNREACHABLE)
+    return path_result(answer)
 
 
 def find_path(
@@ -258,7 +270,7 @@ def search_flat(
     algorithm: Algorithm,
     weight: float,
     heuristic_scale: float | None = None,
-) -> tuple[bool, tuple[Cell, ...], float, int]:
+) -> Answer:
     """Search from flat cell `start` to flat `goal`; return found, cells, cost, expanded.
 
     The boundary of the C code: `walkable` must be a C-contiguous 2-D bool array, `costs`
@@ -288,18 +300,20 @@ def search_flat(
     terms = priority_terms(algorithm, heuristic, check_weight(weight), heuristic_scale)
     _check_compiled(algorithm)
     height, width = walkable.shape
-    return _kernel.search(
-        walkable,
-        costs,
-        height,
-        width,
-        int(start),
-        int(goal),
-        rule.code,
-        terms.heuristic.code,
-        terms.h_factor,
-        terms.g_weight,
-        terms.unit_steps,
+    return eager_answer(
+        _kernel.search(
+            walkable,
+            costs,
+            height,
+            width,
+            int(start),
+            int(goal),
+            rule.code,
+            terms.heuristic.code,
+            terms.h_factor,
+            terms.g_weight,
+            terms.unit_steps,
+        )
     )
 
 
@@ -324,7 +338,7 @@ def linked_solve(query: Query) -> PathResult:
     bound_offsets = np.array([terms.h_weight * d for _, _, d in bounds], dtype=np.float64)
     first, target, hop = links.csr()
     (start_row, start_col), (goal_row, goal_col) = query.start, query.goal
-    found, cells, cost, expanded = _linked.search(
+    answer = _linked.search(
         walkable,
         None if query.costs is None else np.ascontiguousarray(query.costs),
         height,
@@ -342,7 +356,7 @@ def linked_solve(query: Query) -> PathResult:
         bound_cells,
         bound_offsets,
     )
-    return PathResult(found, cells, cost, expanded, Reason.FOUND if found else Reason.UNREACHABLE)
+    return path_result(answer)
 
 
 def linked_field(
@@ -374,7 +388,7 @@ def jps_flat(
     goal: int,
     *,
     heuristic: Heuristic = Heuristic.OCTILE,
-) -> tuple[bool, tuple[Cell, ...], float, int]:
+) -> Answer:
     """Jump point search from flat cell `start` to flat `goal`; return found, cells, cost, expanded.
 
     The boundary of the C function ``_jps.search``, as `search_flat` is of ``_kernel.search``:
@@ -383,10 +397,7 @@ def jps_flat(
     else is a ValueError before C reads a byte (and the C function checks sizes, indices and
     the buffer's type again).
     """
-    if not JPS_AVAILABLE:
-        raise ValueError(
-            "the compiled jump point search sim.navigation.searches._jps is not available"
-        )
+    _check_jps()
     size = _check_buffers(walkable, None)
     for name, cell in (("start", start), ("goal", goal)):
         if isinstance(cell, bool) or not isinstance(cell, int | np.integer):
@@ -399,7 +410,9 @@ def jps_flat(
         raise ValueError(f"jps does not take the heuristic {heuristic!r}")
     height, width = walkable.shape
     # Weight 1 and no costs (heuristic scale 1): A*'s h_factor is 1.0 (PriorityTerms.h_factor).
-    return _jps.search(walkable, height, width, int(start), int(goal), heuristic.code, 1.0)
+    return eager_answer(
+        _jps.search(walkable, height, width, int(start), int(goal), heuristic.code, 1.0)
+    )
 
 
 def jps_search(
@@ -409,7 +422,7 @@ def jps_search(
     start: int,
     goal: int,
     heuristic_code: int = Heuristic.OCTILE.code,
-) -> tuple[bool, tuple[Cell, ...], float, int]:
+) -> FlatAnswer:
     """`jps_flat` without its checks, for `sim.navigation.hot_path` and `.prepared`.
 
     The caller has made every check `jps_flat` makes (`JPS_AVAILABLE`, a C-contiguous 2-D bool
@@ -431,7 +444,7 @@ def search_terms(
     h_factor: float,
     g_weight: float,
     unit_steps: bool,
-) -> tuple[bool, tuple[Cell, ...], float, int]:
+) -> FlatAnswer:
     """`search_flat` without costs and without its checks, for `sim.navigation.prepared`.
 
     The caller has made `search_flat`'s checks (`KERNEL_AVAILABLE`, an algorithm C runs, the
@@ -472,7 +485,7 @@ def jps_landmarks(
     start: int,
     goal: int,
     landmarks: LandmarkFields,
-) -> tuple[bool, tuple[Cell, ...], float, int] | None:
+) -> FlatAnswer | None:
     """`jps_search` with the heuristic raised by `landmarks` (`sim.navigation.searches.landmarks`).
 
     None, without a search, when `walkable` no longer holds the bytes the landmarks were
@@ -544,6 +557,14 @@ def _check_kernel() -> None:
     """Raise ValueError when `_kernel` is not built (`jps_flat` needs only `_jps`)."""
     if not KERNEL_AVAILABLE:
         raise ValueError("the compiled kernel sim.navigation.searches._kernel is not available")
+
+
+def _check_jps() -> None:
+    """Raise ValueError when `_jps` is not built."""
+    if not JPS_AVAILABLE:
+        raise ValueError(
+            "the compiled jump point search sim.navigation.searches._jps is not available"
+        )
 
 
 def _check_buffers(walkable: object, costs: object) -> int:

@@ -75,7 +75,7 @@ def jps_batch(
         np.ascontiguousarray(goals, dtype=np.int64),
         heuristic_code,
     )
-    return [kernel.path_result(answer) for answer in answers]
+    return list(map(kernel.path_result, answers))
 
 
 FlatPairs = tuple[int, NDArray[np.int64], NDArray[np.int64], NDArray[np.bool_]]

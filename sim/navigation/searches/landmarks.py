@@ -80,7 +80,7 @@ MAX_PROBES = 1 << 10
 MAX_ARRAYS = 4
 """The arrays `search` follows at once; the least recently queried goes first."""
 
-Found = tuple[bool, tuple[tuple[int, int], ...], float, int]
+Found = tuple[bool, bytes | tuple[tuple[int, int], ...], float, int]
 """What the compiled search returns: found, cells, cost, expanded."""
 
 
