@@ -21,7 +21,7 @@ from numpy.typing import NDArray
 
 from sim.navigation import JumpPointSearch, PathResult, find_path, read_map, read_scenarios
 from sim.navigation.maps.movingai import sample_scenarios
-from sim.navigation.searches import jump_cache, landmarks
+from sim.navigation.searches import jump_cache, kernel, landmarks
 from sim.navigation.searches.kernel import JPS_AVAILABLE, jps_landmarks, jps_search, path_result
 from tests.helpers.grids import ascii_grid
 from tests.helpers.oracles import assert_legal_path, oracle_cost, steps_cost
@@ -226,6 +226,50 @@ def test_an_edited_array_goes_to_an_offline_index_that_is_repaired_not_rebuilt(
         cube = rng.choice(np.flatnonzero(walkable))
         walkable.flat[cube] = False  # a cube steps: one cell closes, a wall cell opens
         walkable.flat[rng.choice(np.flatnonzero(~walkable))] = True
+
+
+def near_pairs(walkable: NDArray[np.bool_]) -> list[tuple[int, int]]:
+    """Walkable starts with walkable goals 0, 1 and 2 rows and columns away."""
+    width = walkable.shape[1]
+    found = []
+    for start in np.flatnonzero(walkable)[100:400:60]:
+        row, col = divmod(int(start), width)
+        for goal in ((row, col), (row + 1, col), (row - 1, col + 1), (row + 2, col - 2)):
+            if walkable[goal]:
+                found.append((int(start), goal[0] * width + goal[1]))
+    return found
+
+
+@pytest.mark.usefixtures("eager")
+def test_near_queries_leave_the_fields_and_the_index_alone(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(jump_cache, "SWITCH_AFTER_QUERIES", 0)
+    walkable = cluttered()
+    build_for(walkable)
+    far_start, far_goal = pairs(walkable, 1, seed=11)[0]
+
+    def refuse(*_args: object) -> None:
+        raise AssertionError("a near query used the fields or the index")
+
+    compiled = kernel.jps_landmarks
+    monkeypatch.setattr(kernel, "jps_landmarks", refuse)
+    near = near_pairs(walkable)
+    assert len(near) > 10
+    for start, goal in near:
+        assert query(walkable, start, goal) == plain(walkable, start, goal)
+    with pytest.raises(AssertionError, match="near query"):
+        query(walkable, far_start, far_goal)  # the patch is where a far query goes
+    monkeypatch.setattr(kernel, "jps_landmarks", compiled)
+    walkable.flat[np.flatnonzero(~walkable)[0]] = True  # edited: from now on the offline index
+    query(walkable, far_start, far_goal)
+    index = jump_cache.table_of(walkable)
+    assert index is not None
+    monkeypatch.setattr(index, "search_if_matches", refuse)
+    for start, goal in near:
+        assert query(walkable, start, goal) == plain(walkable, start, goal)
+    with pytest.raises(AssertionError, match="near query"):
+        query(walkable, far_start, far_goal)
 
 
 @pytest.mark.usefixtures("eager")
