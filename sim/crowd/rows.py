@@ -1,8 +1,10 @@
 """AgentRows: every agent of a crowd as one row of parallel numpy arrays (struct of arrays).
 
 Row i of every array belongs to agent i. Agents join with `add` (kept aside until the next
-`flush`, so a scene of thousands joins in one concatenation, not one copy per agent) and leave
-with `keep`, which drops rows and closes the gaps, keeping the others' order.
+`flush`, so a scene of thousands joins in one copy, not one per agent) and leave with `keep`,
+which drops rows and closes the gaps, keeping the others' order. Each array is a view of the
+first rows of a buffer that doubles when full, so agents added one by one with a flush
+between each (as a scene's agents wake) cost O(N) in all, not a copy of every row each.
 """
 
 from __future__ import annotations
@@ -136,6 +138,10 @@ class AgentRows:
             setattr(self, name, [])
         self._added: list[dict[str, Any]] = []
         self._count = 0
+        # Each column's buffer; its attribute is a view of the buffer's first `_count` rows.
+        self._buffers: dict[str, NDArray[Any]] = {
+            name: getattr(self, name) for name in COLUMNS
+        }
 
     def __len__(self) -> int:
         """Rows, those added since the last flush included."""
@@ -165,12 +171,17 @@ class AgentRows:
         if not self._added:
             return
         added, self._added = self._added, []
+        count, total = self._count, self._count + len(added)
         for name, (dtype, shape, default) in COLUMNS.items():
-            block: NDArray[Any] = np.empty((len(added), *shape), dtype=dtype)
-            for index, values in enumerate(added):
-                block[index] = values.get(name, default)
-            setattr(self, name, np.concatenate([getattr(self, name), block]))
-        self._count += len(added)
+            buffer = self._buffers[name]
+            if len(buffer) < total:
+                grown: NDArray[Any] = np.empty((max(total, 2 * len(buffer)), *shape), dtype)
+                grown[:count] = getattr(self, name)
+                self._buffers[name] = buffer = grown
+            for index, values in enumerate(added, start=count):
+                buffer[index] = values.get(name, default)
+            setattr(self, name, buffer[:total])
+        self._count = total
 
     def keep(self, mask: NDArray[np.bool_]) -> NDArray[np.intp]:
         """Drop the rows where `mask` is False (after a flush).
@@ -180,7 +191,8 @@ class AgentRows:
         self.flush()
         kept = np.flatnonzero(mask)
         for name in COLUMNS:
-            setattr(self, name, getattr(self, name)[kept])
+            self._buffers[name] = getattr(self, name)[kept]
+            setattr(self, name, self._buffers[name])
         for name in OBJECTS:
             items = getattr(self, name)
             setattr(self, name, [items[index] for index in kept])
