@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from sim.crowd.avoidance import check_spread, find_neighbours
+from sim.crowd.avoidance import find_neighbours
 from sim.crowd.disc_walls import Walls
 from sim.crowd.grid import CrowdGrid
 from sim.crowd.rows import AgentRows
@@ -170,8 +170,7 @@ def find_pairs(rows: AgentRows, allow: float, implementation: str = "auto") -> F
 def _pairs_c(rows: AgentRows, allow: float, reach_dist: float) -> FoundPairs:
     count = len(rows.radii)
     keep = min(PAIR_NEIGHBOURS, max(count - 1, 0))
-    positions = np.ascontiguousarray(rows.positions)
-    check_spread(positions, reach_dist)
+    positions = np.ascontiguousarray(rows.positions)  # the C hash checks the spread
     pressed = np.empty(count, dtype=np.int64)
     local, first, second = (np.empty(count * keep, dtype=np.int64) for _ in range(3))
     reach = np.empty(count * keep)
