@@ -139,9 +139,7 @@ class AgentRows:
         self._added: list[dict[str, Any]] = []
         self._count = 0
         # Each column's buffer; its attribute is a view of the buffer's first `_count` rows.
-        self._buffers: dict[str, NDArray[Any]] = {
-            name: getattr(self, name) for name in COLUMNS
-        }
+        self._buffers: dict[str, NDArray[Any]] = {name: getattr(self, name) for name in COLUMNS}
 
     def __len__(self) -> int:
         """Rows, those added since the last flush included."""
