@@ -239,7 +239,7 @@ static PyObject *parting_pairs(PyObject *module, PyObject *args) {
     Py_BEGIN_ALLOW_THREADS
     built = grid_build(&grid, q.pos, rows, keep > 0 ? range : 0.0);
     if (built == 1) {
-        Share share = {neighbours_share, &grid, NULL, near, keep, 0, 0, 0};
+        Share share = {.task = neighbours_share, .grid = &grid, .rows = near, .keep = keep};
         found = run_shares(&share, rows);
         grid_free(&grid);
         if (found) {
