@@ -198,3 +198,50 @@ class AgentRows:
         moved = np.full(len(mask), -1, dtype=np.intp)
         moved[kept] = np.arange(len(kept))
         return moved
+
+
+def take_rows(array: NDArray[Any], index: NDArray[Any]) -> NDArray[Any]:
+    """`array[index]` along the first axis, for integer or boolean `index`: the same values.
+
+    Numpy's fancy indexing copies each row of an (n, 2) array through a generic subspace
+    loop, about ten times slower than `np.take` (a quarter of a millisecond at 10,000 rows);
+    a crowd's frame gathers such rows a few dozen times.
+
+    >>> take_rows(np.array([[0.0, 1.0], [2.0, 3.0], [4.0, 5.0]]), np.array([2, 0])).tolist()
+    [[4.0, 5.0], [0.0, 1.0]]
+    """
+    if index.dtype == np.bool_:
+        index = np.flatnonzero(index)
+    taken: NDArray[Any] = np.take(array, index, axis=0)
+    return taken
+
+
+def put_rows(array: NDArray[Any], index: NDArray[Any], values: Any) -> None:
+    """`array[index] = values` along the first axis, for integer or boolean `index`.
+
+    A C-contiguous (n, 2) float64 array is written as (n,) complex numbers, two floats each,
+    moved bit for bit (see `take_rows` for why); `values` is (len(index), 2), one point (2,)
+    for every row or one number. Anything else takes numpy's own assignment.
+
+    >>> points = np.zeros((3, 2))
+    >>> put_rows(points, np.array([False, True, True]), np.array([[1.0, 2.0], [3.0, 4.0]]))
+    >>> put_rows(points, np.array([0]), (5.0, 6.0))
+    >>> points.tolist()
+    [[5.0, 6.0], [1.0, 2.0], [3.0, 4.0]]
+    """
+    if index.dtype == np.bool_:
+        index = np.flatnonzero(index)
+    given = np.asarray(values)
+    pairs = array.ndim == 2 and array.shape[1] == 2 and array.dtype == np.float64
+    if not (pairs and array.flags.c_contiguous and given.dtype.kind in "fiub"):
+        array[index] = values
+        return
+    as_complex = array.view(np.complex128)[:, 0]
+    if given.ndim == 0:
+        as_complex[index] = complex(float(given), float(given))
+    elif given.shape == (2,):
+        as_complex[index] = complex(float(given[0]), float(given[1]))
+    elif given.shape == (len(index), 2):
+        as_complex[index] = np.ascontiguousarray(given, dtype=np.float64).view(np.complex128)[:, 0]
+    else:
+        array[index] = values
