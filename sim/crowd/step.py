@@ -374,17 +374,18 @@ class DrivenStep:
         step = (moved - cell_start) * size
         moved_to = start + step
         put_rows(rows.positions, driven, moved_to)
-        put_rows(rows.velocities, driven, step / dt)
+        moved_velocity = step / dt
+        put_rows(rows.velocities, driven, moved_velocity)
         made = np.hypot(step[:, 0], step[:, 1])
         rows.distance[driven] += made
-        self._track_progress(rows, driven, step / dt, preferred, dt)
+        self._track_progress(rows, driven, moved_velocity, preferred, dt)
         # Held: a wall kept it to a crawl along itself (a disc caught on a corner slides
         # on at a hair's pace), so next frame it heads for the cells' centres instead.
         asked = np.hypot(wanted[:, 0], wanted[:, 1]) * size
         held = walled & (made < HELD_FRACTION * asked)
         wants = (preferred != 0.0).any(axis=1)
         rows.stuck[driven] = np.where(held & wants, rows.stuck[driven] + 1, 0)
-        speed = np.hypot(step[:, 0], step[:, 1]) / dt
+        speed = made / dt
         turning = speed > TURNING_SPEED
         heading = rows.headings[driven]
         desired = np.degrees(np.arctan2(-step[:, 0], step[:, 1]))
