@@ -281,7 +281,8 @@ static void avoid_share(const Share *sh) {
     if (near == NULL || lines == NULL || projected == NULL) {
         ((Share *)sh)->failed = 1;
     } else {
-        for (Py_ssize_t i = sh->begin; i < sh->end; i++) {
+        for (Py_ssize_t slot = sh->begin; slot < sh->end; slot++) {
+            const Py_ssize_t i = agent_at(sh->grid, slot);
             if (s->active != NULL && !s->active[i]) {
                 s->out[2 * i] = s->pref[2 * i];
                 s->out[2 * i + 1] = s->pref[2 * i + 1];
@@ -419,7 +420,7 @@ static PyObject *avoidance_avoid(PyObject *module, PyObject *args) {
     Py_BEGIN_ALLOW_THREADS
     built = grid_build(&grid, step.pos, n, keep > 0 ? range : 0.0);
     if (built == 1) {
-        Share share = {avoid_share, &grid, &step, NULL, keep, 0, 0, 0};
+        Share share = {.task = avoid_share, .grid = &grid, .context = &step, .keep = keep};
         solved = run_shares(&share, n);
         grid_free(&grid);
     }
@@ -467,7 +468,7 @@ static PyObject *avoidance_neighbours(PyObject *module, PyObject *args) {
     Py_BEGIN_ALLOW_THREADS
     built = grid_build(&grid, v.views[0].buf, n, keep > 0 ? range : 0.0);
     if (built == 1) {
-        Share share = {neighbours_share, &grid, NULL, rows, keep, 0, 0, 0};
+        Share share = {.task = neighbours_share, .grid = &grid, .rows = rows, .keep = keep};
         found = run_shares(&share, n);
         grid_free(&grid);
     }

@@ -239,16 +239,28 @@ static Py_ssize_t grid_query(const Grid *g, Py_ssize_t i, Py_ssize_t keep, Neigh
 
 /* ---- Agents split over threads ---- */
 
-/* One thread's share: agents [begin, end) of a query (`task`) over the built grid. */
+/* Threads take agents CHUNK at a time from a shared counter, in the hash's bucket order: a
+ * thread that the machine's other work slows takes fewer chunks, not an equal half, and the
+ * agents of one chunk stand near each other, so their neighbours' entries stay in cache. */
+#define CHUNK 256
+
+/* One thread's share: agents [begin, end) of the scan order of a query (`task`) over the
+ * built grid (`agent_at` gives each slot's agent). */
 typedef struct Share Share;
 struct Share {
     void (*task)(const Share *);
     const Grid *grid;
     const void *context; /* the task's own input (avoid's Step) */
     int64_t *rows;     /* neighbours' */
-    Py_ssize_t keep, begin, end;
+    Py_ssize_t keep, begin, end, n;
+    Py_ssize_t *next;  /* the first slot no thread has taken yet, shared */
     int failed;        /* its scratch space could not be allocated */
 };
+
+/* The agent at `slot` of the scan order: bucket order, or index order with no hash built. */
+static inline Py_ssize_t agent_at(const Grid *g, Py_ssize_t slot) {
+    return g->entries != NULL ? (Py_ssize_t)g->entries[slot].index : slot;
+}
 
 static void neighbours_share(const Share *sh) {
     const Py_ssize_t keep = sh->keep;
@@ -257,7 +269,8 @@ static void neighbours_share(const Share *sh) {
         ((Share *)sh)->failed = 1;
         return;
     }
-    for (Py_ssize_t i = sh->begin; i < sh->end; i++) {
+    for (Py_ssize_t slot = sh->begin; slot < sh->end; slot++) {
+        const Py_ssize_t i = agent_at(sh->grid, slot);
         Py_ssize_t count = grid_query(sh->grid, i, keep, near);
         for (Py_ssize_t k = 0; k < keep; k++)
             sh->rows[i * keep + k] = k < count ? (int64_t)near[k].index : -1;
@@ -267,12 +280,18 @@ static void neighbours_share(const Share *sh) {
 
 static void *run_share(void *arg) {
     Share *sh = arg;
-    sh->task(sh);
+    for (;;) {
+        const Py_ssize_t begin = __atomic_fetch_add(sh->next, CHUNK, __ATOMIC_RELAXED);
+        if (begin >= sh->n || sh->failed) break;
+        sh->begin = begin;
+        sh->end = begin + CHUNK < sh->n ? begin + CHUNK : sh->n;
+        sh->task(sh);
+    }
     return NULL;
 }
 
-/* Run `base`'s task over agents [0, n), split into shares on threads; 0 if a share failed. A
- * thread that cannot be started leaves its share to this one. */
+/* Run `base`'s task over agents [0, n) on threads; 0 if a share failed. A thread that
+ * cannot be started leaves its chunks to the others. */
 static int run_shares(const Share *base, Py_ssize_t n) {
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     Py_ssize_t threads = n / MIN_SHARE;
@@ -282,10 +301,11 @@ static int run_shares(const Share *base, Py_ssize_t n) {
     Share shares[MAX_THREADS];
     pthread_t ids[MAX_THREADS];
     int started[MAX_THREADS] = {0};
+    Py_ssize_t next = 0;
     for (Py_ssize_t t = 0; t < threads; t++) {
         shares[t] = *base;
-        shares[t].begin = n * t / threads;
-        shares[t].end = n * (t + 1) / threads;
+        shares[t].n = n;
+        shares[t].next = &next;
         shares[t].failed = 0;
     }
     for (Py_ssize_t t = 1; t < threads; t++)
@@ -293,10 +313,7 @@ static int run_shares(const Share *base, Py_ssize_t n) {
     run_share(&shares[0]);
     int ok = !shares[0].failed;
     for (Py_ssize_t t = 1; t < threads; t++) {
-        if (started[t])
-            pthread_join(ids[t], NULL);
-        else
-            run_share(&shares[t]);
+        if (started[t]) pthread_join(ids[t], NULL);
         ok = ok && !shares[t].failed;
     }
     return ok;

@@ -31,17 +31,35 @@ typedef struct {
     Py_ssize_t rows, m, p;
 } Pairs;
 
+/* The relative margin on squared lengths within which `surely_apart` leaves the answer to
+ * hypot: far beyond the rounding of gx * gx + gy * gy (a few ulps), far below any gap that
+ * matters. */
+#define SQUARED_MARGIN 1e-6
+
+/* Whether hypot(gx, gy) > limit, known from the squared length alone: hypot is about six
+ * times the cost of a multiply-add and a pair nearly always stands clearly apart, so only
+ * the few near `limit` pay for it. 0 means "not surely" (the caller works it out exactly);
+ * limits too small or too large for their square to keep its precision always give 0. */
+static inline int surely_apart(double gx, double gy, double limit) {
+    if (!(limit > 1e-100 && limit < 1e100)) return 0;
+    return gx * gx + gy * gy > limit * limit * (1.0 + SQUARED_MARGIN);
+}
+
 /* Run the passes; 0 when the scratch space could not be allocated. */
 static int push_apart(const Pairs *s, long part_passes, long settle_passes, double settle_beyond) {
     double *push = malloc(((size_t)s->m + 1) * 2 * sizeof *push);
     if (push == NULL) return 0;
     for (long pass = 0; pass < part_passes + settle_passes; pass++) {
         const int settling = pass >= part_passes;
+        /* A pair at least this far apart has no depth this pass: skipped, as adding its
+         * zero push would leave every sum as it is. */
+        const double clear = settling ? 1.0 - settle_beyond : 1.0;
         int any = 0;
         memset(push, 0, (size_t)s->m * 2 * sizeof *push);
         for (Py_ssize_t k = 0; k < s->p; k++) {
             const double *a = s->pos + 2 * s->first[k], *b = s->pos + 2 * s->second[k];
             const double gx = b[0] - a[0], gy = b[1] - a[1];
+            if (surely_apart(gx, gy, s->reach[k] * clear)) continue;
             const double apart = hypot(gx, gy);
             const double short_by = s->reach[k] - apart;
             /* np.maximum(x, 0.0): x unless it is below 0 (a NaN stays a NaN). */
@@ -156,7 +174,8 @@ static void find_pairs(const PairSearch *q, Py_ssize_t *m, Py_ssize_t *p) {
             const double *wi = q->preferred + 2 * i, *wj = q->preferred + 2 * j;
             if (wi[0] * wj[0] + wi[1] * wj[1] < 0.0) q->opposed[i] = 1;
             const double gx = q->pos[2 * j] - q->pos[2 * i], gy = q->pos[2 * j + 1] - q->pos[2 * i + 1];
-            if (!(hypot(gx, gy) < reach * (1.0 + q->slack))) continue;
+            const double within = reach * (1.0 + q->slack);
+            if (surely_apart(gx, gy, within) || !(hypot(gx, gy) < within)) continue;
             q->local[kept] = at;
             q->first[kept] = i;
             q->second[kept] = j;
@@ -220,7 +239,7 @@ static PyObject *parting_pairs(PyObject *module, PyObject *args) {
     Py_BEGIN_ALLOW_THREADS
     built = grid_build(&grid, q.pos, rows, keep > 0 ? range : 0.0);
     if (built == 1) {
-        Share share = {neighbours_share, &grid, NULL, near, keep, 0, 0, 0};
+        Share share = {.task = neighbours_share, .grid = &grid, .rows = near, .keep = keep};
         found = run_shares(&share, rows);
         grid_free(&grid);
         if (found) {

@@ -64,7 +64,7 @@ from sim.crowd.rules.wall_slide import wall_slide
 from sim.crowd.settings import StepSettings
 from sim.crowd.state import AgentState, ReplanCause
 from sim.crowd.steering import Quaternion, heading_quat, quat_heading
-from sim.crowd.step import count_still
+from sim.crowd.step import count_still, distinct
 
 SETTINGS = frozenset(field.name for field in fields(AgentConfig))
 """What `update_agent` may change: the fields of `AgentConfig`."""
@@ -552,7 +552,7 @@ class Crowd:
             return []
         self._spread_spawned()
         keys = np.where(rows.patrol & rows.to_start, START_KEY, rows.key)
-        targets = {int(key): locate(int(key)) for key in np.unique(keys)}
+        targets = {int(key): locate(int(key)) for key in distinct(keys)}
         handed = self._driving.assign(keys, targets)
         driven_now = rows.driven
         if self._jams is not None:

@@ -13,10 +13,10 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from sim.crowd.avoidance import check_spread, find_neighbours
+from sim.crowd.avoidance import find_neighbours
 from sim.crowd.disc_walls import Walls
 from sim.crowd.grid import CrowdGrid
-from sim.crowd.rows import AgentRows
+from sim.crowd.rows import AgentRows, put_rows, take_rows
 from sim.crowd.settings import StepSettings
 
 PARTING_KERNEL_AVAILABLE: bool
@@ -87,35 +87,36 @@ def part_discs(
     held = rows.walled.copy()
     held[driven] |= against_wall
     give = np.where(held, WALLED_GIVE, 1.0) * rows.driven
-    start = rows.positions[pressed].copy()
+    start = take_rows(rows.positions, pressed)
     size = grid.grid_cell_size
     for _ in range(SEPARATION_ROUNDS):
         both = give[first] + give[second]
         share = np.divide(give[first], both, out=np.zeros_like(both), where=both > 0)
-        origin = rows.positions[pressed].copy()
+        origin = take_rows(rows.positions, pressed)
         here = _cell_space(grid, origin)
         pairs = _Pairs(pressed, local, first, second, reach, share)
         _part_passes(rows, pairs, walls, here, grid, settings)
         # The whole push then slides along walls as one move, as any move does; where a
         # wall refuses part of it, those agents hold still and their partners part again.
-        pushed = _cell_space(grid, rows.positions[pressed])
+        pushed = _cell_space(grid, take_rows(rows.positions, pressed))
         wanted_move = pushed - here
         moved, _ = walls.slide(here, wanted_move, radii[pressed] / size)
-        rows.positions[pressed] = origin + (moved - here) * size
+        put_rows(rows.positions, pressed, origin + (moved - here) * size)
         refused = (moved != here + wanted_move).any(axis=1)
         if not refused.any():
             break
         give[pressed[refused]] = 0.0
     # The push counts in the velocity ORCA reads next frame (it is how the agent moved),
     # up to the agent's speed.
-    step = rows.positions[pressed] - start
+    step = take_rows(rows.positions, pressed) - start
     rows.distance[pressed] += np.hypot(step[:, 0], step[:, 1])
-    velocity = rows.velocities[pressed] + step / dt
+    velocity = take_rows(rows.velocities, pressed) + step / dt
     speed = np.hypot(velocity[:, 0], velocity[:, 1])
     limit = rows.speeds[pressed]
     over = speed > limit
-    velocity[over] *= (limit[over] / speed[over])[:, None]
-    rows.velocities[pressed] = velocity
+    fast = np.flatnonzero(over)
+    put_rows(velocity, fast, take_rows(velocity, fast) * (limit[fast] / speed[fast])[:, None])
+    put_rows(rows.velocities, pressed, velocity)
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,8 +171,7 @@ def find_pairs(rows: AgentRows, allow: float, implementation: str = "auto") -> F
 def _pairs_c(rows: AgentRows, allow: float, reach_dist: float) -> FoundPairs:
     count = len(rows.radii)
     keep = min(PAIR_NEIGHBOURS, max(count - 1, 0))
-    positions = np.ascontiguousarray(rows.positions)
-    check_spread(positions, reach_dist)
+    positions = np.ascontiguousarray(rows.positions)  # the C hash checks the spread
     pressed = np.empty(count, dtype=np.int64)
     local, first, second = (np.empty(count * keep, dtype=np.int64) for _ in range(3))
     reach = np.empty(count * keep)

@@ -118,3 +118,53 @@ def test_the_pairs_found_in_c_are_numpys(seed: int) -> None:
     for name in ("pressed", "local", "first", "second", "reach", "opposed"):
         np.testing.assert_array_equal(getattr(c, name), getattr(numpy, name), err_msg=name)
     assert count < 50 or len(c.first) > 0, "a crowd this dense has pairs to part"
+
+
+def edge_pairs(limit: float) -> AgentRows:
+    """Pairs of discs (radii 0.5) apart by `limit` times 1 +- up to 3e-6, at every angle.
+
+    The C kernel skips hypot for a pair whose squared length is beyond the limit's square by
+    more than a millionth; these straddle that margin and the limit itself.
+    """
+    scales = 1.0 + np.linspace(-3e-6, 3e-6, 61)
+    rows = AgentRows()
+    for k, scale in enumerate(scales):
+        angle = 0.37 * k
+        centre = np.array([3.0 * (k % 8) + 1.5, 3.0 * (k // 8) + 1.5])
+        half = 0.5 * limit * scale * np.array([np.cos(angle), np.sin(angle)])
+        for sign in (-1.0, 1.0):
+            rows.add(positions=centre + sign * half, radii=0.5, driven=True, preferred=(1.0, 0.0))
+    rows.flush()
+    return rows
+
+
+@pytest.mark.parametrize(
+    ("part_passes", "settle_passes", "limit"), [(1, 0, 1.0), (0, 1, 1.0 - 0.04)]
+)
+def test_pushes_at_the_edge_of_skipping_hypot_equal_numpy(
+    part_passes: int, settle_passes: int, limit: float
+) -> None:
+    settings = StepSettings(part_passes=part_passes, settle_passes=settle_passes)
+    grid = Grid(origin=(0.0, 0.0))
+    moved = {}
+    for implementation in ("auto", "python"):
+        rows = edge_pairs(limit)
+        n = len(rows)
+        first, second = np.arange(n), np.arange(n) ^ 1  # each pair from both ends
+        pairs = _Pairs(first, first, first, second, np.ones(n), np.full(n, 0.5))
+        walls = Walls(np.ones((40, 40), dtype=bool))
+        before = rows.positions.copy()
+        _part_passes(rows, pairs, walls, rows.positions.copy(), grid, settings, implementation)  # type: ignore[arg-type]
+        assert 0 < (rows.positions != before).any(axis=1).sum() < n, "some pushed, some not"
+        moved[implementation] = rows.positions
+    np.testing.assert_array_equal(moved["auto"], moved["python"])
+
+
+def test_pairs_found_at_the_edge_of_skipping_hypot_are_numpys() -> None:
+    from sim.crowd.parting import PAIR_SLACK, find_pairs
+
+    rows = edge_pairs(1.0 + PAIR_SLACK)
+    c, numpy = find_pairs(rows, 0.0), find_pairs(rows, 0.0, "python")
+    for name in ("pressed", "local", "first", "second", "reach", "opposed"):
+        np.testing.assert_array_equal(getattr(c, name), getattr(numpy, name), err_msg=name)
+    assert 0 < len(c.first) < len(rows), "some pairs kept, some not"
