@@ -19,10 +19,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 from numpy.typing import NDArray
 
-from sim.navigation import find_path, read_map, read_scenarios
+from sim.navigation import JumpPointSearch, find_path, read_map, read_scenarios
 from sim.navigation.maps.generators import generate_layout
 from sim.navigation.maps.movingai import sample_scenarios
 from sim.navigation.searches.jump_table import JUMP_TABLE_AVAILABLE, JumpTable
+from sim.navigation.searches.kernel import JPS_AVAILABLE, path_result
 from sim.navigation.searches.offline import (
     FIELD_NONE,
     OfflineIndex,
@@ -247,3 +248,31 @@ def test_built_fields_are_exact_integer_dijkstras_from_their_landmarks(seed: int
     for column, landmark in enumerate(index.landmark_cells):
         expected = integer_dijkstra(walkable, landmark, index.unit_cells, diagonal)
         assert index.fields[:, column].tolist() == expected
+
+
+@PROPERTY_SETTINGS
+@given(case=edits(), landmarks=st.integers(1, 6))
+def test_the_compiled_scan_with_integer_fields_equals_its_python_reference(
+    case: tuple[NDArray[np.bool_], list[list[Cell]], int], landmarks: int
+) -> None:
+    walkable, rounds, seed = case
+    index = OfflineIndex.build(walkable, landmarks=landmarks)
+    index.scans = JPS_AVAILABLE  # the compiled block scan with the fields, on any map
+    rng = np.random.default_rng(seed)
+    edited = walkable.copy()
+    for flips in [[], *rounds]:  # as built, then repaired (fields lowered round opened cells)
+        for cell in flips:
+            edited[cell] = not edited[cell]
+        index.update(edited, flips)
+        width = edited.shape[1]
+        ends = some_ends(edited, rng, 8)
+        for start, goal in zip(ends[::2], ends[1::2], strict=False):
+            c = path_result(index.search(start[0] * width + start[1], goal[0] * width + goal[1]))
+            python = JumpPointSearch(edited, start, goal, landmarks=index.reference_fields()).run()
+            context = f"{start} -> {goal}\n{ascii_grid(edited, c.cells)}"
+            assert (c.found, c.cells, c.cost, c.expanded) == (
+                python.found,
+                python.cells,
+                python.cost,
+                python.expanded,
+            ), context

@@ -92,7 +92,7 @@ from sim.navigation.searches.declaration import (
 from sim.navigation.searches.linked import bounded
 
 if TYPE_CHECKING:
-    from sim.navigation.searches.landmarks import Landmarks
+    from sim.navigation.searches.landmarks import FieldTerms
 
 TIE_SCALE = 2.0**30
 """Priorities are floored to multiples of 1 / TIE_SCALE,
@@ -152,7 +152,7 @@ class JumpPointSearch:
         goal: Cell,
         *,
         heuristic: str = "octile",
-        landmarks: Landmarks | None = None,
+        landmarks: FieldTerms | None = None,
     ) -> None:
         settings = SearchSettings.parse(heuristic=heuristic)
         self._begin(walkable, start, goal, settings, landmarks)
@@ -164,7 +164,7 @@ class JumpPointSearch:
         start: Cell,
         goal: Cell,
         settings: SearchSettings,
-        landmarks: Landmarks | None = None,
+        landmarks: FieldTerms | None = None,
         links: LinkGraph | None = None,
     ) -> JumpPointSearch:
         """A search with `settings`' heuristic (the rest is jump point search's own).
@@ -184,7 +184,7 @@ class JumpPointSearch:
         start: Cell,
         goal: Cell,
         settings: SearchSettings,
-        landmarks: Landmarks | None,
+        landmarks: FieldTerms | None,
         links: LinkGraph | None = None,
     ) -> None:
         walkable = check_walkable(walkable)

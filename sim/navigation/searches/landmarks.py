@@ -57,6 +57,7 @@ import threading
 import time
 import weakref
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import numpy as np
 from numpy.typing import NDArray
@@ -139,6 +140,27 @@ class Landmarks:
             if gap < math.inf and gap > h:
                 h = gap
         return h
+
+
+class FieldTerms(Protocol):
+    """What the Python reference (`JumpPointSearch`, ``landmarks=``) reads of distance fields.
+
+    `Landmarks` (float64 fields) and `sim.navigation.searches.offline.IndexFields` (the
+    offline index's integer fields) both answer it, each with the operations its compiled
+    search uses, so C and Python expand the same jump points.
+    """
+
+    def matches(self, walkable: NDArray[np.bool_]) -> bool:
+        """Whether `walkable` holds exactly the cells the fields were built from."""
+        ...
+
+    def goal_terms(self, goal: int) -> tuple[tuple[int, float], ...]:
+        """The fields that reach flat cell `goal`, each with its value there."""
+        ...
+
+    def raise_by(self, h: float, cell: int, goal_terms: tuple[tuple[int, float], ...]) -> float:
+        """`h` raised by the fields at flat `cell` toward the goal of `goal_terms`."""
+        ...
 
 
 def octile_of(cell: int, goal: int, width: int) -> float:
