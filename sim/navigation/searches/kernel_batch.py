@@ -8,11 +8,20 @@ back with the GIL released, each answer bit for bit `kernel.solve`'s for the sam
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numpy.typing import NDArray
 
 from sim.navigation.query import PathResult, Query, priority_terms
 from sim.navigation.searches import kernel
+
+FlatBatch = tuple[bytes, bytes, bytes, bytes, bytes, bytes, bytes]
+"""The answers of a batch as the C loops hand them back (``_flat_path.h``, ``FlatBatch``):
+found (uint8), cost (float64), expanded (int64), reason (int8, a code of
+`sim.navigation.batch.REASONS`) and length (int64) a pair, the paths' offsets (int64, one more
+than the pairs) and the found paths' flat cells (int32) back to back: seven objects for the
+whole batch, none a pair (`sim.navigation.batch.PathBatch` reads them as arrays)."""
 
 
 def batch(query: Query, starts: NDArray[np.int64], goals: NDArray[np.int64]) -> list[PathResult]:
@@ -30,11 +39,26 @@ def batch(query: Query, starts: NDArray[np.int64], goals: NDArray[np.int64]) -> 
     kernel.check_compiled(query.algorithm)
     from sim.navigation.searches import _kernel  # built: checked just above
 
+    return _kernel.batch(*_kernel_arguments(query, starts, goals))
+
+
+def batch_arrays(query: Query, starts: NDArray[np.int64], goals: NDArray[np.int64]) -> FlatBatch:
+    """`batch` with the answers as arrays (`FlatBatch`): no Python object a pair."""
+    kernel.check_compiled(query.algorithm)
+    from sim.navigation.searches import _kernel  # built: checked just above
+
+    return _kernel.batch_arrays(*_kernel_arguments(query, starts, goals))
+
+
+def _kernel_arguments(
+    query: Query, starts: NDArray[np.int64], goals: NDArray[np.int64]
+) -> tuple[Any, ...]:
+    """The arguments of ``_kernel.batch`` and ``_kernel.batch_arrays`` for `query`'s pairs."""
     walkable = np.ascontiguousarray(query.walkable)
     costs = None if query.costs is None else np.ascontiguousarray(query.costs)
     height, width = walkable.shape
     terms = priority_terms(query.algorithm, query.heuristic, query.weight, query.heuristic_scale)
-    return _kernel.batch(
+    return (
         walkable,
         costs,
         height,
@@ -76,6 +100,26 @@ def jps_batch(
         heuristic_code,
     )
     return list(map(kernel.path_result, answers))
+
+
+def jps_batch_arrays(
+    walkable: NDArray[np.bool_],
+    starts: NDArray[np.int64],
+    goals: NDArray[np.int64],
+    heuristic_code: int,
+) -> FlatBatch:
+    """`jps_batch` with the answers as arrays (`FlatBatch`): no Python object a pair."""
+    from sim.navigation.searches import _jps  # the caller has checked kernel.JPS_AVAILABLE
+
+    height, width = walkable.shape
+    return _jps.batch_arrays(
+        walkable,
+        height,
+        width,
+        np.ascontiguousarray(starts, dtype=np.int64),
+        np.ascontiguousarray(goals, dtype=np.int64),
+        heuristic_code,
+    )
 
 
 FlatPairs = tuple[int, NDArray[np.int64], NDArray[np.int64], NDArray[np.bool_]]
