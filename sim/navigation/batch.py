@@ -86,9 +86,15 @@ class PathBatch:
 
     @classmethod
     def of(cls, results: Sequence[PathResult], width: int) -> PathBatch:
-        """The answers `results` (of a grid `width` cells wide) as a batch."""
-        lengths = np.array([len(result.cells) for result in results], dtype=np.int64)
-        cells = [row * width + col for result in results for row, col in result.cells]
+        """The answers `results` (of a grid `width` cells wide) as a batch.
+
+        A flat path a C search left in a result is copied as it is, never laid out as pairs.
+        """
+        from sim.navigation.searches import lazy_cells
+
+        paths = [lazy_cells.flat_cells(result, width) for result in results]
+        lengths = np.array([len(path) for path in paths], dtype=np.int64)
+        cells = np.concatenate(paths) if paths else np.empty(0, dtype=np.int32)
         return cls._frozen(
             width,
             np.array([result.found for result in results], dtype=np.bool_),
@@ -96,7 +102,7 @@ class PathBatch:
             np.array([result.expanded for result in results], dtype=np.int64),
             np.array([_CODE[result.reason] for result in results], dtype=np.int8),
             lengths,
-            np.array(cells, dtype=np.int32),
+            cells.astype(np.int32, copy=False),
         )
 
     @classmethod
@@ -260,6 +266,8 @@ def find_paths(
     if kernel.choose(settings.implementation, query.algorithm):
         chosen = np.flatnonzero(searchable)
         if as_arrays and _in_one_loop(query, settings, grid.size):
+            if len(chosen) == len(results):  # every pair searched: nothing to merge
+                return _merged(_search_arrays(query, starts_flat, goals_flat), chosen, [], width)
             for index in np.flatnonzero(~searchable).tolist():
                 if results[index] is None:
                     results[index] = find_path_with(
@@ -308,6 +316,8 @@ def _apart(
 ) -> NDArray[np.bool_]:
     """Answer the pairs the regions prove unreachable; return the pairs left to search.
 
+    `searchable` is changed in place (it is `kernel_batch.flat_pairs`' own array).
+
     The labels are brought up to date with the array first (`region_cache.apart_now`), so
     "another region" is exact, as it is for `find_path` on a labelled array.
     """
@@ -320,12 +330,11 @@ def _apart(
     regions = region_cache.labelled(query.walkable, diagonal=query.rule.value)
     if regions is None:  # pragma: no cover - apart_now has just labelled it
         return searchable
-    labels = regions.labels.reshape(-1)
-    apart = searchable & (labels[starts_flat] != labels[goals_flat])
-    for index in np.flatnonzero(apart).tolist():
+    from sim.navigation.searches import kernel_batch
+
+    for index in kernel_batch.apart(regions.labels, starts_flat, goals_flat, searchable):
         results[index] = _UNREACHABLE
-    left: NDArray[np.bool_] = searchable & ~apart
-    return left
+    return searchable
 
 
 def _search(
@@ -382,6 +391,8 @@ def _merged(
 ) -> PathBatch:
     """The C loop's answers for the pairs `chosen` and `results`' for the rest, as one batch.
 
+    No `results` (an empty list): the C loop searched every pair.
+
     The rest are never found (unreachable by the regions, a blocked or outside end), so the
     C loop's cells are the batch's cells as they are.
     """
@@ -390,7 +401,7 @@ def _merged(
     ]
     found, cost, expanded, reason, lengths, offsets, cells = arrays
     count = len(results)
-    if len(chosen) == count:
+    if count == 0:  # every pair was searched in C
         return PathBatch(width, found, cost, expanded, reason, lengths, offsets, cells)
     all_found = np.zeros(count, dtype=np.bool_)
     all_cost = np.full(count, math.inf)

@@ -15,8 +15,9 @@ from hypothesis import given, settings
 
 from sim.navigation import PathBatch, PathResult, Reason, find_path, find_paths
 from sim.navigation.batch import REASONS
+from sim.navigation.maps.generators import generate_layout
 from sim.navigation.regions import cache as region_cache
-from sim.navigation.searches import kernel, kernel_batch
+from sim.navigation.searches import kernel, kernel_batch, lazy_cells
 from tests.unit.test_find_paths import cases, parts, singles
 
 needs_c = pytest.mark.skipif(
@@ -122,3 +123,34 @@ def test_an_index_counts_back_and_stops_at_the_end() -> None:
         batch[2]
     with pytest.raises(IndexError):
         batch.path(-3)
+
+
+def test_the_landmark_maps_answer_alike_without_laying_out_cells() -> None:
+    # Default options on 256 x 256 cells or more: landmarks may pay, one call a pair.
+    walkable = generate_layout("rooms", 256, 256, seed=3, room=16)
+    free = np.argwhere(walkable)
+    rng = np.random.default_rng(3)
+    starts, goals = free[rng.integers(0, len(free), 40)], free[rng.integers(0, len(free), 40)]
+    listed = find_paths(walkable, starts, goals)
+    batch = find_paths(walkable, starts, goals, as_arrays=True)
+    check_arrays(batch, 256)
+    assert batch.results() == listed
+    # The list form's flat paths were copied into the arrays, not laid out as pairs.
+    fresh = find_paths(walkable, starts, goals)
+    assert PathBatch.of(fresh, 256).cells.tolist() == batch.cells.tolist()
+    assert not any(lazy_cells.laid_out(result) for result in fresh if result.found)
+
+
+@pytest.mark.parametrize("compiled", [True, False], ids=["c", "numpy"])
+def test_pairs_apart_are_cleared_alike_in_c_and_numpy(
+    compiled: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if compiled and not kernel.KERNEL_AVAILABLE:
+        pytest.skip("needs the C kernel")
+    monkeypatch.setattr(kernel, "KERNEL_AVAILABLE", compiled)
+    labels = np.array([[0, 0, 1], [2, 1, 1]], dtype=np.int32)
+    starts = np.array([0, 0, 2, 3, 1], dtype=np.int64)
+    goals = np.array([1, 2, 4, 3, 5], dtype=np.int64)
+    searchable = np.array([True, True, True, True, False])
+    assert kernel_batch.apart(labels, starts, goals, searchable) == [1]
+    assert searchable.tolist() == [True, False, True, True, False]

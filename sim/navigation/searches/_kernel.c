@@ -984,6 +984,55 @@ static PyObject *kernel_batch_arrays(PyObject *module, PyObject *args) {
     return batch_call(args, 1);
 }
 
+PyDoc_STRVAR(apart_doc,
+             "apart(labels, starts_flat, goals_flat, searchable) -> list[int]\n\n"
+             "The searchable pairs whose ends lie in two regions (labels: int32 a cell), cleared\n"
+             "in searchable; see sim/navigation/batch.py (_apart).");
+
+static PyObject *kernel_apart(PyObject *module, PyObject *args) {
+    (void)module;
+    PyObject *objects[4];
+    if (!PyArg_ParseTuple(args, "OOOO:apart", &objects[0], &objects[1], &objects[2],
+                          &objects[3]))
+        return NULL;
+    Py_buffer views[4];
+    int taken = 0;
+    PyObject *answer = NULL;
+    for (; taken < 4; taken++) {
+        const int flags = taken == 3 ? PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE
+                                     : PyBUF_C_CONTIGUOUS | PyBUF_FORMAT;
+        if (PyObject_GetBuffer(objects[taken], &views[taken], flags) < 0) goto done;
+    }
+    const Py_ssize_t cells = views[0].len / 4, count = views[3].len;
+    if (views[0].itemsize != 4 || !format_is(&views[0], 'i') || !is_int64(&views[1]) ||
+        !is_int64(&views[2]) || views[1].len != count * 8 || views[2].len != count * 8 ||
+        views[3].itemsize != 1) {
+        PyErr_SetString(PyExc_ValueError,
+                        "apart takes int32 labels, N int64 starts and goals and N bytes");
+        goto done;
+    }
+    const int32_t *labels = views[0].buf;
+    const int64_t *starts = views[1].buf, *goals = views[2].buf;
+    uint8_t *searchable = views[3].buf;
+    answer = PyList_New(0);
+    for (Py_ssize_t i = 0; answer != NULL && i < count; i++) {
+        if (!searchable[i]) continue;
+        if (starts[i] < 0 || starts[i] >= cells || goals[i] < 0 || goals[i] >= cells) {
+            Py_CLEAR(answer);
+            PyErr_Format(PyExc_ValueError, "pair %zd: a cell outside the labels", i);
+            break;
+        }
+        if (labels[starts[i]] == labels[goals[i]]) continue;
+        searchable[i] = 0;
+        PyObject *index = PyLong_FromSsize_t(i);
+        if (index == NULL || PyList_Append(answer, index) < 0) Py_CLEAR(answer);
+        Py_XDECREF(index);
+    }
+done:
+    for (int i = 0; i < taken; i++) PyBuffer_Release(&views[i]);
+    return answer;
+}
+
 PyDoc_STRVAR(pairs_doc,
              "pairs(walkable, starts, goals, starts_flat, goals_flat, searchable) -> int\n\n"
              "Flat cells and whether each pair is searchable, for find_paths; the index of the\n"
@@ -1143,6 +1192,7 @@ static PyMethodDef kernel_methods[] = {
     {"flat_ends", (PyCFunction)(void (*)(void))kernel_flat_ends, METH_FASTCALL, flat_ends_doc},
     {"batch", kernel_batch, METH_VARARGS, batch_doc},
     {"batch_arrays", kernel_batch_arrays, METH_VARARGS, batch_arrays_doc},
+    {"apart", kernel_apart, METH_VARARGS, apart_doc},
     {"pairs", kernel_pairs, METH_VARARGS, pairs_doc},
     {"cells_of", kernel_cells_of, METH_O, cells_of_doc},
     {NULL, NULL, 0, NULL},
