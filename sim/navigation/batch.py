@@ -33,6 +33,7 @@ from sim.navigation.query import (
 from sim.navigation.regions import cache as region_cache
 
 if TYPE_CHECKING:
+    from sim.navigation.searches.kernel import FlatAnswer
     from sim.navigation.searches.kernel_batch import FlatBatch
 
 _UNREACHABLE = PathResult.none(Reason.UNREACHABLE)
@@ -265,15 +266,16 @@ def find_paths(
         searchable = _apart(query, starts_flat, goals_flat, searchable, results)
     if kernel.choose(settings.implementation, query.algorithm):
         chosen = np.flatnonzero(searchable)
-        if as_arrays and _in_one_loop(query, settings, grid.size):
+        if as_arrays:
             if len(chosen) == len(results):  # every pair searched: nothing to merge
-                return _merged(_search_arrays(query, starts_flat, goals_flat), chosen, [], width)
+                flat = _search_arrays(query, settings, starts_flat, goals_flat)
+                return _merged(flat, chosen, [], width)
             for index in np.flatnonzero(~searchable).tolist():
                 if results[index] is None:
                     results[index] = find_path_with(
                         walkable, _cell(start_cells[index]), _cell(goal_cells[index]), settings
                     )
-            flat = _search_arrays(query, starts_flat[chosen], goals_flat[chosen])
+            flat = _search_arrays(query, settings, starts_flat[chosen], goals_flat[chosen])
             return _merged(flat, chosen, results, width)
         found = _search(query, settings, starts_flat[chosen], goals_flat[chosen])
         if len(found) == len(results) and not as_arrays:
@@ -372,15 +374,50 @@ def _in_one_loop(query: Query, settings: SearchSettings, cells: int) -> bool:
 
 
 def _search_arrays(
-    query: Query, starts_flat: NDArray[np.int64], goals_flat: NDArray[np.int64]
+    query: Query,
+    settings: SearchSettings,
+    starts_flat: NDArray[np.int64],
+    goals_flat: NDArray[np.int64],
 ) -> FlatBatch:
-    """`_search` in one C loop (`_in_one_loop`), the answers as arrays (`FlatBatch`)."""
-    from sim.navigation.searches import kernel_batch
+    """`_search`'s answers as arrays (`FlatBatch`): written by the C loop where one runs them."""
+    from sim.navigation.searches import kernel_batch, landmarks
 
+    grid = np.ascontiguousarray(query.walkable)
+    height, width = grid.shape
     if query.algorithm is not Algorithm.JPS:
         return kernel_batch.batch_arrays(query, starts_flat, goals_flat)
-    grid = np.ascontiguousarray(query.walkable)
-    return kernel_batch.jps_batch_arrays(grid, starts_flat, goals_flat, query.heuristic.code)
+    if _in_one_loop(query, settings, height * width):
+        return kernel_batch.jps_batch_arrays(grid, starts_flat, goals_flat, query.heuristic.code)
+    pairs = zip(starts_flat.tolist(), goals_flat.tolist(), strict=True)
+    return _flat_batch([landmarks.search(grid, height, width, s, g) for s, g in pairs])
+
+
+def _flat_batch(answers: list[FlatAnswer]) -> FlatBatch:
+    """C searches' answers, one a pair, as the arrays a C loop writes (`FlatBatch`).
+
+    Each found path is a flat path (the grid's width, then its cells: `lazy_cells`): joined
+    once and their headers dropped, never laid out as pairs.
+    """
+    flags, flats, costs, expanded = zip(*answers, strict=True) if answers else ((), (), (), ())
+    found = np.array(flags, dtype=np.bool_)
+    # A C search answers a found path flat and no path as an empty tuple.
+    paths = [path for path in flats if isinstance(path, bytes)]
+    lengths = np.zeros(len(answers), dtype=np.int64)
+    lengths[found] = [len(path) // 4 - 1 for path in paths]
+    offsets = np.zeros(len(answers) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    headers = offsets[:-1][found] + np.arange(len(paths))
+    joined = np.frombuffer(b"".join(paths), dtype=np.int32)
+    reason = np.where(found, _CODE[Reason.FOUND], _CODE[Reason.UNREACHABLE])
+    return (
+        found.tobytes(),
+        np.array(costs, dtype=np.float64).tobytes(),
+        np.array(expanded, dtype=np.int64).tobytes(),
+        reason.astype(np.int8).tobytes(),
+        lengths.tobytes(),
+        offsets.tobytes(),
+        np.delete(joined, headers).tobytes(),
+    )
 
 
 def _merged(

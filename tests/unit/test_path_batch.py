@@ -17,7 +17,7 @@ from sim.navigation import PathBatch, PathResult, Reason, find_path, find_paths
 from sim.navigation.batch import REASONS
 from sim.navigation.maps.generators import generate_layout
 from sim.navigation.regions import cache as region_cache
-from sim.navigation.searches import kernel, kernel_batch, lazy_cells
+from sim.navigation.searches import kernel, kernel_batch, landmarks, lazy_cells
 from tests.unit.test_find_paths import cases, parts, singles
 
 needs_c = pytest.mark.skipif(
@@ -125,14 +125,26 @@ def test_an_index_counts_back_and_stops_at_the_end() -> None:
         batch.path(-3)
 
 
-def test_the_landmark_maps_answer_alike_without_laying_out_cells() -> None:
+@needs_c
+def test_the_landmark_maps_answer_alike_without_laying_out_cells(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     # Default options on 256 x 256 cells or more: landmarks may pay, one call a pair.
     walkable = generate_layout("rooms", 256, 256, seed=3, room=16)
     free = np.argwhere(walkable)
     rng = np.random.default_rng(3)
     starts, goals = free[rng.integers(0, len(free), 40)], free[rng.integers(0, len(free), 40)]
     listed = find_paths(walkable, starts, goals)
+    searched = []
+    search = landmarks.search
+
+    def counted(*args: Any) -> Any:
+        searched.append(args)
+        return search(*args)
+
+    monkeypatch.setattr(landmarks, "search", counted)
     batch = find_paths(walkable, starts, goals, as_arrays=True)
+    assert len(searched) == 40  # the landmark route, one search a pair
     check_arrays(batch, 256)
     assert batch.results() == listed
     # The list form's flat paths were copied into the arrays, not laid out as pairs.
