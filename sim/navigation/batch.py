@@ -9,7 +9,8 @@ takes every pair in one C loop with the GIL released (`kernel_batch.batch`), and
 point search (`kernel_batch.jps_batch`) except where landmarks or jump tables may pay (one call
 per pair there). Pairs that end early (a goal outside the grid, a blocked end) and searches C
 does not run go through `find_path_with` one by one: the same answer, the same error, in the
-same words.
+same words. With ``as_arrays=True`` the answers come back as one `PathBatch` of numpy arrays,
+which the C loops write themselves (``_flat_path.h``): no Python object a pair.
 """
 
 from __future__ import annotations
@@ -117,6 +118,7 @@ class PathBatch:
         lengths: NDArray[np.int64],
         cells: NDArray[np.int32],
     ) -> PathBatch:
+        """A batch of these arrays, its offsets summed from `lengths`, every array read-only."""
         offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
         np.cumsum(lengths, out=offsets[1:])
         arrays = (found, cost, expanded, reason, lengths, offsets, cells)
@@ -426,12 +428,11 @@ def _merged(
     results: list[PathResult | None],
     width: int,
 ) -> PathBatch:
-    """The C loop's answers for the pairs `chosen` and `results`' for the rest, as one batch.
+    """The searches' answers (`flat`) for the pairs `chosen` and `results`' for the rest, as one.
 
-    No `results` (an empty list): the C loop searched every pair.
-
-    The rest are never found (unreachable by the regions, a blocked or outside end), so the
-    C loop's cells are the batch's cells as they are.
+    No `results` (an empty list): every pair was searched. The rest are never found
+    (unreachable by the regions, a blocked or outside end), so the searches' cells are the
+    batch's cells as they are.
     """
     arrays: list[NDArray[Any]] = [
         np.frombuffer(data, dtype) for data, dtype in zip(flat, _FLAT_TYPES, strict=True)
