@@ -2,7 +2,8 @@
 
 Arrays are ``[row, col]``; a cell given as a pair is ``(row, col)``; the search core names a
 cell by its flat index ``row * width + col``. `find_path` is the entry point (`find_paths`
-answers many start/goal pairs on one array in one call); `GridMap` places
+answers many start/goal pairs on one array in one call, as a list or as one `PathBatch` of
+numpy arrays); `GridMap` places
 a grid in the world; `rasterize_boxes` turns obstacle footprints into a blocked mask and
 `rasterize_terrain` (or `TerrainLayer`, patch by patch) terrain patches into cell costs from
 0.25 to 100; `clearance` gives one map that `usable_mask` turns into the cells an agent of any
@@ -30,7 +31,7 @@ it changes (`find_path` uses them to answer a goal out of reach at once, `region
 ((0, 0), (1, 1), (2, 2))
 """
 
-from sim.navigation.batch import find_paths
+from sim.navigation.batch import PathBatch, find_paths
 from sim.navigation.catalogue import SearchKind
 from sim.navigation.clearance import clearance, disc_segment_is_clear, usable_mask
 from sim.navigation.diagonal import DiagonalRule
@@ -126,6 +127,7 @@ __all__ = [
     "MoveGraph",
     "MovingAIMap",
     "NavLink",
+    "PathBatch",
     "PathResult",
     "Query",
     "Reason",

@@ -61,6 +61,8 @@ def test_ours_alone_writes_every_call_and_every_query(
         assert row["single_us"] > 0
         assert row["warthog_us"] is None
         assert row["ratio"] is None
+        assert row["arrays_us"] > 0
+        assert row["arrays_ratio"] is None
     assert document["warthog"] is None
     assert "batch against warthog: not measured" in capsys.readouterr().out
 
@@ -75,20 +77,23 @@ def test_warthogs_per_query_time_is_the_bar(
     for row in json.loads(out.read_text(encoding="utf-8"))["batch"]:
         assert row["warthog_us"] == pytest.approx(1000.0)
         assert row["ratio"] == pytest.approx(row["batch_us"] / 1000.0)
+        assert row["arrays_ratio"] == pytest.approx(row["arrays_us"] / 1000.0)
 
 
 def test_the_targets_say_met_or_missed() -> None:
     fixed = (calls.FixedCost("arena", 2401, "jps", 1.5), calls.FixedCost("big", 9, "astar", 2.5))
     rows = (
-        calls.BatchRow("arena", "auto", 10, 10, 3.0, 4.0, 2.0),
-        calls.BatchRow("den312d", "auto", 10, 10, 3.0, 4.0, 1.0),
-        calls.BatchRow("den312d", "astar", 10, 10, 90.0, 4.0, 1.0),
+        calls.BatchRow("arena", "auto", 10, 10, 3.0, 4.0, 2.0, arrays_us=3.8),
+        calls.BatchRow("den312d", "auto", 10, 10, 3.0, 4.0, 1.0, arrays_us=1.5),
+        calls.BatchRow("den312d", "astar", 10, 10, 90.0, 4.0, 1.0, arrays_us=80.0),
     )
     lines = calls.CallsReport(fixed, rows, "warthog-timed").target_lines()
     assert lines == [
         "- fixed cost of one call <= 2 us: worst 2.50 us (astar, big), missed",
-        "- batch (auto) per query <= 2x warthog JPS2's on the smaller maps: worst den312d "
-        "3.00x, missed",
+        "- batch (auto, list form) per query <= 2x warthog JPS2's on the smaller maps: worst "
+        "den312d 3.00x, missed",
+        "- batch (auto, array form) per query <= 2x warthog JPS2's on the smaller maps: worst "
+        "arena 1.90x, met",
     ]
 
 

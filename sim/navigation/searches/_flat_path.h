@@ -47,4 +47,64 @@ static inline PyObject *flat_answer(int found, const int32_t *path, Py_ssize_t l
     return answer;
 }
 
+/* A batch's answers as arrays (`batch_arrays` of _jps and _kernel, PathBatch in batch.py): one
+ * tuple of seven bytes objects whatever the count: found (uint8), cost (float64), expanded
+ * (int64), reason (int8: REASON_FOUND or REASON_UNREACHABLE) and length (int64) a pair, the
+ * paths' offsets (int64, count + 1: 0, then each path's end) and the found paths' flat cells
+ * (int32), `total` of them, path after path in order. Allocated here; `flat_batch_set` fills
+ * pair by pair, in order, and `flat_batch_new` sets offsets[0]. */
+typedef struct {
+    uint8_t *found;
+    double *cost;
+    int64_t *expanded;
+    int8_t *reason;
+    int64_t *lengths, *offsets;
+    int32_t *cells;
+} FlatBatch;
+
+/* The codes of Reason.FOUND and Reason.UNREACHABLE: their places in the enum's order
+ * (batch.REASONS; a test holds them to it). */
+enum { REASON_FOUND = 0, REASON_UNREACHABLE = 4 };
+
+/* A new tuple of the seven bytes objects and `out` pointing into them; NULL with an exception
+ * set on failure. */
+static inline PyObject *flat_batch_new(Py_ssize_t count, Py_ssize_t total, FlatBatch *out) {
+    const Py_ssize_t wide = (Py_ssize_t)sizeof(int64_t);
+    const Py_ssize_t sizes[7] = {count,        count * wide, count * wide,
+                                 count,        count * wide, (count + 1) * wide,
+                                 total * (Py_ssize_t)sizeof(int32_t)};
+    PyObject *arrays = PyTuple_New(7);
+    if (arrays == NULL) return NULL;
+    char *starts[7];
+    for (int i = 0; i < 7; i++) {
+        PyObject *bytes = PyBytes_FromStringAndSize(NULL, sizes[i]);
+        if (bytes == NULL) {
+            Py_DECREF(arrays);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(arrays, i, bytes);
+        starts[i] = PyBytes_AS_STRING(bytes);
+    }
+    *out = (FlatBatch){(uint8_t *)starts[0],          (double *)(void *)starts[1],
+                       (int64_t *)(void *)starts[2],  (int8_t *)starts[3],
+                       (int64_t *)(void *)starts[4],  (int64_t *)(void *)starts[5],
+                       (int32_t *)(void *)starts[6]};
+    out->offsets[0] = 0;
+    return arrays;
+}
+
+/* Pair `i`'s answer into `out` (pairs 0 to i - 1 set already); its path's cells, `path`
+ * (`length` of them, when found), copied to their place unless `path` is NULL (already there). */
+static inline void flat_batch_set(FlatBatch *out, Py_ssize_t i, int found, double cost,
+                                  Py_ssize_t expanded, const int32_t *path, Py_ssize_t length) {
+    const int64_t at = out->offsets[i], cells = found ? (int64_t)length : 0;
+    out->found[i] = (uint8_t)found;
+    out->cost[i] = cost;
+    out->expanded[i] = (int64_t)expanded;
+    out->reason[i] = (int8_t)(found ? REASON_FOUND : REASON_UNREACHABLE);
+    out->lengths[i] = cells;
+    out->offsets[i + 1] = at + cells;
+    if (found && path != NULL) memcpy(out->cells + at, path, (size_t)cells * sizeof(int32_t));
+}
+
 #endif /* SIM_FLAT_PATH_H */

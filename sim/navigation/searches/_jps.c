@@ -678,12 +678,33 @@ PyDoc_STRVAR(batch_doc,
              "search() for every pair of flat cells starts[i] -> goals[i] (int64 arrays), back to\n"
              "back in one call with the GIL released; see kernel_batch.py (jps_batch).");
 
+/* A batch's outcomes as `flat_batch_new`'s arrays; every path freed. NULL with an exception
+ * set on failure (out of memory in a search included). */
+static PyObject *batch_arrays_of(Outcome *outcomes, Py_ssize_t count) {
+    Py_ssize_t total = 0;
+    int ok = 1;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        ok = ok && outcomes[i].status != SEARCH_NO_MEMORY;
+        if (outcomes[i].status == SEARCH_FOUND) total += outcomes[i].length;
+    }
+    FlatBatch out = {NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+    PyObject *arrays = ok ? flat_batch_new(count, total, &out) : PyErr_NoMemory();
+    for (Py_ssize_t i = 0; i < count; i++) {
+        Outcome *o = &outcomes[i];
+        if (arrays != NULL)
+            flat_batch_set(&out, i, o->status == SEARCH_FOUND, o->cost, o->expanded, o->path,
+                           o->length);
+        PyMem_RawFree(o->path);
+        o->path = NULL;
+    }
+    return arrays;
+}
+
 /* Many searches on one array: the array, the ends and the heuristic are checked once, the
  * packed copies taken once (a row checked against the array by the first search to read it
  * serves the rest), and the workspace kept from one search to the next; every answer is
- * search()'s for the same ends. */
-static PyObject *jps_batch(PyObject *module, PyObject *args) {
-    (void)module;
+ * search()'s for the same ends: a list of answers, or with `arrays` `batch_arrays_of`'s. */
+static PyObject *run_batch(PyObject *args, int arrays) {
     PyObject *walkable_obj, *starts_obj, *goals_obj;
     Py_ssize_t height, width;
     int heuristic;
@@ -755,6 +776,10 @@ static PyObject *jps_batch(PyObject *module, PyObject *args) {
         for (Py_ssize_t t = 0; t < frontier.touched_count; t++) ws->closed[ws->touched[t]] = UNSEEN;
     }
     Py_END_ALLOW_THREADS
+    if (arrays) {
+        results = batch_arrays_of(outcomes, count);
+        goto done;
+    }
     results = PyList_New(count);
     for (Py_ssize_t i = 0; i < count; i++) {
         Outcome *out = &outcomes[i];
@@ -776,9 +801,26 @@ done:
     return results;
 }
 
+static PyObject *jps_batch(PyObject *module, PyObject *args) {
+    (void)module;
+    return run_batch(args, 0);
+}
+
+PyDoc_STRVAR(batch_arrays_doc,
+             "batch_arrays(walkable, height, width, starts, goals, heuristic)\n"
+             "    -> (found, cost, expanded, reason, lengths, offsets, cells)\n\n"
+             "batch() with the answers as seven bytes objects (see _flat_path.h, FlatBatch);\n"
+             "see kernel_batch.py (jps_batch_arrays).");
+
+static PyObject *jps_batch_arrays(PyObject *module, PyObject *args) {
+    (void)module;
+    return run_batch(args, 1);
+}
+
 static PyMethodDef jps_methods[] = {
     {"search", jps_search, METH_VARARGS, search_doc},
     {"batch", jps_batch, METH_VARARGS, batch_doc},
+    {"batch_arrays", jps_batch_arrays, METH_VARARGS, batch_arrays_doc},
     {"search_landmarks", jps_search_landmarks, METH_VARARGS, search_landmarks_doc},
     {NULL, NULL, 0, NULL},
 };

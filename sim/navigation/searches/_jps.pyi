@@ -30,3 +30,12 @@ def batch(
     heuristic: int,
     /,
 ) -> list[tuple[bool, bytes | tuple[()], float, int]]: ...
+def batch_arrays(
+    walkable: Any,
+    height: int,
+    width: int,
+    starts: Any,
+    goals: Any,
+    heuristic: int,
+    /,
+) -> tuple[bytes, bytes, bytes, bytes, bytes, bytes, bytes]: ...

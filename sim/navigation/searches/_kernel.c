@@ -868,8 +868,28 @@ PyDoc_STRVAR(batch_doc,
              "search() for every pair of flat cells starts[i], goals[i] (int64 arrays), in one\n"
              "call; see sim/navigation/searches/kernel.py for the contract.");
 
-static PyObject *kernel_batch(PyObject *module, PyObject *args) {
-    (void)module;
+/* The outcomes of a batch as `flat_batch_new`'s arrays; NULL with an exception set on
+ * failure. */
+static PyObject *batch_arrays_of(const Outcome *outcomes, Py_ssize_t count,
+                                 const int32_t *paths) {
+    Py_ssize_t total = 0;
+    for (Py_ssize_t i = 0; i < count; i++)
+        if (outcomes[i].status == SEARCH_FOUND) total += outcomes[i].length;
+    FlatBatch out = {NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+    PyObject *arrays = flat_batch_new(count, total, &out);
+    if (arrays == NULL) return NULL;
+    /* The found paths lie back to back in `paths` already, in pair order. */
+    if (total > 0) memcpy(out.cells, paths, (size_t)total * sizeof(int32_t));
+    for (Py_ssize_t i = 0; i < count; i++) {
+        const Outcome *o = &outcomes[i];
+        flat_batch_set(&out, i, o->status == SEARCH_FOUND, o->cost, o->expanded, NULL,
+                       o->length);
+    }
+    return arrays;
+}
+
+/* `batch` (a list of PathResult), or with `arrays` `batch_arrays` (`batch_arrays_of`). */
+static PyObject *batch_call(PyObject *args, int arrays) {
     PyObject *walkable_obj, *costs_obj, *starts_obj, *goals_obj;
     Py_ssize_t height, width;
     int diagonal, heuristic, unit;
@@ -927,7 +947,12 @@ static PyObject *kernel_batch(PyObject *module, PyObject *args) {
         Py_BEGIN_ALLOW_THREADS
         ok = run_batch(&problem, starts, goals, count, outcomes, &paths, &capacity, ws);
         Py_END_ALLOW_THREADS
-        results = ok ? batch_results(outcomes, count, paths, width) : PyErr_NoMemory();
+        if (!ok)
+            results = PyErr_NoMemory();
+        else if (arrays)
+            results = batch_arrays_of(outcomes, count, paths);
+        else
+            results = batch_results(outcomes, count, paths, width);
     }
     if (ws != NULL) workspace_give_back(ws);
     PyMem_RawFree(paths);
@@ -940,6 +965,72 @@ release_grid:
     if (have_costs) PyBuffer_Release(&costs_view);
     PyBuffer_Release(&walkable_view);
     return results;
+}
+
+static PyObject *kernel_batch(PyObject *module, PyObject *args) {
+    (void)module;
+    return batch_call(args, 0);
+}
+
+PyDoc_STRVAR(batch_arrays_doc,
+             "batch_arrays(walkable, costs, height, width, starts, goals, diagonal, heuristic,\n"
+             "             h_weight, g_weight, unit)\n"
+             "    -> (found, cost, expanded, reason, lengths, offsets, cells)\n\n"
+             "batch() with the answers as seven bytes objects (see _flat_path.h, FlatBatch);\n"
+             "see kernel_batch.py (batch_arrays).");
+
+static PyObject *kernel_batch_arrays(PyObject *module, PyObject *args) {
+    (void)module;
+    return batch_call(args, 1);
+}
+
+PyDoc_STRVAR(apart_doc,
+             "apart(labels, starts_flat, goals_flat, searchable) -> list[int]\n\n"
+             "The searchable pairs whose ends lie in two regions (labels: int32 a cell), cleared\n"
+             "in searchable; see sim/navigation/batch.py (_apart).");
+
+static PyObject *kernel_apart(PyObject *module, PyObject *args) {
+    (void)module;
+    PyObject *objects[4];
+    if (!PyArg_ParseTuple(args, "OOOO:apart", &objects[0], &objects[1], &objects[2],
+                          &objects[3]))
+        return NULL;
+    Py_buffer views[4];
+    int taken = 0;
+    PyObject *answer = NULL;
+    for (; taken < 4; taken++) {
+        const int flags = taken == 3 ? PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE
+                                     : PyBUF_C_CONTIGUOUS | PyBUF_FORMAT;
+        if (PyObject_GetBuffer(objects[taken], &views[taken], flags) < 0) goto done;
+    }
+    const Py_ssize_t cells = views[0].len / 4, count = views[3].len;
+    if (views[0].itemsize != 4 || !format_is(&views[0], 'i') || !is_int64(&views[1]) ||
+        !is_int64(&views[2]) || views[1].len != count * 8 || views[2].len != count * 8 ||
+        views[3].itemsize != 1) {
+        PyErr_SetString(PyExc_ValueError,
+                        "apart takes int32 labels, N int64 starts and goals and N bytes");
+        goto done;
+    }
+    const int32_t *labels = views[0].buf;
+    const int64_t *starts = views[1].buf, *goals = views[2].buf;
+    uint8_t *searchable = views[3].buf;
+    answer = PyList_New(0);
+    for (Py_ssize_t i = 0; answer != NULL && i < count; i++) {
+        if (!searchable[i]) continue;
+        if (starts[i] < 0 || starts[i] >= cells || goals[i] < 0 || goals[i] >= cells) {
+            Py_CLEAR(answer);
+            PyErr_Format(PyExc_ValueError, "pair %zd: a cell outside the labels", i);
+            break;
+        }
+        if (labels[starts[i]] == labels[goals[i]]) continue;
+        searchable[i] = 0;
+        PyObject *index = PyLong_FromSsize_t(i);
+        if (index == NULL || PyList_Append(answer, index) < 0) Py_CLEAR(answer);
+        Py_XDECREF(index);
+    }
+done:
+    for (int i = 0; i < taken; i++) PyBuffer_Release(&views[i]);
+    return answer;
 }
 
 PyDoc_STRVAR(pairs_doc,
@@ -1100,6 +1191,8 @@ static PyMethodDef kernel_methods[] = {
     {"result", kernel_result, METH_O, result_doc},
     {"flat_ends", (PyCFunction)(void (*)(void))kernel_flat_ends, METH_FASTCALL, flat_ends_doc},
     {"batch", kernel_batch, METH_VARARGS, batch_doc},
+    {"batch_arrays", kernel_batch_arrays, METH_VARARGS, batch_arrays_doc},
+    {"apart", kernel_apart, METH_VARARGS, apart_doc},
     {"pairs", kernel_pairs, METH_VARARGS, pairs_doc},
     {"cells_of", kernel_cells_of, METH_O, cells_of_doc},
     {NULL, NULL, 0, NULL},

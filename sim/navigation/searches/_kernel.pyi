@@ -50,6 +50,21 @@ def batch(
     unit: bool,
     /,
 ) -> list[Any]: ...
+def batch_arrays(
+    walkable: Any,
+    costs: Any | None,
+    height: int,
+    width: int,
+    starts: Any,
+    goals: Any,
+    diagonal: int,
+    heuristic: int,
+    h_weight: float,
+    g_weight: float,
+    unit: bool,
+    /,
+) -> tuple[bytes, bytes, bytes, bytes, bytes, bytes, bytes]: ...
+def apart(labels: Any, starts_flat: Any, goals_flat: Any, searchable: Any, /) -> list[int]: ...
 def pairs(
     walkable: Any, starts: Any, goals: Any, starts_flat: Any, goals_flat: Any, searchable: Any, /
 ) -> int: ...

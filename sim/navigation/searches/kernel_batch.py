@@ -8,11 +8,20 @@ back with the GIL released, each answer bit for bit `kernel.solve`'s for the sam
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numpy.typing import NDArray
 
 from sim.navigation.query import PathResult, Query, priority_terms
 from sim.navigation.searches import kernel
+
+FlatBatch = tuple[bytes, bytes, bytes, bytes, bytes, bytes, bytes]
+"""The answers of a batch as the C loops hand them back (``_flat_path.h``, ``FlatBatch``):
+found (uint8), cost (float64), expanded (int64), reason (int8, a code of
+`sim.navigation.batch.REASONS`) and length (int64) a pair, the paths' offsets (int64, one more
+than the pairs) and the found paths' flat cells (int32) back to back: seven objects for the
+whole batch, none a pair (`sim.navigation.batch.PathBatch` reads them as arrays)."""
 
 
 def batch(query: Query, starts: NDArray[np.int64], goals: NDArray[np.int64]) -> list[PathResult]:
@@ -30,11 +39,26 @@ def batch(query: Query, starts: NDArray[np.int64], goals: NDArray[np.int64]) -> 
     kernel.check_compiled(query.algorithm)
     from sim.navigation.searches import _kernel  # built: checked just above
 
+    return _kernel.batch(*_kernel_arguments(query, starts, goals))
+
+
+def batch_arrays(query: Query, starts: NDArray[np.int64], goals: NDArray[np.int64]) -> FlatBatch:
+    """`batch` with the answers as arrays (`FlatBatch`): no Python object a pair."""
+    kernel.check_compiled(query.algorithm)
+    from sim.navigation.searches import _kernel  # built: checked just above
+
+    return _kernel.batch_arrays(*_kernel_arguments(query, starts, goals))
+
+
+def _kernel_arguments(
+    query: Query, starts: NDArray[np.int64], goals: NDArray[np.int64]
+) -> tuple[Any, ...]:
+    """The arguments of ``_kernel.batch`` and ``_kernel.batch_arrays`` for `query`'s pairs."""
     walkable = np.ascontiguousarray(query.walkable)
     costs = None if query.costs is None else np.ascontiguousarray(query.costs)
     height, width = walkable.shape
     terms = priority_terms(query.algorithm, query.heuristic, query.weight, query.heuristic_scale)
-    return _kernel.batch(
+    return (
         walkable,
         costs,
         height,
@@ -78,6 +102,26 @@ def jps_batch(
     return list(map(kernel.path_result, answers))
 
 
+def jps_batch_arrays(
+    walkable: NDArray[np.bool_],
+    starts: NDArray[np.int64],
+    goals: NDArray[np.int64],
+    heuristic_code: int,
+) -> FlatBatch:
+    """`jps_batch` with the answers as arrays (`FlatBatch`): no Python object a pair."""
+    from sim.navigation.searches import _jps  # the caller has checked kernel.JPS_AVAILABLE
+
+    height, width = walkable.shape
+    return _jps.batch_arrays(
+        walkable,
+        height,
+        width,
+        np.ascontiguousarray(starts, dtype=np.int64),
+        np.ascontiguousarray(goals, dtype=np.int64),
+        heuristic_code,
+    )
+
+
 FlatPairs = tuple[int, NDArray[np.int64], NDArray[np.int64], NDArray[np.bool_]]
 """`flat_pairs`' answer: the first start outside the grid (-1: none), the flat starts, the flat
 goals (0 where outside) and whether each pair is searchable."""
@@ -112,3 +156,24 @@ def flat_pairs(
     searchable[:] = ends[0] & ends[1]
     outside = np.flatnonzero(~((starts >= 0) & (starts < (height, width))).all(axis=1))
     return (int(outside[0]) if len(outside) else -1), starts_flat, goals_flat, searchable
+
+
+def apart(
+    labels: NDArray[np.int32],
+    starts_flat: NDArray[np.int64],
+    goals_flat: NDArray[np.int64],
+    searchable: NDArray[np.bool_],
+) -> list[int]:
+    """The searchable pairs whose ends lie in two regions, now cleared in `searchable`.
+
+    `labels` holds a region a cell (`sim.navigation.regions`), the pairs are `flat_pairs`'. One
+    C pass when the kernel is built: a few microseconds of numpy temporaries saved a call.
+    """
+    flat_labels = np.ascontiguousarray(labels, dtype=np.int32).reshape(-1)
+    if kernel.KERNEL_AVAILABLE:
+        from sim.navigation.searches import _kernel
+
+        return _kernel.apart(flat_labels, starts_flat, goals_flat, searchable)
+    split = searchable & (flat_labels[starts_flat] != flat_labels[goals_flat])
+    searchable &= ~split
+    return np.flatnonzero(split).tolist()

@@ -29,6 +29,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from sim.navigation.grid import Cell
 from sim.navigation.query import PathResult
@@ -101,6 +102,28 @@ def laid_out(result: PathResult) -> bool:
     >>> laid_out(PathResult.none(Reason.UNREACHABLE))
     True
     """
+    return type(_stored(result)) is not bytes
+
+
+def flat_cells(result: PathResult, width: int) -> NDArray[np.int32]:
+    """`result`'s cells as flat cells (``row * width + col``) of a grid `width` cells wide.
+
+    A flat path still in the slot is read as it is, never laid out as pairs (what
+    `sim.navigation.batch.PathBatch` wants from a result); a tuple is turned flat.
+
+    >>> from sim.navigation.query import Reason
+    >>> flat = np.array([3, 0, 4, 8], dtype=np.int32).tobytes()
+    >>> flat_cells(PathResult(True, flat, 2.8284271247461903, 3, Reason.FOUND), 3).tolist()
+    [0, 4, 8]
+    """
+    stored = _stored(result)
+    if type(stored) is bytes:
+        return np.frombuffer(stored, dtype=np.int32)[1:]
+    return np.array([row * width + col for row, col in stored], dtype=np.int32)
+
+
+def _stored(result: PathResult) -> Any:
+    """What `result`'s cells slot holds: a flat path (bytes) or the tuple of pairs."""
     descriptor = PathResult.__dict__["cells"]
     slot = descriptor._slot if isinstance(descriptor, LazyCells) else descriptor.slot
-    return type(slot.__get__(result, PathResult)) is not bytes
+    return slot.__get__(result, PathResult)
