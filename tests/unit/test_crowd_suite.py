@@ -76,6 +76,7 @@ def test_blocked_corridor_walkers_take_the_detour_round_the_wall() -> None:
     crowd = case.sim.crowd
     furthest_north = 0.0
     detoured = set()
+    arrived = set()
     for _ in range(round(30.0 / DT)):
         case.world.step(DT)
         index_of = {
@@ -85,10 +86,14 @@ def test_blocked_corridor_walkers_take_the_detour_round_the_wall() -> None:
             furthest_north = max(furthest_north, agent.position[1])
             if crowd.detour_cells(index_of[id(agent)]):
                 detoured.add(agent.game_object.name)
+            if agent.reached_goal:
+                arrived.add(agent.game_object.name)
     # The wall's north end is at y = 12: round it, not through the standing agents.
     assert furthest_north > 12.0
     assert detoured, "no walker planned round the standing agents"
-    assert all(agent.reached_goal for agent in walkers)
+    # Arrived within the time, as the suite counts it (an arrived agent can be nudged off its
+    # arrival radius by the cluster settling round it, and walks back).
+    assert arrived == {agent.game_object.name for agent in walkers}
 
 
 def test_a_burst_spawned_on_one_point_starts_spread() -> None:
