@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import inspect
+import typing
 from typing import Any
 
 import numpy as np
@@ -9,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sim.navigation import PathResult, Query, SearchSettings, find_path, find_paths
+from sim.navigation import PathResult, Query, SearchSettings, find_path, find_paths, pathfinder
 from sim.navigation.maps.generators import generate_layout
 from sim.navigation.regions import cache as region_cache
 from sim.navigation.searches import kernel, kernel_batch
@@ -42,6 +44,29 @@ def singles(walkable: Any, starts: Any, goals: Any, options: dict[str, Any]) -> 
         parts(find_path(walkable, (int(s[0]), int(s[1])), (int(g[0]), int(g[1])), **options))
         for s, g in zip(starts, goals, strict=True)
     ]
+
+
+def test_both_calls_take_the_same_options_with_the_same_defaults() -> None:
+    # find_paths takes SearchOptions and leaves the defaults to SearchSettings.parse; find_path
+    # spells the options out: a new or changed option must go to all three.
+    single = inspect.signature(find_path).parameters
+    shared = {name: param for name, param in single.items() if name != "links"}
+    shared = {n: p for n, p in shared.items() if p.kind is inspect.Parameter.KEYWORD_ONLY}
+    parse = inspect.signature(SearchSettings.parse).parameters
+    hints = typing.get_type_hints(find_path)
+    assert list(shared) == list(typing.get_type_hints(pathfinder.SearchOptions)) == list(parse)
+    assert {name: param.default for name, param in shared.items()} == {
+        name: param.default for name, param in parse.items()
+    }
+    assert {name: hints[name] for name in shared} == typing.get_type_hints(pathfinder.SearchOptions)
+    batch = inspect.signature(find_paths).parameters["options"]
+    assert batch.kind is inspect.Parameter.VAR_KEYWORD
+    assert typing.get_type_hints(find_paths)["options"] == typing.Unpack[pathfinder.SearchOptions]
+
+
+def test_an_option_find_path_does_not_take_is_refused() -> None:
+    with pytest.raises(TypeError, match="links"):
+        find_paths(np.ones((2, 2), dtype=bool), [(0, 0)], [(1, 1)], links=[])  # type: ignore[call-arg]
 
 
 @st.composite
