@@ -12,9 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sim.navigation import PathResult, Query, SearchSettings, find_path, find_paths, pathfinder
-from sim.navigation.maps.generators import generate_layout
 from sim.navigation.regions import cache as region_cache
 from sim.navigation.searches import kernel, kernel_batch
+from tests.helpers.problems import layouts
 
 OPTIONS = [
     {},
@@ -71,15 +71,8 @@ def test_an_option_find_path_does_not_take_is_refused() -> None:
 
 @st.composite
 def cases(draw: st.DrawFn) -> tuple[Any, ...]:
-    height = draw(st.integers(1, 16))
-    width = draw(st.integers(1, 16))
-    seed = draw(st.integers(0, 2**32 - 1))
-    rng = np.random.default_rng(seed)
-    kind = draw(st.sampled_from(["random", "maze", "rooms"]))
-    if kind == "random" or min(height, width) < 10:
-        walkable = rng.random((height, width)) >= draw(st.sampled_from([0.0, 0.2, 0.35, 0.5]))
-    else:
-        walkable = generate_layout(kind, height, width, seed=seed % 1000, room=3)
+    walkable, rng = draw(layouts(max_side=16, room=3))
+    height, width = walkable.shape
     count = draw(st.integers(1, 12))
     # Goals may lie one cell outside the grid: that is a reason, not an error.
     starts = np.stack([rng.integers(0, height, count), rng.integers(0, width, count)], axis=1)
