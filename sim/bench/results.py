@@ -189,19 +189,13 @@ MAPF_WINDOW_HEADING = "## MAPF plans rendered in a window"
 
 def write_mapf_window_section(lines: list[str], command: str, commit: str) -> Path:
     """Put the rendered MAPF runs (`sim.bench.mapf_window.window_lines`) into `RESULTS_PATH`."""
-    section = [
-        MAPF_WINDOW_HEADING,
-        "",
-        f"`{command}` at commit `{commit}`, {datetime.date.today().isoformat()}: each map's random "
-        "scenario file 1, its first agents solved by LaCAM* and their plan played with the plain "
-        "look in an 800 x 600 window (Xvfb and Mesa's software GL where no display is set); the "
-        "frame rate is the report's `window.fps` at the last frame (whole app frames per "
-        "wall-clock second over the last second).",
-        "",
-        *lines,
-        "",
-    ]
-    return _write_section(MAPF_WINDOW_HEADING, section)
+    how = (
+        ": each map's random scenario file 1, its first agents solved by LaCAM* and their plan "
+        "played with the plain look in an 800 x 600 window (Xvfb and Mesa's software GL where no "
+        "display is set); the frame rate is the report's `window.fps` at the last frame (whole "
+        "app frames per wall-clock second over the last second)."
+    )
+    return _write_run_section(MAPF_WINDOW_HEADING, command, commit, how, lines)
 
 
 MAP_WINDOW_HEADING = "## Moving AI maps in the window"
@@ -209,19 +203,14 @@ MAP_WINDOW_HEADING = "## Moving AI maps in the window"
 
 def write_map_window_section(lines: list[str], command: str, commit: str) -> Path:
     """Put the maps opened in a window (`sim.bench.window.maps.window_lines`) in `RESULTS_PATH`."""
-    section = [
-        MAP_WINDOW_HEADING,
-        "",
-        f"`{command}` at commit `{commit}`, {datetime.date.today().isoformat()}: each map opened "
-        "as `sim run MAP.map` opens it, in a 1024 x 768 window with the default look (Xvfb and "
-        "Mesa's software GL where no display is set); the opening is timed to the first frame "
-        "drawn, the frame rate over 5 s of whole app frames once the look has settled, and the "
-        "CPU time per frame beside it (the machine's load moves the frame rate, far less that).",
-        "",
-        *lines,
-        "",
-    ]
-    return _write_section(MAP_WINDOW_HEADING, section)
+    how = (
+        ": each map opened as `sim run MAP.map` opens it, in a 1024 x 768 window with the default "
+        "look (Xvfb and Mesa's software GL where no display is set); the opening is timed to the "
+        "first frame drawn, the frame rate over 5 s of whole app frames once the look has "
+        "settled, and the CPU time per frame beside it (the machine's load moves the frame rate, "
+        "far less that)."
+    )
+    return _write_run_section(MAP_WINDOW_HEADING, command, commit, how, lines)
 
 
 ENV_HEADING = "## Learning environments: steps per second beside POGEMA"
@@ -232,22 +221,15 @@ def write_env_section(report: EnvReport, command: str, commit: str) -> Path:
     """Put `sim bench --env`'s table, chart and targets into `RESULTS_PATH`."""
     (RESULTS_PATH.parent / ENV_CHART).write_text(env_chart_svg(report), encoding="utf-8")
     version = report.pogema_version or "not run"
-    section = [
-        ENV_HEADING,
-        "",
-        f"`{command}` at commit `{commit}`, {datetime.date.today().isoformat()}, POGEMA "
-        f"{version} in its own environment. A 64 x 64 random map of density 0.3, observation "
-        "radius 5, 4-connected moves, seeded random actions drawn before the clock starts, "
-        "300 steps a run, the best of three; observations and rewards every step, no "
+    how = (
+        f", POGEMA {version} in its own environment. A 64 x 64 random map of density 0.3, "
+        "observation radius 5, 4-connected moves, seeded random actions drawn before the clock "
+        "starts, 300 steps a run, the best of three; observations and rewards every step, no "
         "rendering. Ours is `sim.envs.parallel_env` (PettingZoo's parallel API, a dict per "
-        "step); POGEMA's is its native `pogema_v0` (lists).",
-        "",
-        *report.lines(),
-        "",
-        f"![ours / POGEMA]({ENV_CHART})",
-        "",
-    ]
-    return _write_section(ENV_HEADING, section)
+        "step); POGEMA's is its native `pogema_v0` (lists)."
+    )
+    body = [*report.lines(), "", f"![ours / POGEMA]({ENV_CHART})"]
+    return _write_run_section(ENV_HEADING, command, commit, how, body)
 
 
 GPPC_HEADING = "## GPPC scoreboard"
@@ -255,20 +237,14 @@ GPPC_HEADING = "## GPPC scoreboard"
 
 def write_gppc_section(report: GppcReport, command: str, commit: str) -> Path:
     """Put `sim bench --gppc`'s tables and targets into `RESULTS_PATH`."""
-    section = [
-        GPPC_HEADING,
-        "",
-        f"`{command}` at commit `{commit}`, {datetime.date.today().isoformat()}, "
-        f"{_cpu_model()}: the fields of the grid-pathfinding competition's tables per map set "
+    how = (
+        f", {_cpu_model()}: the fields of the grid-pathfinding competition's tables per map set "
         "(sums over the set's maps; mean length and suboptimality per solved query). Ours: "
         "`find_path` auto, jps and astar, each in a process of its own, a timer around each "
         "call; warthog: its own per-query timer (warthog-timed), its setup time (map read and "
-        "jump tables) as preprocessing. Every query three times, the fastest kept.",
-        "",
-        *report.lines(),
-        "",
-    ]
-    return _write_section(GPPC_HEADING, section)
+        "jump tables) as preprocessing. Every query three times, the fastest kept."
+    )
+    return _write_run_section(GPPC_HEADING, command, commit, how, report.lines())
 
 
 CALLS_HEADING = "## The cost of a call"
@@ -276,23 +252,17 @@ CALLS_HEADING = "## The cost of a call"
 
 def write_calls_section(lines: list[str], command: str, commit: str) -> Path:
     """Put `sim bench --calls`'s tables and targets (`lines`) into `RESULTS_PATH`."""
-    section = [
-        CALLS_HEADING,
-        "",
-        f"`{command}` at commit `{commit}`, {datetime.date.today().isoformat()}, "
-        f"{_cpu_model()}: the fixed cost of one `find_path` call (a trivial query, start == goal: "
-        "the fastest of 20,000 calls), then every query of the smaller maps' scenario files "
+    how = (
+        f", {_cpu_model()}: the fixed cost of one `find_path` call (a trivial query, start == "
+        "goal: the fastest of 20,000 calls), then every query of the smaller maps' scenario files "
         "answered by `find_paths` (128 queries a call) and by one `find_path` call each, 128 calls "
         "at a time (each chunk's least thread processor time of 10 passes), beside warthog's "
         "per-query times (its own timer, each query's fastest of 3 runs). Jump point search "
         "(auto) runs one C call per pair inside the batch (`_jps` has no batch entry), so its "
         "batch time per query is its search time: the 2x target waits on a faster search, not "
-        "on the call; A*, Dijkstra, BFS and greedy run every pair in one C loop.",
-        "",
-        *lines,
-        "",
-    ]
-    return _write_section(CALLS_HEADING, section)
+        "on the call; A*, Dijkstra, BFS and greedy run every pair in one C loop."
+    )
+    return _write_run_section(CALLS_HEADING, command, commit, how, lines)
 
 
 def write_crowd_section(report: CrowdReport, command: str) -> Path:
@@ -319,6 +289,19 @@ def _replace_crowd_targets(targets: list[str]) -> None:
     rest = [lines[i] for i in range(at, end) if i in kept]
     lines[begin:end] = [*body, *targets, *rest]
     write_bytes_atomic(RESULTS_PATH, ("\n".join(lines).rstrip("\n") + "\n").encode("utf-8"))
+
+
+def _write_run_section(
+    heading: str, command: str, commit: str, how: str, body: Sequence[str]
+) -> Path:
+    """Write the section `heading` of one run: the line saying how, `body`, a blank line each.
+
+    The line names `command`, `commit` and today's date, then `how` (from its ``,`` or ``:``
+    on); `_write_section` puts the section in place.
+    """
+    today = datetime.date.today().isoformat()
+    section = [heading, "", f"`{command}` at commit `{commit}`, {today}{how}", "", *body, ""]
+    return _write_section(heading, section)
 
 
 def _write_section(heading: str, section: list[str]) -> Path:

@@ -18,12 +18,12 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, overload
+from typing import TYPE_CHECKING, Any, Literal, Unpack, overload
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from sim.navigation.pathfinder import find_path_with
+from sim.navigation.pathfinder import SearchOptions, find_path_with
 from sim.navigation.query import (
     Algorithm,
     PathResult,
@@ -161,13 +161,8 @@ def find_paths(
     starts: ArrayLike,
     goals: ArrayLike,
     *,
-    diagonal: bool | str = ...,
-    heuristic: str = ...,
-    algorithm: str = ...,
-    costs: NDArray[Any] | None = ...,
-    weight: float = ...,
-    implementation: str = ...,
     as_arrays: Literal[False] = ...,
+    **options: Unpack[SearchOptions],
 ) -> list[PathResult]: ...
 @overload
 def find_paths(
@@ -175,13 +170,8 @@ def find_paths(
     starts: ArrayLike,
     goals: ArrayLike,
     *,
-    diagonal: bool | str = ...,
-    heuristic: str = ...,
-    algorithm: str = ...,
-    costs: NDArray[Any] | None = ...,
-    weight: float = ...,
-    implementation: str = ...,
     as_arrays: Literal[True],
+    **options: Unpack[SearchOptions],
 ) -> PathBatch: ...
 
 
@@ -190,13 +180,8 @@ def find_paths(
     starts: ArrayLike,
     goals: ArrayLike,
     *,
-    diagonal: bool | str = True,
-    heuristic: str = "octile",
-    algorithm: str = "auto",
-    costs: NDArray[Any] | None = None,
-    weight: float = 1.0,
-    implementation: str = "auto",
     as_arrays: bool = False,
+    **options: Unpack[SearchOptions],
 ) -> list[PathResult] | PathBatch:
     """Find a path for every pair ``starts[i] -> goals[i]`` on one mask: `find_path`'s answers.
 
@@ -205,14 +190,10 @@ def find_paths(
         starts: the first cells, ``(row, col)`` each: an ``(N, 2)`` integer array or a
             sequence of N pairs.
         goals: the last cells, the same form and length as `starts`.
-        diagonal: as for `find_path`; so are `heuristic`, `algorithm`, `costs`, `weight` and
-            `implementation`, which hold for every pair.
-        heuristic: see `diagonal`.
-        algorithm: see `diagonal`.
-        costs: see `diagonal`.
-        weight: see `diagonal`.
-        implementation: see `diagonal`.
         as_arrays: answer with one `PathBatch` (numpy arrays) instead of a list.
+        **options: `find_path`'s options but `links` (`SearchOptions`: `diagonal`,
+            `heuristic`, `algorithm`, `costs`, `weight`, `implementation`), with its
+            defaults; they hold for every pair.
 
     Returns:
         One `PathResult` per pair, in order: result ``i`` is what
@@ -237,14 +218,7 @@ def find_paths(
     >>> round(costs[0].cost, 4)
     3.4142
     """
-    settings = SearchSettings.parse(
-        diagonal=diagonal,
-        heuristic=heuristic,
-        algorithm=algorithm,
-        costs=costs,
-        weight=weight,
-        implementation=implementation,
-    )
+    settings = SearchSettings.parse(**options)
     start_cells, goal_cells = _pairs(starts, "starts"), _pairs(goals, "goals")
     if len(start_cells) != len(goal_cells):
         raise ValueError(f"{len(start_cells)} starts but {len(goal_cells)} goals")

@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Sequence
 from types import ModuleType
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
 from numpy.typing import NDArray
@@ -63,6 +63,23 @@ def _load_common_plan() -> Callable[[Any, Any, Any], PathResult | None]:
 
     _common_plan = hot_path.plan
     return _common_plan
+
+
+class SearchOptions(TypedDict, total=False):
+    """`find_path`'s options (but `links`) as keywords: what `find_paths` takes for every pair.
+
+    One list, so that the two cannot drift apart: `find_paths` passes them on to
+    `SearchSettings.parse` as given, and `find_path` spells them out in its signature (its
+    common call reads them before any settings are built) with `SearchSettings.parse`'s
+    defaults, which `tests/unit/test_find_paths.py` holds equal to this list.
+    """
+
+    diagonal: bool | str
+    heuristic: str
+    algorithm: str
+    costs: NDArray[Any] | None
+    weight: float
+    implementation: str
 
 
 def find_path(
@@ -159,34 +176,23 @@ def find_path(
     >>> len(result.cells), round(result.cost, 4)  # 1 + sqrt(2)/4 + 8/4 + 1 + 1
     (13, 5.3536)
     """
-    if links:
-        parsed = SearchSettings.parse(
-            diagonal=diagonal,
-            heuristic=heuristic,
-            algorithm=algorithm,
-            costs=costs,
-            weight=weight,
-            implementation=implementation,
-        )
-        return _find_linked(walkable, start, goal, parsed, links)
-    if (
-        costs is None
-        and algorithm == AUTO
-        and heuristic == "octile"
-        and (diagonal is True or (isinstance(diagonal, str) and diagonal == _MOVING_AI_RULE))
-        and type(weight) in (float, int)
-        and weight == 1
-        and implementation == "auto"
-    ):
-        # The common call, recognised without building settings (those take microseconds), and
-        # answered as `find_path_with` answers it, without that call's frame.
-        if proven_apart(walkable, start, goal):
-            return _UNREACHABLE
-        common = (_common_plan or _load_common_plan())(walkable, start, goal)
-        if common is not None:
-            return common
-        return _general(walkable, start, goal, DEFAULT_SETTINGS)
-    elif costs is None:
+    if costs is None and not links:
+        if (
+            algorithm == AUTO
+            and heuristic == "octile"
+            and (diagonal is True or (isinstance(diagonal, str) and diagonal == _MOVING_AI_RULE))
+            and type(weight) in (float, int)
+            and weight == 1
+            and implementation == "auto"
+        ):
+            # The common call, recognised without building settings (those take microseconds),
+            # and answered as `find_path_with` answers it, without that call's frame.
+            if proven_apart(walkable, start, goal):
+                return _UNREACHABLE
+            common = (_common_plan or _load_common_plan())(walkable, start, goal)
+            if common is not None:
+                return common
+            return _general(walkable, start, goal, DEFAULT_SETTINGS)
         # Options seen before are checked already: only the query is left to check.
         fast_path = _prepared or _load_prepared()
         call = fast_path.prepared(diagonal, heuristic, algorithm, weight, implementation)
@@ -194,26 +200,17 @@ def find_path(
             fast: PathResult | None = fast_path.plan(call, walkable, start, goal)
             if fast is not None:
                 return fast
-            settings = call.settings
-        else:
-            settings = SearchSettings.parse(
-                diagonal=diagonal,
-                heuristic=heuristic,
-                algorithm=algorithm,
-                costs=None,
-                weight=weight,
-                implementation=implementation,
-            )
-    else:
-        settings = SearchSettings.parse(
-            diagonal=diagonal,
-            heuristic=heuristic,
-            algorithm=algorithm,
-            costs=costs,
-            weight=weight,
-            implementation=implementation,
-        )
-    return find_path_with(walkable, start, goal, settings)
+            return find_path_with(walkable, start, goal, call.settings)
+    # Links, costs, or options `prepared` does not keep: each checked here in its own words.
+    settings = SearchSettings.parse(
+        diagonal=diagonal,
+        heuristic=heuristic,
+        algorithm=algorithm,
+        costs=costs,
+        weight=weight,
+        implementation=implementation,
+    )
+    return find_path_with(walkable, start, goal, settings, links)
 
 
 _MOVING_AI_RULE = DiagonalRule.NO_CORNER_CUTTING.value

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from numpy.typing import NDArray
 
+from sim.navigation.maps.generators import generate_layout
 from tests.helpers.grids import ascii_grid
 
 PROPERTY_SETTINGS = settings(
@@ -59,3 +60,25 @@ def problems(draw: st.DrawFn, *, with_costs: bool = True) -> Problem:
     walkable = walkable.copy()
     walkable[start] = walkable[goal] = True
     return Problem(walkable, costs, start, goal)
+
+
+@st.composite
+def layouts(
+    draw: st.DrawFn, *, max_side: int, room: int
+) -> tuple[NDArray[np.bool_], np.random.Generator]:
+    """A random, maze or rooms grid of 1 to `max_side` cells a side, and the generator it used.
+
+    Random walls below 10 cells a side (or when drawn so), else `generate_layout`'s maze or
+    rooms (rooms of `room` cells); the generator, seeded by Hypothesis, is left for the test
+    to draw its cells from.
+    """
+    height = draw(st.integers(1, max_side))
+    width = draw(st.integers(1, max_side))
+    seed = draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    kind = draw(st.sampled_from(["random", "maze", "rooms"]))
+    if kind == "random" or min(height, width) < 10:
+        walkable = rng.random((height, width)) >= draw(st.sampled_from([0.0, 0.2, 0.35, 0.5]))
+    else:
+        walkable = generate_layout(kind, height, width, seed=seed % 1000, room=room)
+    return walkable, rng

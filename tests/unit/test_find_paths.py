@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import inspect
+import typing
 from typing import Any
 
 import numpy as np
@@ -9,10 +11,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sim.navigation import PathResult, Query, SearchSettings, find_path, find_paths
-from sim.navigation.maps.generators import generate_layout
+from sim.navigation import PathResult, Query, SearchSettings, find_path, find_paths, pathfinder
 from sim.navigation.regions import cache as region_cache
 from sim.navigation.searches import kernel, kernel_batch
+from tests.helpers.problems import layouts
 
 OPTIONS = [
     {},
@@ -44,17 +46,33 @@ def singles(walkable: Any, starts: Any, goals: Any, options: dict[str, Any]) -> 
     ]
 
 
+def test_both_calls_take_the_same_options_with_the_same_defaults() -> None:
+    # find_paths takes SearchOptions and leaves the defaults to SearchSettings.parse; find_path
+    # spells the options out: a new or changed option must go to all three.
+    single = inspect.signature(find_path).parameters
+    shared = {name: param for name, param in single.items() if name != "links"}
+    shared = {n: p for n, p in shared.items() if p.kind is inspect.Parameter.KEYWORD_ONLY}
+    parse = inspect.signature(SearchSettings.parse).parameters
+    hints = typing.get_type_hints(find_path)
+    assert list(shared) == list(typing.get_type_hints(pathfinder.SearchOptions)) == list(parse)
+    assert {name: param.default for name, param in shared.items()} == {
+        name: param.default for name, param in parse.items()
+    }
+    assert {name: hints[name] for name in shared} == typing.get_type_hints(pathfinder.SearchOptions)
+    batch = inspect.signature(find_paths).parameters["options"]
+    assert batch.kind is inspect.Parameter.VAR_KEYWORD
+    assert typing.get_type_hints(find_paths)["options"] == typing.Unpack[pathfinder.SearchOptions]
+
+
+def test_an_option_find_path_does_not_take_is_refused() -> None:
+    with pytest.raises(TypeError, match="links"):
+        find_paths(np.ones((2, 2), dtype=bool), [(0, 0)], [(1, 1)], links=[])  # type: ignore[call-overload]
+
+
 @st.composite
 def cases(draw: st.DrawFn) -> tuple[Any, ...]:
-    height = draw(st.integers(1, 16))
-    width = draw(st.integers(1, 16))
-    seed = draw(st.integers(0, 2**32 - 1))
-    rng = np.random.default_rng(seed)
-    kind = draw(st.sampled_from(["random", "maze", "rooms"]))
-    if kind == "random" or min(height, width) < 10:
-        walkable = rng.random((height, width)) >= draw(st.sampled_from([0.0, 0.2, 0.35, 0.5]))
-    else:
-        walkable = generate_layout(kind, height, width, seed=seed % 1000, room=3)
+    walkable, rng = draw(layouts(max_side=16, room=3))
+    height, width = walkable.shape
     count = draw(st.integers(1, 12))
     # Goals may lie one cell outside the grid: that is a reason, not an error.
     starts = np.stack([rng.integers(0, height, count), rng.integers(0, width, count)], axis=1)

@@ -13,6 +13,7 @@ from sim.navigation import find_path, find_paths
 from sim.navigation.maps.generators import generate_layout
 from sim.navigation.query import JPS_HEURISTICS
 from sim.navigation.searches import kernel, kernel_batch
+from tests.helpers.problems import layouts
 
 pytestmark = pytest.mark.skipif(not kernel.JPS_AVAILABLE, reason="needs the compiled jps")
 
@@ -20,15 +21,7 @@ pytestmark = pytest.mark.skipif(not kernel.JPS_AVAILABLE, reason="needs the comp
 @st.composite
 def grids(draw: st.DrawFn) -> tuple[Any, ...]:
     """A random, maze or room grid and up to 40 pairs of its walkable cells."""
-    height = draw(st.integers(1, 40))
-    width = draw(st.integers(1, 40))
-    seed = draw(st.integers(0, 2**32 - 1))
-    rng = np.random.default_rng(seed)
-    kind = draw(st.sampled_from(["random", "maze", "rooms"]))
-    if kind == "random" or min(height, width) < 10:
-        walkable = rng.random((height, width)) >= draw(st.sampled_from([0.0, 0.2, 0.35, 0.5]))
-    else:
-        walkable = generate_layout(kind, height, width, seed=seed % 1000, room=4)
+    walkable, rng = draw(layouts(max_side=40, room=4))
     open_cells = np.flatnonzero(walkable.reshape(-1))
     count = draw(st.integers(0, 40)) if len(open_cells) else 0
     starts = rng.choice(open_cells, count).astype(np.int64) if count else np.empty(0, np.int64)

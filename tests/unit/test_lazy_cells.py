@@ -22,10 +22,10 @@ from hypothesis import strategies as st
 
 from sim.navigation import PathResult, find_path, find_paths
 from sim.navigation.diagonal import DiagonalRule
-from sim.navigation.maps.generators import generate_layout
 from sim.navigation.query import Reason
 from sim.navigation.searches import kernel, lazy_cells
 from sim.navigation.searches.jump_table import JUMP_TABLE_AVAILABLE, JumpTable
+from tests.helpers.problems import layouts
 
 pytestmark = pytest.mark.skipif(
     not (kernel.KERNEL_AVAILABLE and kernel.JPS_AVAILABLE), reason="needs the compiled searches"
@@ -37,14 +37,7 @@ COMPILED = ("astar", "dijkstra", "bfs", "greedy")
 @st.composite
 def grids(draw: st.DrawFn) -> tuple[Any, ...]:
     """A random, maze or room grid and up to 12 pairs of its walkable cells."""
-    height, width = draw(st.integers(1, 40)), draw(st.integers(1, 40))
-    seed = draw(st.integers(0, 2**32 - 1))
-    rng = np.random.default_rng(seed)
-    kind = draw(st.sampled_from(["random", "maze", "rooms"]))
-    if kind == "random" or min(height, width) < 10:
-        walkable = rng.random((height, width)) >= draw(st.sampled_from([0.0, 0.2, 0.35, 0.5]))
-    else:
-        walkable = generate_layout(kind, height, width, seed=seed % 1000, room=4)
+    walkable, rng = draw(layouts(max_side=40, room=4))
     open_cells = np.argwhere(walkable)
     count = draw(st.integers(1, 12)) if len(open_cells) else 0
     starts = [

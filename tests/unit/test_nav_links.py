@@ -12,13 +12,11 @@ import heapq
 import itertools
 import math
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from numpy.typing import NDArray
 
 from sim.navigation.field import distance_field, field_path
 from sim.navigation.link_graph import LinkGraph
@@ -29,28 +27,11 @@ from sim.navigation.regions import linked as linked_regions
 from sim.navigation.regions.explain import explain_no_path
 from sim.navigation.regions.labels import RegionMap
 from sim.navigation.searches.incremental import IncrementalSearch
-from tests.helpers.grids import ascii_grid
+from tests.helpers.links import RULES, Cell, LinkedProblem, moving_starts, random_problem
 from tests.helpers.problems import PROPERTY_SETTINGS
 
-Cell = tuple[int, int]
 SQRT2 = math.sqrt(2.0)
-RULES = ("never", "no-corner-cutting", "one-obstacle", "always")
 CORNERS_NEEDED = {"no-corner-cutting": 2, "one-obstacle": 1, "always": 0}
-
-
-@dataclass(frozen=True)
-class LinkedProblem:
-    walkable: NDArray[np.bool_]
-    costs: NDArray[np.float64] | None
-    links: tuple[NavLink, ...]
-    start: Cell
-    goal: Cell
-
-    def __repr__(self) -> str:
-        return (
-            f"LinkedProblem(start={self.start}, goal={self.goal}, links={self.links})\n"
-            f"{ascii_grid(self.walkable)}"
-        )
 
 
 def edges(
@@ -111,27 +92,6 @@ def walked_cost(problem: LinkedProblem, cells: tuple[Cell, ...], rule: str) -> f
     return total
 
 
-def random_problem(seed: int, *, with_costs: bool) -> LinkedProblem:
-    """A grid up to 14x14 with walls, optional costs, up to 6 links, walkable start and goal."""
-    rng = np.random.default_rng(seed)
-    height, width = (int(n) for n in rng.integers(3, 15, size=2))
-    walkable = rng.random((height, width)) > rng.choice([0.1, 0.3, 0.45])
-    cells = [(int(r), int(c)) for r, c in np.argwhere(walkable)]
-    if len(cells) < 2:
-        walkable[0, 0] = walkable[-1, -1] = True
-        cells = [(0, 0), (height - 1, width - 1)]
-    costs = None
-    if with_costs:
-        costs = rng.choice([0.25, 0.5, 1.0, 2.0, 5.0], size=(height, width))
-    links = []
-    for _ in range(int(rng.integers(0, 7))):
-        a, b = rng.choice(len(cells), size=2)
-        cost = float(rng.choice([0.0, 0.5, 1.0, 3.0, float(rng.uniform(0, 8))]))
-        links.append(NavLink(cells[a], cells[b], cost, bool(rng.integers(0, 2))))
-    a, b = rng.choice(len(cells), size=2)
-    return LinkedProblem(walkable, costs, tuple(links), cells[a], cells[b])
-
-
 CASES = [(seed, rule) for seed in range(60) for rule in RULES]
 
 
@@ -140,16 +100,7 @@ CASES = [(seed, rule) for seed in range(60) for rule in RULES]
 def test_optimal_searches_match_the_oracle(algorithm: str, seed: int, rule: str) -> None:
     problem = random_problem(seed, with_costs=seed % 2 == 1)
     expected = oracle(problem, rule)
-    result = find_path(
-        problem.walkable,
-        problem.start,
-        problem.goal,
-        diagonal=rule,
-        algorithm=algorithm,
-        costs=problem.costs,
-        links=problem.links,
-        implementation="python",
-    )
+    result = problem.solve(diagonal=rule, algorithm=algorithm, implementation="python")
     assert result.found == math.isfinite(expected), problem
     if result.found:
         assert result.cost == pytest.approx(expected, abs=1e-9), problem
@@ -166,16 +117,7 @@ def test_other_searches_find_a_legal_path_when_there_is_one(
 ) -> None:
     problem = random_problem(seed, with_costs=seed % 2 == 0)
     expected = oracle(problem, rule)
-    result = find_path(
-        problem.walkable,
-        problem.start,
-        problem.goal,
-        diagonal=rule,
-        algorithm=algorithm,
-        costs=problem.costs,
-        links=problem.links,
-        implementation="python",
-    )
+    result = problem.solve(diagonal=rule, algorithm=algorithm, implementation="python")
     assert result.found == math.isfinite(expected), problem
     if result.found:
         assert walked_cost(problem, result.cells, rule) == pytest.approx(result.cost, abs=1e-9)
@@ -285,15 +227,7 @@ def test_jump_point_search_matches_the_oracle(seed: int, heuristic: str) -> None
     """A link's ends are jump points: jps finds A*'s cost with links too."""
     problem = random_problem(seed + 500, with_costs=False)
     expected = oracle(problem, "no-corner-cutting")
-    result = find_path(
-        problem.walkable,
-        problem.start,
-        problem.goal,
-        algorithm="jps",
-        heuristic=heuristic,
-        links=problem.links,
-        implementation="python",
-    )
+    result = problem.solve(algorithm="jps", heuristic=heuristic, implementation="python")
     assert result.found == math.isfinite(expected), problem
     if result.found:
         assert result.cost == pytest.approx(expected, abs=1e-9), problem
@@ -319,15 +253,7 @@ def test_bidirectional_search_matches_the_oracle(seed: int, rule: str) -> None:
     """The backward half walks links reversed: a one-way link only from its end back."""
     problem = random_problem(seed + 2000, with_costs=seed % 2 == 1)
     expected = oracle(problem, rule)
-    result = find_path(
-        problem.walkable,
-        problem.start,
-        problem.goal,
-        diagonal=rule,
-        algorithm="bidirectional",
-        costs=problem.costs,
-        links=problem.links,
-    )
+    result = problem.solve(diagonal=rule, algorithm="bidirectional")
     assert result.found == math.isfinite(expected), problem
     if result.found:
         assert result.cost == pytest.approx(expected, abs=1e-9), problem
@@ -368,24 +294,7 @@ def test_d_star_lite_repairs_to_the_cost_of_a_fresh_search(seed: int, rule: str)
     rng = np.random.default_rng(seed)
     walkable = problem.walkable.copy()
     planner = IncrementalSearch(diagonal=rule)
-    start = problem.start
-    ends = [cell for link in problem.links for cell in (link.start, link.end)]
-    for step in range(8):
-        if step:
-            for _ in range(int(rng.integers(1, 4))):
-                pool = ends if ends and rng.random() < 0.4 else None
-                if pool:
-                    cell = pool[int(rng.integers(len(pool)))]
-                else:
-                    cell = (
-                        int(rng.integers(walkable.shape[0])),
-                        int(rng.integers(walkable.shape[1])),
-                    )
-                if cell != problem.goal:
-                    walkable[cell] = not walkable[cell]
-            open_cells = np.argwhere(walkable)
-            row, col = open_cells[int(rng.integers(len(open_cells)))]
-            start = (int(row), int(col))
+    for step, start in enumerate(moving_starts(problem, walkable, rng)):
         here = LinkedProblem(walkable.copy(), problem.costs, problem.links, start, problem.goal)
         expected = oracle(here, rule)
         result = planner.plan(

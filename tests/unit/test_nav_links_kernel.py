@@ -12,7 +12,7 @@ from sim.navigation.links import NavLink
 from sim.navigation.pathfinder import find_path
 from sim.navigation.searches import kernel
 from sim.navigation.searches.incremental import IncrementalSearch
-from tests.unit.test_nav_links import RULES, random_problem
+from tests.helpers.links import RULES, moving_starts, random_problem
 
 pytestmark = pytest.mark.skipif(
     not kernel.LINKS_AVAILABLE, reason="the compiled search with links is not built"
@@ -83,22 +83,7 @@ def test_d_star_lite_with_links_is_the_same_in_c(seed: int, rule: str, heuristic
         IncrementalSearch(diagonal=rule, heuristic=heuristic, implementation=implementation)
         for implementation in ("c", "python")
     ]
-    ends = [cell for link in problem.links for cell in (link.start, link.end)]
-    start = problem.start
-    for step in range(8):
-        if step:
-            for _ in range(int(rng.integers(1, 4))):
-                if ends and rng.random() < 0.4:
-                    cell = ends[int(rng.integers(len(ends)))]
-                else:
-                    cell = (
-                        int(rng.integers(walkable.shape[0])),
-                        int(rng.integers(walkable.shape[1])),
-                    )
-                if cell != problem.goal:
-                    walkable[cell] = not walkable[cell]
-            row, col = np.argwhere(walkable)[int(rng.integers(int(walkable.sum())))]
-            start = (int(row), int(col))
+    for step, start in enumerate(moving_starts(problem, walkable, rng)):
         # Each on its own copy: the regions may answer a second query on one array at once.
         in_c, in_python = (
             planner.plan(grid, start, problem.goal, costs=problem.costs, links=problem.links)

@@ -34,13 +34,13 @@ Build and repair times are not hidden in the queries' times: `preprocessing_s` s
 from __future__ import annotations
 
 import threading
-import weakref
 from dataclasses import dataclass, field
 
 import numpy as np
 from numpy.typing import NDArray
 
 from sim.navigation.searches import kernel
+from sim.navigation.searches.array_cache import ArrayCache
 from sim.navigation.searches.jump_table import JUMP_TABLE_AVAILABLE, Found
 from sim.navigation.searches.offline import OfflineIndex
 
@@ -60,8 +60,6 @@ MAX_ARRAYS = 4
 class _Entry:
     """One array's place: the time its plain queries took, and its table once built."""
 
-    ref: weakref.ref[NDArray[np.bool_]]
-    used: int = 0
     rent_ns: float = 0.0
     queries: int = 0
     table: OfflineIndex | None = None
@@ -71,9 +69,8 @@ class _Entry:
     failed: bool = False  # the build refused this array: never tried again
 
 
-_lock = threading.Lock()
-_entries: dict[int, _Entry] = {}  # by id(array), checked against the weak reference
-_clock = [0]
+_entries = ArrayCache(_Entry, max_arrays=MAX_ARRAYS)
+_lock = _entries.lock
 _spent = {"preprocessing_s": 0.0}
 
 
@@ -88,7 +85,7 @@ def search(walkable: NDArray[np.bool_], height: int, width: int, start: int, goa
         return kernel.jps_search(walkable, height, width, start, goal)
     # The lock covers the repair too: another thread must not search a half-repaired table.
     with _lock:
-        entry = _entry_of(walkable)
+        entry = _entries.entry_of(walkable)
         entry.queries += 1
         if entry.building is not None and entry.queries >= entry.switch_at:
             _take_over(entry)
@@ -162,17 +159,15 @@ def prefer(walkable: NDArray[np.bool_]) -> None:
     The table still takes over `SWITCH_AFTER_QUERIES` queries after that, from its thread.
     """
     with _lock:
-        entry = _entry_of(walkable)
+        entry = _entries.entry_of(walkable)
         entry.rent_ns = max(entry.rent_ns, BUILD_NS_PER_CELL * walkable.size)
 
 
 def table_of(walkable: NDArray[np.bool_]) -> OfflineIndex | None:
     """The table `search` answers `walkable` from (None until one has paid and taken over)."""
     with _lock:
-        entry = _entries.get(id(walkable))
-        if entry is None or entry.ref() is not walkable:
-            return None
-        return entry.table
+        entry = _entries.get(walkable)
+        return None if entry is None else entry.table
 
 
 def preprocessing_s() -> float:
@@ -188,7 +183,7 @@ def preprocessing_s() -> float:
 def wait_for_builds() -> None:
     """Wait until every build started on a thread has finished (benches, tests)."""
     with _lock:
-        threads = [e.building for e in _entries.values() if e.building is not None]
+        threads = [e.building for e in _entries.entries() if e.building is not None]
     for thread in threads:
         thread.join()
 
@@ -196,32 +191,10 @@ def wait_for_builds() -> None:
 def storage_bytes() -> int:
     """The bytes the tables kept now hold."""
     with _lock:
-        return sum(e.table.nbytes for e in _entries.values() if e.table is not None)
+        return sum(e.table.nbytes for e in _entries.entries() if e.table is not None)
 
 
 def forget() -> None:
     """Drop every array's notes and tables (tests; memory)."""
     with _lock:
         _entries.clear()
-
-
-def _drop(key: int, dead: weakref.ref[NDArray[np.bool_]]) -> None:
-    """Free a dead array's table at once (no lock: one dictionary operation is atomic)."""
-    entry = _entries.get(key)
-    if entry is not None and entry.ref is dead:
-        _entries.pop(key, None)
-
-
-def _entry_of(walkable: NDArray[np.bool_]) -> _Entry:
-    """`walkable`'s entry, made (and the least recently used dropped) if new. Under the lock."""
-    _clock[0] += 1
-    entry = _entries.get(id(walkable))
-    if entry is None or entry.ref() is not walkable:
-        if len(_entries) >= MAX_ARRAYS:
-            oldest = min(list(_entries.items()), key=lambda item: item[1].used)[0]
-            _entries.pop(oldest, None)
-        key = id(walkable)
-        entry = _Entry(weakref.ref(walkable, lambda dead: _drop(key, dead)))
-        _entries[key] = entry
-    entry.used = _clock[0]
-    return entry

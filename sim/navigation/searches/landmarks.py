@@ -53,9 +53,7 @@ from __future__ import annotations
 
 import math
 import statistics
-import threading
 import time
-import weakref
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -65,6 +63,7 @@ from numpy.typing import NDArray
 from sim.navigation.diagonal import DiagonalRule
 from sim.navigation.heuristics import octile
 from sim.navigation.searches import jump_cache, kernel
+from sim.navigation.searches.array_cache import ArrayCache
 
 LANDMARKS = 8
 """How many landmarks `search` builds per array (each a float64 per cell)."""
@@ -210,8 +209,6 @@ def build(walkable: NDArray[np.bool_], seed: int, count: int = LANDMARKS) -> Lan
 class _Entry:
     """One array's place in `search`: what its queries showed, and its fields once built."""
 
-    ref: weakref.ref[NDArray[np.bool_]]
-    used: int = 0
     expanded: list[int] = field(default_factory=list)
     probes: int = PROBE_QUERIES
     landmarks: Landmarks | None = None
@@ -220,9 +217,8 @@ class _Entry:
     edited: bool = False  # changed after a build: `jump_cache`'s index for good, no probing
 
 
-_lock = threading.Lock()
-_entries: dict[int, _Entry] = {}  # by id(array), checked against the weak reference
-_clock = [0]
+_entries = ArrayCache(_Entry, max_arrays=MAX_ARRAYS)
+_lock = _entries.lock
 
 
 def search(walkable: NDArray[np.bool_], height: int, width: int, start: int, goal: int) -> Found:
@@ -239,7 +235,7 @@ def search(walkable: NDArray[np.bool_], height: int, width: int, start: int, goa
     # acquire / release: a `with` block costs twice as much, on every query.
     _lock.acquire()
     try:
-        entry = _entry_of(walkable)
+        entry = _entries.entry_of(walkable)
         marks = entry.landmarks
     finally:
         _lock.release()
@@ -280,19 +276,15 @@ def _near(start: int, goal: int, width: int) -> bool:
 def build_ms(walkable: NDArray[np.bool_]) -> float | None:
     """How long `search` took to build `walkable`'s landmarks last, in ms; None if it never did."""
     with _lock:
-        entry = _entries.get(id(walkable))
-        if entry is None or entry.ref() is not walkable:
-            return None
-        return entry.build_ms
+        entry = _entries.get(walkable)
+        return None if entry is None else entry.build_ms
 
 
 def landmarks_of(walkable: NDArray[np.bool_]) -> Landmarks | None:
     """The fields `search` uses for `walkable` now (None before a build, or after a change)."""
     with _lock:
-        entry = _entries.get(id(walkable))
-        if entry is None or entry.ref() is not walkable:
-            return None
-        return entry.landmarks
+        entry = _entries.get(walkable)
+        return None if entry is None else entry.landmarks
 
 
 def forget() -> None:
@@ -317,29 +309,3 @@ def _decide(walkable: NDArray[np.bool_], entry: _Entry, seed: int) -> None:
     with _lock:
         entry.landmarks = marks
         entry.build_ms = marks.build_ms
-
-
-def _drop(key: int, dead: weakref.ref[NDArray[np.bool_]]) -> None:
-    """Free a dead array's fields at once.
-
-    No lock: it may run while `search` holds it, and one dictionary operation is atomic; the
-    check keeps a newer array of the same id.
-    """
-    entry = _entries.get(key)
-    if entry is not None and entry.ref is dead:
-        _entries.pop(key, None)
-
-
-def _entry_of(walkable: NDArray[np.bool_]) -> _Entry:
-    """`walkable`'s entry, made (and the least recently used dropped) if new. Under the lock."""
-    _clock[0] += 1
-    entry = _entries.get(id(walkable))
-    if entry is None or entry.ref() is not walkable:
-        if len(_entries) >= MAX_ARRAYS:
-            oldest = min(list(_entries.items()), key=lambda item: item[1].used)[0]
-            _entries.pop(oldest, None)
-        key = id(walkable)
-        entry = _Entry(weakref.ref(walkable, lambda dead: _drop(key, dead)))
-        _entries[key] = entry
-    entry.used = _clock[0]
-    return entry
