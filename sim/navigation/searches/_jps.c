@@ -558,7 +558,7 @@ static PyObject *run_search(PyObject *walkable_obj, Py_ssize_t height, Py_ssize_
     }
     Jps problem = {grid, (long)height, (long)width, (int32_t)start, (int32_t)goal,
                    (long)(goal / width), (long)(goal % width), h_weight, heuristic, fields,
-                   (long)landmarks, 0, {0}, {0}};
+                   (long)landmarks, 0, {0}, {0}, NULL, 0.0, {0}};
     for (Py_ssize_t i = 0; fields != NULL && i < landmarks; i++) {
         const double d = fields[goal * landmarks + i];
         if (d < INFINITY) {
@@ -764,7 +764,7 @@ static PyObject *run_batch(PyObject *args, int arrays) {
     for (Py_ssize_t i = 0; i < count; i++) {
         const int32_t start = (int32_t)starts[i], goal = (int32_t)goals[i];
         const Jps problem = {grid, (long)height, (long)width, start, goal, (long)(goal / width),
-                             (long)(goal % width), 1.0, heuristic, NULL, 0, 0, {0}, {0}};
+                             (long)(goal % width), 1.0, heuristic, NULL, 0, 0, {0}, {0}, NULL, 0.0, {0}};
         Outcome *out = &outcomes[i];
         Frontier frontier = frontier_start(ws);
         out->cost = INFINITY;
