@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 
 from sim.crowd.disc_walls import Walls
+from sim.crowd.grid import CrowdGrid
 from sim.crowd.parting import WALLED_GIVE, part_discs
 from sim.crowd.rows import AgentRows
 from sim.crowd.settings import StepSettings
@@ -34,7 +36,8 @@ def _moves(stepped: list[int]) -> np.ndarray:
     before = rows.positions.copy()
     walls = Walls(np.ones((10, 10), dtype=bool))
     driven = np.array(stepped, dtype=np.intp)
-    part_discs(rows, driven, walls, np.zeros(len(driven), bool), 1 / 60, Grid(), StepSettings())
+    grid = cast("CrowdGrid", Grid())  # parting reads only its origin and cell size
+    part_discs(rows, driven, walls, np.zeros(len(driven), bool), 1 / 60, grid, StepSettings())
     return np.hypot(*(rows.positions - before).T)
 
 
