@@ -71,7 +71,9 @@ def part_discs(
     trade-offs of a full neighbourhood let discs sink in a little. Each overlapping pair
     is pushed apart along the line between the centres by the depth beyond the
     allowance, shared by how far each can give way: not at all for an agent the crowd does
-    not drive, `WALLED_GIVE` for one a wall stopped or turned last frame, 1 otherwise. The
+    not drive, `WALLED_GIVE` for one a wall stopped or turned last frame and for a driven
+    one outside this step's `driven` rows (a jam's joint plan moves it: a full push from a
+    crowd pressing in carried it 0.2 of a cell into the plan's next member), 1 otherwise. The
     pushes are repeated `part_passes` times on the same pairs, so a disc pressed from
     several sides settles, then up to `settle_passes` times on the pairs still deep; their
     sum slides along walls like any move.
@@ -86,6 +88,8 @@ def part_discs(
         return
     held = rows.walled.copy()
     held[driven] |= against_wall
+    held |= rows.driven
+    held[driven] = rows.walled[driven] | against_wall
     give = np.where(held, WALLED_GIVE, 1.0) * rows.driven
     start = take_rows(rows.positions, pressed)
     size = grid.grid_cell_size

@@ -14,7 +14,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from sim.crowd.jams.detect import JamSettings
-from sim.crowd.jams.prioritized import agent_orders, prioritized_paths
+from sim.crowd.jams.prioritized import Work, agent_orders, prioritized_paths
 from sim.crowd.joint import nearest_free_cells, rotations, turn_delays
 from sim.mapf import MapfProblem, distance_tables, native
 from sim.mapf.lacam import lacam
@@ -265,7 +265,8 @@ def joint_paths(
     """The jam's plan: the best of prioritized planning's and LaCAM*'s; () when none found one.
 
     Prioritized planning (`sim.crowd.jams.prioritized`) tries its orders, `groups` (each
-    agent's goal beyond the window; default: its local goal) telling the groups apart. LaCAM*
+    agent's goal beyond the window; default: its local goal) telling the groups apart, all
+    within one budget of counted expansions sized from the window (`Work.for_window`). LaCAM*
     searches within `settings.max_nodes` configurations: a budget of work, not of time, so
     the same problem gives the same plan on any machine, however loaded (the time limit only
     guards the frame); a plan of its in which agents rotate round a 2 x 2 block
@@ -277,8 +278,9 @@ def joint_paths(
     tables = distance_tables(problem)
     best: tuple[tuple[int, float, int], tuple[tuple[int, ...], ...]] | None = None
     keys = problem.goals if groups is None else groups
+    work = Work.for_window(int(problem.walkable.sum()), problem.agents)
     for order in agent_orders(problem, tables, keys):
-        paths = prioritized_paths(problem, tables, order)
+        paths = prioritized_paths(problem, tables, order, work)
         if paths:
             score = _score(paths, problem.width, lag)
             if best is None or score < best[0]:
