@@ -16,7 +16,7 @@ from numpy.typing import NDArray
 from sim.crowd.avoidance import find_neighbours
 from sim.crowd.disc_walls import Walls
 from sim.crowd.grid import CrowdGrid
-from sim.crowd.rows import AgentRows, put_rows, take_rows
+from sim.crowd.rows import AgentRows, lengths, put_rows, take_rows
 from sim.crowd.settings import StepSettings
 
 PARTING_KERNEL_AVAILABLE: bool
@@ -109,9 +109,9 @@ def part_discs(
     # The push counts in the velocity ORCA reads next frame (it is how the agent moved),
     # up to the agent's speed.
     step = take_rows(rows.positions, pressed) - start
-    rows.distance[pressed] += np.hypot(step[:, 0], step[:, 1])
+    rows.distance[pressed] += lengths(step)
     velocity = take_rows(rows.velocities, pressed) + step / dt
-    speed = np.hypot(velocity[:, 0], velocity[:, 1])
+    speed = lengths(velocity)
     limit = rows.speeds[pressed]
     over = speed > limit
     fast = np.flatnonzero(over)
