@@ -36,6 +36,21 @@ WALL_CONTACT = 0.05  # cells: a disc this near a wall is against it
 
 
 @dataclass(frozen=True, slots=True)
+class SeenNeighbours:
+    """The neighbour lists ORCA found this frame, before the agents moved.
+
+    `near` (rows, width) each row's nearest closer than `neighbour_dist` at `positions`
+    (rows, 2), -1 padded, -2 first for a row not searched (`avoidance.avoid`'s `seen`).
+    Parting's C search takes its pairs from these wherever they surely hold every row near
+    enough after the move (see `_parting.c`), and gives the same pairs as a search anew.
+    """
+
+    positions: NDArray[np.float64]
+    near: NDArray[np.int64]
+    neighbour_dist: float
+
+
+@dataclass(frozen=True, slots=True)
 class _Pairs:
     """The pairs `part_discs` parts.
 
@@ -60,6 +75,7 @@ def part_discs(
     dt: float,
     grid: CrowdGrid,
     settings: StepSettings,
+    seen: SeenNeighbours | None = None,
 ) -> None:
     """Part the driven discs that overlap deeper than `part_beyond` of their radii's sum.
 
@@ -74,10 +90,11 @@ def part_discs(
     not drive, `WALLED_GIVE` for one a wall stopped or turned last frame, 1 otherwise. The
     pushes are repeated `part_passes` times on the same pairs, so a disc pressed from
     several sides settles, then up to `settle_passes` times on the pairs still deep; their
-    sum slides along walls like any move.
+    sum slides along walls like any move. `seen`, ORCA's lists of this frame, spares the
+    search a hash of its own.
     """
     radii = rows.radii
-    found = find_pairs(rows, settings.part_beyond)
+    found = find_pairs(rows, settings.part_beyond, seen=seen)
     rows.opposed[driven] = False
     rows.opposed |= found.opposed
     pressed, local, first, second = found.pressed, found.local, found.first, found.second
@@ -136,17 +153,23 @@ class FoundPairs:
     opposed: NDArray[np.bool_]
 
 
-def find_pairs(rows: AgentRows, allow: float, implementation: str = "auto") -> FoundPairs:
+def find_pairs(
+    rows: AgentRows,
+    allow: float,
+    implementation: str = "auto",
+    seen: SeenNeighbours | None = None,
+) -> FoundPairs:
     """The pairs `part_discs` parts, from each row's `PAIR_NEIGHBOURS` nearest.
 
-    The C kernel (`_parting.pairs`, its neighbour search ORCA's) runs it when it is built
-    ("auto"); `implementation="python"` runs the numpy reference it matches exactly.
+    The C kernel (`_parting.pairs`, its neighbour search ORCA's, or ORCA's own lists when
+    `seen` holds them) runs it when it is built ("auto"); `implementation="python"` runs the
+    numpy reference it matches exactly, which searches anew.
     """
     radii = rows.radii
     # Pairs a little apart count too: pushes elsewhere may bring them together.
     reach_dist = 2.0 * float(radii.max()) * (1.0 + PAIR_SLACK) if len(radii) else 0.0
     if implementation == "auto" and PARTING_KERNEL_AVAILABLE:
-        return _pairs_c(rows, allow, reach_dist)
+        return _pairs_c(rows, allow, reach_dist, seen)
     neighbours = find_neighbours(
         rows.positions, neighbour_dist=reach_dist, max_neighbours=PAIR_NEIGHBOURS
     )
@@ -168,7 +191,9 @@ def find_pairs(rows: AgentRows, allow: float, implementation: str = "auto") -> F
     return FoundPairs(pressed, local[close], first[close], second[close], reach[close], opposed)
 
 
-def _pairs_c(rows: AgentRows, allow: float, reach_dist: float) -> FoundPairs:
+def _pairs_c(
+    rows: AgentRows, allow: float, reach_dist: float, seen: SeenNeighbours | None
+) -> FoundPairs:
     count = len(rows.radii)
     keep = min(PAIR_NEIGHBOURS, max(count - 1, 0))
     positions = np.ascontiguousarray(rows.positions)  # the C hash checks the spread
@@ -176,6 +201,9 @@ def _pairs_c(rows: AgentRows, allow: float, reach_dist: float) -> FoundPairs:
     local, first, second = (np.empty(count * keep, dtype=np.int64) for _ in range(3))
     reach = np.empty(count * keep)
     opposed = np.empty(count, dtype=np.bool_)
+    shared = seen is not None and seen.near.shape[0] == count
+    before = np.ascontiguousarray(seen.positions) if seen is not None and shared else None
+    lists = np.ascontiguousarray(seen.near) if seen is not None and shared else None
     m, p = _parting.pairs(
         positions,
         np.ascontiguousarray(rows.radii),
@@ -191,6 +219,9 @@ def _pairs_c(rows: AgentRows, allow: float, reach_dist: float) -> FoundPairs:
         second,
         reach,
         opposed,
+        before,
+        lists,
+        seen.neighbour_dist if seen is not None else 0.0,
     )
     return FoundPairs(
         pressed[:m].astype(np.intp, copy=False),

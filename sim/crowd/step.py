@@ -36,7 +36,7 @@ from sim.crowd.avoidance import avoid, find_neighbours
 from sim.crowd.disc_walls import Walls
 from sim.crowd.goals import Rooms, TargetGroup
 from sim.crowd.grid import CrowdGrid
-from sim.crowd.parting import WALL_CONTACT, part_discs
+from sim.crowd.parting import WALL_CONTACT, SeenNeighbours, part_discs
 from sim.crowd.route import nearest_clear_point
 from sim.crowd.rows import AgentRows, lengths, put_rows, take_rows
 from sim.crowd.rules.make_way import make_way
@@ -127,11 +127,11 @@ class DrivenStep:
             homeward = self._homeward(rows, driven[resting], at_rest)
             put_rows(preferred, resting, homeward + make_way(rows, driven[resting], at_rest))
         put_rows(rows.preferred, driven, preferred)
-        velocity = self._avoid(rows, driven, preferred, moving, near, against_wall, dt)
+        velocity, seen = self._avoid(rows, driven, preferred, moving, near, against_wall, dt)
         velocities = take_rows(rows.velocities, driven)
         velocity = accelerate(velocities, velocity, rows.accelerations[driven], dt)
         self._move(rows, driven, walls, velocity, preferred, dt)
-        part_discs(rows, driven, walls, against_wall, dt, self._grid, self._settings)
+        part_discs(rows, driven, walls, against_wall, dt, self._grid, self._settings, seen)
         self._arrive(rows, driven, keys, groups, goals, near & moving, dt)
 
     def _wall_mask(self) -> Walls:
@@ -317,12 +317,16 @@ class DrivenStep:
         near: NDArray[np.bool_],
         against_wall: NDArray[np.bool_],
         dt: float,
-    ) -> NDArray[np.float64]:
-        """ORCA over every row; returns the driven rows' new velocities."""
+    ) -> tuple[NDArray[np.float64], SeenNeighbours | None]:
+        """ORCA over every row; returns the driven rows' new velocities.
+
+        And the neighbour lists it searched, which parting searches again after the move
+        (None when ORCA did not see every row).
+        """
         active = np.zeros(len(rows), dtype=np.bool_)
         active[driven] = rows.avoidance[driven]
         if not active.any():
-            return preferred
+            return preferred, None
         settings = self._settings
         wanted = rows.velocities.copy()
         put_rows(wanted, driven, preferred)
@@ -337,6 +341,12 @@ class DrivenStep:
         sidestep[driven] = moving & ~near & rows.opposed[driven]
         # Agents crossing a link are above or away from the ground: nobody avoids them.
         here = slice(None) if not (rows.crossing >= 0).any() else rows.crossing < 0
+        neighbour_dist = settings.neighbour_dist(rows.speeds[here], rows.radii[here])
+        seen = None
+        if isinstance(here, slice):
+            width = min(settings.max_neighbours, max(len(rows) - 1, 0))
+            lists = np.empty((len(rows), width), dtype=np.int64)
+            seen = SeenNeighbours(rows.positions.copy(), lists, neighbour_dist)
         chosen = np.zeros_like(wanted)
         chosen[here] = avoid(
             rows.positions[here],
@@ -346,13 +356,14 @@ class DrivenStep:
             rows.speeds[here],
             dt=dt,
             time_horizon=settings.time_horizon_s,
-            neighbour_dist=settings.neighbour_dist(rows.speeds[here], rows.radii[here]),
+            neighbour_dist=neighbour_dist,
             max_neighbours=settings.max_neighbours,
             active=active[here],
             priority=priority[here],
             sidestep=sidestep[here],
+            seen=None if seen is None else seen.near,
         )
-        return take_rows(chosen, driven)
+        return take_rows(chosen, driven), seen
 
     def _move(
         self,
