@@ -54,6 +54,12 @@ static inline int surely_apart(double gx, double gy, double limit) {
     return gx * gx + gy * gy > limit * limit * (1.0 + SQUARED_MARGIN);
 }
 
+/* Whether hypot(gx, gy) < limit, known from the squared length alone (see `surely_apart`). */
+static inline int surely_within(double gx, double gy, double limit) {
+    if (!(limit > 1e-100 && limit < 1e100)) return 0;
+    return gx * gx + gy * gy < limit * limit * (1.0 - SQUARED_MARGIN);
+}
+
 /* Run the passes; 0 when the scratch space could not be allocated. */
 static int push_apart(const Pairs *s, long part_passes, long settle_passes, double settle_beyond) {
     double *push = malloc(((size_t)s->m + 1) * 2 * sizeof *push);
@@ -184,7 +190,9 @@ static void find_pairs(const PairSearch *q, Py_ssize_t *m, Py_ssize_t *p) {
             if (wi[0] * wj[0] + wi[1] * wj[1] < 0.0) q->opposed[i] = 1;
             const double gx = q->pos[2 * j] - q->pos[2 * i], gy = q->pos[2 * j + 1] - q->pos[2 * i + 1];
             const double within = reach * (1.0 + q->slack);
-            if (surely_apart(gx, gy, within) || !(hypot(gx, gy) < within)) continue;
+            if (surely_apart(gx, gy, within)) continue;
+            /* Most pairs kept stand clearly within: only those near the limit pay for hypot. */
+            if (!surely_within(gx, gy, within) && !(hypot(gx, gy) < within)) continue;
             q->local[kept] = at;
             q->first[kept] = i;
             q->second[kept] = j;
