@@ -242,7 +242,11 @@ typedef struct {
     Py_ssize_t n, keep;
     double inv_tau, inv_dt;
     double *out;
+    int64_t *seen; /* (n, keep) each agent's neighbours, -1 padded, NOT_SEARCHED; may be NULL */
 } Step;
+
+/* The first slot of `seen` for an inactive agent: no search ran for it. */
+#define NOT_SEARCHED (-2)
 
 static void solve_agent(const Step *s, Py_ssize_t i, const Neighbour *near, Py_ssize_t count,
                         Line *lines, Line *projected) {
@@ -286,9 +290,15 @@ static void avoid_share(const Share *sh) {
             if (s->active != NULL && !s->active[i]) {
                 s->out[2 * i] = s->pref[2 * i];
                 s->out[2 * i + 1] = s->pref[2 * i + 1];
+                for (Py_ssize_t k = 0; s->seen != NULL && k < s->keep; k++)
+                    s->seen[i * s->keep + k] = k == 0 ? NOT_SEARCHED : -1;
                 continue;
             }
             Py_ssize_t count = grid_query(sh->grid, i, s->keep, near);
+            if (s->seen != NULL) {
+                for (Py_ssize_t k = 0; k < s->keep; k++)
+                    s->seen[i * s->keep + k] = k < count ? (int64_t)near[k].index : -1;
+            }
             solve_agent(s, i, near, count, lines, projected);
         }
     }
@@ -353,19 +363,21 @@ static void grid_build_failed(int built) {
 
 PyDoc_STRVAR(avoid_doc,
              "avoid(positions, velocities, preferred, radii, max_speeds, priority, active,\n"
-             "      sidestep, dt, time_horizon, neighbour_dist, max_neighbours, out) -> None\n\n"
-             "Write every agent's new velocity into `out` (n x 2 float64); see\n"
-             "sim/crowd/avoidance.py for the contract.");
+             "      sidestep, dt, time_horizon, neighbour_dist, max_neighbours, out,\n"
+             "      seen=None) -> None\n\n"
+             "Write every agent's new velocity into `out` (n x 2 float64) and, when `seen`\n"
+             "(n x keep int64) is given, the neighbours each avoided (-1 padded; -2 first\n"
+             "for an inactive agent); see sim/crowd/avoidance.py for the contract.");
 
 static PyObject *avoidance_avoid(PyObject *module, PyObject *args) {
     (void)module;
     PyObject *pos_obj, *vel_obj, *pref_obj, *radii_obj, *speeds_obj, *priority_obj, *active_obj,
-        *sidestep_obj, *out_obj;
+        *sidestep_obj, *out_obj, *seen_obj = Py_None;
     double dt, time_horizon, range;
     Py_ssize_t max_neighbours, n;
-    if (!PyArg_ParseTuple(args, "OOOOOOOOdddnO:avoid", &pos_obj, &vel_obj, &pref_obj,
+    if (!PyArg_ParseTuple(args, "OOOOOOOOdddnO|O:avoid", &pos_obj, &vel_obj, &pref_obj,
                           &radii_obj, &speeds_obj, &priority_obj, &active_obj, &sidestep_obj, &dt,
-                          &time_horizon, &range, &max_neighbours, &out_obj))
+                          &time_horizon, &range, &max_neighbours, &out_obj, &seen_obj))
         return NULL;
     if (!(isfinite(dt) && dt > 0.0 && isfinite(time_horizon) && time_horizon > 0.0 &&
           isfinite(range) && range >= 0.0 && max_neighbours >= 0)) {
@@ -402,6 +414,16 @@ static PyObject *avoidance_avoid(PyObject *module, PyObject *args) {
     }
 
     const Py_ssize_t keep = max_neighbours < n - 1 ? max_neighbours : (n > 0 ? n - 1 : 0);
+    Py_buffer *seen = NULL;
+    if (seen_obj != Py_None &&
+        (seen = take(&v, seen_obj, "seen", n * keep, 'q', 'l', 8, 1)) == NULL)
+        goto fail;
+    for (int k = 0; seen != NULL && k < v.count; k++) {
+        if (&v.views[k] != seen && views_overlap(&v.views[k], seen)) {
+            PyErr_SetString(PyExc_ValueError, "seen must not share memory with the input");
+            goto fail;
+        }
+    }
     Step step = {pos->buf,
                  vel->buf,
                  pref->buf,
@@ -414,7 +436,8 @@ static PyObject *avoidance_avoid(PyObject *module, PyObject *args) {
                  keep,
                  1.0 / time_horizon,
                  1.0 / dt,
-                 out->buf};
+                 out->buf,
+                 seen ? seen->buf : NULL};
     Grid grid;
     int built, solved = 0;
     Py_BEGIN_ALLOW_THREADS

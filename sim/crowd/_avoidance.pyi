@@ -14,6 +14,7 @@ def avoid(
     neighbour_dist: float,
     max_neighbours: int,
     out: Any,
+    seen: Any | None = None,
     /,
 ) -> None: ...
 def neighbours(

@@ -14,6 +14,15 @@
  * agents with one (`pressed`), their pairs in row order and nearest first, each marked when
  * its two want opposite ways (`opposed`), and of those the pairs about to touch.
  *
+ * Given the lists ORCA found this frame before the agents moved (`seen`: each row's nearest
+ * within `seen_range` at the positions `before`), `pairs` searches those instead of hashing
+ * again, wherever they surely hold every row now near enough: with every agent moved at most
+ * D since, two rows closer than the range r now were closer than r + 2D then, so a list that
+ * was short (it held all within `seen_range` > r + 2D) or whose last entry lay farther than
+ * r + 2D holds them all. Both searches keep the nearest by (squared distance, index) from the
+ * same arithmetic, so they give the same lists; the rows no list vouches for (an inactive
+ * agent, or a list that ends too near) are searched in a hash as before.
+ *
  * The GIL is released while the passes run; the buffers stay pinned by their views.
  */
 #include "../navigation/_common.h"
@@ -43,6 +52,12 @@ typedef struct {
 static inline int surely_apart(double gx, double gy, double limit) {
     if (!(limit > 1e-100 && limit < 1e100)) return 0;
     return gx * gx + gy * gy > limit * limit * (1.0 + SQUARED_MARGIN);
+}
+
+/* Whether hypot(gx, gy) < limit, known from the squared length alone (see `surely_apart`). */
+static inline int surely_within(double gx, double gy, double limit) {
+    if (!(limit > 1e-100 && limit < 1e100)) return 0;
+    return gx * gx + gy * gy < limit * limit * (1.0 - SQUARED_MARGIN);
 }
 
 /* Run the passes; 0 when the scratch space could not be allocated. */
@@ -154,7 +169,7 @@ typedef struct {
     const uint8_t *driven;
     double allow, slack;
     Py_ssize_t rows, keep;
-    const int64_t *near;              /* (rows, keep) each row's neighbours, -1 padded */
+    int64_t *near; /* (rows, keep) each row's neighbours, -1 padded */
     int64_t *pressed, *local, *first, *second;
     double *reach;
     uint8_t *opposed;
@@ -175,7 +190,9 @@ static void find_pairs(const PairSearch *q, Py_ssize_t *m, Py_ssize_t *p) {
             if (wi[0] * wj[0] + wi[1] * wj[1] < 0.0) q->opposed[i] = 1;
             const double gx = q->pos[2 * j] - q->pos[2 * i], gy = q->pos[2 * j + 1] - q->pos[2 * i + 1];
             const double within = reach * (1.0 + q->slack);
-            if (surely_apart(gx, gy, within) || !(hypot(gx, gy) < within)) continue;
+            if (surely_apart(gx, gy, within)) continue;
+            /* Most pairs kept stand clearly within: only those near the limit pay for hypot. */
+            if (!surely_within(gx, gy, within) && !(hypot(gx, gy) < within)) continue;
             q->local[kept] = at;
             q->first[kept] = i;
             q->second[kept] = j;
@@ -187,19 +204,149 @@ static void find_pairs(const PairSearch *q, Py_ssize_t *m, Py_ssize_t *p) {
     *p = kept;
 }
 
+/* The lists ORCA found before the agents moved (see the opening comment). */
+typedef struct {
+    const double *before; /* (rows, 2) the positions they were found at */
+    const int64_t *near;  /* (rows, width) each row's nearest then, -1 padded; -2 first: none */
+    Py_ssize_t width;
+    double range; /* they hold nobody this far or farther */
+} Seen;
+
+/* A relative margin on the bounds of the opening comment: far beyond the rounding of a few
+ * operations, far below the gaps between a crowd's neighbours. */
+#define SEEN_MARGIN 1e-9
+#define NOT_SEARCHED (-2) /* _avoidance.c's mark of a row it did not search */
+
+/* Fill `near` (rows, keep) for the driven rows from `seen` where it vouches for them; mark the
+ * others in `unsure` and return their count, or -1 when the positions spread too far for
+ * `range` (grid_build's refusal, which the search would otherwise have raised). */
+static Py_ssize_t lists_from_seen(const PairSearch *q, const Seen *seen, double range,
+                                  uint8_t *unsure, Neighbour *list) {
+    const Py_ssize_t rows = q->rows, keep = q->keep;
+    double moved = 0.0;
+    double min_x = rows ? q->pos[0] : 0.0, max_x = min_x, min_y = rows ? q->pos[1] : 0.0,
+           max_y = min_y;
+    for (Py_ssize_t i = 0; i < rows; i++) {
+        const double x = q->pos[2 * i], y = q->pos[2 * i + 1];
+        const double dx = x - seen->before[2 * i], dy = y - seen->before[2 * i + 1];
+        const double d = sqrt(dx * dx + dy * dy);
+        if (!(d <= moved)) moved = d; /* a NaN stays, and vouches for nobody below */
+        if (x < min_x) min_x = x;
+        if (x > max_x) max_x = x;
+        if (y < min_y) min_y = y;
+        if (y > max_y) max_y = y;
+    }
+    const double spread = max_x - min_x > max_y - min_y ? max_x - min_x : max_y - min_y;
+    if (rows > 0 && range != 0.0 && !(spread / range < MAX_SPREAD)) return -1;
+    const double reach = (range + 2.0 * moved) * (1.0 + SEEN_MARGIN);
+    const double reach_sq = reach * reach * (1.0 + SEEN_MARGIN);
+    const int short_holds_all = reach * (1.0 + SEEN_MARGIN) < seen->range;
+    const double range_sq = range * range;
+    Py_ssize_t count_unsure = 0;
+    for (Py_ssize_t i = 0; i < rows; i++) {
+        int64_t *out = q->near + i * keep;
+        unsure[i] = 0;
+        if (!q->driven[i]) {
+            for (Py_ssize_t k = 0; k < keep; k++) out[k] = -1;
+            continue;
+        }
+        const int64_t *row = seen->near + i * seen->width;
+        Py_ssize_t listed = 0;
+        while (listed < seen->width && row[listed] >= 0) listed++;
+        int sure;
+        if (seen->width == 0 || row[0] == NOT_SEARCHED || !(moved == moved)) {
+            sure = 0;
+        } else if (listed < seen->width) {
+            sure = short_holds_all;
+        } else {
+            const int64_t last = row[seen->width - 1];
+            const double dx = seen->before[2 * last] - seen->before[2 * i];
+            const double dy = seen->before[2 * last + 1] - seen->before[2 * i + 1];
+            sure = dx * dx + dy * dy > reach_sq;
+        }
+        if (!sure) {
+            unsure[i] = 1;
+            count_unsure++;
+            continue;
+        }
+        Py_ssize_t count = 0;
+        for (Py_ssize_t k = 0; k < listed; k++) {
+            const int64_t j = row[k];
+            /* grid_query's arithmetic: the hash's entries hold these same positions. */
+            const double dx = q->pos[2 * j] - q->pos[2 * i], dy = q->pos[2 * j + 1] - q->pos[2 * i + 1];
+            const double dist_sq = dx * dx + dy * dy;
+            if (dist_sq < range_sq) count = keep_nearest(list, count, keep, dist_sq, j);
+        }
+        for (Py_ssize_t k = 0; k < keep; k++) out[k] = k < count ? (int64_t)list[k].index : -1;
+    }
+    return count_unsure;
+}
+
+/* Each row's nearest `keep` within `range` into q->near: from `seen` where it vouches for them
+ * (may be NULL), the rest from a hash, threaded when they are many. 1 on success, 0 on no
+ * memory, -1 when the positions spread too far. */
+static int search_lists(const PairSearch *q, const Seen *seen, double range) {
+    const Py_ssize_t rows = q->rows, keep = q->keep;
+    uint8_t *unsure = NULL;
+    Neighbour *list = NULL;
+    Py_ssize_t count_unsure = rows;
+    if (seen != NULL && keep > 0) {
+        unsure = malloc((size_t)rows + 1);
+        list = malloc(((size_t)keep + 1) * sizeof *list);
+        if (unsure == NULL || list == NULL) {
+            free(unsure);
+            free(list);
+            return 0;
+        }
+        count_unsure = lists_from_seen(q, seen, range, unsure, list);
+        if (count_unsure < 0) {
+            free(unsure);
+            free(list);
+            return -1;
+        }
+    }
+    int result = 1;
+    if (count_unsure > 0) {
+        Grid grid;
+        result = grid_build(&grid, q->pos, rows, keep > 0 ? range : 0.0);
+        if (result == 1) {
+            /* A few rows are searched here; many are worth the threads of a full search. */
+            if (unsure != NULL && count_unsure * 8 < rows) {
+                for (Py_ssize_t i = 0; i < rows; i++) {
+                    if (!unsure[i]) continue;
+                    const Py_ssize_t count = grid_query(&grid, i, keep, list);
+                    for (Py_ssize_t k = 0; k < keep; k++)
+                        q->near[i * keep + k] = k < count ? (int64_t)list[k].index : -1;
+                }
+            } else {
+                Share share = {
+                    .task = neighbours_share, .grid = &grid, .rows = q->near, .keep = keep};
+                result = run_shares(&share, rows);
+            }
+            grid_free(&grid);
+        }
+    }
+    free(unsure);
+    free(list);
+    return result;
+}
+
 PyDoc_STRVAR(pairs_doc,
              "pairs(positions, radii, driven, preferred, neighbour_dist, keep, allow, slack,\n"
-             "      pressed, local, first, second, reach, opposed) -> (m, p)\n\n"
-             "Find the pairs to part into the outputs; see parting._pairs_numpy.");
+             "      pressed, local, first, second, reach, opposed, before=None, seen=None,\n"
+             "      seen_range=0.0) -> (m, p)\n\n"
+             "Find the pairs to part into the outputs; see parting._pairs_numpy. `before`\n"
+             "(rows x 2) and `seen` (rows x width int64, -1 padded, -2 first: none) are the\n"
+             "neighbour lists ORCA found within `seen_range` before the agents moved.");
 
 static PyObject *parting_pairs(PyObject *module, PyObject *args) {
     (void)module;
-    PyObject *obj[10];
-    double range, allow, slack;
+    PyObject *obj[10], *before_obj = Py_None, *seen_obj = Py_None;
+    double range, allow, slack, seen_range = 0.0;
     Py_ssize_t keep;
-    if (!PyArg_ParseTuple(args, "OOOOdnddOOOOOO:pairs", &obj[0], &obj[1], &obj[2], &obj[3],
+    if (!PyArg_ParseTuple(args, "OOOOdnddOOOOOO|OOd:pairs", &obj[0], &obj[1], &obj[2], &obj[3],
                           &range, &keep, &allow, &slack, &obj[4], &obj[5], &obj[6], &obj[7],
-                          &obj[8], &obj[9]))
+                          &obj[8], &obj[9], &before_obj, &seen_obj, &seen_range))
         return NULL;
     Views v = {.count = 0};
     Py_ssize_t n[10];
@@ -224,6 +371,40 @@ static PyObject *parting_pairs(PyObject *module, PyObject *args) {
                         "rows - 1; neighbour_dist finite and >= 0");
         goto fail;
     }
+    Seen seen = {NULL, NULL, 0, seen_range};
+    if ((before_obj == Py_None) != (seen_obj == Py_None)) {
+        PyErr_SetString(PyExc_ValueError, "before and seen go together");
+        goto fail;
+    }
+    if (before_obj != Py_None) {
+        Py_ssize_t n_before, n_seen;
+        Py_buffer *b = take(&v, before_obj, "before", 'd', 'd', 8, 0, &n_before);
+        Py_buffer *l = b ? take(&v, seen_obj, "seen", 'q', 'l', 8, 0, &n_seen) : NULL;
+        if (l == NULL) goto fail;
+        if (n_before != 2 * rows || (rows > 0 && n_seen % rows != 0) ||
+            (rows == 0 && n_seen != 0) || !(isfinite(seen_range) && seen_range >= 0.0)) {
+            PyErr_SetString(PyExc_ValueError,
+                            "before (rows, 2), seen (rows, width), seen_range finite and >= 0");
+            goto fail;
+        }
+        seen.before = b->buf;
+        seen.near = l->buf;
+        seen.width = rows > 0 ? n_seen / rows : 0;
+        for (Py_ssize_t k = 0; k < n_seen; k++) {
+            if (seen.near[k] < NOT_SEARCHED || seen.near[k] >= rows) {
+                PyErr_SetString(PyExc_ValueError, "seen lists a row outside the rows");
+                goto fail;
+            }
+        }
+        /* The outputs (views 4 to 9) must not share memory with these inputs either. */
+        for (int out = 4; out < 10; out++) {
+            if (views_overlap(&v.views[10], &v.views[out]) ||
+                views_overlap(&v.views[11], &v.views[out])) {
+                PyErr_SetString(PyExc_ValueError, "an output shares memory with an input");
+                goto fail;
+            }
+        }
+    }
     int64_t *near = malloc(((size_t)rows * (size_t)keep + 1) * sizeof *near);
     if (near == NULL) {
         PyErr_NoMemory();
@@ -233,19 +414,13 @@ static PyObject *parting_pairs(PyObject *module, PyObject *args) {
                     allow,          slack,          rows,           keep,
                     near,           v.views[4].buf, v.views[5].buf, v.views[6].buf,
                     v.views[7].buf, v.views[8].buf, v.views[9].buf};
-    Grid grid;
-    int built, found = 0;
+    int built;
     Py_ssize_t m = 0, p = 0;
     Py_BEGIN_ALLOW_THREADS
-    built = grid_build(&grid, q.pos, rows, keep > 0 ? range : 0.0);
+    built = search_lists(&q, seen.near != NULL ? &seen : NULL, range);
     if (built == 1) {
-        Share share = {.task = neighbours_share, .grid = &grid, .rows = near, .keep = keep};
-        found = run_shares(&share, rows);
-        grid_free(&grid);
-        if (found) {
-            memset(q.opposed, 0, (size_t)rows);
-            find_pairs(&q, &m, &p);
-        }
+        memset(q.opposed, 0, (size_t)rows);
+        find_pairs(&q, &m, &p);
     }
     Py_END_ALLOW_THREADS
     free(near);
@@ -254,7 +429,7 @@ static PyObject *parting_pairs(PyObject *module, PyObject *args) {
                         "positions spread over more than 2**28 neighbour distances");
         goto fail;
     }
-    if (built != 1 || !found) {
+    if (built != 1) {
         PyErr_NoMemory();
         goto fail;
     }

@@ -30,5 +30,8 @@ def pairs(
     second: Any,
     reach: Any,
     opposed: Any,
+    before: Any | None = None,
+    seen: Any | None = None,
+    seen_range: float = 0.0,
     /,
 ) -> tuple[int, int]: ...

@@ -79,6 +79,8 @@ except ImportError as error:  # pragma: no cover - depends on the build
 
 MAX_SPREAD = 2.0**28
 """The widest spread of positions, in neighbour distances, the spatial hash accepts."""
+NOT_SEARCHED = -2
+"""The first entry of an inactive agent's row of `avoid`'s `seen`: it searched no neighbours."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,6 +112,7 @@ def avoid(
     priority: NDArray[Any] | None = None,
     sidestep: bool | NDArray[np.bool_] = True,
     implementation: str = "auto",
+    seen: NDArray[np.int64] | None = None,
 ) -> NDArray[np.float64]:
     """Return each agent's new velocity (n, 2): collision-free for `time_horizon` if it can be.
 
@@ -135,6 +138,10 @@ def avoid(
             goal, such as an agent pressing into the crowd already gathered at its target,
             or it keeps circling that crowd.
         implementation: "auto" (C when built), "c" or "python".
+        seen: (n, min(max_neighbours, n - 1)) int64, C-contiguous, or None: filled with the
+            neighbours each agent avoided, nearest first (`find_neighbours`'s lists), -1
+            padded; an inactive agent's row starts with -2 (it searched none). Parting
+            searches these again after the move instead of hashing anew.
 
     Raises:
         ValueError: on shapes that do not match, values that are not finite or out of range,
@@ -163,9 +170,19 @@ def avoid(
             float(neighbour_dist),
             int(max_neighbours),
             out,
+            seen,
         )
         return out
     check_spread(agents.positions, neighbour_dist)
+    if seen is not None:
+        seen[...] = find_neighbours(
+            agents.positions,
+            neighbour_dist=neighbour_dist,
+            max_neighbours=max_neighbours,
+            implementation="python",
+        )
+        if agents.active is not None and seen.shape[1]:
+            seen[~agents.active, 0] = NOT_SEARCHED
     return _avoid_python(agents, float(dt), float(time_horizon), neighbour_dist, max_neighbours)
 
 

@@ -16,7 +16,7 @@ from numpy.typing import NDArray
 from sim.crowd.avoidance import find_neighbours
 from sim.crowd.disc_walls import Walls
 from sim.crowd.grid import CrowdGrid
-from sim.crowd.rows import AgentRows, put_rows, take_rows
+from sim.crowd.rows import AgentRows, lengths, put_rows, take_rows
 from sim.crowd.settings import StepSettings
 
 PARTING_KERNEL_AVAILABLE: bool
@@ -33,6 +33,21 @@ PAIR_NEIGHBOURS = 8  # parting watches at most this many nearest of each disc
 PAIR_SLACK = 0.1  # among those closer than their radii's sum and this fraction of it
 SEPARATION_ROUNDS = 2  # a round more when walls refused part of the last one's pushes
 WALL_CONTACT = 0.05  # cells: a disc this near a wall is against it
+
+
+@dataclass(frozen=True, slots=True)
+class SeenNeighbours:
+    """The neighbour lists ORCA found this frame, before the agents moved.
+
+    `near` (rows, width) each row's nearest closer than `neighbour_dist` at `positions`
+    (rows, 2), -1 padded, -2 first for a row not searched (`avoidance.avoid`'s `seen`).
+    Parting's C search takes its pairs from these wherever they surely hold every row near
+    enough after the move (see `_parting.c`), and gives the same pairs as a search anew.
+    """
+
+    positions: NDArray[np.float64]
+    near: NDArray[np.int64]
+    neighbour_dist: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +75,7 @@ def part_discs(
     dt: float,
     grid: CrowdGrid,
     settings: StepSettings,
+    seen: SeenNeighbours | None = None,
 ) -> None:
     """Part the driven discs that overlap deeper than `part_beyond` of their radii's sum.
 
@@ -76,10 +92,11 @@ def part_discs(
     crowd pressing in carried it 0.2 of a cell into the plan's next member), 1 otherwise. The
     pushes are repeated `part_passes` times on the same pairs, so a disc pressed from
     several sides settles, then up to `settle_passes` times on the pairs still deep; their
-    sum slides along walls like any move.
+    sum slides along walls like any move. `seen`, ORCA's lists of this frame, spares the
+    search a hash of its own.
     """
     radii = rows.radii
-    found = find_pairs(rows, settings.part_beyond)
+    found = find_pairs(rows, settings.part_beyond, seen=seen)
     rows.opposed[driven] = False
     rows.opposed |= found.opposed
     pressed, local, first, second = found.pressed, found.local, found.first, found.second
@@ -113,9 +130,9 @@ def part_discs(
     # The push counts in the velocity ORCA reads next frame (it is how the agent moved),
     # up to the agent's speed.
     step = take_rows(rows.positions, pressed) - start
-    rows.distance[pressed] += np.hypot(step[:, 0], step[:, 1])
+    rows.distance[pressed] += lengths(step)
     velocity = take_rows(rows.velocities, pressed) + step / dt
-    speed = np.hypot(velocity[:, 0], velocity[:, 1])
+    speed = lengths(velocity)
     limit = rows.speeds[pressed]
     over = speed > limit
     fast = np.flatnonzero(over)
@@ -140,17 +157,23 @@ class FoundPairs:
     opposed: NDArray[np.bool_]
 
 
-def find_pairs(rows: AgentRows, allow: float, implementation: str = "auto") -> FoundPairs:
+def find_pairs(
+    rows: AgentRows,
+    allow: float,
+    implementation: str = "auto",
+    seen: SeenNeighbours | None = None,
+) -> FoundPairs:
     """The pairs `part_discs` parts, from each row's `PAIR_NEIGHBOURS` nearest.
 
-    The C kernel (`_parting.pairs`, its neighbour search ORCA's) runs it when it is built
-    ("auto"); `implementation="python"` runs the numpy reference it matches exactly.
+    The C kernel (`_parting.pairs`, its neighbour search ORCA's, or ORCA's own lists when
+    `seen` holds them) runs it when it is built ("auto"); `implementation="python"` runs the
+    numpy reference it matches exactly, which searches anew.
     """
     radii = rows.radii
     # Pairs a little apart count too: pushes elsewhere may bring them together.
     reach_dist = 2.0 * float(radii.max()) * (1.0 + PAIR_SLACK) if len(radii) else 0.0
     if implementation == "auto" and PARTING_KERNEL_AVAILABLE:
-        return _pairs_c(rows, allow, reach_dist)
+        return _pairs_c(rows, allow, reach_dist, seen)
     neighbours = find_neighbours(
         rows.positions, neighbour_dist=reach_dist, max_neighbours=PAIR_NEIGHBOURS
     )
@@ -172,7 +195,9 @@ def find_pairs(rows: AgentRows, allow: float, implementation: str = "auto") -> F
     return FoundPairs(pressed, local[close], first[close], second[close], reach[close], opposed)
 
 
-def _pairs_c(rows: AgentRows, allow: float, reach_dist: float) -> FoundPairs:
+def _pairs_c(
+    rows: AgentRows, allow: float, reach_dist: float, seen: SeenNeighbours | None
+) -> FoundPairs:
     count = len(rows.radii)
     keep = min(PAIR_NEIGHBOURS, max(count - 1, 0))
     positions = np.ascontiguousarray(rows.positions)  # the C hash checks the spread
@@ -180,6 +205,9 @@ def _pairs_c(rows: AgentRows, allow: float, reach_dist: float) -> FoundPairs:
     local, first, second = (np.empty(count * keep, dtype=np.int64) for _ in range(3))
     reach = np.empty(count * keep)
     opposed = np.empty(count, dtype=np.bool_)
+    shared = seen is not None and seen.near.shape[0] == count
+    before = np.ascontiguousarray(seen.positions) if seen is not None and shared else None
+    lists = np.ascontiguousarray(seen.near) if seen is not None and shared else None
     m, p = _parting.pairs(
         positions,
         np.ascontiguousarray(rows.radii),
@@ -195,6 +223,9 @@ def _pairs_c(rows: AgentRows, allow: float, reach_dist: float) -> FoundPairs:
         second,
         reach,
         opposed,
+        before,
+        lists,
+        seen.neighbour_dist if seen is not None else 0.0,
     )
     return FoundPairs(
         pressed[:m].astype(np.intp, copy=False),

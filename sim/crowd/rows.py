@@ -245,3 +245,19 @@ def put_rows(array: NDArray[Any], index: NDArray[Any], values: Any) -> None:
         as_complex[index] = np.ascontiguousarray(given, dtype=np.float64).view(np.complex128)[:, 0]
     else:
         array[index] = values
+
+
+def lengths(vectors: NDArray[np.float64]) -> NDArray[np.float64]:
+    """The length of each 2-vector along the last axis of `vectors`: ``sqrt(x * x + y * y)``.
+
+    A quarter of `np.hypot`'s cost (which guards against overflow that a crowd's positions,
+    bounded far below it, never reach), but not always the same last bit; a crowd's frame
+    takes about ten of these over every agent. The C kernels' own lengths and their numpy
+    references keep `hypot`.
+
+    >>> lengths(np.array([[3.0, 4.0], [0.0, 0.0]])).tolist()
+    [5.0, 0.0]
+    """
+    x, y = vectors[..., 0], vectors[..., 1]
+    length: NDArray[np.float64] = np.sqrt(x * x + y * y)
+    return length

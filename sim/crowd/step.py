@@ -36,9 +36,9 @@ from sim.crowd.avoidance import avoid, find_neighbours
 from sim.crowd.disc_walls import Walls
 from sim.crowd.goals import Rooms, TargetGroup
 from sim.crowd.grid import CrowdGrid
-from sim.crowd.parting import WALL_CONTACT, part_discs
+from sim.crowd.parting import WALL_CONTACT, SeenNeighbours, part_discs
 from sim.crowd.route import nearest_clear_point
-from sim.crowd.rows import AgentRows, put_rows, take_rows
+from sim.crowd.rows import AgentRows, lengths, put_rows, take_rows
 from sim.crowd.rules.make_way import make_way
 from sim.crowd.rules.motion_limits import accelerate, brake, cap_turns
 from sim.crowd.settings import StepSettings
@@ -127,11 +127,11 @@ class DrivenStep:
             homeward = self._homeward(rows, driven[resting], at_rest)
             put_rows(preferred, resting, homeward + make_way(rows, driven[resting], at_rest))
         put_rows(rows.preferred, driven, preferred)
-        velocity = self._avoid(rows, driven, preferred, moving, near, against_wall, dt)
+        velocity, seen = self._avoid(rows, driven, preferred, moving, near, against_wall, dt)
         velocities = take_rows(rows.velocities, driven)
         velocity = accelerate(velocities, velocity, rows.accelerations[driven], dt)
         self._move(rows, driven, walls, velocity, preferred, dt)
-        part_discs(rows, driven, walls, against_wall, dt, self._grid, self._settings)
+        part_discs(rows, driven, walls, against_wall, dt, self._grid, self._settings, seen)
         self._arrive(rows, driven, keys, groups, goals, near & moving, dt)
 
     def _wall_mask(self) -> Walls:
@@ -229,7 +229,7 @@ class DrivenStep:
     ) -> NDArray[np.float64]:
         """Toward the aim at full speed; slower within `arrive_time_s` of the goal."""
         to_aim = aim_points - positions
-        distance = np.hypot(to_aim[:, 0], to_aim[:, 1])
+        distance = lengths(to_aim)
         speed = rows.speeds[driven]
         speed = np.where(at_goal, np.minimum(speed, distance / self._settings.arrive_time_s), speed)
         goal_speed = brake(speed, distance, rows.accelerations[driven], rows.braking[driven])
@@ -257,7 +257,7 @@ class DrivenStep:
         size = self._grid.grid_cell_size
         here = self._cell_space(positions)
         cell_radii = radii / size
-        speed = np.hypot(preferred[:, 0], preferred[:, 1])
+        speed = lengths(preferred)
         ahead = np.divide(
             preferred, speed[:, None], out=np.zeros_like(preferred), where=speed[:, None] > 0
         )
@@ -285,7 +285,7 @@ class DrivenStep:
         An average over about `JAM_MEMORY_S` (exponential, the same at any frame rate); agents
         that want nothing keep theirs.
         """
-        wanted = np.hypot(preferred[:, 0], preferred[:, 1])
+        wanted = lengths(preferred)
         along = np.divide(
             (velocity * preferred).sum(axis=1), wanted, out=np.zeros_like(wanted), where=wanted > 0
         )
@@ -299,7 +299,7 @@ class DrivenStep:
     ) -> NDArray[np.float64]:
         """Back toward each resting agent's place, at most `home_speed` of its speed."""
         back = take_rows(rows.home, resting) - positions
-        distance = np.hypot(back[:, 0], back[:, 1])
+        distance = lengths(back)
         speed = np.minimum(
             rows.speeds[resting] * self._settings.home_speed,
             distance / self._settings.arrive_time_s,
@@ -317,12 +317,16 @@ class DrivenStep:
         near: NDArray[np.bool_],
         against_wall: NDArray[np.bool_],
         dt: float,
-    ) -> NDArray[np.float64]:
-        """ORCA over every row; returns the driven rows' new velocities."""
+    ) -> tuple[NDArray[np.float64], SeenNeighbours | None]:
+        """ORCA over every row; returns the driven rows' new velocities.
+
+        And the neighbour lists it searched, which parting searches again after the move
+        (None when ORCA did not see every row).
+        """
         active = np.zeros(len(rows), dtype=np.bool_)
         active[driven] = rows.avoidance[driven]
         if not active.any():
-            return preferred
+            return preferred, None
         settings = self._settings
         wanted = rows.velocities.copy()
         put_rows(wanted, driven, preferred)
@@ -337,6 +341,12 @@ class DrivenStep:
         sidestep[driven] = moving & ~near & rows.opposed[driven]
         # Agents crossing a link are above or away from the ground: nobody avoids them.
         here = slice(None) if not (rows.crossing >= 0).any() else rows.crossing < 0
+        neighbour_dist = settings.neighbour_dist(rows.speeds[here], rows.radii[here])
+        seen = None
+        if isinstance(here, slice):
+            width = min(settings.max_neighbours, max(len(rows) - 1, 0))
+            lists = np.empty((len(rows), width), dtype=np.int64)
+            seen = SeenNeighbours(rows.positions.copy(), lists, neighbour_dist)
         chosen = np.zeros_like(wanted)
         chosen[here] = avoid(
             rows.positions[here],
@@ -346,13 +356,14 @@ class DrivenStep:
             rows.speeds[here],
             dt=dt,
             time_horizon=settings.time_horizon_s,
-            neighbour_dist=settings.neighbour_dist(rows.speeds[here], rows.radii[here]),
+            neighbour_dist=neighbour_dist,
             max_neighbours=settings.max_neighbours,
             active=active[here],
             priority=priority[here],
             sidestep=sidestep[here],
+            seen=None if seen is None else seen.near,
         )
-        return take_rows(chosen, driven)
+        return take_rows(chosen, driven), seen
 
     def _move(
         self,
@@ -376,12 +387,12 @@ class DrivenStep:
         put_rows(rows.positions, driven, moved_to)
         moved_velocity = step / dt
         put_rows(rows.velocities, driven, moved_velocity)
-        made = np.hypot(step[:, 0], step[:, 1])
+        made = lengths(step)
         rows.distance[driven] += made
         self._track_progress(rows, driven, moved_velocity, preferred, dt)
         # Held: a wall kept it to a crawl along itself (a disc caught on a corner slides
         # on at a hair's pace), so next frame it heads for the cells' centres instead.
-        asked = np.hypot(wanted[:, 0], wanted[:, 1]) * size
+        asked = lengths(wanted) * size
         held = walled & (made < HELD_FRACTION * asked)
         wants = (preferred != 0.0).any(axis=1)
         rows.stuck[driven] = np.where(held & wants, rows.stuck[driven] + 1, 0)
@@ -465,7 +476,7 @@ class DrivenStep:
         other = np.where(valid, neighbours, 0)
         positions = take_rows(rows.positions, driven[subset])
         gap = take_rows(positions, other) - positions[:, None, :]
-        apart = np.hypot(gap[..., 0], gap[..., 1])
+        apart = lengths(gap)
         local_keys, local_arrived = keys[subset], arrived[subset]
         touching = (
             valid
@@ -505,5 +516,5 @@ def distinct(values: NDArray[Any]) -> NDArray[Any]:
 
 def _distance(a: NDArray[np.float64], b: NDArray[np.float64]) -> NDArray[np.float64]:
     delta = a - b
-    distance: NDArray[np.float64] = np.hypot(delta[..., 0], delta[..., 1])
+    distance: NDArray[np.float64] = lengths(delta)
     return distance

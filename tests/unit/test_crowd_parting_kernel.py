@@ -124,7 +124,8 @@ def edge_pairs(limit: float) -> AgentRows:
     """Pairs of discs (radii 0.5) apart by `limit` times 1 +- up to 3e-6, at every angle.
 
     The C kernel skips hypot for a pair whose squared length is beyond the limit's square by
-    more than a millionth; these straddle that margin and the limit itself.
+    more than a millionth (and, finding pairs, short of it by as much); these straddle both
+    margins and the limit itself.
     """
     scales = 1.0 + np.linspace(-3e-6, 3e-6, 61)
     rows = AgentRows()
