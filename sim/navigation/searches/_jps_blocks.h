@@ -169,6 +169,7 @@ static HOT_INLINE long chunk_of(const Packed *p, long row) {
  * border rows -1 and height are never written. */
 static COLD void packed_check_chunk_slow(Packed *p, long chunk) {
     p->chunk_stamp[chunk] = p->stamp;
+    if (chunk == 0) return; /* the border row -1 alone: never written */
     const long width = p->width;
     const long first = (chunk - 1) << p->shift;
     const long end = (chunk << p->shift) < p->height ? chunk << p->shift : p->height;
