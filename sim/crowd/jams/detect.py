@@ -54,6 +54,11 @@ class JamSettings:
             crowd holds it up longer than avoidance does (the 60 of scenes/crossing.toml took
             57 s with plans of 32, 48 s without them), but a one-cell door avoidance never
             clears: 32 fit a doorway swap of 16 a side (with 24, 14 a side stood for ever).
+            That holds for a jam of two groups (a swap); one whose members chase more goals
+            takes at most `mixed_max_members`.
+        mixed_max_members: The most agents of a jam whose members chase three goals or more: in
+            a dense crowd of many goal groups such a plan's window fills with others pressing
+            in (16 groups x 625 agents: overlap 0.24 of two radii over 12 s at 32, 0.043 at 24).
         max_nodes: The configurations LaCAM* may search for a jam's plan (the best found by
             then is taken): a budget of work, not of time, so plans do not depend on the
             machine's load.
@@ -70,10 +75,21 @@ class JamSettings:
     margin_cells: int = 5
     funnel_cells: int = 3
     max_members: int = 32
+    mixed_max_members: int = 24
     max_nodes: int = 10_000
     tries: int = 4
     time_limit_s: float = 1.0
     seed: int = 0
+
+
+def member_limit(settings: JamSettings, goals: NDArray[np.int64]) -> int:
+    """The most agents a jam chasing `goals` (each member's goal cell) may hand to a plan.
+
+    >>> member_limit(JamSettings(), np.array([3, 3, 9])), member_limit(JamSettings(), np.arange(3))
+    (32, 24)
+    """
+    swap = len(np.unique(goals)) <= 2
+    return settings.max_members if swap else settings.mixed_max_members
 
 
 class GoalDistances:

@@ -52,6 +52,7 @@ from sim.crowd.jams.detect import (
     ProgressWatch,
     closing_up,
     jam_groups,
+    member_limit,
 )
 from sim.crowd.jams.flow import FlowFollower, follow_plan
 from sim.crowd.jams.funnel import funnel_groups, narrow_cells
@@ -327,7 +328,7 @@ class Jams:
             joining = np.isin(rows.index, plan.joining)
             newcomers = inside & movable & (self._near(rows, member_rows) | joining)
             members = np.union1d(member_rows, np.flatnonzero(newcomers))
-            roomy = len(members) <= self.settings.max_members
+            roomy = len(members) <= member_limit(self.settings, goal_of[members])
             if newcomers.any() and roomy:
                 blocked = inside & ~movable
                 blocked[member_rows] = False
@@ -445,7 +446,7 @@ class Jams:
             r0, r1, c0, c1 = window
             inside = (grid_rows >= r0) & (grid_rows <= r1) & (grid_cols >= c0) & (grid_cols <= c1)
             members = np.flatnonzero(inside & movable)
-            if len(members) > settings.max_members:
+            if len(members) > member_limit(settings, goal_of[members]):
                 return None
             plan = self._solve(rows, members, inside & ~movable, cells, goal_of, window)
             whole = window == (0, height - 1, 0, width - 1)
