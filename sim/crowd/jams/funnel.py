@@ -90,7 +90,9 @@ def funnel_groups(
         chasing = goals[agent] == goal
         ahead[chasing] = field_of(int(goal))[cell[chasing]]
     steps = np.abs(d_row[offset]) + np.abs(d_col[offset])
-    on_way = np.abs(distance[agent] - ahead - steps) <= 1e-9  # on a shortest way to its goal
+    # On a shortest way to its goal (a cell its goal does not reach, inf, is on none).
+    reached = np.isfinite(distance[agent]) & np.isfinite(ahead)
+    on_way = reached & (np.abs(np.where(reached, distance[agent] - ahead, 0.0) - steps) <= 1e-9)
     side = np.sign(np.where(axis[slot, offset] == 1, -d_col[offset], -d_row[offset]))
     use = on_way & (side != 0)
     agent, cell, side = agent[use], cell[use], side[use]
