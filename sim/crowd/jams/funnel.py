@@ -92,7 +92,8 @@ def funnel_groups(
     steps = np.abs(d_row[offset]) + np.abs(d_col[offset])
     # On a shortest way to its goal (a cell its goal does not reach, inf, is on none).
     reached = np.isfinite(distance[agent]) & np.isfinite(ahead)
-    on_way = reached & (np.abs(np.where(reached, distance[agent] - ahead, 0.0) - steps) <= 1e-9)
+    gap = np.subtract(distance[agent], ahead, out=np.zeros(len(agent)), where=reached)
+    on_way = reached & (np.abs(gap - steps) <= 1e-9)
     side = np.sign(np.where(axis[slot, offset] == 1, -d_col[offset], -d_row[offset]))
     use = on_way & (side != 0)
     agent, cell, side = agent[use], cell[use], side[use]
