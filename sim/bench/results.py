@@ -304,23 +304,36 @@ def _write_run_section(
     return _write_section(heading, section)
 
 
+NOTES_MARK = "<!-- Notes below are written by hand: a new run replaces only what is above. -->"
+"""The line that ends a written run: what follows it in the section is people's, never replaced."""
+
+
 def _write_section(heading: str, section: list[str]) -> Path:
-    """Replace the section whose heading line starts with `heading`, or add it before Targets."""
+    """Replace the section whose heading line starts with `heading`, or add it before Targets.
+
+    Only the run above the section's `NOTES_MARK` is replaced: the notes people wrote beneath it
+    (dated runs by hand, what a figure means) stay, as the mark itself does.
+    """
     try:
         lines = RESULTS_PATH.read_text(encoding="utf-8").splitlines()
     except FileNotFoundError:
         lines = ["# Planner benchmark results", ""]
     begin = next((i for i, line in enumerate(lines) if line.startswith(heading)), None)
+    notes = [NOTES_MARK, ""]
+    section = [*section, *([] if section and not section[-1] else [""])]
     if begin is not None:
         end = next(
             (i for i in range(begin + 1, len(lines)) if lines[i].startswith("## ")), len(lines)
         )
-        lines[begin:end] = section
+        old = lines[begin:end]
+        if NOTES_MARK in old:
+            notes = old[old.index(NOTES_MARK) :]
+        lines[begin:end] = [*section, *notes]
     elif "## Targets" in lines:
         at = lines.index("## Targets")
-        lines[at:at] = section
+        lines[at:at] = [*section, *notes]
     else:
-        lines += ["", *section] if lines and lines[-1] else section
+        lines += ["", *section, *notes] if lines and lines[-1] else [*section, *notes]
     RESULTS_PATH.parent.mkdir(parents=True, exist_ok=True)
     write_bytes_atomic(RESULTS_PATH, ("\n".join(lines).rstrip("\n") + "\n").encode("utf-8"))
     return RESULTS_PATH
