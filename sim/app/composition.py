@@ -420,7 +420,7 @@ class SimApp:
         self.search_view.tick(self.clock.get_dt())
         self.search_panel.refresh()
         shown = self.messages.showing(now_s=self.world.time_s)
-        self.panels.tick(shown or hud_text.status_line(self.path.outcome, self.path.plans))
+        self.panels.tick(shown or hud_text.status_bar_line(self.path, self.agents, self.crowd_sim))
         # While the view is open it draws the search's own path: the planner's would give it away.
         self.path.suppressed = self.search_view.opened
         return int(task.cont)

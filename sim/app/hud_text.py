@@ -59,7 +59,8 @@ def status_lines(
         *path_lines(path.outcome, path.plans, path.explanation)[1:],
     ]
     if len(agents) > HUD_AGENT_LINES:
-        lines.append(agents_summary(len(agents), crowd_sim.state_counts()))
+        if path.outcome is not None:  # without a path the status bar sums the agents up
+            lines.append(agents_summary(len(agents), crowd_sim.state_counts()))
     else:
         lines += [agent_summary(agent) for agent in agents]
     if not agents and mapf is None:
@@ -67,6 +68,19 @@ def status_lines(
     if message is not None:
         lines.append(shown(message))
     return lines
+
+
+def status_bar_line(
+    path: StartEndPath, agents: Sequence[AgentController], crowd_sim: CrowdSim
+) -> str:
+    """The status bar's line: the Start -> End path's, or what the agents do.
+
+    A scene of agents without a Start and an End (a crowd walking to its own goals) has no path
+    to miss, so its line sums the agents up instead.
+    """
+    if path.outcome is None and agents:
+        return agents_summary(len(agents), crowd_sim.state_counts())
+    return status_line(path.outcome, path.plans)
 
 
 def status_line(outcome: PlanOutcome | None, plans: int) -> str:
