@@ -10,8 +10,9 @@ rate stays under `sim.config.LOOK_FALLBACK_FPS`, then plain), lets it settle for
 whole app frames (input, simulation, markers, gizmos, HUD, rendering) over `SECONDS` seconds of
 wall clock: what a user sees once the look has settled. Then it counts as long again the frames
 with simulated time stopped (`SimApp.render_paused`: everything but the world's steps) and
-prints ``{"fps", "paused_fps", "steps_per_frame", "shadows"}`` (`WindowFrames`), so a figure
-says where a frame goes: the window steps the world by fixed 1/60 s steps, as many as the
+prints ``{"fps", "paused_fps", "steps_per_frame", "shadows", "phases_ms", "paused_phases_ms"}``
+(`WindowFrames`; the phases are a frame's milliseconds by task, `PHASES`), so a figure says
+where a frame goes: the window steps the world by fixed 1/60 s steps, as many as the
 frame's wall-clock time holds (at most `sim.engine.loop.MAX_STEPS_PER_FRAME`), and a slow
 step costs a frame several times over. The result is None when no window could be opened.
 """
@@ -42,6 +43,10 @@ SETTLE_FRAMES = 30
 LOOK_SETTLE_S = 10.0
 """Wall-clock seconds the settling waits at most for the auto look's verdict."""
 UNCAPPED_FPS = 1000  # the window's frame-rate cap, far above anything it reaches
+PHASES = ("world", "gizmos", "render", "swap", "other")
+"""A frame's phases as the child times them: the world's steps, `World.draw_gizmos` (the crowd's
+markers rewritten), Panda3D's cull and draw calls, the swap (where Mesa's llvmpipe rasterizes and
+the image goes to the X server), and every other task."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,12 +60,16 @@ class WindowFrames:
         steps_per_frame: World steps a counted frame ran on average (fixed 1/60 s steps
             catching up with the wall clock).
         shadows: Whether the settled look kept its shadows.
+        phases_ms: A counted frame's mean milliseconds in each of `PHASES`, in that order.
+        paused_phases_ms: The same for the frames with simulated time stopped.
     """
 
     fps: float
     paused_fps: float
     steps_per_frame: float
     shadows: bool
+    phases_ms: tuple[float, ...] = ()
+    paused_phases_ms: tuple[float, ...] = ()
 
     @property
     def draw_ms(self) -> float:
@@ -108,6 +117,8 @@ def window_frames(n_agents: int, *, seconds: float = SECONDS) -> WindowFrames | 
             paused_fps=float(answer["paused_fps"]),
             steps_per_frame=float(answer["steps_per_frame"]),
             shadows=bool(answer["shadows"]),
+            phases_ms=tuple(float(answer["phases_ms"][name]) for name in PHASES),
+            paused_phases_ms=tuple(float(answer["paused_phases_ms"][name]) for name in PHASES),
         )
     except (ValueError, KeyError, TypeError):
         return None
@@ -161,7 +172,7 @@ def main(argv: list[str] | None = None) -> int:
 
     ``python -m sim.bench.crowd_window 1000 5000``: whole frames per second, frames per second
     with simulated time stopped, world steps a frame, and what a frame's drawing and one world
-    step cost in milliseconds.
+    step cost in milliseconds; then a line of each kind of frame's milliseconds by phase.
     """
     sizes = [int(arg) for arg in (sys.argv[1:] if argv is None else argv)] or [1000, 5000]
     for n_agents in sizes:
@@ -175,6 +186,9 @@ def main(argv: list[str] | None = None) -> int:
             f"step {frames.step_ms:.1f} ms, shadows {'on' if frames.shadows else 'off'}",
             flush=True,
         )
+        for kind, phases in (("whole", frames.phases_ms), ("paused", frames.paused_phases_ms)):
+            split = ", ".join(f"{name} {ms:.1f}" for name, ms in zip(PHASES, phases, strict=True))
+            print(f"  {kind} frame ms: {split}", flush=True)
     return 0
 
 
