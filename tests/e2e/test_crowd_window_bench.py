@@ -34,11 +34,9 @@ def test_the_window_bench_splits_a_frame_by_phase(monkeypatch: pytest.MonkeyPatc
         frames = crowd_window.window_frames(50, seconds=0.5)
     assert frames is not None, "the child opened no window"
     whole = dict(zip(crowd_window.PHASES, frames.phases_ms, strict=True))
-    paused = dict(zip(crowd_window.PHASES, frames.paused_phases_ms, strict=True))
+    drawing = dict(zip(crowd_window.DRAW_PHASES, frames.draw_phases_ms, strict=True))
     assert whole["world"] > 0.0, "whole frames step the world"
-    assert paused["world"] < 0.1 * whole["world"], "paused frames do not step it"
-    for phases in (whole, paused):
-        assert min(phases[name] for name in ("gizmos", "render", "swap")) > 0.0, phases
+    assert min(whole["gizmos"], whole["render"]) > 0.0, whole
+    assert min(drawing[name] for name in ("gizmos", "render", "swap")) > 0.0, drawing
     # The phases are parts of a frame: together no longer than the frame itself.
     assert sum(frames.phases_ms) <= 1.05 * 1000.0 / frames.fps
-    assert sum(frames.paused_phases_ms) <= 1.05 * frames.draw_ms
