@@ -239,7 +239,7 @@ class MarkerBatch:
         cos, sin = np.cos(angle) * radius, np.sin(angle) * radius
         # The corners (+-1, +-1) turned by the heading sit at +-(cos - sin) and +-(cos + sin)
         # from the centre, so two sums place all four, written straight into the vertex array
-        # (a temporary (n, 4, 3) array and its copy cost four times as much at 5,000 markers).
+        # (with a temporary (n, 4, 3) array and its copy the rewrite took 1.7 times as long).
         minus, plus = cos - sin, cos + sin
         x, y = points[:, 0], points[:, 1]
         # The arrays export the buffer protocol at run time; the stubs do not declare it.
