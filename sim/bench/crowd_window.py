@@ -10,10 +10,12 @@ rate stays under `sim.config.LOOK_FALLBACK_FPS`, then plain), lets it settle for
 whole app frames (input, simulation, markers, gizmos, HUD, rendering) over `SECONDS` seconds of
 wall clock: what a user sees once the look has settled. Then it counts as long again the frames
 with simulated time stopped (`SimApp.render_paused`: everything but the world's steps) and
-prints ``{"fps", "paused_fps", "steps_per_frame", "shadows"}`` (`WindowFrames`), so a figure
-says where a frame goes: the window steps the world by fixed 1/60 s steps, as many as the
-frame's wall-clock time holds (at most `sim.engine.loop.MAX_STEPS_PER_FRAME`), and a slow
-step costs a frame several times over. The result is None when no window could be opened.
+prints ``{"fps", "paused_fps", "steps_per_frame", "shadows", "phases_ms", "draw_phases_ms"}``
+(`WindowFrames`; a whole frame's milliseconds by task, `PHASES`, and a paused one's with its swap
+timed apart, `DRAW_PHASES`), so a figure says where a frame goes: the window steps the world by
+fixed 1/60 s steps, as many as the frame's wall-clock time holds (at most
+`sim.engine.loop.MAX_STEPS_PER_FRAME`), and a slow step costs a frame several times over. The
+result is None when no window could be opened.
 """
 
 from __future__ import annotations
@@ -42,6 +44,14 @@ SETTLE_FRAMES = 30
 LOOK_SETTLE_S = 10.0
 """Wall-clock seconds the settling waits at most for the auto look's verdict."""
 UNCAPPED_FPS = 1000  # the window's frame-rate cap, far above anything it reaches
+PHASES = ("world", "gizmos", "render", "other")
+"""A whole frame's phases as the child times them: the world's steps, `World.draw_gizmos` (the
+crowd's markers rewritten), Panda3D's render task (cull, draw calls and the swap of the frame
+before, where Mesa's llvmpipe rasterizes, partly while the next frame's tasks run) and the rest."""
+DRAW_PHASES = ("gizmos", "render", "swap", "other")
+"""A paused frame's phases, each frame flipped as soon as it is drawn: the render task is then
+cull and draw calls only, and the swap (llvmpipe rasterizing, the image sent to the X server)
+is timed on its own."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,12 +65,16 @@ class WindowFrames:
         steps_per_frame: World steps a counted frame ran on average (fixed 1/60 s steps
             catching up with the wall clock).
         shadows: Whether the settled look kept its shadows.
+        phases_ms: A counted frame's mean milliseconds in each of `PHASES`, in that order.
+        draw_phases_ms: A paused frame's, flipped at once, in each of `DRAW_PHASES`.
     """
 
     fps: float
     paused_fps: float
     steps_per_frame: float
     shadows: bool
+    phases_ms: tuple[float, ...] = ()
+    draw_phases_ms: tuple[float, ...] = ()
 
     @property
     def draw_ms(self) -> float:
@@ -108,6 +122,8 @@ def window_frames(n_agents: int, *, seconds: float = SECONDS) -> WindowFrames | 
             paused_fps=float(answer["paused_fps"]),
             steps_per_frame=float(answer["steps_per_frame"]),
             shadows=bool(answer["shadows"]),
+            phases_ms=tuple(float(answer["phases_ms"][name]) for name in PHASES),
+            draw_phases_ms=tuple(float(answer["draw_phases_ms"][name]) for name in DRAW_PHASES),
         )
     except (ValueError, KeyError, TypeError):
         return None
@@ -161,7 +177,7 @@ def main(argv: list[str] | None = None) -> int:
 
     ``python -m sim.bench.crowd_window 1000 5000``: whole frames per second, frames per second
     with simulated time stopped, world steps a frame, and what a frame's drawing and one world
-    step cost in milliseconds.
+    step cost in milliseconds; then a line of each kind of frame's milliseconds by phase.
     """
     sizes = [int(arg) for arg in (sys.argv[1:] if argv is None else argv)] or [1000, 5000]
     for n_agents in sizes:
@@ -175,6 +191,12 @@ def main(argv: list[str] | None = None) -> int:
             f"step {frames.step_ms:.1f} ms, shadows {'on' if frames.shadows else 'off'}",
             flush=True,
         )
+        for kind, names, phases in (
+            ("whole", PHASES, frames.phases_ms),
+            ("paused, flipped at once", DRAW_PHASES, frames.draw_phases_ms),
+        ):
+            split = ", ".join(f"{name} {ms:.1f}" for name, ms in zip(names, phases, strict=True))
+            print(f"  {kind} frame ms: {split}", flush=True)
     return 0
 
 
