@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from numpy.typing import NDArray
 
@@ -125,6 +125,40 @@ def test_an_array_edited_in_place_is_never_searched_stale(
         toggles += [(int(rng.integers(height)), int(rng.integers(width))) for _ in range(3)]
         for cell in toggles:
             walkable[cell] = not walkable[cell]
+
+
+@settings(max_examples=40, deadline=None, derandomize=True, database=None)
+@given(
+    height=st.sampled_from((3, 65, 127, 128, 130)),
+    width=st.sampled_from((3, 65, 127, 128, 130)),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_forced_neighbours_an_edit_makes_at_a_word_edge_stop_every_scan(
+    height: int, width: int, seed: int
+) -> None:
+    # The kept stop maps say where a scan stops: a forced neighbour is an open side cell whose
+    # cell behind is blocked, and at cells 63 and 64 that cell behind lies in the other word.
+    # Each edit toggles cells on those lines (across rows and columns) of the same array, and
+    # the queries then scan along the lines beside them both ways, rows and columns.
+    rng = np.random.default_rng(seed)
+    walkable = rng.random((height, width)) >= 0.03
+    for _ in range(6):
+        for grid in (walkable, walkable.T):
+            edges = [
+                line for line in (WORD - 1, WORD, 2 * WORD - 1, 2 * WORD) if line < grid.shape[1]
+            ]
+            for line in edges[: int(rng.integers(1, 3))]:
+                along = int(rng.integers(grid.shape[0]))
+                grid[along, line] = not grid[along, line]
+        rows, cols = walkable.shape
+        pairs = []
+        for row in {int(rng.integers(rows)), min(rows - 1, WORD)}:
+            pairs += [(row * cols, row * cols + cols - 1), (row * cols + cols - 1, row * cols)]
+        for col in {int(rng.integers(cols)), min(cols - 1, WORD)}:
+            pairs += [(col, (rows - 1) * cols + col), ((rows - 1) * cols + col, col)]
+        for start, goal in pairs:
+            if walkable.flat[start] and walkable.flat[goal]:
+                assert_same_search(walkable, start, goal, dijkstra=False)
 
 
 def test_a_wall_put_across_the_path_between_calls_is_seen() -> None:

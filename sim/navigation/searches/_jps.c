@@ -13,13 +13,16 @@
  *     "Improving Jump Point Search" (Harabor & Grastien, ICAPS 2014) does: rows from a
  *     bit-packed copy of the map, columns from a transposed one, both built once per array and
  *     kept, each row checked against the array when a search first reads it (_jps_blocks.h:
- *     a search pays for the rows it reads, not for the whole array). One window of 64 cells of
- *     the scanned line and of the lines beside it, and of the side lines one cell behind, gives
- *     with a few bit operations the cells that stop the scan: a blocked cell (dead end), a cell
- *     with a forced neighbour (a side cell open whose cell behind is blocked) or the goal; the
- *     first of them is the lowest set bit (__builtin_ctzll, the highest when scanning west or
- *     north). The copies' blocked border stops the scans at the grid's edge. The jump points
- *     are those the cell-by-cell scans of jps.py find, so the search is the same step for step.
+ *     a search pays for the rows it reads, not for the whole array). The cells that stop a scan
+ *     (a blocked cell: dead end; a cell with a forced neighbour, a side cell open whose cell
+ *     behind is blocked) are kept per line and direction in stop maps beside the copies, made
+ *     and repaired with them (_jps_blocks.h), so a scan reads one word of 64 cells a step, ORs
+ *     in the goal's bit, and takes the first set bit (__builtin_ctzll, the highest when
+ *     scanning west or north). Against combining the three lines' words in every scan, as the
+ *     first version did, a search takes 0.76-0.88x the time on the open 512 x 512 maps and
+ *     0.90x over the 18 Moving AI maps (geomean; benchmarks/RESULTS.md). The copies' blocked
+ *     border stops the scans at the grid's edge. The jump points are those the cell-by-cell
+ *     scans of jps.py find, so the search is the same step for step.
  *   - The frontier is a binary heap of _grid_search.h's nodes, without decrease-key (see
  *     "The frontier" below), and a byte per cell says whether the search has seen or closed
  *     it, so that the 16-byte records of the workspace (reused across calls) are read only
@@ -65,56 +68,48 @@ typedef struct {
 
 enum { NO_JUMP = -1 };
 
-/* The first jump point after cell `at` of line `mid` (of `words` words a line; the lines beside
- * it are the ones before and after) going up (`step` 1) or down (-1) the line, or NO_JUMP: the
- * goal (cell `goal` of this line, or -2 when it lies elsewhere) or a cell with a forced
- * neighbour, whichever comes first before a blocked cell. Cell `at` itself must be walkable.
- * A row scan east or west on the row-major copy, a column scan south or north on the
- * transposed one. The scan reads whole words (bit k of word w is cell 64 * w + k - 64): the
- * first one masked to the cells ahead, each side line's cells behind taken from the word and
- * the last bit of the word before it. A column scan passes `checked`, the copies, so that the
- * rows each word covers are checked before it is read (_jps_blocks.h); a row scan's caller
- * checks its three rows and passes NULL. */
-static HOT_INLINE long scan_line(const uint64_t *mid, long words, long at, long step,
+/* The first jump point after cell `at` of line `mid` going up (`step` 1) or down (-1) the
+ * line, or NO_JUMP: the goal (cell `goal` of this line, or -2 when it lies elsewhere) or a cell
+ * with a forced neighbour, whichever comes first before a blocked cell. Cell `at` itself must
+ * be walkable. A row scan east or west on the row-major copy, a column scan south or north on
+ * the transposed one. `stops` is the line's stop map for the direction (_jps_blocks.h: its
+ * blocked cells and those with a forced neighbour, the side lines' cells behind taken across
+ * word edges); the scan reads it a word at a time (bit k of word w is cell 64 * w + k - 64),
+ * the first word masked to the cells ahead, and `mid` once, to tell a jump point from a wall. A
+ * column scan passes `checked`, the copies, so that the rows each word covers are checked
+ * before it is read (_jps_blocks.h); a row scan's caller checks its three rows and passes NULL.
+ * A stop word's bits for cells ahead of `at` rest on the cells from `at` on: the first word's
+ * bit for the cell after `at` takes the side lines' bits at `at` (checked by the caller) and
+ * the rest are masked off. */
+static HOT_INLINE long scan_line(const uint64_t *stops, const uint64_t *mid, long at, long step,
                                  long goal, Packed *checked) {
-    const uint64_t *before = mid - words, *after = mid + words;
     const long p = 64 + at + step; /* the first cell's bit */
     long w = p >> 6;
     if (step > 0) {
         const long goal_bit = goal > at ? 64 + goal : -1;
         uint64_t ahead = ~0ULL << (p & 63);
-        uint64_t before_last = before[w - 1], after_last = after[w - 1];
         for (;; w++, ahead = ~0ULL) {
             if (checked != NULL) packed_check_word(checked, w);
-            const uint64_t here = mid[w], side_a = before[w], side_b = after[w];
-            uint64_t stop = ~here | (side_a & ~((side_a << 1) | (before_last >> 63))) |
-                            (side_b & ~((side_b << 1) | (after_last >> 63)));
+            uint64_t stop = stops[w];
             if ((unsigned long)(goal_bit - 64 * w) < 64) stop |= 1ULL << (goal_bit - 64 * w);
             stop &= ahead;
             if (stop) {
                 const int k = __builtin_ctzll(stop);
-                return (here >> k) & 1 ? 64 * w + k - 64 : NO_JUMP;
+                return (mid[w] >> k) & 1 ? 64 * w + k - 64 : NO_JUMP;
             }
-            before_last = side_a;
-            after_last = side_b;
         }
     }
     const long goal_bit = goal >= 0 && goal < at ? 64 + goal : -1;
     uint64_t ahead = ~0ULL >> (63 - (p & 63));
-    uint64_t before_last = before[w + 1], after_last = after[w + 1];
     for (;; w--, ahead = ~0ULL) {
         if (checked != NULL) packed_check_word(checked, w);
-        const uint64_t here = mid[w], side_a = before[w], side_b = after[w];
-        uint64_t stop = ~here | (side_a & ~((side_a >> 1) | (before_last << 63))) |
-                        (side_b & ~((side_b >> 1) | (after_last << 63)));
+        uint64_t stop = stops[w];
         if ((unsigned long)(goal_bit - 64 * w) < 64) stop |= 1ULL << (goal_bit - 64 * w);
         stop &= ahead;
         if (stop) {
             const int k = 63 - __builtin_clzll(stop);
-            return (here >> k) & 1 ? 64 * w + k - 64 : NO_JUMP;
+            return (mid[w] >> k) & 1 ? 64 * w + k - 64 : NO_JUMP;
         }
-        before_last = side_a;
-        after_last = side_b;
     }
 }
 
@@ -122,17 +117,20 @@ static HOT_INLINE long scan_line(const uint64_t *mid, long words, long at, long 
  * NO_JUMP. The caller has checked rows row - 1 to row + 1 (see expand). */
 static HOT_INLINE long scan_row(const Jps *j, long row, long col, long step) {
     const Packed *grid = j->grid;
-    return scan_line(line_of(grid->rows, grid->row_words, row), grid->row_words, col, step,
+    const long words = grid->row_words;
+    return scan_line(line_of(step > 0 ? grid->east : grid->west, words, row),
+                     line_of(grid->rows, words, row), col, step,
                      row == j->goal_row ? j->goal_col : -2, NULL);
 }
 
 /* The row of the first jump point south (`step` 1) or north (-1) of walkable (row, col), or
  * NO_JUMP. The caller has checked row `row`; the scan checks every word it reads from its
- * first on. It also reads the word before its first one, for that word's bit nearest the
- * first: row `row`'s bit when the first word starts at row + step, a bit masked off otherwise. */
+ * first on. */
 static HOT_INLINE long scan_column(const Jps *j, long row, long col, long step) {
     Packed *grid = j->grid;
-    return scan_line(line_of(grid->cols, grid->col_words, col), grid->col_words, row, step,
+    const long words = grid->col_words;
+    return scan_line(line_of(step > 0 ? grid->south : grid->north, words, col),
+                     line_of(grid->cols, words, col), row, step,
                      col == j->goal_col ? j->goal_row : -2, grid);
 }
 

@@ -35,6 +35,14 @@
  * the diagonal walk stop at the grid's edge as at a wall, with no bounds checks. `words` leaves
  * one spare word after cell `length`, so a 64-bit window starting at any cell from -64 to
  * `length` can be read (bits_at).
+ *
+ * Stop maps: beside each copy, two more of the same layout hold, for every line and each way
+ * along it, the cells that stop a straight scan there: blocked, or open with a forced
+ * neighbour (a side cell open whose cell behind is blocked), bit for bit what a scan computed
+ * from the three lines' words before (see _jps.c, scan_line). A scan then reads one word of
+ * them a step (and the line's own word once, at the stop), where it read three and combined
+ * them. They are a function of the bits, kept so: built with them, and recomputed for the
+ * lines beside any cells a check rewrites (stops_of_cells).
  */
 #ifndef SIM_JPS_BLOCKS_H
 #define SIM_JPS_BLOCKS_H
@@ -59,6 +67,8 @@ typedef struct {
     uint8_t *snapshot;    /* the bytes the bits hold, height * width of 0 or 1 */
     uint64_t *rows;       /* row-major: height + 2 lines of row_words */
     uint64_t *cols;       /* transposed: width + 2 lines of col_words */
+    uint64_t *east, *west; /* the rows' stop maps (see above), laid out as `rows` */
+    uint64_t *south, *north; /* the columns' stop maps, laid out as `cols` */
     long row_words, col_words;
     uint32_t stamp;       /* the search (or batch) taking it now */
     int shift;            /* rows are checked 1 << shift at a time (a chunk; see above) */
@@ -107,11 +117,52 @@ static inline void packed_set(Packed *p, long row, long col, int open) {
     }
 }
 
+/* Words `first` to `last` of line `line` (0 to count - 1) of the stop maps `up` (scans going
+ * up the line) and `down`, from `lines` (lines of `words` words): a word's stops are its
+ * blocked cells and, from each side line, the open cells whose cell behind (the next word's or
+ * the word before's edge bit across a word's edge; beyond the line, blocked) is blocked. */
+static void stops_of_line(const uint64_t *lines, long words, long line, long first, long last,
+                          uint64_t *up, uint64_t *down) {
+    const uint64_t *mid = line_of(lines, words, line);
+    const uint64_t *a = mid - words, *b = mid + words;
+    uint64_t *u = up + (line + 1) * words, *d = down + (line + 1) * words;
+    for (long w = first; w <= last; w++) {
+        const uint64_t a_before = w > 0 ? a[w - 1] : 0, b_before = w > 0 ? b[w - 1] : 0;
+        const uint64_t a_after = w + 1 < words ? a[w + 1] : 0;
+        const uint64_t b_after = w + 1 < words ? b[w + 1] : 0;
+        u[w] = ~mid[w] | (a[w] & ~((a[w] << 1) | (a_before >> 63))) |
+               (b[w] & ~((b[w] << 1) | (b_before >> 63)));
+        d[w] = ~mid[w] | (a[w] & ~((a[w] >> 1) | (a_after << 63))) |
+               (b[w] & ~((b[w] >> 1) | (b_after << 63)));
+    }
+}
+
+/* The stop maps after cells of rows `first` to `last` and columns `left` to `right` (inside
+ * the grid) changed: the lines beside the rows, and the words of the lines beside the columns
+ * around the rows (a stop depends on its word's edge neighbours too). */
+static void stops_of_cells(Packed *p, long first, long last, long left, long right) {
+    const long top = first - 1 > 0 ? first - 1 : 0;
+    const long bottom = last + 1 < p->height - 1 ? last + 1 : p->height - 1;
+    for (long row = top; row <= bottom; row++)
+        stops_of_line(p->rows, p->row_words, row, 0, p->row_words - 1, p->east, p->west);
+    const long w0 = ((64 + first) >> 6) - 1 > 0 ? ((64 + first) >> 6) - 1 : 0;
+    const long w1 = ((64 + last) >> 6) + 1 < p->col_words - 1 ? ((64 + last) >> 6) + 1
+                                                               : p->col_words - 1;
+    const long from = left - 1 > 0 ? left - 1 : 0;
+    const long to = right + 1 < p->width - 1 ? right + 1 : p->width - 1;
+    for (long col = from; col <= to; col++)
+        stops_of_line(p->cols, p->col_words, col, w0, w1, p->south, p->north);
+}
+
 static void packed_free(Packed *p) {
     if (p == NULL) return;
     PyMem_RawFree(p->snapshot);
     PyMem_RawFree(p->rows);
     PyMem_RawFree(p->cols);
+    PyMem_RawFree(p->east);
+    PyMem_RawFree(p->west);
+    PyMem_RawFree(p->south);
+    PyMem_RawFree(p->north);
     PyMem_RawFree(p->chunk_stamp);
     PyMem_RawFree(p->word_stamp);
     PyMem_RawFree(p);
@@ -138,12 +189,19 @@ static Packed *packed_build(const uint8_t *cells, long height, long width) {
     p->snapshot = PyMem_RawMalloc(size);
     p->rows = PyMem_RawCalloc((size_t)(height + 2) * (size_t)p->row_words, sizeof(uint64_t));
     p->cols = PyMem_RawCalloc((size_t)(width + 2) * (size_t)p->col_words, sizeof(uint64_t));
+    const size_t row_map = (size_t)(height + 2) * (size_t)p->row_words * sizeof(uint64_t);
+    const size_t col_map = (size_t)(width + 2) * (size_t)p->col_words * sizeof(uint64_t);
+    p->east = PyMem_RawCalloc(1, row_map);
+    p->west = PyMem_RawCalloc(1, row_map);
+    p->south = PyMem_RawCalloc(1, col_map);
+    p->north = PyMem_RawCalloc(1, col_map);
     while (p->shift < 6 && (width << p->shift) < CHUNK_BYTES) p->shift++;
     p->chunks = ((height + (1L << p->shift)) >> p->shift) + 1;
     p->chunk_stamp = PyMem_RawMalloc((size_t)p->chunks * sizeof(uint32_t));
     p->word_stamp = PyMem_RawMalloc((size_t)p->col_words * sizeof(uint32_t));
     if (p->snapshot == NULL || p->rows == NULL || p->cols == NULL || p->chunk_stamp == NULL ||
-        p->word_stamp == NULL) {
+        p->word_stamp == NULL || p->east == NULL || p->west == NULL || p->south == NULL ||
+        p->north == NULL) {
         packed_free(p);
         return NULL;
     }
@@ -153,6 +211,10 @@ static Packed *packed_build(const uint8_t *cells, long height, long width) {
         for (long col = 0; col < width; col++)
             if (line[col]) packed_set(p, row, col, 1);
     }
+    for (long row = 0; row < height; row++)
+        stops_of_line(p->rows, p->row_words, row, 0, p->row_words - 1, p->east, p->west);
+    for (long col = 0; col < width; col++)
+        stops_of_line(p->cols, p->col_words, col, 0, p->col_words - 1, p->south, p->north);
     p->stamp = 1;
     packed_stamp_all(p);
     return p;
@@ -178,10 +240,18 @@ static COLD void packed_check_chunk_slow(Packed *p, long chunk) {
     uint8_t *was = p->snapshot + first * width;
     const size_t size = (size_t)(end - first) * (size_t)width;
     if (memcmp(now, was, size) == 0) return;
-    for (size_t i = 0; i < size; i++)
-        if (now[i] != was[i])
-            packed_set(p, first + (long)(i / (size_t)width), (long)(i % (size_t)width), now[i]);
+    long top = end, bottom = first, left = width, right = 0;
+    for (size_t i = 0; i < size; i++) {
+        if (now[i] == was[i]) continue;
+        const long row = first + (long)(i / (size_t)width), col = (long)(i % (size_t)width);
+        packed_set(p, row, col, now[i]);
+        top = row < top ? row : top;
+        bottom = row > bottom ? row : bottom;
+        left = col < left ? col : left;
+        right = col > right ? col : right;
+    }
     memcpy(was, now, size);
+    stops_of_cells(p, top, bottom, left, right);
 }
 
 /* Before reading row `row` (-1 to height) of the row-major copy. */
