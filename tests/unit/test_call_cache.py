@@ -132,7 +132,7 @@ def test_labels_behind_the_array_never_answer_unreachable_wrongly() -> None:
     walkable = np.ones((5, 7), dtype=bool)
     for _ in range(3):
         find_path(walkable, (2, 0), (2, 6), algorithm="jps")
-    before = region_cache.labelled_map(walkable)
+    before = region_cache.labelled(walkable)
     assert before is not None
     walkable[:, 3] = False  # the labels still say one region: C searches, finds nothing
     assert in_c(walkable, (2, 0), (2, 6), {"algorithm": "jps"}) is None

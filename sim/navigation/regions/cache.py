@@ -226,20 +226,6 @@ def followed_map(walkable: NDArray[np.bool_], rule: DiagonalRule) -> RegionMap |
         return _current_map(walkable, labels)
 
 
-def labelled_map(walkable: NDArray[np.bool_]) -> RegionMap | None:
-    """The no-corner-cutting map of `walkable` as it stands, or None before it is labelled.
-
-    Neither follows, labels nor updates anything: for a reader of the labels that treats them
-    as possibly behind the array (`sim.navigation.searches.call_cache`).
-    """
-    with _lock:
-        entry = _entries.get(id(walkable))
-        if entry is None or entry.ref() is not walkable:
-            return None
-        regions = entry.maps.get(NO_CORNER_CUTTING)
-        return regions if regions is not None and regions.shape == walkable.shape else None
-
-
 def cells_changed(walkable: NDArray[np.bool_], cells: NDArray[np.integer]) -> None:
     """Tell the cache that the flat `cells` of `walkable` (edited in place) may have changed.
 

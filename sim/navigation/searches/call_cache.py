@@ -113,7 +113,7 @@ def learn(
         kind = KIND_DEFAULTS if labelled else KIND_PYTHON
         _kernel.call_learn(options, kind, labelled, rule, code, 1.0, 1.0, False)
     if labelled:
-        regions = region_cache.labelled_map(walkable)
-        if regions is not None:
+        regions = region_cache.labelled(walkable)
+        if regions is not None and regions.shape == walkable.shape:
             labels, _, _, version = regions.proof_parts()
             _kernel.remember_labels(walkable, regions, labels, version)
