@@ -735,6 +735,32 @@ static PyObject *kernel_result(PyObject *module, PyObject *answer) {
     return new_result(found, cells, cost, expanded);
 }
 
+PyDoc_STRVAR(found_results_doc,
+             "found_results(answers) -> list[PathResult] | None\n\n"
+             "result() of every answer of a list, or None when some answer found no path.");
+
+static PyObject *kernel_found_results(PyObject *module, PyObject *answers) {
+    (void)module;
+    if (!PyList_CheckExact(answers)) {
+        PyErr_SetString(PyExc_TypeError, "found_results takes a list of answers");
+        return NULL;
+    }
+    const Py_ssize_t count = PyList_GET_SIZE(answers);
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *answer = PyList_GET_ITEM(answers, i);
+        if (!PyTuple_CheckExact(answer) || PyTuple_GET_SIZE(answer) != 4 ||
+            PyTuple_GET_ITEM(answer, 0) != Py_True)
+            Py_RETURN_NONE;
+    }
+    PyObject *results = PyList_New(count);
+    for (Py_ssize_t i = 0; results != NULL && i < count; i++) {
+        PyObject *result = kernel_result(NULL, PyList_GET_ITEM(answers, i));
+        if (result == NULL) Py_CLEAR(results);
+        else PyList_SET_ITEM(results, i, result);
+    }
+    return results;
+}
+
 /* The int of an exact int inside [0, bound), else -1 (any error cleared). */
 static Py_ssize_t index_below(PyObject *value, Py_ssize_t bound) {
     if (!PyLong_CheckExact(value)) return -1;
@@ -1489,6 +1515,7 @@ static PyMethodDef kernel_methods[] = {
     {"clearance", kernel_clearance, METH_VARARGS, clearance_doc},
     {"configure", kernel_configure, METH_VARARGS, configure_doc},
     {"result", kernel_result, METH_O, result_doc},
+    {"found_results", kernel_found_results, METH_O, found_results_doc},
     {"flat_ends", (PyCFunction)(void (*)(void))kernel_flat_ends, METH_FASTCALL, flat_ends_doc},
     {"batch", kernel_batch, METH_VARARGS, batch_doc},
     {"batch_arrays", kernel_batch_arrays, METH_VARARGS, batch_arrays_doc},
