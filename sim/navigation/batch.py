@@ -298,7 +298,8 @@ def _planned(
     found = kernel_batch.run_plan(plan, walkable, start_cells, goal_cells, as_arrays=as_arrays)
     if found is None or isinstance(found, list):
         return found
-    return _merged(found, np.empty(0, dtype=np.intp), [], walkable.shape[1])
+    # Every pair searched in C: its arrays are the batch's as they are (`_merged`'s first case).
+    return PathBatch(walkable.shape[1], *map(np.frombuffer, found, _FLAT_TYPES))
 
 
 def _pairs(cells: ArrayLike, name: str) -> NDArray[np.int64]:

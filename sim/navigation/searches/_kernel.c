@@ -1126,6 +1126,67 @@ done:
     return answer;
 }
 
+PyDoc_STRVAR(pairs_in_region_doc,
+             "pairs_in_region(walkable, starts, goals, labels, starts_flat, goals_flat) -> bool\n\n"
+             "pairs() for a batch run_plan may search whole: True when every pair's ends lie\n"
+             "inside the grid, walkable, and (labels not None) in one region >= 0; see\n"
+             "kernel_batch.py (run_plan).");
+
+static PyObject *kernel_pairs_in_region(PyObject *module, PyObject *args) {
+    (void)module;
+    PyObject *objects[6];
+    if (!PyArg_ParseTuple(args, "OOOOOO:pairs_in_region", &objects[0], &objects[1], &objects[2],
+                          &objects[3], &objects[4], &objects[5]))
+        return NULL;
+    Py_buffer views[6];
+    int taken = 0;
+    PyObject *answer = NULL;
+    for (; taken < 6; taken++) {
+        if (taken == 3 && objects[3] == Py_None) continue; /* no labels: not read */
+        const int flags = taken >= 4 ? PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE
+                                     : PyBUF_C_CONTIGUOUS | PyBUF_FORMAT;
+        if (PyObject_GetBuffer(objects[taken], &views[taken], flags) < 0) goto done;
+    }
+    const Py_buffer *grid = &views[0];
+    const Py_ssize_t count = views[1].len / 16;
+    const int labelled = objects[3] != Py_None;
+    if (grid->ndim != 2 || grid->itemsize != 1 || !format_is(grid, '?') ||
+        views[1].ndim != 2 || views[1].shape[1] != 2 || views[2].ndim != 2 ||
+        views[2].shape[1] != 2 || !is_int64(&views[1]) || !is_int64(&views[2]) ||
+        views[2].len != views[1].len || !is_int64(&views[4]) || !is_int64(&views[5]) ||
+        views[4].len != count * 8 || views[5].len != count * 8 ||
+        (labelled && (views[3].itemsize != 4 || !format_is(&views[3], 'i') ||
+                      views[3].len != grid->len * 4))) {
+        PyErr_SetString(PyExc_ValueError,
+                        "pairs_in_region: a 2-D bool array, (N, 2) int64 starts and goals, int32 "
+                        "labels a cell or None, N int64 outputs");
+        goto done;
+    }
+    const Py_ssize_t height = grid->shape[0], width = grid->shape[1];
+    const uint8_t *walkable = grid->buf;
+    const int32_t *labels = labelled ? views[3].buf : NULL;
+    const int64_t *starts = views[1].buf, *goals = views[2].buf;
+    int64_t *starts_flat = views[4].buf, *goals_flat = views[5].buf;
+    int whole = 1;
+    for (Py_ssize_t i = 0; i < count && whole; i++) {
+        const int64_t start_row = starts[2 * i], start_col = starts[2 * i + 1];
+        const int64_t goal_row = goals[2 * i], goal_col = goals[2 * i + 1];
+        whole = start_row >= 0 && start_row < height && start_col >= 0 && start_col < width &&
+                goal_row >= 0 && goal_row < height && goal_col >= 0 && goal_col < width;
+        if (!whole) break;
+        starts_flat[i] = start_row * width + start_col;
+        goals_flat[i] = goal_row * width + goal_col;
+        whole = walkable[starts_flat[i]] && walkable[goals_flat[i]] &&
+                (labels == NULL || (labels[starts_flat[i]] == labels[goals_flat[i]] &&
+                                    labels[starts_flat[i]] >= 0));
+    }
+    answer = PyBool_FromLong(whole);
+done:
+    for (int i = 0; i < taken; i++)
+        if (!(i == 3 && objects[3] == Py_None)) PyBuffer_Release(&views[i]);
+    return answer;
+}
+
 /* ---- PathResult.cells laid out on first read (_search_common.h's flat paths) ----
  *
  * A data descriptor that stands in for the `cells` slot of the frozen dataclass: it reads and
@@ -1399,7 +1460,10 @@ static PyObject *kernel_remember_labels(PyObject *module, PyObject *args) {
 static const int32_t *labels_of(PyObject *walkable, Py_ssize_t height, Py_ssize_t width) {
     for (int i = 0; i < LABEL_MEMOS; i++) {
         LabelMemo *memo = &label_memos[i];
-        if (memo->array == NULL || PyWeakref_GetObject(memo->array) != walkable) continue;
+        if (memo->array == NULL) continue;
+        PyObject *array = PyWeakref_GetObject(memo->array); /* borrowed; None once dead */
+        if (array == Py_None) label_memo_clear(memo); /* its labels are kept alive no longer */
+        if (array != walkable) continue;
         PyObject *regions = PyWeakref_GetObject(memo->regions);
         PyObject *version = regions == NULL || regions == Py_None
                                 ? NULL
@@ -1521,6 +1585,7 @@ static PyMethodDef kernel_methods[] = {
     {"batch_arrays", kernel_batch_arrays, METH_VARARGS, batch_arrays_doc},
     {"apart", kernel_apart, METH_VARARGS, apart_doc},
     {"pairs", kernel_pairs, METH_VARARGS, pairs_doc},
+    {"pairs_in_region", kernel_pairs_in_region, METH_VARARGS, pairs_in_region_doc},
     {"cells_of", kernel_cells_of, METH_O, cells_of_doc},
     {"call", (PyCFunction)(void (*)(void))kernel_call, METH_FASTCALL, call_doc},
     {"call_setup", kernel_call_setup, METH_VARARGS, call_setup_doc},

@@ -318,22 +318,22 @@ def run_plan(
         and landmarks.MIN_CELLS <= height * width <= landmarks.MAX_CELLS
     ):
         return None
-    first, starts_flat, goals_flat, searchable = flat_pairs(walkable, starts, goals)
-    if first >= 0 or not searchable.all():
-        return None
+    labels = None
     if plan.labelled:
         regions = region_cache.labelled(walkable)
         if regions is None or regions.shape != walkable.shape:
             return None
-        if apart(regions.proof_parts()[0], starts_flat, goals_flat, searchable):
-            return None
+        labels = regions.proof_parts()[0]
+    from sim.navigation.searches import _kernel  # plan_of has checked it is built
+
+    starts_flat, goals_flat = np.empty(len(starts), np.int64), np.empty(len(goals), np.int64)
+    if not _kernel.pairs_in_region(walkable, starts, goals, labels, starts_flat, goals_flat):
+        return None
     if plan.jps:
         if as_arrays:
             flat = jps_batch_arrays(walkable, starts_flat, goals_flat, plan.heuristic_code)
             return None if b"\x00" in flat[0] else flat
         return jps_batch(walkable, starts_flat, goals_flat, plan.heuristic_code, True)
-    from sim.navigation.searches import _kernel  # plan_of has checked it is built
-
     arguments = (
         walkable,
         None,
