@@ -752,9 +752,22 @@ static PyObject *kernel_found_results(PyObject *module, PyObject *answers) {
             PyTuple_GET_ITEM(answer, 0) != Py_True)
             Py_RETURN_NONE;
     }
+    if (result_type == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "_kernel.configure was not called");
+        return NULL;
+    }
     PyObject *results = PyList_New(count);
     for (Py_ssize_t i = 0; results != NULL && i < count; i++) {
-        PyObject *result = kernel_result(NULL, PyList_GET_ITEM(answers, i));
+        /* The answer's own cells, cost and expanded objects, not new ones: two allocations
+         * a pair fewer than result(). */
+        PyObject *answer = PyList_GET_ITEM(answers, i);
+        PyObject *values[RESULT_FIELDS] = {Py_True, PyTuple_GET_ITEM(answer, 1),
+                                           PyTuple_GET_ITEM(answer, 2),
+                                           PyTuple_GET_ITEM(answer, 3), reason_found};
+        PyObject *result = result_type->tp_alloc(result_type, 0);
+        for (int f = 0; result != NULL && f < RESULT_FIELDS; f++)
+            if (Py_TYPE(result_fields[f])->tp_descr_set(result_fields[f], result, values[f]) < 0)
+                Py_CLEAR(result);
         if (result == NULL) Py_CLEAR(results);
         else PyList_SET_ITEM(results, i, result);
     }
