@@ -56,15 +56,15 @@ def _load_prepared() -> ModuleType:
     return prepared
 
 
-_searches: ModuleType | None = None
+_call_cache: ModuleType | None = None
 """`sim.navigation.searches.call_cache` once loaded (importing kernel warns when unbuilt)."""
 
 
-def _load_searches() -> ModuleType:
-    global _searches
+def _load_call_cache() -> ModuleType:
+    global _call_cache
     from sim.navigation.searches import call_cache
 
-    _searches = call_cache
+    _call_cache = call_cache
     return call_cache
 
 
@@ -191,7 +191,7 @@ def find_path(
     if costs is None and not links:
         # The whole call in C for options and arrays seen before (`call_cache`); None or
         # NotImplemented: the Python path below answers (and with NotImplemented, teaches it).
-        cheap = _searches or _load_searches()
+        cheap = _call_cache or _load_call_cache()
         if cheap.COMPILED and cheap.kernel.KERNEL_AVAILABLE and cheap.kernel.JPS_AVAILABLE:
             answer = cheap.call(
                 walkable, start, goal, algorithm, diagonal, heuristic, weight, implementation
