@@ -218,6 +218,9 @@ def find_paths(
     >>> round(costs[0].cost, 4)
     3.4142
     """
+    fast = _planned(walkable, starts, goals, as_arrays, options)
+    if fast is not None:
+        return fast
     settings = SearchSettings.parse(**options)
     start_cells, goal_cells = _pairs(starts, "starts"), _pairs(goals, "goals")
     if len(start_cells) != len(goal_cells):
@@ -265,6 +268,38 @@ def find_paths(
             )
     answers = [result for result in results if result is not None]
     return PathBatch.of(answers, width) if as_arrays else answers
+
+
+def _planned(
+    walkable: Any, starts: ArrayLike, goals: ArrayLike, as_arrays: bool, options: SearchOptions
+) -> list[PathResult] | PathBatch | None:
+    """`find_paths` for options seen before and a plain mask: one C call, few checks; else None.
+
+    The options are checked once (`kernel_batch.plan_of`), the array here as `flat_ends` checks
+    it, the pairs as always; whatever `kernel_batch.run_plan` leaves (a blocked or outside end,
+    labels that put a pair's ends apart, a pair that found no path) the checked path answers.
+    """
+    if not (
+        type(walkable) is np.ndarray
+        and walkable.ndim == 2
+        and walkable.dtype == np.bool_
+        and walkable.flags.c_contiguous
+        and walkable.size > 0
+    ):
+        return None
+    from sim.navigation.searches import kernel_batch
+
+    plan = kernel_batch.plan_of(dict(options))
+    if plan is None:
+        return None
+    start_cells, goal_cells = _pairs(starts, "starts"), _pairs(goals, "goals")
+    if len(start_cells) != len(goal_cells) or len(start_cells) == 0:
+        return None
+    found = kernel_batch.run_plan(plan, walkable, start_cells, goal_cells, as_arrays=as_arrays)
+    if found is None or isinstance(found, list):
+        return found
+    # Every pair searched in C: its arrays are the batch's as they are (`_merged`'s first case).
+    return PathBatch(walkable.shape[1], *map(np.frombuffer, found, _FLAT_TYPES))
 
 
 def _pairs(cells: ArrayLike, name: str) -> NDArray[np.int64]:

@@ -56,6 +56,18 @@ def _load_prepared() -> ModuleType:
     return prepared
 
 
+_call_cache: ModuleType | None = None
+"""`sim.navigation.searches.call_cache` once loaded (importing kernel warns when unbuilt)."""
+
+
+def _load_call_cache() -> ModuleType:
+    global _call_cache
+    from sim.navigation.searches import call_cache
+
+    _call_cache = call_cache
+    return call_cache
+
+
 def _load_common_plan() -> Callable[[Any, Any, Any], PathResult | None]:
     global _common_plan
     # Imported on first use, like kernel below (hot_path imports it).
@@ -177,30 +189,24 @@ def find_path(
     (13, 5.3536)
     """
     if costs is None and not links:
-        if (
-            algorithm == AUTO
-            and heuristic == "octile"
-            and (diagonal is True or (isinstance(diagonal, str) and diagonal == _MOVING_AI_RULE))
-            and type(weight) in (float, int)
-            and weight == 1
-            and implementation == "auto"
-        ):
-            # The common call, recognised without building settings (those take microseconds),
-            # and answered as `find_path_with` answers it, without that call's frame.
-            if proven_apart(walkable, start, goal):
-                return _UNREACHABLE
-            common = (_common_plan or _load_common_plan())(walkable, start, goal)
-            if common is not None:
-                return common
-            return _general(walkable, start, goal, DEFAULT_SETTINGS)
-        # Options seen before are checked already: only the query is left to check.
-        fast_path = _prepared or _load_prepared()
-        call = fast_path.prepared(diagonal, heuristic, algorithm, weight, implementation)
-        if call is not None:
-            fast: PathResult | None = fast_path.plan(call, walkable, start, goal)
-            if fast is not None:
-                return fast
-            return find_path_with(walkable, start, goal, call.settings)
+        # The whole call in C for options and arrays seen before (`call_cache`); None or
+        # NotImplemented: the Python path below answers (and with NotImplemented, teaches it).
+        cheap = _call_cache or _load_call_cache()
+        if cheap.COMPILED and cheap.kernel.KERNEL_AVAILABLE and cheap.kernel.JPS_AVAILABLE:
+            answer = cheap.call(
+                walkable, start, goal, algorithm, diagonal, heuristic, weight, implementation
+            )
+            if answer is not None:
+                if answer is not NotImplemented:
+                    return answer  # type: ignore[no-any-return]
+                result = _without_costs(
+                    walkable, start, goal, diagonal, heuristic, algorithm, weight, implementation
+                )
+                cheap.learn(walkable, algorithm, diagonal, heuristic, weight, implementation)
+                return result
+        return _without_costs(
+            walkable, start, goal, diagonal, heuristic, algorithm, weight, implementation
+        )
     # Links, costs, or options `prepared` does not keep: each checked here in its own words.
     settings = SearchSettings.parse(
         diagonal=diagonal,
@@ -211,6 +217,52 @@ def find_path(
         implementation=implementation,
     )
     return find_path_with(walkable, start, goal, settings, links)
+
+
+def _without_costs(
+    walkable: NDArray[np.bool_],
+    start: Cell,
+    goal: Cell,
+    diagonal: bool | str,
+    heuristic: str,
+    algorithm: str,
+    weight: float,
+    implementation: str,
+) -> PathResult:
+    """`find_path` without costs and links, in Python: the default call, or prepared options."""
+    if (
+        algorithm == AUTO
+        and heuristic == "octile"
+        and (diagonal is True or (isinstance(diagonal, str) and diagonal == _MOVING_AI_RULE))
+        and type(weight) in (float, int)
+        and weight == 1
+        and implementation == "auto"
+    ):
+        # The common call, recognised without building settings (those take microseconds),
+        # and answered as `find_path_with` answers it, without that call's frame.
+        if proven_apart(walkable, start, goal):
+            return _UNREACHABLE
+        common = (_common_plan or _load_common_plan())(walkable, start, goal)
+        if common is not None:
+            return common
+        return _general(walkable, start, goal, DEFAULT_SETTINGS)
+    # Options seen before are checked already: only the query is left to check.
+    fast_path = _prepared or _load_prepared()
+    call = fast_path.prepared(diagonal, heuristic, algorithm, weight, implementation)
+    if call is not None:
+        fast: PathResult | None = fast_path.plan(call, walkable, start, goal)
+        if fast is not None:
+            return fast
+        return find_path_with(walkable, start, goal, call.settings)
+    # Options `prepared` does not keep: each checked here in its own words.
+    settings = SearchSettings.parse(
+        diagonal=diagonal,
+        heuristic=heuristic,
+        algorithm=algorithm,
+        weight=weight,
+        implementation=implementation,
+    )
+    return find_path_with(walkable, start, goal, settings)
 
 
 _MOVING_AI_RULE = DiagonalRule.NO_CORNER_CUTTING.value

@@ -834,7 +834,23 @@ static struct PyModuleDef jps_module = {
     NULL,                  jps_free,
 };
 
+/* The plain search behind _kernel's `call` (find_path in one C call, call_cache.py), handed
+ * over in the capsule `plain`: search() without its argument parsing. */
+static PyObject *plain_search(PyObject *walkable, Py_ssize_t height, Py_ssize_t width,
+                              Py_ssize_t start, Py_ssize_t goal, int heuristic) {
+    return run_search(walkable, height, width, start, goal, heuristic, 1.0, NULL, 0, NULL, NULL,
+                      0.0);
+}
+
 PyMODINIT_FUNC PyInit__jps(void) {
     heuristics_init();
-    return PyModule_Create(&jps_module);
+    PyObject *module = PyModule_Create(&jps_module);
+    if (module == NULL) return NULL;
+    PyObject *plain = PyCapsule_New((void *)plain_search, "sim.navigation.searches._jps.plain", NULL);
+    if (plain == NULL || PyModule_AddObject(module, "plain", plain) < 0) {
+        Py_XDECREF(plain);
+        Py_DECREF(module);
+        return NULL;
+    }
+    return module;
 }

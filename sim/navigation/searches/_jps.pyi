@@ -39,3 +39,6 @@ def batch_arrays(
     heuristic: int,
     /,
 ) -> tuple[bytes, bytes, bytes, bytes, bytes, bytes, bytes]: ...
+
+plain: Any
+"""A capsule: the plain search behind ``_kernel.call``."""

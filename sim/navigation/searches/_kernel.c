@@ -226,15 +226,10 @@ PyDoc_STRVAR(search_doc,
              "       g_weight, unit) -> (found, cells, cost, expanded)\n\n"
              "One best-first search; see sim/navigation/searches/kernel.py for the contract.");
 
-static PyObject *kernel_search(PyObject *module, PyObject *args) {
-    (void)module;
-    PyObject *walkable_obj, *costs_obj;
-    Py_ssize_t height, width, start, goal;
-    int diagonal, heuristic, unit;
-    double h_weight, g_weight;
-    if (!PyArg_ParseTuple(args, "OOnnnniiddp:search", &walkable_obj, &costs_obj, &height, &width,
-                          &start, &goal, &diagonal, &heuristic, &h_weight, &g_weight, &unit))
-        return NULL;
+/* One search, as search() runs it once its arguments are parsed: shared with `call`. */
+static PyObject *search_grid(PyObject *walkable_obj, PyObject *costs_obj, Py_ssize_t height,
+                             Py_ssize_t width, Py_ssize_t start, Py_ssize_t goal, int diagonal,
+                             int heuristic, double h_weight, double g_weight, int unit) {
     if (diagonal < DIAG_NEVER || diagonal > DIAG_ALWAYS) {
         PyErr_Format(PyExc_ValueError, "diagonal rule code %d: need 0 to 3", diagonal);
         return NULL;
@@ -304,6 +299,19 @@ static PyObject *kernel_search(PyObject *module, PyObject *args) {
     if (have_costs) PyBuffer_Release(&costs_view);
     PyBuffer_Release(&walkable_view);
     return search_answer(status, path, path_length, width, cost, expanded);
+}
+
+static PyObject *kernel_search(PyObject *module, PyObject *args) {
+    (void)module;
+    PyObject *walkable_obj, *costs_obj;
+    Py_ssize_t height, width, start, goal;
+    int diagonal, heuristic, unit;
+    double h_weight, g_weight;
+    if (!PyArg_ParseTuple(args, "OOnnnniiddp:search", &walkable_obj, &costs_obj, &height, &width,
+                          &start, &goal, &diagonal, &heuristic, &h_weight, &g_weight, &unit))
+        return NULL;
+    return search_grid(walkable_obj, costs_obj, height, width, start, goal, diagonal, heuristic,
+                       h_weight, g_weight, unit);
 }
 
 /* ---- The distance field of sim/navigation/field.py (`_reverse_dijkstra`) ----
@@ -727,6 +735,45 @@ static PyObject *kernel_result(PyObject *module, PyObject *answer) {
     return new_result(found, cells, cost, expanded);
 }
 
+PyDoc_STRVAR(found_results_doc,
+             "found_results(answers) -> list[PathResult] | None\n\n"
+             "result() of every answer of a list, or None when some answer found no path.");
+
+static PyObject *kernel_found_results(PyObject *module, PyObject *answers) {
+    (void)module;
+    if (!PyList_CheckExact(answers)) {
+        PyErr_SetString(PyExc_TypeError, "found_results takes a list of answers");
+        return NULL;
+    }
+    const Py_ssize_t count = PyList_GET_SIZE(answers);
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *answer = PyList_GET_ITEM(answers, i);
+        if (!PyTuple_CheckExact(answer) || PyTuple_GET_SIZE(answer) != 4 ||
+            PyTuple_GET_ITEM(answer, 0) != Py_True)
+            Py_RETURN_NONE;
+    }
+    if (result_type == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "_kernel.configure was not called");
+        return NULL;
+    }
+    PyObject *results = PyList_New(count);
+    for (Py_ssize_t i = 0; results != NULL && i < count; i++) {
+        /* The answer's own cells, cost and expanded objects, not new ones: two allocations
+         * a pair fewer than result(). */
+        PyObject *answer = PyList_GET_ITEM(answers, i);
+        PyObject *values[RESULT_FIELDS] = {Py_True, PyTuple_GET_ITEM(answer, 1),
+                                           PyTuple_GET_ITEM(answer, 2),
+                                           PyTuple_GET_ITEM(answer, 3), reason_found};
+        PyObject *result = result_type->tp_alloc(result_type, 0);
+        for (int f = 0; result != NULL && f < RESULT_FIELDS; f++)
+            if (Py_TYPE(result_fields[f])->tp_descr_set(result_fields[f], result, values[f]) < 0)
+                Py_CLEAR(result);
+        if (result == NULL) Py_CLEAR(results);
+        else PyList_SET_ITEM(results, i, result);
+    }
+    return results;
+}
+
 /* The int of an exact int inside [0, bound), else -1 (any error cleared). */
 static Py_ssize_t index_below(PyObject *value, Py_ssize_t bound) {
     if (!PyLong_CheckExact(value)) return -1;
@@ -1092,6 +1139,67 @@ done:
     return answer;
 }
 
+PyDoc_STRVAR(pairs_in_region_doc,
+             "pairs_in_region(walkable, starts, goals, labels, starts_flat, goals_flat) -> bool\n\n"
+             "pairs() for a batch run_plan may search whole: True when every pair's ends lie\n"
+             "inside the grid, walkable, and (labels not None) in one region >= 0; see\n"
+             "kernel_batch.py (run_plan).");
+
+static PyObject *kernel_pairs_in_region(PyObject *module, PyObject *args) {
+    (void)module;
+    PyObject *objects[6];
+    if (!PyArg_ParseTuple(args, "OOOOOO:pairs_in_region", &objects[0], &objects[1], &objects[2],
+                          &objects[3], &objects[4], &objects[5]))
+        return NULL;
+    Py_buffer views[6];
+    int taken = 0;
+    PyObject *answer = NULL;
+    for (; taken < 6; taken++) {
+        if (taken == 3 && objects[3] == Py_None) continue; /* no labels: not read */
+        const int flags = taken >= 4 ? PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE
+                                     : PyBUF_C_CONTIGUOUS | PyBUF_FORMAT;
+        if (PyObject_GetBuffer(objects[taken], &views[taken], flags) < 0) goto done;
+    }
+    const Py_buffer *grid = &views[0];
+    const Py_ssize_t count = views[1].len / 16;
+    const int labelled = objects[3] != Py_None;
+    if (grid->ndim != 2 || grid->itemsize != 1 || !format_is(grid, '?') ||
+        views[1].ndim != 2 || views[1].shape[1] != 2 || views[2].ndim != 2 ||
+        views[2].shape[1] != 2 || !is_int64(&views[1]) || !is_int64(&views[2]) ||
+        views[2].len != views[1].len || !is_int64(&views[4]) || !is_int64(&views[5]) ||
+        views[4].len != count * 8 || views[5].len != count * 8 ||
+        (labelled && (views[3].itemsize != 4 || !format_is(&views[3], 'i') ||
+                      views[3].len != grid->len * 4))) {
+        PyErr_SetString(PyExc_ValueError,
+                        "pairs_in_region: a 2-D bool array, (N, 2) int64 starts and goals, int32 "
+                        "labels a cell or None, N int64 outputs");
+        goto done;
+    }
+    const Py_ssize_t height = grid->shape[0], width = grid->shape[1];
+    const uint8_t *walkable = grid->buf;
+    const int32_t *labels = labelled ? views[3].buf : NULL;
+    const int64_t *starts = views[1].buf, *goals = views[2].buf;
+    int64_t *starts_flat = views[4].buf, *goals_flat = views[5].buf;
+    int whole = 1;
+    for (Py_ssize_t i = 0; i < count && whole; i++) {
+        const int64_t start_row = starts[2 * i], start_col = starts[2 * i + 1];
+        const int64_t goal_row = goals[2 * i], goal_col = goals[2 * i + 1];
+        whole = start_row >= 0 && start_row < height && start_col >= 0 && start_col < width &&
+                goal_row >= 0 && goal_row < height && goal_col >= 0 && goal_col < width;
+        if (!whole) break;
+        starts_flat[i] = start_row * width + start_col;
+        goals_flat[i] = goal_row * width + goal_col;
+        whole = walkable[starts_flat[i]] && walkable[goals_flat[i]] &&
+                (labels == NULL || (labels[starts_flat[i]] == labels[goals_flat[i]] &&
+                                    labels[starts_flat[i]] >= 0));
+    }
+    answer = PyBool_FromLong(whole);
+done:
+    for (int i = 0; i < taken; i++)
+        if (!(i == 3 && objects[3] == Py_None)) PyBuffer_Release(&views[i]);
+    return answer;
+}
+
 /* ---- PathResult.cells laid out on first read (_search_common.h's flat paths) ----
  *
  * A data descriptor that stands in for the `cells` slot of the frozen dataclass: it reads and
@@ -1178,9 +1286,304 @@ static PyObject *kernel_cells_of(PyObject *module, PyObject *flat) {
     return flat_path_cells(flat);
 }
 
+/* The call of find_path in one C function (`call`; call_cache.py in Python): the options
+ * matched against the sets checked before, the array and the two cells checked as
+ * `flat_ends` checks them, the region labels read, the search run and its PathResult built,
+ * without a line of Python between. What it cannot answer exactly as the Python path would,
+ * it leaves to that path (None), or asks to be taught after it (NotImplemented):
+ *   - options: up to CALL_ENTRIES sets, each kept as the five objects first seen (algorithm,
+ *     diagonal, heuristic, weight, implementation) with what call_cache.learn settled for
+ *     them: jump point search (a heuristic code), the compiled best-first loop (its priority
+ *     terms), or every option at its default (jump point search unless the array is one
+ *     landmarks.py may serve: that one stays Python's). A given option matches a kept one
+ *     that is the same object, or of the very same type (str, int or float) and equal: True
+ *     never matches 1, nor 1 matches 1.0 (parse_diagonal and check_weight tell them apart).
+ *   - regions: under the rules region_cache labels, a query whose start and goal carry the
+ *     same region label (>= 0) in the array's labelling is searched here; any other goes the
+ *     Python way (it may be proven unreachable there at once). The labels are read from a
+ *     memo (`remember_labels`, up to LABEL_MEMOS arrays) that holds the array and its
+ *     RegionMap weakly and is used only while the map's `version` is the one remembered and
+ *     the array keeps its shape. Labels behind the array cannot make an answer wrong: a
+ *     same-region query is searched, on the array as it is now (jump point search checks its
+ *     packed copies row by row against it, `_jps_blocks.h`); a search that then finds no path
+ *     is left to the Python path, which learns from it (region_cache.learn).
+ * The GIL is held throughout but in the search, and nothing kept here is read after it. */
+
+typedef PyObject *(*PlainJps)(PyObject *, Py_ssize_t, Py_ssize_t, Py_ssize_t, Py_ssize_t, int);
+static PlainJps plain_jps = NULL;
+
+enum { KIND_DEFAULTS = 0, KIND_JPS = 1, KIND_KERNEL = 2, KIND_PYTHON = 3 };
+#define CALL_OPTIONS 5
+#define CALL_ENTRIES 16
+typedef struct {
+    PyObject *options[CALL_OPTIONS];
+    int kind, labelled, rule, heuristic, unit_steps;
+    double h_factor, g_weight;
+} CallEntry;
+static CallEntry call_entries[CALL_ENTRIES];
+static int call_count = 0;
+/* landmarks.py's MIN_CELLS, MAX_CELLS and NEAR_CELLS: where the default call is plain. */
+static Py_ssize_t landmark_min = 0, landmark_max = -1, near_cells = 0;
+
+#define LABEL_MEMOS 8
+typedef struct {
+    PyObject *array;   /* weak reference, NULL when the slot is free */
+    PyObject *regions; /* weak reference to the array's RegionMap */
+    Py_buffer labels;  /* int32, one per cell */
+    long long version;
+    Py_ssize_t height, width;
+} LabelMemo;
+static LabelMemo label_memos[LABEL_MEMOS];
+static int label_next = 0;
+static PyObject *version_key = NULL; /* "version", interned */
+
+static void call_entries_clear(void) {
+    for (int i = 0; i < call_count; i++)
+        for (int j = 0; j < CALL_OPTIONS; j++) Py_CLEAR(call_entries[i].options[j]);
+    call_count = 0;
+}
+
+static void label_memo_clear(LabelMemo *memo) {
+    if (memo->array == NULL) return;
+    Py_CLEAR(memo->array);
+    Py_CLEAR(memo->regions);
+    PyBuffer_Release(&memo->labels);
+}
+
+static void call_free(void) {
+    call_entries_clear();
+    for (int i = 0; i < LABEL_MEMOS; i++) label_memo_clear(&label_memos[i]);
+    Py_CLEAR(version_key);
+}
+
+PyDoc_STRVAR(call_setup_doc,
+             "call_setup(jps_api, min_cells, max_cells, near_cells) -> None\n\n"
+             "The jump point search `call` runs (_jps's capsule) and landmarks.py's bounds; see\n"
+             "sim/navigation/searches/call_cache.py.");
+
+static PyObject *kernel_call_setup(PyObject *module, PyObject *args) {
+    (void)module;
+    PyObject *capsule;
+    Py_ssize_t low, high, near;
+    if (!PyArg_ParseTuple(args, "Onnn:call_setup", &capsule, &low, &high, &near)) return NULL;
+    PlainJps search = PyCapsule_GetPointer(capsule, "sim.navigation.searches._jps.plain");
+    if (search == NULL) return NULL;
+    if (version_key == NULL && (version_key = PyUnicode_InternFromString("version")) == NULL)
+        return NULL;
+    plain_jps = search;
+    landmark_min = low;
+    landmark_max = high;
+    near_cells = near;
+    Py_RETURN_NONE;
+}
+
+static int same_option(PyObject *given, PyObject *kept) {
+    if (given == kept) return 1;
+    if (Py_TYPE(given) != Py_TYPE(kept) ||
+        !(PyUnicode_CheckExact(given) || PyFloat_CheckExact(given) || PyLong_CheckExact(given)))
+        return 0;
+    const int equal = PyObject_RichCompareBool(given, kept, Py_EQ);
+    if (equal < 0) PyErr_Clear();
+    return equal > 0;
+}
+
+PyDoc_STRVAR(call_learn_doc,
+             "call_learn(options, kind, labelled, rule, heuristic, h_factor, g_weight,\n"
+             "           unit_steps) -> None\n\n"
+             "Keep a checked set of find_path options (a 5-tuple) for `call`.");
+
+static PyObject *kernel_call_learn(PyObject *module, PyObject *args) {
+    (void)module;
+    PyObject *options;
+    CallEntry entry = {{NULL}, 0, 0, 0, 0, 0, 0.0, 0.0};
+    if (!PyArg_ParseTuple(args, "O!iiiiddp:call_learn", &PyTuple_Type, &options, &entry.kind,
+                          &entry.labelled, &entry.rule, &entry.heuristic, &entry.h_factor,
+                          &entry.g_weight, &entry.unit_steps))
+        return NULL;
+    if (PyTuple_GET_SIZE(options) != CALL_OPTIONS || entry.kind < KIND_DEFAULTS ||
+        entry.kind > KIND_PYTHON || entry.rule < DIAG_NEVER || entry.rule > DIAG_ALWAYS ||
+        entry.heuristic < H_MANHATTAN || entry.heuristic > H_ZERO ||
+        (entry.kind != KIND_KERNEL && entry.heuristic == H_MANHATTAN) ||
+        !(isfinite(entry.h_factor) && entry.h_factor >= 0.0 && isfinite(entry.g_weight) &&
+          entry.g_weight >= 0.0)) {
+        PyErr_SetString(PyExc_ValueError, "call_learn: options must be 5 values, the codes valid");
+        return NULL;
+    }
+    for (int i = 0; i < call_count; i++) {
+        int same = 1;
+        for (int j = 0; j < CALL_OPTIONS && same; j++)
+            same = same_option(PyTuple_GET_ITEM(options, j), call_entries[i].options[j]);
+        if (same) Py_RETURN_NONE; /* kept already: the first settles it */
+    }
+    if (call_count == CALL_ENTRIES) call_entries_clear(); /* option sets are few in practice */
+    for (int j = 0; j < CALL_OPTIONS; j++) {
+        entry.options[j] = PyTuple_GET_ITEM(options, j);
+        Py_INCREF(entry.options[j]);
+    }
+    call_entries[call_count++] = entry;
+    Py_RETURN_NONE;
+}
+
+PyDoc_STRVAR(remember_labels_doc,
+             "remember_labels(walkable, regions, labels, version) -> None\n\n"
+             "Keep the flat int32 labels of RegionMap `regions` of `walkable` at `version`.");
+
+static PyObject *kernel_remember_labels(PyObject *module, PyObject *args) {
+    (void)module;
+    PyObject *walkable, *regions, *labels_obj;
+    long long version;
+    if (!PyArg_ParseTuple(args, "OOOL:remember_labels", &walkable, &regions, &labels_obj,
+                          &version))
+        return NULL;
+    Py_buffer view, labels;
+    if (PyObject_GetBuffer(walkable, &view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return NULL;
+    const int shaped = view.ndim == 2;
+    const Py_ssize_t height = shaped ? view.shape[0] : 0, width = shaped ? view.shape[1] : 0;
+    PyBuffer_Release(&view);
+    if (PyObject_GetBuffer(labels_obj, &labels, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
+        return NULL;
+    if (!shaped || labels.itemsize != 4 || !format_is(&labels, 'i') ||
+        labels.len != height * width * 4) {
+        PyBuffer_Release(&labels);
+        PyErr_SetString(PyExc_ValueError, "remember_labels: int32 labels, one a cell of a 2-D array");
+        return NULL;
+    }
+    PyObject *array_ref = PyWeakref_NewRef(walkable, NULL);
+    PyObject *regions_ref = array_ref == NULL ? NULL : PyWeakref_NewRef(regions, NULL);
+    if (regions_ref == NULL) {
+        Py_XDECREF(array_ref);
+        PyBuffer_Release(&labels);
+        return NULL;
+    }
+    LabelMemo *memo = NULL;
+    for (int i = 0; i < LABEL_MEMOS && memo == NULL; i++)
+        if (label_memos[i].array != NULL && PyWeakref_GetObject(label_memos[i].array) == walkable)
+            memo = &label_memos[i];
+    if (memo == NULL) {
+        memo = &label_memos[label_next];
+        label_next = (label_next + 1) % LABEL_MEMOS;
+    }
+    label_memo_clear(memo);
+    *memo = (LabelMemo){array_ref, regions_ref, labels, version, height, width};
+    Py_RETURN_NONE;
+}
+
+
+/* The labels of `walkable` (height x width) at its map's current version, or NULL. */
+static const int32_t *labels_of(PyObject *walkable, Py_ssize_t height, Py_ssize_t width) {
+    for (int i = 0; i < LABEL_MEMOS; i++) {
+        LabelMemo *memo = &label_memos[i];
+        if (memo->array == NULL) continue;
+        PyObject *array = PyWeakref_GetObject(memo->array); /* borrowed; None once dead */
+        if (array == Py_None) label_memo_clear(memo); /* its labels are kept alive no longer */
+        if (array != walkable) continue;
+        PyObject *regions = PyWeakref_GetObject(memo->regions);
+        PyObject *version = regions == NULL || regions == Py_None
+                                ? NULL
+                                : PyObject_GetAttr(regions, version_key);
+        const long long now = version == NULL ? -1 : PyLong_AsLongLong(version);
+        Py_XDECREF(version);
+        if (PyErr_Occurred()) PyErr_Clear();
+        if (now != memo->version || memo->height != height || memo->width != width) {
+            label_memo_clear(memo);
+            return NULL;
+        }
+        return memo->labels.buf;
+    }
+    return NULL;
+}
+
+#define NOT_KNOWN() return Py_NewRef(Py_NotImplemented)
+
+PyDoc_STRVAR(call_doc,
+             "call(walkable, start, goal, algorithm, diagonal, heuristic, weight, implementation)\n"
+             "    -> PathResult | None | NotImplemented\n\n"
+             "find_path's answer, or None (the Python path answers), or NotImplemented (the\n"
+             "Python path answers, then call_cache.learn); see call_cache.py.");
+
+static PyObject *kernel_call(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    (void)module;
+    if (nargs != 3 + CALL_OPTIONS) {
+        PyErr_SetString(PyExc_TypeError, "call takes walkable, start, goal and five options");
+        return NULL;
+    }
+    if (plain_jps == NULL) Py_RETURN_NONE;
+    for (int j = 0; j < CALL_OPTIONS; j++) {
+        /* Options of other types (numpy numbers, enums) are left to the Python path. */
+        PyTypeObject *type = Py_TYPE(args[3 + j]);
+        if (type != &PyUnicode_Type && type != &PyBool_Type && type != &PyLong_Type &&
+            type != &PyFloat_Type)
+            Py_RETURN_NONE;
+    }
+    const CallEntry *found_entry = NULL;
+    for (int i = 0; i < call_count && found_entry == NULL; i++) {
+        const CallEntry *entry = &call_entries[i];
+        int same = 1;
+        for (int j = 0; j < CALL_OPTIONS && same; j++)
+            same = same_option(args[3 + j], entry->options[j]);
+        if (same) found_entry = entry;
+    }
+    if (found_entry == NULL) NOT_KNOWN();
+    const CallEntry entry = *found_entry; /* the table may change while the GIL is released */
+    if (entry.kind == KIND_PYTHON) Py_RETURN_NONE;
+    PyObject *walkable_obj = args[0];
+    if (array_type == NULL || Py_TYPE(walkable_obj) != array_type) Py_RETURN_NONE;
+    Py_buffer view;
+    if (PyObject_GetBuffer(walkable_obj, &view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    Py_ssize_t start = -1, goal = -1, height = 0, width = 0;
+    if (view.ndim == 2 && view.itemsize == 1 && format_is(&view, '?')) {
+        height = view.shape[0];
+        width = view.shape[1];
+        if (height > 0 && width > 0 && height <= INT32_MAX / width) {
+            const uint8_t *walkable = view.buf;
+            start = flat_cell(args[1], height, width);
+            goal = flat_cell(args[2], height, width);
+            if (start >= 0 && !walkable[start]) start = -1;
+            if (goal >= 0 && !walkable[goal]) goal = -1;
+        }
+    }
+    PyBuffer_Release(&view);
+    if (start < 0 || goal < 0) Py_RETURN_NONE;
+    if (entry.kind == KIND_DEFAULTS) {
+        const Py_ssize_t size = height * width;
+        const Py_ssize_t rows = start / width - goal / width, cols = start % width - goal % width;
+        const int near = rows >= -near_cells && rows <= near_cells && cols >= -near_cells &&
+                         cols <= near_cells;
+        if (size >= landmark_min && size <= landmark_max && !near) Py_RETURN_NONE;
+    }
+    if (entry.labelled) {
+        const int32_t *labels = labels_of(walkable_obj, height, width);
+        if (labels == NULL) NOT_KNOWN();
+        if (labels[start] != labels[goal] || labels[start] < 0) Py_RETURN_NONE;
+    }
+    PyObject *answer;
+    if (entry.kind == KIND_KERNEL) {
+        answer = search_grid(walkable_obj, Py_None, height, width, start, goal, entry.rule,
+                             entry.heuristic, entry.h_factor, entry.g_weight, entry.unit_steps);
+    } else {
+        answer = plain_jps(walkable_obj, height, width, start, goal, entry.heuristic);
+    }
+    if (answer == NULL) return NULL;
+    const int found = PyTuple_GET_ITEM(answer, 0) == Py_True;
+    if (!found && entry.labelled) {
+        Py_DECREF(answer);
+        Py_RETURN_NONE; /* labels behind the array: the Python path searches and learns */
+    }
+    const double cost = PyFloat_AS_DOUBLE(PyTuple_GET_ITEM(answer, 2));
+    const Py_ssize_t expanded = PyLong_AsSsize_t(PyTuple_GET_ITEM(answer, 3));
+    PyObject *cells = PyTuple_GET_ITEM(answer, 1);
+    Py_INCREF(cells);
+    Py_DECREF(answer);
+    return new_result(found, cells, cost, expanded);
+}
+
 static void kernel_free(void *module) {
     grid_search_free(module);
     cheap_call_free();
+    call_free();
 }
 
 static PyMethodDef kernel_methods[] = {
@@ -1189,12 +1592,18 @@ static PyMethodDef kernel_methods[] = {
     {"clearance", kernel_clearance, METH_VARARGS, clearance_doc},
     {"configure", kernel_configure, METH_VARARGS, configure_doc},
     {"result", kernel_result, METH_O, result_doc},
+    {"found_results", kernel_found_results, METH_O, found_results_doc},
     {"flat_ends", (PyCFunction)(void (*)(void))kernel_flat_ends, METH_FASTCALL, flat_ends_doc},
     {"batch", kernel_batch, METH_VARARGS, batch_doc},
     {"batch_arrays", kernel_batch_arrays, METH_VARARGS, batch_arrays_doc},
     {"apart", kernel_apart, METH_VARARGS, apart_doc},
     {"pairs", kernel_pairs, METH_VARARGS, pairs_doc},
+    {"pairs_in_region", kernel_pairs_in_region, METH_VARARGS, pairs_in_region_doc},
     {"cells_of", kernel_cells_of, METH_O, cells_of_doc},
+    {"call", (PyCFunction)(void (*)(void))kernel_call, METH_FASTCALL, call_doc},
+    {"call_setup", kernel_call_setup, METH_VARARGS, call_setup_doc},
+    {"call_learn", kernel_call_learn, METH_VARARGS, call_learn_doc},
+    {"remember_labels", kernel_remember_labels, METH_VARARGS, remember_labels_doc},
     {NULL, NULL, 0, NULL},
 };
 

@@ -68,7 +68,35 @@ def apart(labels: Any, starts_flat: Any, goals_flat: Any, searchable: Any, /) ->
 def pairs(
     walkable: Any, starts: Any, goals: Any, starts_flat: Any, goals_flat: Any, searchable: Any, /
 ) -> int: ...
+def pairs_in_region(
+    walkable: Any, starts: Any, goals: Any, labels: Any, starts_flat: Any, goals_flat: Any, /
+) -> bool: ...
 def cells_of(flat: bytes, /) -> tuple[tuple[int, int], ...]: ...
+def found_results(answers: list[Any], /) -> list[Any] | None: ...
+def call(
+    walkable: Any,
+    start: Any,
+    goal: Any,
+    algorithm: Any,
+    diagonal: Any,
+    heuristic: Any,
+    weight: Any,
+    implementation: Any,
+    /,
+) -> Any: ...
+def call_setup(jps_api: Any, min_cells: int, max_cells: int, near_cells: int, /) -> None: ...
+def call_learn(
+    options: tuple[Any, Any, Any, Any, Any],
+    kind: int,
+    labelled: bool,
+    rule: int,
+    heuristic: int,
+    h_factor: float,
+    g_weight: float,
+    unit_steps: bool,
+    /,
+) -> None: ...
+def remember_labels(walkable: Any, regions: Any, labels: Any, version: int, /) -> None: ...
 
 class LazyCells:
     slot: Any

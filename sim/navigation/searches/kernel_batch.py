@@ -8,13 +8,15 @@ back with the GIL released, each answer bit for bit `kernel.solve`'s for the sam
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Literal, overload
 
 import numpy as np
 from numpy.typing import NDArray
 
-from sim.navigation.query import PathResult, Query, priority_terms
-from sim.navigation.searches import kernel
+from sim.navigation.query import Algorithm, PathResult, Query, SearchSettings, priority_terms
+from sim.navigation.regions import cache as region_cache
+from sim.navigation.searches import kernel, landmarks
 
 FlatBatch = tuple[bytes, bytes, bytes, bytes, bytes, bytes, bytes]
 """The answers of a batch as the C loops hand them back (``_flat_path.h``, ``FlatBatch``):
@@ -73,12 +75,29 @@ def _kernel_arguments(
     )
 
 
+@overload
 def jps_batch(
     walkable: NDArray[np.bool_],
     starts: NDArray[np.int64],
     goals: NDArray[np.int64],
     heuristic_code: int,
-) -> list[PathResult]:
+    found_only: Literal[False] = ...,
+) -> list[PathResult]: ...
+@overload
+def jps_batch(
+    walkable: NDArray[np.bool_],
+    starts: NDArray[np.int64],
+    goals: NDArray[np.int64],
+    heuristic_code: int,
+    found_only: bool,
+) -> list[PathResult] | None: ...
+def jps_batch(
+    walkable: NDArray[np.bool_],
+    starts: NDArray[np.int64],
+    goals: NDArray[np.int64],
+    heuristic_code: int,
+    found_only: bool = False,
+) -> list[PathResult] | None:
     """`kernel.jps_search` for every pair of flat cells ``starts[i] -> goals[i]``, in one C call.
 
     ``_jps.batch`` checks the array, the pairs and the heuristic once, checks each row of the
@@ -87,6 +106,8 @@ def jps_batch(
     answer ``i`` is ``jps_search``'s for those ends, bit for bit. `walkable` must be a
     C-contiguous 2-D bool array and every pair two walkable cells of it (else a ValueError
     before any search); `heuristic_code` one of `sim.navigation.query.JPS_HEURISTICS`' codes.
+    With `found_only`, None when some pair found no path (`run_plan` then leaves the batch to
+    the checked path).
     """
     from sim.navigation.searches import _jps  # the caller has checked kernel.JPS_AVAILABLE
 
@@ -99,6 +120,15 @@ def jps_batch(
         np.ascontiguousarray(goals, dtype=np.int64),
         heuristic_code,
     )
+    if kernel.KERNEL_AVAILABLE:
+        from sim.navigation.searches import _kernel
+
+        # Every PathResult built in one C call when every pair found a path.
+        results = _kernel.found_results(answers)
+        if results is not None or found_only:
+            return results
+    elif found_only and not all(answer[0] for answer in answers):
+        return None
     return list(map(kernel.path_result, answers))
 
 
@@ -177,3 +207,150 @@ def apart(
     split = searchable & (flat_labels[starts_flat] != flat_labels[goals_flat])
     searchable &= ~split
     return np.flatnonzero(split).tolist()
+
+
+@dataclass(frozen=True, slots=True)
+class BatchPlan:
+    """A batch's options checked once (`plan_of`): what every later batch hands C with them.
+
+    Attributes:
+        settings: the options as values.
+        jps: jump point search (`_jps.batch`); else the compiled best-first loop.
+        labelled: the region cache labels the rule: its labels can prove pairs unreachable.
+        rule_code, heuristic_code, h_factor, g_weight, unit_steps: the C loop's arguments
+            (`sim.navigation.query.priority_terms` with the heuristic scale of no costs, 1).
+    """
+
+    settings: SearchSettings
+    jps: bool
+    labelled: bool
+    rule_code: int
+    heuristic_code: int
+    h_factor: float
+    g_weight: float
+    unit_steps: bool
+
+
+_PLANS: dict[tuple[Any, ...], BatchPlan | None] = {}
+"""Option sets seen before, by their names, types and values; None: the checked path is theirs."""
+MAX_PLANS = 256
+"""Distinct option sets kept; beyond it the table starts afresh (options are few in practice)."""
+
+
+def plan_of(options: dict[str, Any]) -> BatchPlan | None:
+    """The checked plan of `sim.navigation.find_paths`' `options`, or None for its checked path.
+
+    None for costs (unhashable: each batch checks them), for a search C does not run, when a
+    compiled search is not built, and for options the checks refuse once an array is given
+    (jump point search with manhattan, say): the checked path raises those in its words, or
+    answers an empty batch. Options `SearchSettings.parse` refuses raise its error here, the
+    one the checked path raises first.
+    """
+    try:
+        key = (
+            kernel.KERNEL_AVAILABLE,
+            kernel.JPS_AVAILABLE,
+            *((name, type(value), value) for name, value in options.items()),
+        )
+        return _PLANS[key]
+    except KeyError:
+        pass
+    except TypeError:  # an unhashable option (costs): checked on every batch
+        return None
+    settings = SearchSettings.parse(**options)
+    plan = None
+    if kernel.KERNEL_AVAILABLE and kernel.JPS_AVAILABLE and settings.costs is None:
+        plan = _settle(settings)
+    if len(_PLANS) >= MAX_PLANS:
+        _PLANS.clear()
+    _PLANS[key] = plan
+    return plan
+
+
+def _settle(settings: SearchSettings) -> BatchPlan | None:
+    """`settings` settled without an array, as `Query.check` settles them; None if not in C."""
+    try:
+        # The same options on a one-cell grid: what depends on the options alone.
+        probe = Query.check(np.ones((1, 2), dtype=bool), (0, 0), (0, 1), settings)
+        if not kernel.choose(settings.implementation, probe.algorithm):
+            return None
+    except ValueError:
+        return None
+    jps = probe.algorithm is Algorithm.JPS
+    if not jps and probe.algorithm not in kernel.COMPILED_ALGORITHMS:
+        return None
+    terms = priority_terms(probe.algorithm, probe.heuristic, probe.weight, 1.0)
+    return BatchPlan(
+        settings,
+        jps,
+        region_cache.rule_of(probe.rule) is not None,
+        probe.rule.code,
+        probe.heuristic.code if jps else terms.heuristic.code,
+        terms.h_factor,
+        terms.g_weight,
+        terms.unit_steps,
+    )
+
+
+def run_plan(
+    plan: BatchPlan,
+    walkable: NDArray[np.bool_],
+    starts: NDArray[np.int64],
+    goals: NDArray[np.int64],
+    *,
+    as_arrays: bool,
+) -> list[PathResult] | FlatBatch | None:
+    """Every pair searched in one C call under `plan`, or None for the checked path.
+
+    `walkable` must be a C-contiguous 2-D numpy bool array, `starts` and `goals` ``(N, 2)`` int64
+    arrays of one length N > 0. None, before any search, when a pair has a blocked end or one
+    outside the grid, when the default call may use landmarks on this array, when the array
+    is not labelled yet or its labels (as they stand, maybe behind the array) put a pair's ends
+    in two regions; and after the searches when a pair under a labelled rule found no path
+    (the labels were behind the array). The checked path answers those, with the labels
+    brought up to date, as `sim.navigation.find_paths` always has: so every answer returned
+    here is the one it would return (the searches read the array as it is now).
+    """
+    height, width = walkable.shape
+    if (
+        plan.jps
+        and plan.settings.common
+        and landmarks.MIN_CELLS <= height * width <= landmarks.MAX_CELLS
+    ):
+        return None
+    labels = None
+    if plan.labelled:
+        regions = region_cache.labelled(walkable)
+        if regions is None or regions.shape != walkable.shape:
+            return None
+        labels = regions.proof_parts()[0]
+    from sim.navigation.searches import _kernel  # plan_of has checked it is built
+
+    starts_flat, goals_flat = np.empty(len(starts), np.int64), np.empty(len(goals), np.int64)
+    if not _kernel.pairs_in_region(walkable, starts, goals, labels, starts_flat, goals_flat):
+        return None
+    if plan.jps:
+        if as_arrays:
+            flat = jps_batch_arrays(walkable, starts_flat, goals_flat, plan.heuristic_code)
+            return None if b"\x00" in flat[0] else flat
+        return jps_batch(walkable, starts_flat, goals_flat, plan.heuristic_code, True)
+    arguments = (
+        walkable,
+        None,
+        height,
+        width,
+        starts_flat,
+        goals_flat,
+        plan.rule_code,
+        plan.heuristic_code,
+        plan.h_factor,
+        plan.g_weight,
+        plan.unit_steps,
+    )
+    if as_arrays:
+        flat = _kernel.batch_arrays(*arguments)
+        return None if plan.labelled and b"\x00" in flat[0] else flat
+    results: list[PathResult] = _kernel.batch(*arguments)
+    if plan.labelled and not all(result.found for result in results):
+        return None
+    return results
