@@ -560,7 +560,6 @@ class Crowd:
             taken = self._jams.update(rows, keys, targets, ~rows.joint, dt, time_s)
             handed = sorted({*handed, *taken})  # indices grow with the rows: row order
             driven_now = driven_now & ~self._jams.under_plan(rows)
-        rows.asleep &= driven_now  # handed over or under a joint plan: awake
         driven = np.flatnonzero(driven_now)
         if len(driven):
             self._driving.drive(driven, keys[driven], targets, dt)

@@ -76,7 +76,7 @@ def part_discs(
     grid: CrowdGrid,
     settings: StepSettings,
     seen: SeenNeighbours | None = None,
-) -> FoundPairs:
+) -> None:
     """Part the driven discs that overlap deeper than `part_beyond` of their radii's sum.
 
     On the way, it notes which agents have a neighbour wanting the opposite way
@@ -93,23 +93,21 @@ def part_discs(
     pushes are repeated `part_passes` times on the same pairs, so a disc pressed from
     several sides settles, then up to `settle_passes` times on the pairs still deep; their
     sum slides along walls like any move. `seen`, ORCA's lists of this frame, spares the
-    search a hash of its own. An agent asleep (`sim.crowd.rules.sleep`) is a driven disc that
-    is neither searched from nor pushed: its partner takes the whole push. Returns the pairs.
+    search a hash of its own.
     """
     radii = rows.radii
-    movable = rows.driven & ~rows.asleep
-    found = find_pairs(rows, settings.part_beyond, seen=seen, movable=movable)
+    found = find_pairs(rows, settings.part_beyond, seen=seen)
     rows.opposed[driven] = False
     rows.opposed |= found.opposed
     pressed, local, first, second = found.pressed, found.local, found.first, found.second
     reach = found.reach
     if not len(first):
-        return found
+        return
     held = rows.walled.copy()
     held[driven] |= against_wall
     held |= rows.driven
     held[driven] = rows.walled[driven] | against_wall
-    give = np.where(held, WALLED_GIVE, 1.0) * movable
+    give = np.where(held, WALLED_GIVE, 1.0) * rows.driven
     start = take_rows(rows.positions, pressed)
     size = grid.grid_cell_size
     for _ in range(SEPARATION_ROUNDS):
@@ -140,7 +138,6 @@ def part_discs(
     fast = np.flatnonzero(over)
     put_rows(velocity, fast, take_rows(velocity, fast) * (limit[fast] / speed[fast])[:, None])
     put_rows(rows.velocities, pressed, velocity)
-    return found
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,27 +162,23 @@ def find_pairs(
     allow: float,
     implementation: str = "auto",
     seen: SeenNeighbours | None = None,
-    movable: NDArray[np.bool_] | None = None,
 ) -> FoundPairs:
     """The pairs `part_discs` parts, from each row's `PAIR_NEIGHBOURS` nearest.
-
-    Only the `movable` rows (default: the driven ones) are searched from and pressed.
 
     The C kernel (`_parting.pairs`, its neighbour search ORCA's, or ORCA's own lists when
     `seen` holds them) runs it when it is built ("auto"); `implementation="python"` runs the
     numpy reference it matches exactly, which searches anew.
     """
     radii = rows.radii
-    movable = rows.driven if movable is None else movable
     # Pairs a little apart count too: pushes elsewhere may bring them together.
     reach_dist = 2.0 * float(radii.max()) * (1.0 + PAIR_SLACK) if len(radii) else 0.0
     if implementation == "auto" and PARTING_KERNEL_AVAILABLE:
-        return _pairs_c(rows, allow, reach_dist, seen, movable)
+        return _pairs_c(rows, allow, reach_dist, seen)
     neighbours = find_neighbours(
         rows.positions, neighbour_dist=reach_dist, max_neighbours=PAIR_NEIGHBOURS
     )
     valid = neighbours >= 0
-    pressed = np.flatnonzero(valid.any(axis=1) & movable)
+    pressed = np.flatnonzero(valid.any(axis=1) & rows.driven)
     # Each end of a pair moves its own share; a pair is listed from both ends when each
     # is among the other's nearest, as in a crowd it nearly always is.
     local, slot = np.nonzero(valid[pressed])
@@ -203,11 +196,7 @@ def find_pairs(
 
 
 def _pairs_c(
-    rows: AgentRows,
-    allow: float,
-    reach_dist: float,
-    seen: SeenNeighbours | None,
-    movable: NDArray[np.bool_],
+    rows: AgentRows, allow: float, reach_dist: float, seen: SeenNeighbours | None
 ) -> FoundPairs:
     count = len(rows.radii)
     keep = min(PAIR_NEIGHBOURS, max(count - 1, 0))
@@ -222,7 +211,7 @@ def _pairs_c(
     m, p = _parting.pairs(
         positions,
         np.ascontiguousarray(rows.radii),
-        np.ascontiguousarray(movable),
+        np.ascontiguousarray(rows.driven),
         np.ascontiguousarray(rows.preferred),
         reach_dist,
         keep,

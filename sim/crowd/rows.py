@@ -69,7 +69,6 @@ COLUMNS: dict[str, tuple[type, tuple[int, ...], Any]] = {
     "cross_to": (np.float64, (2,), 0.0),
     "lift": (np.float64, (), 0.0),  # height above the ground while crossing
     "shown": (np.bool_, (), True),  # False while a teleport hides it
-    "asleep": (np.bool_, (), False),  # arrived and standing: skips ORCA and parting
 }
 OBJECTS = ("owners", "configs", "outcomes", "waypoints")
 """Per-row Python objects, kept in lists beside the arrays."""
@@ -127,7 +126,6 @@ class AgentRows:
     cross_to: NDArray[np.float64]
     lift: NDArray[np.float64]
     shown: NDArray[np.bool_]
-    asleep: NDArray[np.bool_]
     owners: list[Any]
     configs: list[Any]
     outcomes: list[Any]

@@ -21,8 +21,6 @@
 7. Parting: discs pressed into each other are pushed apart (`sim.crowd.parting`).
 8. Arrival: within `arrival_radius` of the goal, or still for `still_frames` frames on the
    goal's doorstep or touching an arrived agent of the same target near the goal.
-9. Sleep: arrived agents standing still with nobody walking near fall asleep, and skip steps
-   4 and 7 until something disturbs them (`sim.crowd.rules.sleep`).
 """
 
 from __future__ import annotations
@@ -43,7 +41,6 @@ from sim.crowd.route import nearest_clear_point
 from sim.crowd.rows import AgentRows, lengths, put_rows, take_rows
 from sim.crowd.rules.make_way import make_way
 from sim.crowd.rules.motion_limits import accelerate, brake, cap_turns
-from sim.crowd.rules.sleep import settle_sleep, wake_changed, wake_wanting
 from sim.crowd.settings import StepSettings
 from sim.crowd.state import AgentState, ReplanCause
 
@@ -100,7 +97,6 @@ class DrivenStep:
         if self._mask_seen != self._grid.mask_version:
             self._mask_seen = self._grid.mask_version
             self._push_out(rows, driven, walls)
-        wake_changed(rows, driven)
         goals = np.zeros((len(driven), 2))
         cluster = np.zeros(len(driven))
         for key in distinct(keys):
@@ -131,15 +127,12 @@ class DrivenStep:
             homeward = self._homeward(rows, driven[resting], at_rest)
             put_rows(preferred, resting, homeward + make_way(rows, driven[resting], at_rest))
         put_rows(rows.preferred, driven, preferred)
-        wake_wanting(rows, driven, preferred)
         velocity, seen = self._avoid(rows, driven, preferred, moving, near, against_wall, dt)
         velocities = take_rows(rows.velocities, driven)
         velocity = accelerate(velocities, velocity, rows.accelerations[driven], dt)
         self._move(rows, driven, walls, velocity, preferred, dt)
-        settings = self._settings
-        pairs = part_discs(rows, driven, walls, against_wall, dt, self._grid, settings, seen)
+        part_discs(rows, driven, walls, against_wall, dt, self._grid, self._settings, seen)
         self._arrive(rows, driven, keys, groups, goals, near & moving, dt)
-        settle_sleep(rows, driven, seen, pairs, settings)
 
     def _wall_mask(self) -> Walls:
         grid = self._grid
@@ -331,7 +324,7 @@ class DrivenStep:
         (None when ORCA did not see every row).
         """
         active = np.zeros(len(rows), dtype=np.bool_)
-        active[driven] = rows.avoidance[driven] & ~rows.asleep[driven]
+        active[driven] = rows.avoidance[driven]
         if not active.any():
             return preferred, None
         settings = self._settings
