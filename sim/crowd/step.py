@@ -440,7 +440,8 @@ class DrivenStep:
         radii = rows.radii[driven]
         arrived |= waiting & (to_goal <= radii + rows.arrival_radii[driven])
         if waiting.any() and (state == ARRIVED).any():
-            arrived |= self._touching_cluster(rows, driven, keys, waiting, state == ARRIVED)
+            resting = state == ARRIVED
+            arrived |= self._touching_cluster(rows, driven, keys, waiting, resting, to_goal)
         rows.state[driven[arrived]] = ARRIVED
         rows.arrivals[driven[arrived]] += 1
         landed = np.flatnonzero(arrived)
@@ -460,14 +461,25 @@ class DrivenStep:
         keys: NDArray[Any],
         waiting: NDArray[np.bool_],
         arrived: NDArray[np.bool_],
+        to_goal: NDArray[np.float64],
     ) -> NDArray[np.bool_]:
-        """Which waiting agents touch an arrived agent of their own target."""
+        """Which waiting agents touch an arrived agent of their own target.
+
+        With one target, only the arrived agents no nearer the goal (`to_goal`) than the
+        nearest waiting one less the touching distance can touch one: the cluster's rim, not
+        the thousands inside it, go into the neighbour search (the same lists for the waiting).
+        """
+        margin = 1.0 + self._settings.touch_margin
+        reach = 2.0 * float(rows.radii[driven[waiting | arrived]].max()) * margin
+        if len(distinct(keys)) == 1:
+            # A little short of the bound, so rounding never drops one that touches.
+            rim = to_goal >= float(to_goal[waiting].min()) - reach * (1.0 + 1e-6) - 1e-9
+            arrived = arrived & rim
         subset = np.flatnonzero(waiting | arrived)
         radii = rows.radii[driven[subset]]
-        margin = 1.0 + self._settings.touch_margin
         neighbours = find_neighbours(
             take_rows(rows.positions, driven[subset]),
-            neighbour_dist=2.0 * float(radii.max()) * margin,
+            neighbour_dist=reach,
             max_neighbours=8,
         )
         if not neighbours.shape[1]:

@@ -225,13 +225,48 @@ def _opposed(
     goals: NDArray[np.int64],
     reach: float,
 ) -> bool:
-    """Whether a `bound` agent chasing another goal than a member's is within `reach` of it."""
+    """Whether a `bound` agent chasing another goal than a member's is within `reach` of it.
+
+    Only agents in neighbouring squares of side `reach` can be that near, so the others are
+    bucketed by square and each member tests those of the nine round its own: a jam of the
+    thousands standing at one goal scanned every agent once per member (a tenth of a second
+    a check at 10,000 agents).
+
+    >>> points = np.array([[0.0, 0.0], [2.5, 0.0], [9.0, 0.0]])
+    >>> bound = np.ones(3, bool)
+    >>> _opposed(points, [0], bound, np.array([1, 2, 2]), 2.0)
+    False
+    >>> _opposed(points, [0], bound, np.array([1, 2, 2]), 3.0)
+    True
+    """
     others = np.flatnonzero(bound)
-    for member in members:
-        gap = positions[others] - positions[member]
-        near = others[gap[:, 0] * gap[:, 0] + gap[:, 1] * gap[:, 1] <= reach * reach]
-        if (goals[near] != goals[member]).any():
-            return True
+    if not len(others) or not members:
+        return False
+    held = np.asarray(members, dtype=np.intp)
+    size = reach if reach > 0.0 else 1.0
+    other_squares = np.floor(positions[others] / size).astype(np.int64)
+    member_squares = np.floor(positions[held] / size).astype(np.int64)
+    low = np.minimum(other_squares.min(axis=0), member_squares.min(axis=0)) - 1
+    span = int(max(other_squares[:, 1].max(), member_squares[:, 1].max()) - low[1]) + 2
+    keys = (other_squares[:, 0] - low[0]) * span + (other_squares[:, 1] - low[1])
+    order = np.argsort(keys, kind="stable")
+    sorted_keys = keys[order]
+    member_keys = (member_squares[:, 0] - low[0]) * span + (member_squares[:, 1] - low[1])
+    for dx in (-1, 0, 1):
+        for dy in (-1, 0, 1):
+            wanted = member_keys + dx * span + dy
+            starts = np.searchsorted(sorted_keys, wanted, side="left")
+            counts = np.searchsorted(sorted_keys, wanted, side="right") - starts
+            total = int(counts.sum())
+            if not total:
+                continue
+            firsts = np.repeat(np.cumsum(counts) - counts, counts)
+            near = others[order[np.arange(total) - firsts + np.repeat(starts, counts)]]
+            member = np.repeat(held, counts)
+            gap = positions[near] - positions[member]
+            close = gap[:, 0] * gap[:, 0] + gap[:, 1] * gap[:, 1] <= reach * reach
+            if (close & (goals[near] != goals[member])).any():
+                return True
     return False
 
 
