@@ -159,6 +159,7 @@ def test_only_moves_that_close_in_on_a_near_stranger_are_held() -> None:
     there = here + np.array([0.05, 0.0])
     strangers = np.array([[0.7, 0.0], [4.4, 0.0], [11.0, 0.0]])
     everyone = np.concatenate([here, strangers])
-    held = into_others(here, there, np.full(3, RADIUS), everyone, np.full(6, RADIUS), np.arange(3))
+    radii, checked = np.full(6, RADIUS), np.ones(6, dtype=bool)
+    held = into_others(here, there, radii[:3], everyone, radii, np.arange(3), checked)
     # Closing in too near; moving away from one too near; closing in but still far enough.
     assert held.tolist() == [True, False, False]

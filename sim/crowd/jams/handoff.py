@@ -59,7 +59,7 @@ from sim.crowd.jams.flow import FlowFollower, follow_plan
 from sim.crowd.jams.funnel import funnel_groups, narrow_cells
 from sim.crowd.jams.local import joint_paths, start_cells, turn_lag
 from sim.crowd.jams.log import JamEventKind, JamLog
-from sim.crowd.jams.moves import WallCache, capped, into_others
+from sim.crowd.jams.moves import OFF_POINT, WallCache, capped, into_others
 from sim.crowd.jams.window import local_goals, window_union, windows_overlap, with_goals
 from sim.crowd.joint import JointFollower
 from sim.crowd.rows import AgentRows
@@ -117,6 +117,8 @@ class LocalPlan:
     """Agents of a jam this plan took in (`MERGED`): they join it at once, however far."""
     held_s: float = 0.0
     """How long agents outside the plan have held it still (`HELD_S`)."""
+    targets: NDArray[np.float64] | None = None
+    """Where the plan put its members last frame (`sim.crowd.jams.moves`); None: not yet."""
 
 
 class Jams:
@@ -345,9 +347,17 @@ class Jams:
             plan.follower.advance(dt)
             radii = rows.radii[member_rows]
             reach = rows.speeds[member_rows] * dt
-            after = capped(before, self._walls.settled(plan.follower.positions(), radii), reach)
+            target = self._walls.settled(plan.follower.positions(), radii)
+            after = self._walls.clear_of_walls(capped(before, target, reach), radii)
+            checked = np.ones(len(rows), dtype=bool)  # members on their points: the plan's own
+            if plan.targets is not None and len(plan.targets) == len(member_rows):
+                on_point = np.hypot(*(before - plan.targets).T) <= OFF_POINT
+                checked[member_rows[on_point]] = False
+            else:
+                checked[member_rows] = False
+            plan.targets = target
             held = plan.follower.hold(
-                into_others(before, after, radii, rows.positions, rows.radii, member_rows)
+                into_others(before, after, radii, rows.positions, rows.radii, member_rows, checked)
             )
             after[held] = before[held]
             still = held.any() and not (after != before).any()

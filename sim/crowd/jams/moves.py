@@ -6,17 +6,21 @@ then moves them there under three rules:
 - **settled**: the follower's points kept apart (`sim.crowd.jams.local.kept_apart`) and clear
   of walls, `SETTLE_ROUNDS` times over (a disc pushed off a wall's corner may land on another);
 - **no faster than its speed**: a member goes from where it stands towards its settled point
-  by at most its speed times the frame (`capped`). Members are not the crowd's to move, but
-  parting still gives them a wall's share of a push from a crowd pressing in; setting them
-  back on the plan's point at once jumped them back by the whole push in one frame (19 units
-  a second against a speed of 6, in 16 goal groups x 625 agents);
+  by at most its speed times the frame (`capped`; that way cleared of walls again). Members
+  are not the crowd's to move, but parting still gives them a wall's share of a push from a
+  crowd pressing in; setting them back on the plan's point at once jumped them back by the
+  whole push in one frame (19 units a second against a speed of 6, in 16 goal groups x 625
+  agents);
 - **never into a stranger**: a member whose move would take it closer than their radii (less
-  `TURN_OVERLAP`) to an agent outside the plan, and nearer than it stood, holds still for the
-  frame (`into_others`), and the follower holds its progress (`FlowFollower.hold`; a lock-step
-  plan holds as a whole). The plan's cells were free when it was made, but in a crowd the
-  member limit keeps some newcomers out: one stood on the cell a member walked into, and the
-  member shoved it into the plan's next member (0.108 of two radii, the deepest overlap of the
-  16 x 625 run).
+  `TURN_OVERLAP`) to an agent outside the plan, or to a member off its plan point (pushed, or
+  held, and not yet back: the plan's own spacing counts on its point), and nearer than it
+  stood, holds still for the frame (`into_others`), and the follower holds its progress
+  (`FlowFollower.hold`; a lock-step plan holds as a whole). The plan's cells were free when
+  it was made, but in a crowd the member limit keeps some newcomers out: one stood on the cell
+  a member walked into, and the member shoved it into the plan's next member (0.108 of two
+  radii, the deepest overlap of the 16 x 625 run). A member walking back to its point after a
+  push lags behind it, where the plan's spacing does not see it (0.33 of two radii in a
+  doorway variant): the others' moves are checked against it too.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from sim.crowd.jams.local import TURN_OVERLAP, kept_apart
 
 SETTLE_ROUNDS = 4  # times a frame's plan positions are kept apart, then clear of walls
 CLOSING = 1e-9  # world units: a move that shortens a gap by less does not close in
+OFF_POINT = 1e-6  # world units: a member this far from its last plan point is off it
 SPEED_SLACK = 1e-9  # a move this much past its reach is rounding, not a jump: left as it is
 
 
@@ -96,16 +101,17 @@ def into_others(
     positions: NDArray[np.float64],
     all_radii: NDArray[np.float64],
     members: NDArray[np.intp],
+    checked: NDArray[np.bool_],
 ) -> NDArray[np.bool_]:
     """Which members' moves from `here` to `there` close in on another disc too near.
 
-    The other discs are every row of `positions` (radii `all_radii`) but the plan's own
-    `members` (rows). Too near: closer than their radii's sum less `TURN_OVERLAP` of it. A
-    move away from a disc already that near, or one that stays farther, is free.
+    The other discs are the `checked` rows of `positions` (radii `all_radii`), each member's
+    own row (`members`) left out. Too near: closer than their radii's sum less `TURN_OVERLAP`
+    of it. A move away from a disc already that near, or one that stays farther, is free.
 
     >>> into_others(np.array([[0.0, 0.0], [0.0, 5.0]]), np.array([[0.1, 0.0], [0.1, 5.0]]),
     ...             np.full(2, 0.4), np.array([[0.0, 0.0], [0.0, 5.0], [0.85, 0.0]]),
-    ...             np.full(3, 0.4), np.array([0, 1])).tolist()
+    ...             np.full(3, 0.4), np.array([0, 1]), np.ones(3, bool)).tolist()
     [True, False]
     """
     blocked = np.zeros(len(here), dtype=bool)
@@ -114,13 +120,14 @@ def into_others(
     reach = float(radii.max()) + float(all_radii.max(initial=0.0))
     low, high = there.min(axis=0) - reach, there.max(axis=0) + reach
     near = (positions[:, 0] >= low[0]) & (positions[:, 0] <= high[0])
-    near &= (positions[:, 1] >= low[1]) & (positions[:, 1] <= high[1])
-    near[members] = False
-    if not near.any():
-        return blocked
-    others, other_radii = positions[near], all_radii[near]
+    near &= (positions[:, 1] >= low[1]) & (positions[:, 1] <= high[1]) & checked
+    rows = np.flatnonzero(near)
+    others, other_radii = positions[rows], all_radii[rows]
     wanted = (radii[:, None] + other_radii[None, :]) * (1.0 - TURN_OVERLAP)
     after = np.hypot(*(there[:, None, :] - others[None, :, :]).transpose(2, 0, 1))
     before = np.hypot(*(here[:, None, :] - others[None, :, :]).transpose(2, 0, 1))
-    closing: NDArray[np.bool_] = ((after < wanted) & (after < before - CLOSING)).any(axis=1)
+    itself = rows[None, :] == members[:, None]
+    closing: NDArray[np.bool_] = ((after < wanted) & (after < before - CLOSING) & ~itself).any(
+        axis=1
+    )
     return closing
