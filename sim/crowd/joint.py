@@ -214,6 +214,8 @@ class JointFollower:
             it stood); None: none waits.
         open_cells: which flat cells (with `width`) a disc may bulge into round a 2 x 2 block
             (`_turn_round_blocks`); None: all.
+        first_step_s: seconds the first step's move takes (from where each stood, which may
+            be farther than a cell); None: `step_s`.
     """
 
     def __init__(
@@ -228,8 +230,13 @@ class JointFollower:
         width: int = 0,
         first_waits: NDArray[np.float64] | None = None,
         open_cells: NDArray[np.bool_] | None = None,
+        first_step_s: float | None = None,
     ) -> None:
         self.cells = np.array(paths, dtype=np.intp).T.reshape(-1, len(paths))  # [t, agent]
+        # Each step's move: the first from where the agents stood, the others cell to cell.
+        self._moves_s = np.full(max(len(self.cells) - 1, 0), step_s)
+        if first_step_s is not None and len(self._moves_s):
+            self._moves_s[0] = first_step_s
         self._waits = (
             turn_delays(self.cells, width, turn_lag) * step_s
             if turn_lag > 0.0
@@ -238,7 +245,9 @@ class JointFollower:
         if first_waits is not None and len(self._waits):
             self._waits[0] += first_waits
         # Each step lasts the move plus its longest wait.
-        self._durations = step_s + (self._waits.max(axis=1) if len(self._waits) else np.zeros(0))
+        self._durations = self._moves_s + (
+            self._waits.max(axis=1) if len(self._waits) else np.zeros(0)
+        )
         self._pivots = np.full((len(self._waits), len(paths), 2), np.nan)
         self._bulges = np.ones((len(self._waits), len(paths)))
         if turn_lag > 0.0:
@@ -250,6 +259,7 @@ class JointFollower:
         self.step_s = step_s
         self.step = 0
         self.phase_s = 0.0
+        self._before = (0, 0.0)  # step and phase before the last `advance`
         goal_cells = np.asarray(goals, dtype=np.intp)
         away = self.cells != goal_cells[None, :]
         # The step from which each agent stays at its goal: its last step away, plus one.
@@ -284,6 +294,16 @@ class JointFollower:
                     if not _room_round(self.cells[t, list(cycle)], width, open_cells):
                         self._bulges[t, list(cycle)] = tight
 
+    def hold(self, agents: NDArray[np.bool_]) -> NDArray[np.bool_]:
+        """Undo the last `advance` when any of `agents` must stand still: all move together.
+
+        Returns which agents stand still over it: all of them, or none.
+        """
+        if not agents.any():
+            return np.zeros(len(agents), dtype=bool)
+        self.step, self.phase_s = self._before
+        return np.ones(len(agents), dtype=bool)
+
     @property
     def steps(self) -> int:
         """How many time steps the plan has (its makespan, once padded)."""
@@ -304,6 +324,7 @@ class JointFollower:
 
         A caller that must plan again stops at the boundary, where every agent is on a cell.
         """
+        self._before = (self.step, self.phase_s)
         if self.finished:
             return
         self.phase_s += dt
@@ -321,7 +342,9 @@ class JointFollower:
             return np.array(self._points[-1])
         start = self._first if self.step == 0 else self._points[self.step]
         end = self._points[self.step + 1]
-        moved = np.clip((self.phase_s - self._waits[self.step]) / self.step_s, 0.0, 1.0)
+        moved = np.clip(
+            (self.phase_s - self._waits[self.step]) / self._moves_s[self.step], 0.0, 1.0
+        )
         at = np.asarray(start + (end - start) * moved[:, None], dtype=np.float64)
         pivots = self._pivots[self.step]
         turning = ~np.isnan(pivots[:, 0])

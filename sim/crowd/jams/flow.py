@@ -73,15 +73,21 @@ def follow_plan(
     """The follower of a jam's plan: continuous (`FlowFollower`), in lock step round a rotation.
 
     Either way everyone first glides from where it stands (`first`) to its start cell's
-    centre over one step at the slowest speed, after its `gather_waits`, so no move of the
-    plan starts off its cell. `paths`, `goals` and `open_cells` (the window's walkable mask)
-    are in the window's flat cells, `centres` their world centres.
+    centre, after its `gather_waits`, so no move of the plan starts off its cell; all glides
+    last as long, one step at the slowest speed or, when some glide is longer than a cell
+    (from off its cell's centre to a cell beside it, or traded further), as long as the
+    slowest glide at its own agent's speed: nobody glides faster than its speed. `paths`,
+    `goals` and `open_cells` (the window's walkable mask) are in the window's flat cells,
+    `centres` their world centres.
     """
     step_s = step_seconds(cell_size, [float(speed) for speed in speeds])
-    waits = gather_waits(first, centres[[path[0] for path in paths]], radii) * step_s
+    starts = centres[[path[0] for path in paths]]
+    glides = np.hypot(*(starts - first).T) / speeds
+    gather_s = max(step_s, float(glides.max(initial=0.0)))
+    waits = gather_waits(first, starts, radii) * gather_s
     if not any(rotations(np.array(paths, dtype=np.intp).T)):
         return FlowFollower(
-            paths, centres, first, speeds.tolist(), radii, cell_size, step_s, first_waits=waits
+            paths, centres, first, speeds.tolist(), radii, cell_size, gather_s, first_waits=waits
         )
     return JointFollower(
         [(path[0], *path) for path in paths],  # the gathering step: a wait on the plan's cells
@@ -93,6 +99,7 @@ def follow_plan(
         width=open_cells.shape[1],
         first_waits=waits,
         open_cells=open_cells.ravel(),
+        first_step_s=gather_s,
     )
 
 
@@ -131,13 +138,28 @@ class FlowFollower:
         self._rate = np.asarray(speeds, dtype=np.float64) / cell_size  # cells a second
         self._cell = cell_size
         self._radii_cells = np.asarray(radii, dtype=np.float64) / cell_size
-        waits = np.zeros(count) if first_waits is None else np.asarray(first_waits, np.float64)
+        waits = np.zeros(count) if first_waits is None else np.array(first_waits, np.float64)
         self._gathered_at = waits + gather_s
         self._gather_from, self._gather_s = waits, gather_s
         self.progress = np.zeros(count)
         """Each agent's progress along its cells (see the module)."""
         self.time_s = 0.0
         self._predecessor = self._predecessors()
+        self._before = self.progress.copy()  # the progress before the last `advance`
+        self._last_dt = 0.0
+
+    def hold(self, agents: NDArray[np.bool_]) -> NDArray[np.bool_]:
+        """Undo the last `advance` for `agents`: they stood still over it. Returns `agents`.
+
+        A held agent's progress goes back to where it was; one still gathering sets off
+        that much later (its glide keeps its length and speed). The others' moves stand:
+        each was checked against where every agent stood before the frame.
+        """
+        self.progress[agents] = self._before[agents]
+        gathering = agents & (self.time_s - self._last_dt < self._gathered_at)
+        self._gather_from[gathering] += self._last_dt
+        self._gathered_at[gathering] += self._last_dt
+        return agents
 
     def _predecessors(self) -> list[list[tuple[int, int] | None]]:
         """Per agent and cell index, the visit of that cell just before (agent, cell index)."""
@@ -169,9 +191,10 @@ class FlowFollower:
         so the order does not change the outcome and nobody runs into one moved this frame.
         """
         self.time_s += dt
+        self._last_dt = dt
+        before = self._before = self.progress.copy()
         if not self.gathered:
             return
-        before = self.progress.copy()
         reach = np.minimum(before + self._rate * dt / ARC, [len(c) - 1 for c in self.cells])
         for agent in range(len(self.cells)):
             self.progress[agent] = self._walk(agent, before, reach, self._rate[agent] * dt)

@@ -5,10 +5,12 @@
 1. **Follow**: every joint plan under way moves its members one frame along it
    (`sim.crowd.jams.flow`: each agent walks its cells at its own speed, waiting only for the
    one planned into a cell before it; a plan with a rotation goes in lock step,
-   `sim.crowd.joint.JointFollower`); a plan whose every member stands on its local goal is
-   over, and its members are **handed back**: driven ones to their fields (they ask for a
-   plan; those it brought to the cells round their goal have arrived, as a cluster a cell
-   apart would never touch to arrive), self-steered ones to their owners, all with their
+   `sim.crowd.joint.JointFollower`), never faster than their speeds and never into an agent
+   outside the plan (`sim.crowd.jams.moves`: such an agent holds the member; one that holds
+   the whole plan still for `HELD_S` ends it); a plan whose every member stands on its local
+   goal is over, and its members are **handed back**: driven ones to their fields (they ask
+   for a plan; those it brought to the cells round their goal have arrived, as a cluster a
+   cell apart would never touch to arrive), self-steered ones to their owners, all with their
    avoidance on again and their stall windows started afresh.
 2. **Detect** (every `JamSettings.check_every_s`): groups converging on a one-cell passage
    from both its sides (`sim.crowd.jams.funnel`), then the stalled agents and their jams
@@ -44,7 +46,6 @@ from enum import Enum
 import numpy as np
 from numpy.typing import NDArray
 
-from sim.crowd.disc_walls import Walls
 from sim.crowd.grid import CrowdGrid, Point
 from sim.crowd.jams.detect import (
     GoalDistances,
@@ -56,8 +57,9 @@ from sim.crowd.jams.detect import (
 )
 from sim.crowd.jams.flow import FlowFollower, follow_plan
 from sim.crowd.jams.funnel import funnel_groups, narrow_cells
-from sim.crowd.jams.local import joint_paths, kept_apart, start_cells, turn_lag
+from sim.crowd.jams.local import joint_paths, start_cells, turn_lag
 from sim.crowd.jams.log import JamEventKind, JamLog
+from sim.crowd.jams.moves import OFF_POINT, WallCache, capped, into_others
 from sim.crowd.jams.window import local_goals, window_union, windows_overlap, with_goals
 from sim.crowd.joint import JointFollower
 from sim.crowd.rows import AgentRows
@@ -72,7 +74,7 @@ TURNING_SPEED = 1e-3  # world units per second: slower agents keep their heading
 NEWCOMER_CELLS = 2.0  # an agent this near a member (past their radii) joins its plan
 CLUSTER_REACH = 2.5  # radii past the arrived cluster within which an agent is arriving
 MAX_GROWTH = 4  # a jam's window grows to at most this many times its first margin
-SETTLE_ROUNDS = 4  # times a frame's plan positions are kept apart, then clear of walls
+HELD_S = 1.0  # seconds a plan may stand still, held by agents outside it, before it is over
 
 
 class Merged(Enum):
@@ -113,6 +115,10 @@ class LocalPlan:
     settles: NDArray[np.bool_]  # its goal lies in the window: at the plan's end it has arrived
     joining: NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, np.int64))
     """Agents of a jam this plan took in (`MERGED`): they join it at once, however far."""
+    held_s: float = 0.0
+    """How long agents outside the plan have held it still (`HELD_S`)."""
+    targets: NDArray[np.float64] | None = None
+    """Where the plan put its members last frame (`sim.crowd.jams.moves`); None: not yet."""
 
 
 class Jams:
@@ -128,7 +134,7 @@ class Jams:
         self.settings = settings or JamSettings()
         self._distances = GoalDistances()
         self._watch = ProgressWatch()
-        self._walls: tuple[int, Walls] | None = None  # the mask version it was built for
+        self._walls = WallCache(grid)
         self._plans: list[LocalPlan] = []
         self._under = np.zeros(0, dtype=bool)  # by agent index
         self._next_check_s = 0.0
@@ -339,9 +345,23 @@ class Jams:
                     plan, member_rows = fresh, members
             before = rows.positions[member_rows].copy()
             plan.follower.advance(dt)
-            radii, after = rows.radii[member_rows], plan.follower.positions()
-            for _ in range(SETTLE_ROUNDS):  # a disc off a wall's corner may land on another
-                after = self._clear_of_walls(kept_apart(after, radii), radii)
+            radii = rows.radii[member_rows]
+            reach = rows.speeds[member_rows] * dt
+            target = self._walls.settled(plan.follower.positions(), radii)
+            after = self._walls.clear_of_walls(capped(before, target, reach), radii)
+            checked = np.ones(len(rows), dtype=bool)  # members on their points: the plan's own
+            if plan.targets is not None and len(plan.targets) == len(member_rows):
+                on_point = np.hypot(*(before - plan.targets).T) <= OFF_POINT
+                checked[member_rows[on_point]] = False
+            else:
+                checked[member_rows] = False
+            plan.targets = target
+            held = plan.follower.hold(
+                into_others(before, after, radii, rows.positions, rows.radii, member_rows, checked)
+            )
+            after[held] = before[held]
+            still = held.any() and not (after != before).any()
+            plan.held_s = plan.held_s + dt if still else 0.0
             rows.positions[member_rows] = after
             velocity = (after - before) / dt
             rows.velocities[member_rows] = rows.preferred[member_rows] = velocity
@@ -349,30 +369,12 @@ class Jams:
             heading = np.degrees(np.arctan2(-velocity[:, 0], velocity[:, 1])) % 360.0
             turning = speed > TURNING_SPEED
             rows.headings[member_rows] = np.where(turning, heading, rows.headings[member_rows])
-            if plan.follower.finished:
+            if plan.follower.finished or plan.held_s >= HELD_S:
                 self._hand_back(rows, plan, member_rows, present, time_s, changed)
             else:
                 kept.append(plan)
         self._plans = kept
         return changed
-
-    def _clear_of_walls(
-        self, positions: NDArray[np.float64], radii: NDArray[np.float64]
-    ) -> NDArray[np.float64]:
-        """`positions` with every disc that overlaps a wall pushed straight out of it.
-
-        The plan's cells are free and no disc is wider than a cell, but its glides are not
-        all cell to cell: from where an agent stood to its start cell, or round a block, a
-        straight line past a wall's corner can clip it by a few hundredths of a cell.
-        """
-        grid = self._grid
-        if self._walls is None or self._walls[0] != grid.mask_version:
-            self._walls = (grid.mask_version, Walls(grid.walkable))
-        size, origin = grid.grid_cell_size, np.asarray(grid.origin)
-        distance, normal = self._walls[1].nearest((positions - origin) / size)
-        depth = np.maximum(radii / size - distance, 0.0)  # inf distance: no wall, no push
-        pushed: NDArray[np.float64] = positions + normal * (depth * size)[:, None]
-        return pushed
 
     def _hand_back(
         self,

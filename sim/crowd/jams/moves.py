@@ -1,0 +1,133 @@
+"""One frame of a joint plan's members: where the plan puts them, and how far they may go.
+
+`sim.crowd.jams.handoff` asks the plan's follower where its members stand after a frame,
+then moves them there under three rules:
+
+- **settled**: the follower's points kept apart (`sim.crowd.jams.local.kept_apart`) and clear
+  of walls, `SETTLE_ROUNDS` times over (a disc pushed off a wall's corner may land on another);
+- **no faster than its speed**: a member goes from where it stands towards its settled point
+  by at most its speed times the frame (`capped`; that way cleared of walls again). Members
+  are not the crowd's to move, but parting still gives them a wall's share of a push from a
+  crowd pressing in; setting them back on the plan's point at once jumped them back by the
+  whole push in one frame (19 units a second against a speed of 6, in 16 goal groups x 625
+  agents);
+- **never into a stranger**: a member whose move would take it closer than their radii (less
+  `TURN_OVERLAP`) to an agent outside the plan, or to a member off its plan point (pushed, or
+  held, and not yet back: the plan's own spacing counts on its point), and nearer than it
+  stood, holds still for the frame (`into_others`), and the follower holds its progress
+  (`FlowFollower.hold`; a lock-step plan holds as a whole). The plan's cells were free when
+  it was made, but in a crowd the member limit keeps some newcomers out: one stood on the cell
+  a member walked into, and the member shoved it into the plan's next member (0.108 of two
+  radii, the deepest overlap of the 16 x 625 run). A member walking back to its point after a
+  push lags behind it, where the plan's spacing does not see it (0.33 of two radii in a
+  doorway variant): the others' moves are checked against it too.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import NDArray
+
+from sim.crowd.disc_walls import Walls
+from sim.crowd.grid import CrowdGrid
+from sim.crowd.jams.local import TURN_OVERLAP, kept_apart
+
+SETTLE_ROUNDS = 4  # times a frame's plan positions are kept apart, then clear of walls
+CLOSING = 1e-9  # world units: a move that shortens a gap by less does not close in
+OFF_POINT = 1e-6  # world units: a member this far from its last plan point is off it
+SPEED_SLACK = 1e-9  # a move this much past its reach is rounding, not a jump: left as it is
+
+
+class WallCache:
+    """The grid's `Walls`, rebuilt when its walkable mask changes.
+
+    Args:
+        grid: The scene's grid.
+    """
+
+    def __init__(self, grid: CrowdGrid) -> None:
+        self._grid = grid
+        self._walls: tuple[int, Walls] | None = None  # the mask version it was built for
+
+    def clear_of_walls(
+        self, positions: NDArray[np.float64], radii: NDArray[np.float64]
+    ) -> NDArray[np.float64]:
+        """`positions` with every disc that overlaps a wall pushed straight out of it.
+
+        The plan's cells are free and no disc is wider than a cell, but its glides are not
+        all cell to cell: from where an agent stood to its start cell, or round a block, a
+        straight line past a wall's corner can clip it by a few hundredths of a cell.
+        """
+        grid = self._grid
+        if self._walls is None or self._walls[0] != grid.mask_version:
+            self._walls = (grid.mask_version, Walls(grid.walkable))
+        size, origin = grid.grid_cell_size, np.asarray(grid.origin)
+        distance, normal = self._walls[1].nearest((positions - origin) / size)
+        depth = np.maximum(radii / size - distance, 0.0)  # inf distance: no wall, no push
+        pushed: NDArray[np.float64] = positions + normal * (depth * size)[:, None]
+        return pushed
+
+    def settled(
+        self, positions: NDArray[np.float64], radii: NDArray[np.float64]
+    ) -> NDArray[np.float64]:
+        """The plan's points kept apart and clear of walls (see the module)."""
+        after = positions
+        for _ in range(SETTLE_ROUNDS):
+            after = self.clear_of_walls(kept_apart(after, radii), radii)
+        return after
+
+
+def capped(
+    here: NDArray[np.float64], there: NDArray[np.float64], reach: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """Each point of `here` moved towards `there` by at most its `reach` (world units).
+
+    >>> capped(np.array([[0.0, 0.0], [0.0, 0.0]]), np.array([[3.0, 4.0], [0.1, 0.0]]),
+    ...        np.array([1.0, 1.0])).tolist()
+    [[0.6000000000000001, 0.8], [0.1, 0.0]]
+    """
+    step = there - here
+    length = np.hypot(step[:, 0], step[:, 1])
+    over = length > reach * (1.0 + SPEED_SLACK)
+    scale = reach / np.where(over, length, 1.0)
+    moved: NDArray[np.float64] = np.where(over[:, None], here + step * scale[:, None], there)
+    return moved
+
+
+def into_others(
+    here: NDArray[np.float64],
+    there: NDArray[np.float64],
+    radii: NDArray[np.float64],
+    positions: NDArray[np.float64],
+    all_radii: NDArray[np.float64],
+    members: NDArray[np.intp],
+    checked: NDArray[np.bool_],
+) -> NDArray[np.bool_]:
+    """Which members' moves from `here` to `there` close in on another disc too near.
+
+    The other discs are the `checked` rows of `positions` (radii `all_radii`), each member's
+    own row (`members`) left out. Too near: closer than their radii's sum less `TURN_OVERLAP`
+    of it. A move away from a disc already that near, or one that stays farther, is free.
+
+    >>> into_others(np.array([[0.0, 0.0], [0.0, 5.0]]), np.array([[0.1, 0.0], [0.1, 5.0]]),
+    ...             np.full(2, 0.4), np.array([[0.0, 0.0], [0.0, 5.0], [0.85, 0.0]]),
+    ...             np.full(3, 0.4), np.array([0, 1]), np.ones(3, bool)).tolist()
+    [True, False]
+    """
+    blocked = np.zeros(len(here), dtype=bool)
+    if not len(here):
+        return blocked
+    reach = float(radii.max()) + float(all_radii.max(initial=0.0))
+    low, high = there.min(axis=0) - reach, there.max(axis=0) + reach
+    near = (positions[:, 0] >= low[0]) & (positions[:, 0] <= high[0])
+    near &= (positions[:, 1] >= low[1]) & (positions[:, 1] <= high[1]) & checked
+    rows = np.flatnonzero(near)
+    others, other_radii = positions[rows], all_radii[rows]
+    wanted = (radii[:, None] + other_radii[None, :]) * (1.0 - TURN_OVERLAP)
+    after = np.hypot(*(there[:, None, :] - others[None, :, :]).transpose(2, 0, 1))
+    before = np.hypot(*(here[:, None, :] - others[None, :, :]).transpose(2, 0, 1))
+    itself = rows[None, :] == members[:, None]
+    closing: NDArray[np.bool_] = ((after < wanted) & (after < before - CLOSING) & ~itself).any(
+        axis=1
+    )
+    return closing
