@@ -74,7 +74,7 @@ TURNING_SPEED = 1e-3  # world units per second: slower agents keep their heading
 NEWCOMER_CELLS = 2.0  # an agent this near a member (past their radii) joins its plan
 CLUSTER_REACH = 2.5  # radii past the arrived cluster within which an agent is arriving
 MAX_GROWTH = 4  # a jam's window grows to at most this many times its first margin
-HELD_S = 1.0  # seconds a plan may stand still, held by agents outside it, before it is over
+HELD_S = 0.5  # seconds a plan may stand still, held by agents outside it, before it is over
 
 
 class Merged(Enum):
