@@ -9,9 +9,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sim.navigation import PathResult, Reason, SearchSettings, find_path, find_path_with
+from sim.navigation import (
+    PathResult,
+    Reason,
+    SearchSettings,
+    find_path,
+    find_path_with,
+    hot_path,
+)
+from sim.navigation.maps.generators import generate_layout
 from sim.navigation.regions import cache as region_cache
-from sim.navigation.searches import call_cache, kernel
+from sim.navigation.searches import call_cache, jump_cache, kernel, landmarks
 
 pytestmark = pytest.mark.skipif(not call_cache.COMPILED, reason="needs the C searches")
 
@@ -187,3 +195,38 @@ def test_without_the_kernels_c_is_refused(monkeypatch: pytest.MonkeyPatch) -> No
     monkeypatch.setattr(kernel, "JPS_AVAILABLE", False)
     with pytest.raises(ValueError, match="compiled jump point search is not built"):
         find_path(walkable, (0, 0), (2, 2), implementation="c")
+
+
+@pytest.mark.parametrize("fields_pay", [True, False], ids=["landmarks", "jump-tables"])
+def test_the_landmark_sized_default_call_answers_as_the_python_path(
+    fields_pay: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # 256 x 256 cells: the default call hands the checked query to `landmarks.search` from C.
+    # Landmark fields built (or found not to pay: the plain search, then jump tables), edits
+    # in place between calls: two equal arrays asked the same queries in the same order get
+    # the same answers, one through C and one through the Python path alone.
+    monkeypatch.setattr(landmarks, "PAYS_EXPANDED", -1 if fields_pay else 10**9)
+    monkeypatch.setattr(jump_cache, "SWITCH_AFTER_QUERIES", 0)
+    ours = generate_layout("rooms", 256, 256, seed=5, room=16)
+    theirs = ours.copy()
+    rng = np.random.default_rng(5)
+    free = np.argwhere(ours)
+    in_c_answers = 0
+    for round_ in range(4):
+        ends = free[rng.integers(0, len(free), (12, 2))]
+        for start, goal in ((tuple(map(int, a)), tuple(map(int, b))) for a, b in ends):
+            assert called(ours, start, goal, {}) == without_c(theirs, start, goal, {})
+            if ours[start] and ours[goal]:
+                # C itself against what it stands for: an answer from C asked `landmarks.search`
+                # once, as `hot_path.plan` does (None or NotImplemented: it did not ask).
+                answer = in_c(ours, start, goal, {})
+                if type(answer) is PathResult:
+                    in_c_answers += 1
+                    assert answer == hot_path.plan(theirs, start, goal)
+                assert called(ours, start, goal, {}) == without_c(theirs, start, goal, {})
+        # An edit in place: a room's wall opened or a cell closed, in both arrays alike.
+        row, col = (int(v) for v in free[rng.integers(0, len(free))])
+        for walkable in (ours, theirs):
+            walkable[max(row - 2, 0) : row + 2, col] = round_ % 2 == 0
+    assert in_c_answers > 20
+    assert (landmarks.build_ms(ours) is not None) is fields_pay
