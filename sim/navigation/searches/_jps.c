@@ -33,6 +33,10 @@
  *     copy of the expansion per arrival direction cut the branches callgrind counts by a fifth
  *     but not the time (the code no longer fit the instruction cache), so it was left out;
  *     only the diagonal walk, most of the work on open maps, has a copy per direction.
+ *   - Once the goal is queued, a diagonal walk stops at its first cell whose g + h passes the
+ *     goal's cost (see walk_diagonal): nothing beyond it could leave the frontier before the
+ *     goal. On arena (49 x 49), where most queries end after the start's expansion, a search
+ *     took 0.59x the time (benchmarks/RESULTS.md, "The cost of a call").
  * `search_landmarks` runs the same search with the octile heuristic raised by landmark distance
  * fields (landmarks.py: h = max(octile, |d_i(goal) - d_i(n)|)), after checking with memcmp that
  * the array still holds the bytes the fields were built from (else it answers None). A cell's
@@ -64,7 +68,16 @@ typedef struct {
     const int32_t *units;
     double unit;
     int32_t goal_units[LANDMARKS_MAX];
+    /* Past the goal (see walk_diagonal): INFINITY until the goal is queued, then its cost so
+     * far plus a margin; it stays INFINITY unless `prune`. Written by the search. */
+    double *bound;
+    int prune;
 } Jps;
+
+/* The bound's margin over the goal's cost: far above the rounding of a sum of steps (a few
+ * ulps), far below a step, and times TIE_SCALE above 1, so that every node beyond the bound
+ * keys after the goal. */
+#define BOUND_MARGIN 1e-6
 
 enum { NO_JUMP = -1 };
 
@@ -277,6 +290,7 @@ static HOT_INLINE int relax(Frontier *f, const Jps *j, int32_t current, long cel
     next->cost_so_far = new_cost;
     next->came_from = current;
     next->slot = code;
+    if (cell == j->goal && j->prune) *j->bound = new_cost + BOUND_MARGIN * (1.0 + new_cost);
     const double h = h_of(j, cell, row, col, kind);
     const double priority = floor_of((new_cost + h) * TIE_SCALE);
     open_push(f, (Node){bits_of(priority), bits_of(h), (int32_t)cell});
@@ -301,7 +315,18 @@ static HOT_INLINE int go_straight(Frontier *f, const Jps *j, int32_t current, do
 
 /* Walk the diagonal (d_row, d_col) from `current` while each step is legal (both orthogonal
  * cells it passes between open), queueing at each cell the jump points its two straight scans
- * find, until the goal (JumpPointSearch._successors). Returns 0 when out of memory. */
+ * find, until the goal (JumpPointSearch._successors). Returns 0 when out of memory.
+ *
+ * Past the goal, the walk stops early: once the goal is queued at cost C, a walk cell whose
+ * g + h exceeds C (by BOUND_MARGIN) can queue nothing that leaves the frontier before the goal.
+ * Under a consistent heuristic (octile, Euclidean, Chebyshev, zero; weight 1, no landmarks:
+ * `prune`) every later cell of the walk, and every jump point its scans find, has g + h at
+ * least that cell's, so it keys after the goal (ties go to the smaller h, the goal's 0), and
+ * none could lower the goal's cost. The frontier pops in the total order of its keys (priority,
+ * h, cell), whatever else it holds, so the cells expanded before the goal, the goal's parent,
+ * the path, its cost and the expansion count are those of the full walk, jps.py's, to the bit
+ * (tests/unit/test_jps.py). On a small open map, where most queries are answered from the
+ * start's expansion, the walks after the one that queued the goal end within a step or two. */
 static HOT_INLINE int walk_diagonal(Frontier *f, const Jps *j, int32_t current, double g,
                                     long row, long col, long d_row, long d_col, int kind) {
     Packed *grid = j->grid;
@@ -323,6 +348,8 @@ static HOT_INLINE int walk_diagonal(Frontier *f, const Jps *j, int32_t current, 
         col += d_col;
         packed_check_row(grid, row + d_row);
         const double cost = g + (double)steps * SQRT2;
+        const double bound = *j->bound;
+        if (bound < INFINITY && cost + h_of(j, cell, row, col, kind) > bound) return 1;
         if (cell == j->goal)
             return relax(f, j, current, cell, row, col, cost, direction_code(d_row, d_col), kind);
         const long found_row = scan_column(j, row, col, d_row);
@@ -414,6 +441,7 @@ static HOT_INLINE int jps_loop(const Jps *j, Frontier *f, int kind, Py_ssize_t *
     int status = SEARCH_UNREACHABLE;
     const long start_row = j->start / width, start_col = j->start % width;
     const double h = h_of(j, j->start, start_row, start_col, kind);
+    *j->bound = INFINITY;
     f->state[j->start] = (CellState){0.0, -1, START_CODE};
     f->ws->closed[j->start] = QUEUED;
     f->ws->touched[f->touched_count++] = j->start;
@@ -573,6 +601,9 @@ static PyObject *run_search(PyObject *walkable_obj, Py_ssize_t height, Py_ssize_
     }
     problem.units = units;
     problem.unit = unit;
+    double bound = INFINITY;
+    problem.bound = &bound;
+    problem.prune = problem.count == 0 && h_weight == 1.0;
     Workspace *ws = workspace_take(size);
     if (ws == NULL) {
         packed_give_back(grid);
@@ -761,8 +792,10 @@ static PyObject *run_batch(PyObject *args, int arrays) {
     Py_BEGIN_ALLOW_THREADS
     for (Py_ssize_t i = 0; i < count; i++) {
         const int32_t start = (int32_t)starts[i], goal = (int32_t)goals[i];
-        const Jps problem = {grid, (long)height, (long)width, start, goal, (long)(goal / width),
-                             (long)(goal % width), 1.0, heuristic, NULL, 0, 0, {0}, {0}, NULL, 0.0, {0}};
+        double bound = INFINITY;
+        const Jps problem = {grid,  (long)height, (long)width, start, goal, (long)(goal / width),
+                             (long)(goal % width), 1.0, heuristic, NULL, 0, 0, {0}, {0}, NULL,
+                             0.0,   {0},          &bound,      1};
         Outcome *out = &outcomes[i];
         Frontier frontier = frontier_start(ws);
         out->cost = INFINITY;
