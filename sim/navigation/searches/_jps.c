@@ -401,12 +401,22 @@ static HOT_INLINE int expand(Frontier *f, const Jps *j, int32_t current, int kin
     packed_check_row(grid, row);
     packed_check_row(grid, row + 1);
     if (here.slot == START_CODE) {
-        /* Every direction, in jps.DIRECTIONS order (the order does not change the result:
-         * no two directions find the same cell). */
-        static const long DIRECTIONS[8][2] = {{-1, 0},  {1, 0},  {0, -1}, {0, 1},
-                                              {-1, -1}, {-1, 1}, {1, -1}, {1, 1}};
-        for (int d = 0; d < 8; d++)
-            if (!go(f, j, current, g, row, col, DIRECTIONS[d][0], DIRECTIONS[d][1], kind))
+        /* Every direction (the order does not change the result: no two directions find the
+         * same cell): the straight ones, then the diagonal toward the goal first and the one
+         * away from it last, so that the walks after the goal is queued stop early (see
+         * walk_diagonal). */
+        static const long STRAIGHT[4][2] = {{-1, 0}, {1, 0}, {0, -1}, {0, 1}};
+        for (int d = 0; d < 4; d++)
+            if (!go_straight(f, j, current, g, row, col, STRAIGHT[d][0], STRAIGHT[d][1], kind))
+                return 0;
+        const long toward_row = j->goal_row < row ? -1 : 1;
+        const long toward_col = j->goal_col < col ? -1 : 1;
+        const long diagonals[4][2] = {{toward_row, toward_col},
+                                      {toward_row, -toward_col},
+                                      {-toward_row, toward_col},
+                                      {-toward_row, -toward_col}};
+        for (int d = 0; d < 4; d++)
+            if (!go_diagonal(f, j, current, g, row, col, diagonals[d][0], diagonals[d][1], kind))
                 return 0;
         return 1;
     }
