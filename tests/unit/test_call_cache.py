@@ -230,3 +230,53 @@ def test_the_landmark_sized_default_call_answers_as_the_python_path(
             walkable[max(row - 2, 0) : row + 2, col] = round_ % 2 == 0
     assert in_c_answers > 20
     assert (landmarks.build_ms(ours) is not None) is fields_pay
+
+
+def with_settings(walkable: Any, start: Any, goal: Any, settings: SearchSettings) -> Any:
+    try:
+        result = find_path_with(walkable, start, goal, settings)
+    except ValueError as error:
+        return str(error)
+    return (result.found, result.cells, result.cost, result.expanded, result.reason)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    algorithm=st.sampled_from(ALGORITHMS),
+    diagonal=st.sampled_from(RULES),
+    heuristic=st.sampled_from(("octile", "manhattan", "zero")),
+)
+def test_find_path_with_takes_the_c_call_and_answers_as_the_python_path(
+    seed: int, algorithm: str, diagonal: str, heuristic: str
+) -> None:
+    # The settings form (the app's) goes through the same C call, its options those of the
+    # settings; edits in place between calls are read.
+    rng = np.random.default_rng(seed)
+    ours = rng.random((9, 11)) > 0.3
+    theirs = ours.copy()
+    try:
+        chosen = SearchSettings.parse(algorithm=algorithm, diagonal=diagonal, heuristic=heuristic)
+    except ValueError:
+        return  # refused before any query: nothing for either path to answer
+    cells = [tuple(int(v) for v in cell) for cell in rng.integers(0, 9, (12, 2))]
+    for index, (start, goal) in enumerate(zip(cells[::2], cells[1::2], strict=True)):
+        for _ in range(3):
+            mine = with_settings(ours, start, goal, chosen)
+            call_cache.COMPILED = False
+            try:
+                assert mine == with_settings(theirs, start, goal, chosen)
+            finally:
+                call_cache.COMPILED = True
+        flip = (index % 9, (3 * index) % 11)
+        ours[flip] = theirs[flip] = not ours[flip]
+
+
+def test_find_path_with_is_answered_in_c_once_taught() -> None:
+    walkable = np.ones((6, 8), dtype=bool)
+    chosen = SearchSettings.parse(algorithm="astar", diagonal="never")
+    for _ in range(3):
+        find_path_with(walkable, (0, 0), (5, 7), chosen)
+    answer = call_cache.call(walkable, (0, 0), (5, 7), "astar", "never", "octile", 1.0, "auto")
+    assert type(answer) is PathResult
+    assert answer == find_path_with(walkable, (0, 0), (5, 7), chosen)
