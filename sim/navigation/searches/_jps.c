@@ -41,7 +41,8 @@
  * fields (landmarks.py: h = max(octile, |d_i(goal) - d_i(n)|)), after checking with memcmp that
  * the array still holds the bytes the fields were built from (else it answers None). A cell's
  * distances are one row of the fields (8 doubles: one cache line), read once per queued cell.
- * The GIL is released during the search; the input buffer stays pinned by its Py_buffer view.
+ * The GIL is released during the search (on maps above KEEP_GIL_CELLS cells); the input buffer
+ * stays pinned by its Py_buffer view.
  */
 #include "_grid_search.h"
 #include "_jps_blocks.h"
