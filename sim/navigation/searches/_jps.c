@@ -36,7 +36,7 @@
  *   - Once the goal is queued, a diagonal walk stops at its first cell whose g + h passes the
  *     goal's cost (see walk_diagonal): nothing beyond it could leave the frontier before the
  *     goal. On arena (49 x 49), where most queries end after the start's expansion, a search
- *     took 0.59x the time (benchmarks/RESULTS.md, "The cost of a call").
+ *     took 0.82x the time (benchmarks/RESULTS.md, "The cost of a call").
  * `search_landmarks` runs the same search with the octile heuristic raised by landmark distance
  * fields (landmarks.py: h = max(octile, |d_i(goal) - d_i(n)|)), after checking with memcmp that
  * the array still holds the bytes the fields were built from (else it answers None). A cell's
