@@ -135,7 +135,8 @@ def learn(
         rule, code = DiagonalRule.NO_CORNER_CUTTING.code, Heuristic.OCTILE.code
         kind = KIND_DEFAULTS if labelled else KIND_PYTHON
         _kernel.call_learn(options, kind, labelled, rule, code, 1.0, 1.0, False)
-    if labelled:
+    # `call` reads only C-contiguous numpy arrays: a strided view's labels are never asked.
+    if labelled and isinstance(walkable, np.ndarray) and walkable.flags.c_contiguous:
         regions = region_cache.labelled(walkable)
         if regions is not None and regions.shape == walkable.shape:
             labels, _, _, version = regions.proof_parts()
