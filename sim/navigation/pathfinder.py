@@ -280,7 +280,8 @@ def find_path_with(
     With every option at its default (`SearchSettings.common`: no costs, the
     no-corner-cutting rule, octile, "auto", weight 1, "auto" implementation) a plain mask and
     two cells take the short way (`sim.navigation.hot_path`), whatever form the caller gave
-    the options in.
+    the options in. Without links and costs, settings whose queries answered before go through
+    `find_path`'s one C call (`sim.navigation.searches.call_cache`) first, as their options.
 
     >>> from sim.navigation.diagonal import DiagonalRule
     >>> four = SearchSettings(rule=DiagonalRule.NEVER)
@@ -289,6 +290,55 @@ def find_path_with(
     """
     if links:
         return _find_linked(walkable, start, goal, settings, links)
+    if settings.costs is None:
+        # The C call of `find_path` (`call_cache`), given these settings as its options.
+        cheap = _call_cache or _load_call_cache()
+        if cheap.COMPILED and cheap.kernel.KERNEL_AVAILABLE and cheap.kernel.JPS_AVAILABLE:
+            options = _options_of(settings)
+            answer = cheap.call(walkable, start, goal, *options)
+            if answer is not None:
+                if answer is not NotImplemented:
+                    return answer  # type: ignore[no-any-return]
+                result = _settled(walkable, start, goal, settings)
+                cheap.learn(walkable, *options)
+                return result
+    return _settled(walkable, start, goal, settings)
+
+
+_SETTINGS_KEPT = 8
+"""How many settings objects `_options_of` remembers (the app holds one or two)."""
+
+_options_of_settings: list[tuple[SearchSettings, tuple[object, ...]]] = []
+"""Settings `find_path_with` was given lately and their `find_path` options, latest first."""
+
+
+def _options_of(settings: SearchSettings) -> tuple[object, ...]:
+    """`settings` as `find_path`'s five options, which `SearchSettings.parse` reads back.
+
+    In `find_path`'s order: algorithm, diagonal, heuristic, weight, implementation. The same
+    objects for the same settings object, found by identity (hashing the settings costs more
+    than the call it serves), so that the C call matches them at once.
+    """
+    for kept, options in _options_of_settings:
+        if kept is settings:
+            return options
+    algorithm = AUTO if settings.algorithm is None else settings.algorithm.value
+    options = (
+        algorithm,
+        settings.rule.value,
+        settings.heuristic.value,
+        settings.weight,
+        settings.implementation.value,
+    )
+    _options_of_settings.insert(0, (settings, options))
+    del _options_of_settings[_SETTINGS_KEPT:]
+    return options
+
+
+def _settled(
+    walkable: NDArray[np.bool_], start: Cell, goal: Cell, settings: SearchSettings
+) -> PathResult:
+    """`find_path_with` without links in Python: the common settings' short way, or the general."""
     if settings.common:
         # The common call: the same answer in a fraction of the general path's checks, and
         # an unreachable one proven again from the last proof without any Python (`_apart`).

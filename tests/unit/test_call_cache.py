@@ -9,9 +9,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sim.navigation import PathResult, Reason, SearchSettings, find_path, find_path_with
+from sim.navigation import (
+    PathResult,
+    Reason,
+    SearchSettings,
+    find_path,
+    find_path_with,
+    hot_path,
+)
+from sim.navigation.maps.generators import generate_layout
 from sim.navigation.regions import cache as region_cache
-from sim.navigation.searches import call_cache, kernel
+from sim.navigation.searches import call_cache, jump_cache, kernel, landmarks
 
 pytestmark = pytest.mark.skipif(not call_cache.COMPILED, reason="needs the C searches")
 
@@ -187,3 +195,88 @@ def test_without_the_kernels_c_is_refused(monkeypatch: pytest.MonkeyPatch) -> No
     monkeypatch.setattr(kernel, "JPS_AVAILABLE", False)
     with pytest.raises(ValueError, match="compiled jump point search is not built"):
         find_path(walkable, (0, 0), (2, 2), implementation="c")
+
+
+@pytest.mark.parametrize("fields_pay", [True, False], ids=["landmarks", "jump-tables"])
+def test_the_landmark_sized_default_call_answers_as_the_python_path(
+    fields_pay: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # 256 x 256 cells: the default call hands the checked query to `landmarks.search` from C.
+    # Landmark fields built (or found not to pay: the plain search, then jump tables), edits
+    # in place between calls: two equal arrays asked the same queries in the same order get
+    # the same answers, one through C and one through the Python path alone.
+    monkeypatch.setattr(landmarks, "PAYS_EXPANDED", -1 if fields_pay else 10**9)
+    monkeypatch.setattr(jump_cache, "SWITCH_AFTER_QUERIES", 0)
+    ours = generate_layout("rooms", 256, 256, seed=5, room=16)
+    theirs = ours.copy()
+    rng = np.random.default_rng(5)
+    free = np.argwhere(ours)
+    in_c_answers = 0
+    for round_ in range(4):
+        ends = free[rng.integers(0, len(free), (12, 2))]
+        for start, goal in ((tuple(map(int, a)), tuple(map(int, b))) for a, b in ends):
+            assert called(ours, start, goal, {}) == without_c(theirs, start, goal, {})
+            if ours[start] and ours[goal]:
+                # C itself against what it stands for: an answer from C asked `landmarks.search`
+                # once, as `hot_path.plan` does (None or NotImplemented: it did not ask).
+                answer = in_c(ours, start, goal, {})
+                if type(answer) is PathResult:
+                    in_c_answers += 1
+                    assert answer == hot_path.plan(theirs, start, goal)
+                assert called(ours, start, goal, {}) == without_c(theirs, start, goal, {})
+        # An edit in place: a room's wall opened or a cell closed, in both arrays alike.
+        row, col = (int(v) for v in free[rng.integers(0, len(free))])
+        for walkable in (ours, theirs):
+            walkable[max(row - 2, 0) : row + 2, col] = round_ % 2 == 0
+    assert in_c_answers > 20
+    assert (landmarks.build_ms(ours) is not None) is fields_pay
+
+
+def with_settings(walkable: Any, start: Any, goal: Any, settings: SearchSettings) -> Any:
+    try:
+        result = find_path_with(walkable, start, goal, settings)
+    except ValueError as error:
+        return str(error)
+    return (result.found, result.cells, result.cost, result.expanded, result.reason)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    algorithm=st.sampled_from(ALGORITHMS),
+    diagonal=st.sampled_from(RULES),
+    heuristic=st.sampled_from(("octile", "manhattan", "zero")),
+)
+def test_find_path_with_takes_the_c_call_and_answers_as_the_python_path(
+    seed: int, algorithm: str, diagonal: str, heuristic: str
+) -> None:
+    # The settings form (the app's) goes through the same C call, its options those of the
+    # settings; edits in place between calls are read.
+    rng = np.random.default_rng(seed)
+    ours = rng.random((9, 11)) > 0.3
+    theirs = ours.copy()
+    try:
+        chosen = SearchSettings.parse(algorithm=algorithm, diagonal=diagonal, heuristic=heuristic)
+    except ValueError:
+        return  # refused before any query: nothing for either path to answer
+    cells = [tuple(int(v) for v in cell) for cell in rng.integers(0, 9, (12, 2))]
+    for index, (start, goal) in enumerate(zip(cells[::2], cells[1::2], strict=True)):
+        for _ in range(3):
+            mine = with_settings(ours, start, goal, chosen)
+            call_cache.COMPILED = False
+            try:
+                assert mine == with_settings(theirs, start, goal, chosen)
+            finally:
+                call_cache.COMPILED = True
+        flip = (index % 9, (3 * index) % 11)
+        ours[flip] = theirs[flip] = not ours[flip]
+
+
+def test_find_path_with_is_answered_in_c_once_taught() -> None:
+    walkable = np.ones((6, 8), dtype=bool)
+    chosen = SearchSettings.parse(algorithm="astar", diagonal="never")
+    for _ in range(3):
+        find_path_with(walkable, (0, 0), (5, 7), chosen)
+    answer = call_cache.call(walkable, (0, 0), (5, 7), "astar", "never", "octile", 1.0, "auto")
+    assert type(answer) is PathResult
+    assert answer == find_path_with(walkable, (0, 0), (5, 7), chosen)

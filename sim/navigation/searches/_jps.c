@@ -33,11 +33,16 @@
  *     copy of the expansion per arrival direction cut the branches callgrind counts by a fifth
  *     but not the time (the code no longer fit the instruction cache), so it was left out;
  *     only the diagonal walk, most of the work on open maps, has a copy per direction.
+ *   - Once the goal is queued, a diagonal walk stops at its first cell whose g + h passes the
+ *     goal's cost (see walk_diagonal): nothing beyond it could leave the frontier before the
+ *     goal. On arena (49 x 49), where most queries end after the start's expansion, a search
+ *     took 0.82x the time (benchmarks/RESULTS.md, "The cost of a call").
  * `search_landmarks` runs the same search with the octile heuristic raised by landmark distance
  * fields (landmarks.py: h = max(octile, |d_i(goal) - d_i(n)|)), after checking with memcmp that
  * the array still holds the bytes the fields were built from (else it answers None). A cell's
  * distances are one row of the fields (8 doubles: one cache line), read once per queued cell.
- * The GIL is released during the search; the input buffer stays pinned by its Py_buffer view.
+ * The GIL is released during the search (on maps above KEEP_GIL_CELLS cells); the input buffer
+ * stays pinned by its Py_buffer view.
  */
 #include "_grid_search.h"
 #include "_jps_blocks.h"
@@ -64,7 +69,22 @@ typedef struct {
     const int32_t *units;
     double unit;
     int32_t goal_units[LANDMARKS_MAX];
+    /* Past the goal (see walk_diagonal): INFINITY until the goal is queued, then its cost so
+     * far plus a margin; it stays INFINITY unless `prune`. Written by the search. */
+    double *bound;
+    int prune;
 } Jps;
+
+/* The bound's margin over the goal's cost: far above the rounding of a sum of steps (a few
+ * ulps), far below a step, and times TIE_SCALE above 1, so that every node beyond the bound
+ * keys after the goal. */
+#define BOUND_MARGIN 1e-6
+
+/* Maps of at most this many cells are searched without letting the GIL go: a whole search
+ * there (at most some tens of microseconds, a maze of 128 x 128) costs less than another
+ * thread's wait would, and a query of a microsecond or two paid about a tenth of a
+ * microsecond to let it go and take it back. */
+enum { KEEP_GIL_CELLS = 128 * 128 };
 
 enum { NO_JUMP = -1 };
 
@@ -277,6 +297,7 @@ static HOT_INLINE int relax(Frontier *f, const Jps *j, int32_t current, long cel
     next->cost_so_far = new_cost;
     next->came_from = current;
     next->slot = code;
+    if (cell == j->goal && j->prune) *j->bound = new_cost + BOUND_MARGIN * (1.0 + new_cost);
     const double h = h_of(j, cell, row, col, kind);
     const double priority = floor_of((new_cost + h) * TIE_SCALE);
     open_push(f, (Node){bits_of(priority), bits_of(h), (int32_t)cell});
@@ -301,7 +322,18 @@ static HOT_INLINE int go_straight(Frontier *f, const Jps *j, int32_t current, do
 
 /* Walk the diagonal (d_row, d_col) from `current` while each step is legal (both orthogonal
  * cells it passes between open), queueing at each cell the jump points its two straight scans
- * find, until the goal (JumpPointSearch._successors). Returns 0 when out of memory. */
+ * find, until the goal (JumpPointSearch._successors). Returns 0 when out of memory.
+ *
+ * Past the goal, the walk stops early: once the goal is queued at cost C, a walk cell whose
+ * g + h exceeds C (by BOUND_MARGIN) can queue nothing that leaves the frontier before the goal.
+ * Under a consistent heuristic (octile, Euclidean, Chebyshev, zero; weight 1, no landmarks:
+ * `prune`) every later cell of the walk, and every jump point its scans find, has g + h at
+ * least that cell's, so it keys after the goal (ties go to the smaller h, the goal's 0), and
+ * none could lower the goal's cost. The frontier pops in the total order of its keys (priority,
+ * h, cell), whatever else it holds, so the cells expanded before the goal, the goal's parent,
+ * the path, its cost and the expansion count are those of the full walk, jps.py's, to the bit
+ * (tests/unit/test_jps.py). On a small open map, where most queries are answered from the
+ * start's expansion, the walks after the one that queued the goal end within a step or two. */
 static HOT_INLINE int walk_diagonal(Frontier *f, const Jps *j, int32_t current, double g,
                                     long row, long col, long d_row, long d_col, int kind) {
     Packed *grid = j->grid;
@@ -323,6 +355,8 @@ static HOT_INLINE int walk_diagonal(Frontier *f, const Jps *j, int32_t current, 
         col += d_col;
         packed_check_row(grid, row + d_row);
         const double cost = g + (double)steps * SQRT2;
+        const double bound = *j->bound;
+        if (bound < INFINITY && cost + h_of(j, cell, row, col, kind) > bound) return 1;
         if (cell == j->goal)
             return relax(f, j, current, cell, row, col, cost, direction_code(d_row, d_col), kind);
         const long found_row = scan_column(j, row, col, d_row);
@@ -374,12 +408,22 @@ static HOT_INLINE int expand(Frontier *f, const Jps *j, int32_t current, int kin
     packed_check_row(grid, row);
     packed_check_row(grid, row + 1);
     if (here.slot == START_CODE) {
-        /* Every direction, in jps.DIRECTIONS order (the order does not change the result:
-         * no two directions find the same cell). */
-        static const long DIRECTIONS[8][2] = {{-1, 0},  {1, 0},  {0, -1}, {0, 1},
-                                              {-1, -1}, {-1, 1}, {1, -1}, {1, 1}};
-        for (int d = 0; d < 8; d++)
-            if (!go(f, j, current, g, row, col, DIRECTIONS[d][0], DIRECTIONS[d][1], kind))
+        /* Every direction (the order does not change the result: no two directions find the
+         * same cell): the straight ones, then the diagonal toward the goal first and the one
+         * away from it last, so that the walks after the goal is queued stop early (see
+         * walk_diagonal). */
+        static const long STRAIGHT[4][2] = {{-1, 0}, {1, 0}, {0, -1}, {0, 1}};
+        for (int d = 0; d < 4; d++)
+            if (!go_straight(f, j, current, g, row, col, STRAIGHT[d][0], STRAIGHT[d][1], kind))
+                return 0;
+        const long toward_row = j->goal_row < row ? -1 : 1;
+        const long toward_col = j->goal_col < col ? -1 : 1;
+        const long diagonals[4][2] = {{toward_row, toward_col},
+                                      {toward_row, -toward_col},
+                                      {-toward_row, toward_col},
+                                      {-toward_row, -toward_col}};
+        for (int d = 0; d < 4; d++)
+            if (!go_diagonal(f, j, current, g, row, col, diagonals[d][0], diagonals[d][1], kind))
                 return 0;
         return 1;
     }
@@ -414,6 +458,7 @@ static HOT_INLINE int jps_loop(const Jps *j, Frontier *f, int kind, Py_ssize_t *
     int status = SEARCH_UNREACHABLE;
     const long start_row = j->start / width, start_col = j->start % width;
     const double h = h_of(j, j->start, start_row, start_col, kind);
+    *j->bound = INFINITY;
     f->state[j->start] = (CellState){0.0, -1, START_CODE};
     f->ws->closed[j->start] = QUEUED;
     f->ws->touched[f->touched_count++] = j->start;
@@ -573,6 +618,9 @@ static PyObject *run_search(PyObject *walkable_obj, Py_ssize_t height, Py_ssize_
     }
     problem.units = units;
     problem.unit = unit;
+    double bound = INFINITY;
+    problem.bound = &bound;
+    problem.prune = problem.count == 0 && h_weight == 1.0;
     Workspace *ws = workspace_take(size);
     if (ws == NULL) {
         packed_give_back(grid);
@@ -584,14 +632,16 @@ static PyObject *run_search(PyObject *walkable_obj, Py_ssize_t height, Py_ssize_
     double cost = INFINITY;
     int status;
     Frontier frontier = frontier_start(ws);
-    Py_BEGIN_ALLOW_THREADS
+    /* The GIL is let go for the search but on small maps, whose searches are shorter than
+     * letting it go and taking it back (see KEEP_GIL_CELLS). */
+    PyThreadState *saved = size > KEEP_GIL_CELLS ? PyEval_SaveThread() : NULL;
     status = run_jps(&problem, &frontier, &expanded);
     if (status == SEARCH_FOUND) {
         path = lay_out_path(&problem, ws->state, &path_length, &cost);
         if (path == NULL) status = SEARCH_NO_MEMORY;
     }
     for (Py_ssize_t i = 0; i < frontier.touched_count; i++) ws->closed[ws->touched[i]] = UNSEEN;
-    Py_END_ALLOW_THREADS
+    if (saved != NULL) PyEval_RestoreThread(saved);
     workspace_give_back(ws);
     packed_give_back(grid);
     PyBuffer_Release(&view);
@@ -761,8 +811,10 @@ static PyObject *run_batch(PyObject *args, int arrays) {
     Py_BEGIN_ALLOW_THREADS
     for (Py_ssize_t i = 0; i < count; i++) {
         const int32_t start = (int32_t)starts[i], goal = (int32_t)goals[i];
-        const Jps problem = {grid, (long)height, (long)width, start, goal, (long)(goal / width),
-                             (long)(goal % width), 1.0, heuristic, NULL, 0, 0, {0}, {0}, NULL, 0.0, {0}};
+        double bound = INFINITY;
+        const Jps problem = {grid,  (long)height, (long)width, start, goal, (long)(goal / width),
+                             (long)(goal % width), 1.0, heuristic, NULL, 0, 0, {0}, {0}, NULL,
+                             0.0,   {0},          &bound,      1};
         Outcome *out = &outcomes[i];
         Frontier frontier = frontier_start(ws);
         out->cost = INFINITY;

@@ -1311,6 +1311,10 @@ static PyObject *kernel_cells_of(PyObject *module, PyObject *flat) {
 
 typedef PyObject *(*PlainJps)(PyObject *, Py_ssize_t, Py_ssize_t, Py_ssize_t, Py_ssize_t, int);
 static PlainJps plain_jps = NULL;
+/* landmarks.search, which the default call on an array landmarks.py may serve is handed to
+ * (NULL: that call goes the Python way), and call_cache.missed, which answers its not-found
+ * answers as hot_path.plan does (learning from them). */
+static PyObject *landmark_search = NULL, *landmark_missed = NULL;
 
 enum { KIND_DEFAULTS = 0, KIND_JPS = 1, KIND_KERNEL = 2, KIND_PYTHON = 3 };
 #define CALL_OPTIONS 5
@@ -1352,20 +1356,31 @@ static void label_memo_clear(LabelMemo *memo) {
 
 static void call_free(void) {
     call_entries_clear();
+    Py_CLEAR(landmark_search);
+    Py_CLEAR(landmark_missed);
     for (int i = 0; i < LABEL_MEMOS; i++) label_memo_clear(&label_memos[i]);
     Py_CLEAR(version_key);
 }
 
 PyDoc_STRVAR(call_setup_doc,
-             "call_setup(jps_api, min_cells, max_cells, near_cells) -> None\n\n"
-             "The jump point search `call` runs (_jps's capsule) and landmarks.py's bounds; see\n"
-             "sim/navigation/searches/call_cache.py.");
+             "call_setup(jps_api, min_cells, max_cells, near_cells, landmark_search=None,\n"
+             "           landmark_missed=None) -> None\n\n"
+             "The jump point search `call` runs (_jps's capsule), landmarks.py's bounds and\n"
+             "search, and what answers its misses; see sim/navigation/searches/call_cache.py.");
 
 static PyObject *kernel_call_setup(PyObject *module, PyObject *args) {
     (void)module;
-    PyObject *capsule;
+    PyObject *capsule, *landmarks = Py_None, *missed = Py_None;
     Py_ssize_t low, high, near;
-    if (!PyArg_ParseTuple(args, "Onnn:call_setup", &capsule, &low, &high, &near)) return NULL;
+    if (!PyArg_ParseTuple(args, "Onnn|OO:call_setup", &capsule, &low, &high, &near, &landmarks,
+                          &missed))
+        return NULL;
+    if ((landmarks == Py_None) != (missed == Py_None) ||
+        (landmarks != Py_None && !(PyCallable_Check(landmarks) && PyCallable_Check(missed)))) {
+        PyErr_SetString(PyExc_TypeError,
+                        "call_setup: landmark_search and landmark_missed: both callables or None");
+        return NULL;
+    }
     PlainJps search = PyCapsule_GetPointer(capsule, "sim.navigation.searches._jps.plain");
     if (search == NULL) return NULL;
     if (version_key == NULL && (version_key = PyUnicode_InternFromString("version")) == NULL)
@@ -1374,6 +1389,8 @@ static PyObject *kernel_call_setup(PyObject *module, PyObject *args) {
     landmark_min = low;
     landmark_max = high;
     near_cells = near;
+    Py_XSETREF(landmark_search, landmarks == Py_None ? NULL : Py_NewRef(landmarks));
+    Py_XSETREF(landmark_missed, missed == Py_None ? NULL : Py_NewRef(missed));
     Py_RETURN_NONE;
 }
 
@@ -1547,12 +1564,14 @@ static PyObject *kernel_call(PyObject *module, PyObject *const *args, Py_ssize_t
     }
     PyBuffer_Release(&view);
     if (start < 0 || goal < 0) Py_RETURN_NONE;
+    int landmark_sized = 0;
     if (entry.kind == KIND_DEFAULTS) {
         const Py_ssize_t size = height * width;
         const Py_ssize_t rows = start / width - goal / width, cols = start % width - goal % width;
         const int near = rows >= -near_cells && rows <= near_cells && cols >= -near_cells &&
                          cols <= near_cells;
-        if (size >= landmark_min && size <= landmark_max && !near) Py_RETURN_NONE;
+        landmark_sized = size >= landmark_min && size <= landmark_max && !near;
+        if (landmark_sized && landmark_search == NULL) Py_RETURN_NONE;
     }
     if (entry.labelled) {
         const int32_t *labels = labels_of(walkable_obj, height, width);
@@ -1560,6 +1579,39 @@ static PyObject *kernel_call(PyObject *module, PyObject *const *args, Py_ssize_t
         if (labels[start] != labels[goal] || labels[start] < 0) Py_RETURN_NONE;
     }
     PyObject *answer;
+    if (landmark_sized) {
+        /* landmarks.search, as hot_path.plan calls it once its checks pass (they have: the
+         * same array, cells and region labels): its probing, fields and jump tables are its
+         * own, so the answer, the cells among paths of that cost and what it learns are the
+         * Python path's. Only its answer's tuple is read here, through kernel_result. */
+        PyObject *numbers[4] = {PyLong_FromSsize_t(height), PyLong_FromSsize_t(width),
+                                PyLong_FromSsize_t(start), PyLong_FromSsize_t(goal)};
+        answer = NULL;
+        if (numbers[0] != NULL && numbers[1] != NULL && numbers[2] != NULL && numbers[3] != NULL) {
+            PyObject *argv[5] = {walkable_obj, numbers[0], numbers[1], numbers[2], numbers[3]};
+            answer = PyObject_Vectorcall(landmark_search, argv, 5, NULL);
+        }
+        for (int i = 0; i < 4; i++) Py_XDECREF(numbers[i]);
+        if (answer == NULL) return NULL;
+        if (!PyTuple_CheckExact(answer) || PyTuple_GET_SIZE(answer) != 4) {
+            Py_DECREF(answer);
+            PyErr_SetString(PyExc_TypeError, "landmark_search must answer a 4-tuple");
+            return NULL;
+        }
+        const int found = PyObject_IsTrue(PyTuple_GET_ITEM(answer, 0));
+        PyObject *result = NULL;
+        if (found > 0) {
+            result = kernel_result(NULL, answer);
+        } else if (found == 0) {
+            /* Not found though the labels say one region (labels behind the array): answered
+             * and learnt from in Python, without searching again (the search's own notes,
+             * such as jump_cache's rent, count it once, as on the Python path). */
+            PyObject *argv[4] = {walkable_obj, args[1], args[2], answer};
+            result = PyObject_Vectorcall(landmark_missed, argv, 4, NULL);
+        }
+        Py_DECREF(answer);
+        return result;
+    }
     if (entry.kind == KIND_KERNEL) {
         answer = search_grid(walkable_obj, Py_None, height, width, start, goal, entry.rule,
                              entry.heuristic, entry.h_factor, entry.g_weight, entry.unit_steps);

@@ -1,3 +1,4 @@
+from collections.abc import Callable
 from typing import Any
 
 def search(
@@ -84,7 +85,15 @@ def call(
     implementation: Any,
     /,
 ) -> Any: ...
-def call_setup(jps_api: Any, min_cells: int, max_cells: int, near_cells: int, /) -> None: ...
+def call_setup(
+    jps_api: Any,
+    min_cells: int,
+    max_cells: int,
+    near_cells: int,
+    landmark_search: Callable[[Any, int, int, int, int], Any] | None = None,
+    landmark_missed: Callable[[Any, Any, Any, Any], Any] | None = None,
+    /,
+) -> None: ...
 def call_learn(
     options: tuple[Any, Any, Any, Any, Any],
     kind: int,

@@ -19,9 +19,14 @@ fourth, each with its frame (about 1.4 us a call on a 49 x 49 map, where the sea
   a same-region query is searched on the array as it is now (jump point search checks its
   packed copies against it row by row), and a search that finds no path there is left to the
   Python path, which searches again and learns from it (`region_cache.learn`);
-- with every option at its default it answers only where `landmarks.search` runs the plain
-  search (arrays outside `landmarks.MIN_CELLS` to `landmarks.MAX_CELLS`, and near queries):
-  the landmark fields' decisions stay Python's.
+- with every option at its default, on an array `landmarks.search` may serve (`landmarks.MIN_CELLS`
+  to `landmarks.MAX_CELLS` cells, the ends farther apart than `landmarks.NEAR_CELLS`) it hands
+  the checked query to `landmarks.search` itself, as `sim.navigation.hot_path` would, and builds
+  the `PathResult` from its answer: the landmark fields' and jump tables' decisions stay
+  Python's, the checks and the frames between are gone (about 2 us of an 8 us query on
+  Berlin_0_256); a not-found answer there (labels behind the array) is answered by `missed`,
+  which learns from it as `hot_path.plan` does. The function is the one `landmarks.search`
+  named at import: replacing that name later does not reach `call`.
 
 It answers a `PathResult` (the one the Python path returns, field for field: a property test
 holds the two to it), None when the Python path answers (anything it cannot answer exactly so:
@@ -42,7 +47,7 @@ from numpy.typing import NDArray
 from sim.navigation import prepared
 from sim.navigation.diagonal import DiagonalRule
 from sim.navigation.heuristics import Heuristic
-from sim.navigation.query import SearchSettings
+from sim.navigation.query import PathResult, Query, SearchSettings
 from sim.navigation.regions import cache as region_cache
 from sim.navigation.searches import kernel, landmarks
 
@@ -58,6 +63,17 @@ def _never(*_: Any) -> None:
     """`call` without the compiled kernels: the Python path answers every query."""
 
 
+def missed(walkable: Any, start: Any, goal: Any, answer: kernel.FlatAnswer) -> PathResult:
+    """`landmarks.search`'s not-found `answer` for a query `call` handed it, as `PathResult`.
+
+    `call` checked the query as `sim.navigation.hot_path.plan` does; this ends it as that
+    does: the region cache learns the goal unreachable (`region_cache.learn`).
+    """
+    result = kernel.path_result(answer)
+    region_cache.learn(Query.check(walkable, start, goal), result)
+    return result
+
+
 call: Callable[..., Any] = _never
 """``call(walkable, start, goal, algorithm, diagonal, heuristic, weight, implementation)``:
 a `PathResult`, None or NotImplemented (see the module)."""
@@ -65,7 +81,14 @@ a `PathResult`, None or NotImplemented (see the module)."""
 if COMPILED:
     from sim.navigation.searches import _jps, _kernel
 
-    _kernel.call_setup(_jps.plain, landmarks.MIN_CELLS, landmarks.MAX_CELLS, landmarks.NEAR_CELLS)
+    _kernel.call_setup(
+        _jps.plain,
+        landmarks.MIN_CELLS,
+        landmarks.MAX_CELLS,
+        landmarks.NEAR_CELLS,
+        landmarks.search,
+        missed,
+    )
     call = _kernel.call
 
 
@@ -112,7 +135,8 @@ def learn(
         rule, code = DiagonalRule.NO_CORNER_CUTTING.code, Heuristic.OCTILE.code
         kind = KIND_DEFAULTS if labelled else KIND_PYTHON
         _kernel.call_learn(options, kind, labelled, rule, code, 1.0, 1.0, False)
-    if labelled:
+    # `call` reads only C-contiguous numpy arrays: a strided view's labels are never asked.
+    if labelled and isinstance(walkable, np.ndarray) and walkable.flags.c_contiguous:
         regions = region_cache.labelled(walkable)
         if regions is not None and regions.shape == walkable.shape:
             labels, _, _, version = regions.proof_parts()
