@@ -601,7 +601,7 @@ static PyObject *run_search(PyObject *walkable_obj, Py_ssize_t height, Py_ssize_
     }
     Jps problem = {grid, (long)height, (long)width, (int32_t)start, (int32_t)goal,
                    (long)(goal / width), (long)(goal % width), h_weight, heuristic, fields,
-                   (long)landmarks, 0, {0}, {0}, NULL, 0.0, {0}};
+                   (long)landmarks, 0, {0}, {0}, NULL, 0.0, {0}, NULL, 0};
     for (Py_ssize_t i = 0; fields != NULL && i < landmarks; i++) {
         const double d = fields[goal * landmarks + i];
         if (d < INFINITY) {
