@@ -36,6 +36,8 @@ typedef struct {
     Py_ssize_t n;
     double range, range_sq, cell, inv_cell, slack, min_x, min_y;
     uint64_t width, buckets, mask;
+    uint64_t height;       /* rows of cells holding agents */
+    int one_cell_a_bucket; /* no two of those cells share a bucket */
     int32_t *start; /* buckets + 1 bucket starts into `entries` */
     Entry *entries; /* agents sorted by bucket, their positions copied for locality */
     Entry *own;     /* each agent's entry, by index */
@@ -88,6 +90,8 @@ static int grid_build(Grid *g, const double *pos, Py_ssize_t n, double range) {
     g->buckets = 2;
     while (g->buckets < 2 * (uint64_t)n) g->buckets <<= 1;
     g->mask = g->buckets - 1;
+    g->height = (uint64_t)cell_of(max_y, min_y, g->inv_cell) + 1;
+    g->one_cell_a_bucket = g->height <= g->buckets / g->width;
     g->start = calloc(g->buckets + 1, sizeof *g->start);
     g->entries = malloc((size_t)n * sizeof *g->entries);
     g->own = malloc((size_t)n * sizeof *g->own);
@@ -143,6 +147,18 @@ static inline Py_ssize_t keep_nearest(Neighbour *list, Py_ssize_t count, Py_ssiz
 static inline Py_ssize_t scan_entries(const Grid *g, const Entry *me, int32_t cy, int32_t xa,
                                       int32_t xb, int32_t begin, int32_t end, Py_ssize_t keep,
                                       Neighbour *list, Py_ssize_t count) {
+    if (g->one_cell_a_bucket) {
+        /* The buckets of cells xa..xb of a row that holds agents hold those cells' agents and
+         * no others (a row past the last would share row 0's buckets, and holds no one). */
+        if ((uint64_t)cy >= g->height) return count;
+        for (const Entry *e = g->entries + begin; e < g->entries + end; e++) {
+            if (e->index == me->index) continue;
+            const double dx = e->x - me->x, dy = e->y - me->y;
+            const double dist_sq = dx * dx + dy * dy;
+            if (dist_sq < g->range_sq) count = keep_nearest(list, count, keep, dist_sq, e->index);
+        }
+        return count;
+    }
     for (const Entry *e = g->entries + begin; e < g->entries + end; e++) {
         if (e->cy != cy || e->cx < xa || e->cx > xb || e->index == me->index) continue;
         const double dx = e->x - me->x, dy = e->y - me->y;

@@ -7,7 +7,9 @@
  * that points into a wall the disc is against, and only then moves the discs: a pass never sees
  * its own pushes. The first `part_passes` passes push every pair closer than its reach, the
  * `settle_passes` after them only the pairs still deeper than `settle_beyond` of their reach;
- * a pass with nothing to push ends them all.
+ * a pass with nothing to push ends them all. Where nothing a disc's push reads moved in the pass
+ * before, its push is the one it had: the kernel measures again only the discs near one that
+ * moved (see `push_apart`), and ends where the full passes end, to the bit.
  *
  * `pairs` finds the pairs to part, as part_discs did in numpy: each agent's nearest
  * `keep` within the range (the neighbour search of _hash.h, ORCA's, threaded), the driven
@@ -60,46 +62,158 @@ static inline int surely_within(double gx, double gy, double limit) {
     return gx * gx + gy * gy < limit * limit * (1.0 - SQUARED_MARGIN);
 }
 
-/* Run the passes; 0 when the scratch space could not be allocated. */
+/* Measure pair k from the positions the pass starts with and add its push to `sum`; whether it
+ * has depth. */
+static inline int add_push(const Pairs *s, Py_ssize_t k, int settling, double clear,
+                           double settle_beyond, double *sum) {
+    const double *a = s->pos + 2 * s->first[k], *b = s->pos + 2 * s->second[k];
+    const double gx = b[0] - a[0], gy = b[1] - a[1];
+    /* A pair at least this far apart has no depth this pass: skipped, as adding its zero push
+     * would leave every sum as it is. */
+    if (surely_apart(gx, gy, s->reach[k] * clear)) return 0;
+    const double apart = hypot(gx, gy);
+    const double short_by = s->reach[k] - apart;
+    /* np.maximum(x, 0.0): x unless it is below 0 (a NaN stays a NaN). */
+    double depth = (short_by >= 0.0 || isnan(short_by)) ? short_by : 0.0;
+    if (settling && depth <= settle_beyond * s->reach[k]) depth = 0.0;
+    const double scale = (apart > 0.0 ? depth / apart : 0.0) * s->share[k];
+    sum[0] += gx * scale;
+    sum[1] += gy * scale;
+    return depth != 0.0;
+}
+
+/* The worklist of `push_apart`, built the first time a pass moves few discs: the pairs grouped
+ * by their pressed disc and, for each row, the pressed discs whose push reads its position. */
+typedef struct {
+    Py_ssize_t *start, *order; /* (m + 1,), (p,): local i's pairs are order[start[i]:start[i+1]] */
+    Py_ssize_t *row_start, *readers; /* (rows + 1,), (2p + m,): who reads row r */
+} Readers;
+
+static void readers_free(Readers *w) {
+    free(w->start);
+    free(w->order);
+    free(w->row_start);
+    free(w->readers);
+}
+
+/* 0 on no memory. The grouping is stable, so each disc sums its pairs in pair order. */
+static int readers_build(const Pairs *s, Readers *w) {
+    const Py_ssize_t m = s->m, p = s->p, rows = s->rows;
+    w->start = calloc((size_t)m + 1, sizeof *w->start);
+    w->order = malloc(((size_t)p + 1) * sizeof *w->order);
+    w->row_start = calloc((size_t)rows + 1, sizeof *w->row_start);
+    w->readers = malloc(((size_t)(2 * p + m) + 1) * sizeof *w->readers);
+    if (!w->start || !w->order || !w->row_start || !w->readers) return 0;
+    for (Py_ssize_t k = 0; k < p; k++) w->start[s->local[k] + 1]++;
+    for (Py_ssize_t i = 0; i < m; i++) w->start[i + 1] += w->start[i];
+    for (Py_ssize_t k = 0; k < p; k++) w->order[w->start[s->local[k]]++] = k;
+    for (Py_ssize_t i = m; i > 0; i--) w->start[i] = w->start[i - 1];
+    w->start[0] = 0;
+    /* Row r's readers: the discs with a pair at either end of r, and the disc moved at r. */
+    for (Py_ssize_t k = 0; k < p; k++) {
+        w->row_start[s->first[k] + 1]++;
+        w->row_start[s->second[k] + 1]++;
+    }
+    for (Py_ssize_t i = 0; i < m; i++) w->row_start[s->pressed[i] + 1]++;
+    for (Py_ssize_t r = 0; r < rows; r++) w->row_start[r + 1] += w->row_start[r];
+    for (Py_ssize_t k = 0; k < p; k++) {
+        w->readers[w->row_start[s->first[k]]++] = s->local[k];
+        w->readers[w->row_start[s->second[k]]++] = s->local[k];
+    }
+    for (Py_ssize_t i = 0; i < m; i++) w->readers[w->row_start[s->pressed[i]]++] = i;
+    for (Py_ssize_t r = rows; r > 0; r--) w->row_start[r] = w->row_start[r - 1];
+    w->row_start[0] = 0;
+    return 1;
+}
+
+/* At most this share of the pressed discs moving, the next pass measures only the discs near
+ * one that moved; above it, all (in a packed crowd nearly all move every pass, and finding
+ * who must measure again would cost more than it spares). */
+#define FEW_MOVED 0.25
+
+/* Run the passes; 0 when the scratch space could not be allocated.
+ *
+ * A disc's push reads only the positions of its pairs' ends, so after a pass that moved few
+ * discs the next measures again only those one of whose ends moved (`stale`); any other
+ * disc's push is the one it had, and that one did not move it (a disc it moved reads its own
+ * position), so it stands still again. Its pairs' depths are as they were, so `deep` keeps
+ * whether a pass has anything to push. Every disc is measured on the first pass, on the first
+ * settling pass (whose rule is another) and after a pass that moved many. The positions come
+ * out as the full passes leave them, to the bit. */
 static int push_apart(const Pairs *s, long part_passes, long settle_passes, double settle_beyond) {
-    double *push = malloc(((size_t)s->m + 1) * 2 * sizeof *push);
-    if (push == NULL) return 0;
-    for (long pass = 0; pass < part_passes + settle_passes; pass++) {
+    const Py_ssize_t m = s->m;
+    double *push = malloc(((size_t)m + 1) * 2 * sizeof *push);
+    uint8_t *stale = calloc((size_t)m + 1, 1), *deep = calloc((size_t)m + 1, 1);
+    Readers w = {0};
+    int built = 0, done = push != NULL && stale != NULL && deep != NULL;
+    Py_ssize_t deep_count = 0;
+    int all = 1;
+    for (long pass = 0; done && pass < part_passes + settle_passes; pass++) {
         const int settling = pass >= part_passes;
-        /* A pair at least this far apart has no depth this pass: skipped, as adding its
-         * zero push would leave every sum as it is. */
         const double clear = settling ? 1.0 - settle_beyond : 1.0;
-        int any = 0;
-        memset(push, 0, (size_t)s->m * 2 * sizeof *push);
-        for (Py_ssize_t k = 0; k < s->p; k++) {
-            const double *a = s->pos + 2 * s->first[k], *b = s->pos + 2 * s->second[k];
-            const double gx = b[0] - a[0], gy = b[1] - a[1];
-            if (surely_apart(gx, gy, s->reach[k] * clear)) continue;
-            const double apart = hypot(gx, gy);
-            const double short_by = s->reach[k] - apart;
-            /* np.maximum(x, 0.0): x unless it is below 0 (a NaN stays a NaN). */
-            double depth = (short_by >= 0.0 || isnan(short_by)) ? short_by : 0.0;
-            if (settling && depth <= settle_beyond * s->reach[k]) depth = 0.0;
-            if (depth != 0.0) any = 1;
-            const double scale = (apart > 0.0 ? depth / apart : 0.0) * s->share[k];
-            double *sum = push + 2 * s->local[k];
-            sum[0] += gx * scale;
-            sum[1] += gy * scale;
+        all = all || pass == part_passes;
+        if (all) {
+            /* Each disc's pushes summed in pair order, as numpy's bincount adds its weights. */
+            memset(push, 0, (size_t)m * 2 * sizeof *push);
+            memset(deep, 0, (size_t)m);
+            for (Py_ssize_t k = 0; k < s->p; k++)
+                deep[s->local[k]] |= (uint8_t)add_push(s, k, settling, clear, settle_beyond,
+                                                       push + 2 * s->local[k]);
+            deep_count = 0;
+            for (Py_ssize_t i = 0; i < m; i++) deep_count += deep[i];
+        } else {
+            for (Py_ssize_t i = 0; i < m; i++) {
+                if (!stale[i]) continue;
+                double *sum = push + 2 * i;
+                sum[0] = sum[1] = 0.0;
+                uint8_t any = 0;
+                for (Py_ssize_t at = w.start[i]; at < w.start[i + 1]; at++)
+                    any |= (uint8_t)add_push(s, w.order[at], settling, clear, settle_beyond, sum);
+                deep_count += any - deep[i];
+                deep[i] = any;
+            }
         }
-        if (!any) break;
-        for (Py_ssize_t i = 0; i < s->m; i++) {
+        if (deep_count == 0) break;
+        Py_ssize_t moved = 0;
+        for (Py_ssize_t i = 0; i < m; i++) {
+            if (!all && !stale[i]) continue;
             const double px = -push[2 * i], py = -push[2 * i + 1];
             const double nx = s->normal[2 * i], ny = s->normal[2 * i + 1];
             const double dot = px * nx + py * ny;
             /* np.minimum(dot, 0.0) * against */
             const double into = ((dot <= 0.0 || isnan(dot)) ? dot : 0.0) * (double)s->against[i];
-            double *p = s->pos + 2 * s->pressed[i];
-            p[0] += px - into * nx;
-            p[1] += py - into * ny;
+            const double dx = px - into * nx, dy = py - into * ny;
+            double *at = s->pos + 2 * s->pressed[i];
+            at[0] += dx;
+            at[1] += dy;
+            /* A zero step (or one of -0.0) does what it did last pass again: nothing more. */
+            stale[i] = (dx != 0.0 || dy != 0.0) ? 2 : 0;
+            moved += stale[i] != 0;
+        }
+        all = (double)moved > FEW_MOVED * (double)m;
+        if (all) continue;
+        if (!built) {
+            built = 1;
+            if (!readers_build(s, &w)) {
+                done = 0;
+                break;
+            }
+        }
+        /* Mark the readers of every row that moved: they measure again next pass. */
+        for (Py_ssize_t i = 0; i < m; i++) {
+            if (stale[i] != 2) continue;
+            const int64_t row = s->pressed[i];
+            for (Py_ssize_t at = w.row_start[row]; at < w.row_start[row + 1]; at++) {
+                const Py_ssize_t reader = w.readers[at];
+                if (stale[reader] == 0) stale[reader] = 1;
+            }
         }
     }
+    readers_free(&w);
     free(push);
-    return 1;
+    free(stale);
+    free(deep);
+    return done;
 }
 
 PyDoc_STRVAR(push_apart_doc,

@@ -169,3 +169,55 @@ def test_pairs_found_at_the_edge_of_skipping_hypot_are_numpys() -> None:
     for name in ("pressed", "local", "first", "second", "reach", "opposed"):
         np.testing.assert_array_equal(getattr(c, name), getattr(numpy, name), err_msg=name)
     assert 0 < len(c.first) < len(rows), "some pairs kept, some not"
+
+
+def packed_case(seed: int) -> tuple[AgentRows, _Pairs, Walls, Grid]:
+    """A crowd packed tighter than its discs, pressed against a wall: deep pairs settle.
+
+    Rows in a jittered lattice closer than their radii's sum, a few of them not driven (they
+    never give way), and parting's own pairs (`find_pairs`) with its shares.
+    """
+    from sim.crowd.parting import find_pairs
+
+    rng = np.random.default_rng(seed)
+    walkable = np.ones((30, 30), dtype=bool)
+    walkable[:, 20:] = False
+    grid = Grid(origin=(0.0, 0.0))
+    side = int(rng.integers(12, 30))
+    spacing = float(rng.uniform(0.5, 0.62))
+    rows = AgentRows()
+    for k in range(side * side):
+        x, y = 1.0 + spacing * (k % side + 0.5 * (k // side % 2)), 1.0 + spacing * (k // side)
+        rows.add(
+            positions=np.array([min(x, 19.6), y]) + rng.normal(0.0, 0.05, 2),
+            radii=float(rng.choice([0.3, 0.33])),
+            driven=bool(rng.random() < 0.95),
+            preferred=(1.0, 0.0),
+        )
+    rows.flush()
+    found = find_pairs(rows, 0.0)
+    give = np.where(rng.random(len(rows.radii)) < 0.1, 0.1, 1.0) * rows.driven
+    both = give[found.first] + give[found.second]
+    share = np.divide(give[found.first], both, out=np.zeros_like(both), where=both > 0)
+    pairs = _Pairs(found.pressed, found.local, found.first, found.second, found.reach, share)
+    return rows, pairs, Walls(walkable), grid
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_pushes_of_only_the_discs_that_moved_equal_the_full_passes(seed: int) -> None:
+    """The kernel measures again only the discs near one that moved; numpy measures all."""
+    settings = StepSettings()
+    moved = {}
+    for implementation in ("auto", "python"):
+        rows, pairs, walls, grid = packed_case(seed)
+        here = rows.positions[pairs.pressed] - np.asarray(grid.origin)
+        _part_passes(rows, pairs, walls, here, grid, settings, implementation)  # type: ignore[arg-type]
+        moved[implementation] = rows.positions
+    np.testing.assert_array_equal(moved["auto"].view(np.uint64), moved["python"].view(np.uint64))
+    # The case is one the worklist matters to: settling ran, and left some discs where they were.
+    rows, pairs, walls, grid = packed_case(seed)
+    here = rows.positions[pairs.pressed] - np.asarray(grid.origin)
+    _part_passes(rows, pairs, walls, here, grid, StepSettings(settle_passes=0))  # type: ignore[arg-type]
+    unsettled = rows.positions
+    settled_by = (moved["auto"] != unsettled).any(axis=1)[pairs.pressed]
+    assert 0 < settled_by.sum() < len(pairs.pressed)

@@ -334,6 +334,23 @@ def test_neighbours_c_equals_python_in_dense_clumps_far_apart(seed: int) -> None
 
 
 @needs_kernel
+@pytest.mark.parametrize("length", [200.5, 230.5, 254.5, 255.5, 256.5])
+def test_neighbours_c_equals_python_when_the_rows_of_cells_fill_the_table(length: float) -> None:
+    # 100 agents in one row of cells 1 wide along a strip `length` long: the table's 256
+    # buckets hold every cell once (its cells are checked no more), until the strip outgrows
+    # it; the rows queried above the strip would share the strip's buckets.
+    rng = np.random.default_rng(int(length))
+    pos = np.column_stack([rng.uniform(0.0, length, 100), rng.choice([0.0, 0.1], 100)])
+    pos[0] = (0.0, 0.0)
+    pos[1] = (length, 0.1)
+    options: dict[str, Any] = {"neighbour_dist": 4.0, "max_neighbours": 10}
+    np.testing.assert_array_equal(
+        find_neighbours(pos, implementation="c", **options),
+        find_neighbours(pos, implementation="python", **options),
+    )
+
+
+@needs_kernel
 @pytest.mark.parametrize("seed", range(6))
 def test_neighbours_c_equals_python_in_sparse_worlds(seed: int) -> None:
     # Small clusters far apart: many more cells than hash buckets, so rows of cells wrap
