@@ -141,8 +141,16 @@ def describe(run: variants_run.VariantRun) -> str:
         ("blocked", 19),
         # A group of two sizes at 3.5 units/s shoved the walker against the wall the same way.
         ("pushed", 11),
+        # A jam plan's member of speed 3.0 walked into one of speed 1.5 that the plan held:
+        # members on their points were not checked against each other (0.103).
+        ("doorway", 25),
     ],
-    ids=["doorway-13-a-side", "blocked-priorities", "pushed-two-sizes"],
+    ids=[
+        "doorway-13-a-side",
+        "blocked-priorities",
+        "pushed-two-sizes",
+        "doorway-member-into-held-member",
+    ],
 )
 def test_variants_that_failed_now_arrive_apart_and_off_the_walls(case, index) -> None:
     run = run_variant(make_variant(case, index))
