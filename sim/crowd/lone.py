@@ -70,12 +70,12 @@ def lone_velocity(
     if resting:
         # A slow agent at rest cannot make the share of a turn a fast one at rest leaves it
         # (shoved into it by a walker): between two self-steered agents at rest, each takes
-        # a share in proportion to its speed (equal speeds: unchanged). Not against walkers
-        # nor the crowd's agents, whose sides of the turn split by priority alone: two sides
-        # that disagree leave part of a turn to nobody.
+        # a share in proportion to its speed, whatever their avoidance priorities (equal
+        # speeds: half each). Not against walkers nor the crowd's agents, whose sides of the
+        # turn split by priority alone: two sides that disagree leave part of it to nobody.
         alike = ~rows.driven[index] & (rows.state[index] == ARRIVED)
-        speeds = rows.speeds[index[alike]]
-        priority[alike] *= rows.speeds[row] / np.maximum(speeds, 1e-9)
+        ratio = rows.speeds[row] / np.maximum(rows.speeds[index[alike]], 1e-9)
+        priority[alike] *= ratio * rows.weights[row] / np.maximum(rows.weights[index[alike]], 1e-9)
     # A neighbour standing while it would move (pinned to a wall or a standing agent) cannot
     # take its share of a turn, however light its avoidance priority: this one does.
     speed = np.hypot(rows.velocities[index, 0], rows.velocities[index, 1])
