@@ -19,7 +19,9 @@ DT = 1 / 60
 FAST = 3.0
 
 
-def _pair(speed: float, *, other_state: int = ARRIVED) -> AgentRows:
+def _pair(
+    speed: float, *, other_state: int = ARRIVED, weights: tuple[float, float] = (1.0, 1.0)
+) -> AgentRows:
     """Agent 0 of `speed` standing at its goal; agent 1 (speed 3) shoved towards it at 0.8."""
     rows = AgentRows()
     for index, (x, own_speed, vx, state) in enumerate(
@@ -32,6 +34,7 @@ def _pair(speed: float, *, other_state: int = ARRIVED) -> AgentRows:
             radii=0.4,
             speeds=own_speed,
             state=state,
+            weights=weights[index],
             configs=AgentConfig(speed=own_speed),
         )
     rows.flush()
@@ -48,6 +51,14 @@ def test_a_slow_agent_at_rest_takes_a_share_in_proportion_to_its_speed() -> None
     assert alike > 0.0
     # Half each at equal speeds; a third against one twice as fast: two thirds of the move.
     assert math.isclose(slow, alike * (1 / 3) / (1 / 2), rel_tol=1e-9)
+
+
+def test_at_rest_avoidance_priorities_leave_the_shares_to_speed() -> None:
+    # Pillar variant 6's pair: the slow one's priority (its ORCA weight 0.87 against 2.95)
+    # would have it owe 63 % of the turn on top of its speed's part.
+    assert math.isclose(
+        _dodge(_pair(FAST / 2, weights=(0.87, 2.95))), _dodge(_pair(FAST / 2)), rel_tol=1e-9
+    )
 
 
 def test_against_a_walker_the_share_is_by_priority_alone() -> None:
