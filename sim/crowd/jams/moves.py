@@ -1,7 +1,7 @@
 """One frame of a joint plan's members: where the plan puts them, and how far they may go.
 
 `sim.crowd.jams.handoff` asks the plan's follower where its members stand after a frame,
-then moves them there under three rules:
+then moves them there under four rules:
 
 - **settled**: the follower's points kept apart (`sim.crowd.jams.local.kept_apart`) and clear
   of walls, `SETTLE_ROUNDS` times over (a disc pushed off a wall's corner may land on another);
