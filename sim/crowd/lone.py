@@ -67,6 +67,15 @@ def lone_velocity(
     priority = np.where(moving, 1.0, settings.rest_priority)
     priority[0] = settings.rest_priority if resting else 1.0
     priority *= rows.weights[index]  # avoidance_priority: Unity's, as an ORCA weight
+    if resting:
+        # A slow agent at rest cannot make the share of a turn a fast one at rest leaves it
+        # (shoved into it by a walker): between two self-steered agents at rest, each takes
+        # a share in proportion to its speed, whatever their avoidance priorities (equal
+        # speeds: half each). Not against walkers nor the crowd's agents, whose sides of the
+        # turn split by priority alone: two sides that disagree leave part of it to nobody.
+        alike = ~rows.driven[index] & (rows.state[index] == ARRIVED)
+        ratio = rows.speeds[row] / np.maximum(rows.speeds[index[alike]], 1e-9)
+        priority[alike] *= ratio * rows.weights[row] / np.maximum(rows.weights[index[alike]], 1e-9)
     # A neighbour standing while it would move (pinned to a wall or a standing agent) cannot
     # take its share of a turn, however light its avoidance priority: this one does.
     speed = np.hypot(rows.velocities[index, 0], rows.velocities[index, 1])

@@ -21,7 +21,7 @@ from sim.crowd.grid import CrowdGrid
 from sim.crowd.jams.flow import follow_plan
 from sim.crowd.jams.handoff import HELD_S, Jams
 from sim.crowd.jams.local import TURN_OVERLAP
-from sim.crowd.jams.moves import capped, into_others
+from sim.crowd.jams.moves import capped, held_apart, into_others
 from sim.crowd.rows import AgentRows
 from sim.crowd.state import AgentState
 
@@ -163,3 +163,52 @@ def test_only_moves_that_close_in_on_a_near_stranger_are_held() -> None:
     held = into_others(here, there, radii[:3], everyone, radii, np.arange(3), checked)
     # Closing in too near; moving away from one too near; closing in but still far enough.
     assert held.tolist() == [True, False, False]
+
+
+def test_a_member_never_walks_into_a_held_member() -> None:
+    # Members on their plan points are not checked against each other by `into_others`: a
+    # fast member walked on into a slow one its plan held (0.103 of two radii, doorway
+    # variant 25). A chain: 0 walks into 1, which walks into 2, held. Two walking into each
+    # other are left to the plan's spacing (holding both stalled plans for good).
+    apart = 2 * RADIUS * (1.0 - TURN_OVERLAP)
+    here = np.array([[0.0, 0.0], [1.0, 0.0], [2.0, 0.0], [10.0, 0.0], [11.0, 0.0]])
+    step = 1.25 * (1.0 - apart)  # too near whoever stands a cell ahead
+    there = here + np.array([[step, 0.0], [step, 0.0], [0.0, 0.0], [step, 0.0], [-step, 0.0]])
+    held = np.array([False, False, True, False, False])
+    grown = held_apart(here, there, np.full(5, RADIUS), held)
+    assert grown.tolist() == [True, True, True, False, False]
+    assert held.tolist() == [False, False, True, False, False], "the mask handed in is kept"
+    settled = np.where(grown[:, None], here, there)
+    assert (np.hypot(*(settled[:2] - settled[1:3]).T) >= apart).all()
+
+
+def test_a_plan_held_as_a_whole_keeps_its_points() -> None:
+    # Taking each frame's new points while held as a whole left a lock-step plan's members
+    # all off their points, checked against each other where they stood, and holding each
+    # other until the plan was over (doorway variant 18 lost its first plan so: 1 s held,
+    # and 1.5 s more until the next hand-off).
+    rows, jams = _nose_to_nose(), _jams()
+    time_s = _handed_off(jams, rows)
+    # The scene's own MAPF agents (never members) step onto both goals: both members held.
+    for index, goal in enumerate((EAST_GOAL, WEST_GOAL), start=2):
+        rows.add(index=index, positions=goal, radii=RADIUS, speeds=SPEED, joint=True, key=2)
+    rows.flush()
+    (plan,) = jams._plans  # its points and its follower's holds have no public view
+    holds: list[bool] = []
+    hold = plan.follower.hold
+
+    def recorded(agents: NDArray[np.bool_]) -> NDArray[np.bool_]:
+        holds.append(bool(agents.all()))
+        return hold(agents)
+
+    plan.follower.hold = recorded  # type: ignore[method-assign]
+    whole = 0
+    while jams.under_plan(rows)[:2].all() and time_s < 10.0:
+        points = None if plan.targets is None else plan.targets.copy()
+        time_s += DT
+        _frame(jams, rows, time_s)
+        if holds[-1] and points is not None:
+            whole += 1
+            assert plan.targets is not None
+            assert np.array_equal(plan.targets, points)
+    assert whole > 0, "the plan was never held as a whole"

@@ -141,8 +141,21 @@ def describe(run: variants_run.VariantRun) -> str:
         ("blocked", 19),
         # A group of two sizes at 3.5 units/s shoved the walker against the wall the same way.
         ("pushed", 11),
+        # Two arrived self-steered agents of speeds 1.5 and 3.0 split a turn by priority
+        # alone: the slow one could not make its share when a walker shoved the fast one
+        # into it (0.131 of the radii). At rest, shares now go by speed (sim/crowd/lone.py).
+        ("pillar", 6),
+        # A jam plan's member of speed 3.0 walked into one of speed 1.5 that the plan held:
+        # members on their points were not checked against each other (0.103).
+        ("doorway", 25),
     ],
-    ids=["doorway-13-a-side", "blocked-priorities", "pushed-two-sizes"],
+    ids=[
+        "doorway-13-a-side",
+        "blocked-priorities",
+        "pushed-two-sizes",
+        "pillar-two-speeds-at-rest",
+        "doorway-member-into-held-member",
+    ],
 )
 def test_variants_that_failed_now_arrive_apart_and_off_the_walls(case, index) -> None:
     run = run_variant(make_variant(case, index))

@@ -59,7 +59,7 @@ from sim.crowd.jams.flow import FlowFollower, follow_plan
 from sim.crowd.jams.funnel import funnel_groups, narrow_cells
 from sim.crowd.jams.local import joint_paths, start_cells, turn_lag
 from sim.crowd.jams.log import JamEventKind, JamLog
-from sim.crowd.jams.moves import OFF_POINT, WallCache, capped, into_others
+from sim.crowd.jams.moves import OFF_POINT, WallCache, capped, held_apart, into_others
 from sim.crowd.jams.window import local_goals, window_union, windows_overlap, with_goals
 from sim.crowd.joint import JointFollower
 from sim.crowd.rows import AgentRows
@@ -350,16 +350,28 @@ class Jams:
             target = self._walls.settled(plan.follower.positions(), radii)
             after = self._walls.clear_of_walls(capped(before, target, reach), radii)
             checked = np.ones(len(rows), dtype=bool)  # members on their points: the plan's own
+            points = before
             if plan.targets is not None and len(plan.targets) == len(member_rows):
-                on_point = np.hypot(*(before - plan.targets).T) <= OFF_POINT
+                points = plan.targets
+                on_point = np.hypot(*(before - points).T) <= OFF_POINT
                 checked[member_rows[on_point]] = False
             else:
                 checked[member_rows] = False
-            plan.targets = target
             held = plan.follower.hold(
-                into_others(before, after, radii, rows.positions, rows.radii, member_rows, checked)
+                held_apart(
+                    before,
+                    after,
+                    radii,
+                    into_others(
+                        before, after, radii, rows.positions, rows.radii, member_rows, checked
+                    ),
+                )
             )
             after[held] = before[held]
+            # A plan held as a whole (lock step) keeps its points: taking the frame's new ones
+            # left every member off its point, and each then held the others (doorway variant
+            # 18 lost its first plan so). A member held alone may lag its point.
+            plan.targets = points if held.all() else target
             still = held.any() and not (after != before).any()
             plan.held_s = plan.held_s + dt if still else 0.0
             rows.positions[member_rows] = after

@@ -1,7 +1,7 @@
 """One frame of a joint plan's members: where the plan puts them, and how far they may go.
 
 `sim.crowd.jams.handoff` asks the plan's follower where its members stand after a frame,
-then moves them there under three rules:
+then moves them there under four rules:
 
 - **settled**: the follower's points kept apart (`sim.crowd.jams.local.kept_apart`) and clear
   of walls, `SETTLE_ROUNDS` times over (a disc pushed off a wall's corner may land on another);
@@ -21,6 +21,11 @@ then moves them there under three rules:
   radii, the deepest overlap of the 16 x 625 run). A member walking back to its point after a
   push lags behind it, where the plan's spacing does not see it (0.33 of two radii in a
   doorway variant): the others' moves are checked against it too.
+- **never into each other**: members on their points are kept apart by the plan, but only
+  where they all reach those points; one capped by its speed or held lags behind, and a member
+  walking on closed in on a held one at 2.7 units a second (0.103 of two radii, a doorway
+  variant of two speeds). So a member whose move would close in too near on a held member
+  holds too (`held_apart`).
 """
 
 from __future__ import annotations
@@ -131,3 +136,45 @@ def into_others(
         axis=1
     )
     return closing
+
+
+def held_apart(
+    here: NDArray[np.float64],
+    there: NDArray[np.float64],
+    radii: NDArray[np.float64],
+    held: NDArray[np.bool_],
+) -> NDArray[np.bool_]:
+    """`held` grown by every member whose move closes in on a held member too near.
+
+    Members move from `here` to `there` unless held (they stay `here`). Too near: closer than
+    their radii's sum less `TURN_OVERLAP` of it, as `into_others`. A member held back stands
+    behind its plan point, where the plan's spacing does not see it; two members both moving
+    are left to that spacing (holding both of a pair whose glides pass close stalled the plan
+    for good). Holding only ever puts a member back where it stood, so this ends.
+
+    >>> held_apart(np.array([[0.0, 0.0], [1.0, 0.0], [5.0, 0.0], [6.0, 0.0]]),
+    ...            np.array([[0.5, 0.0], [1.0, 0.0], [5.2, 0.0], [5.8, 0.0]]),
+    ...            np.full(4, 0.4), np.array([False, True, False, False])).tolist()
+    [True, True, False, False]
+    """
+    held = held.copy()
+    if len(here) < 2 or not held.any():
+        return held
+    wanted = (radii[:, None] + radii[None, :]) * (1.0 - TURN_OVERLAP)
+    before = _distances(here, here)
+    np.fill_diagonal(before, np.inf)
+    onto_held = _distances(there, here)  # each member moved, the other where it stood
+    closing = (onto_held < wanted) & (onto_held < before - CLOSING)
+    for _ in range(len(here)):
+        grown = held | (closing & held[None, :]).any(axis=1)
+        if (grown == held).all():
+            break
+        held = grown
+    return held
+
+
+def _distances(first: NDArray[np.float64], second: NDArray[np.float64]) -> NDArray[np.float64]:
+    """(len(first), len(second)) distances between the points of `first` and of `second`."""
+    gap = first[:, None, :] - second[None, :, :]
+    distances: NDArray[np.float64] = np.hypot(gap[..., 0], gap[..., 1])
+    return distances
