@@ -271,7 +271,7 @@ static PyMethodDef methods[] = {
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "_env_kernel",
     "The parallel environment's step and observations in C (see the source's header).", -1,
-    methods,
+    methods, NULL, NULL, NULL, NULL,
 };
 
 PyMODINIT_FUNC PyInit__env_kernel(void) { return PyModule_Create(&module); }
