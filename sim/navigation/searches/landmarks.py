@@ -263,6 +263,46 @@ def search(walkable: NDArray[np.bool_], height: int, width: int, start: int, goa
     return found
 
 
+def probes_left(walkable: NDArray[np.bool_]) -> int | None:
+    """The found queries of `walkable` `search` counts before its next decision on fields.
+
+    -1 when none is to come (an edited array); None unless `search` answers the array with
+    the plain search now, fields judged not to pay (the plain lanes of
+    `sim.navigation.searches.call_cache` count for it meanwhile, and hand the counts to
+    `settle`).
+    """
+    with _lock:
+        entry = _entries.get(walkable)
+        if entry is None or entry.landmarks is not None or not entry.open_map:
+            return None
+        return -1 if entry.edited else max(entry.probes - len(entry.expanded), 1)
+
+
+def probing_left(walkable: NDArray[np.bool_]) -> int | None:
+    """The found queries of `walkable` before its first decision on fields; None if made."""
+    with _lock:
+        entry = _entries.get(walkable)
+        if entry is None or entry.landmarks is not None or entry.open_map:
+            return None
+        return max(entry.probes - len(entry.expanded), 1)
+
+
+def settle(walkable: NDArray[np.bool_], expanded: list[int], seed: int) -> None:
+    """Count found queries of `walkable` that expanded `expanded` jump points, as `search` does.
+
+    The decision their count makes due is made as `search` makes it (`seed`: the last one's
+    start).
+    """
+    with _lock:
+        entry = _entries.entry_of(walkable)
+        if entry.edited:
+            return
+        entry.expanded.extend(expanded)
+        due = len(entry.expanded) >= entry.probes
+    if due:
+        _decide(walkable, entry, seed)
+
+
 def _near(start: int, goal: int, width: int) -> bool:
     """Whether flat cells `start` and `goal` lie within `NEAR_CELLS` rows and columns.
 
