@@ -135,7 +135,7 @@ static int lane_open(PyObject *array, Py_ssize_t height, Py_ssize_t width) {
 static int lane_count(Lane *lane, int found, Py_ssize_t expanded) {
     lane->queries++;
     lane->spent += lane->per_query + lane->per_expansion * (double)expanded;
-    if (!found) return 0;
+    if (!found || lane->found_left < 0) return 0; /* no decision on fields to come: not kept */
     if (lane->count == lane->capacity) {
         const Py_ssize_t capacity = lane->capacity > 0 ? 2 * lane->capacity : 64;
         int64_t *grown = PyMem_Realloc(lane->expanded, (size_t)capacity * sizeof(int64_t));
