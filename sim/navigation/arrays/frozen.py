@@ -48,7 +48,7 @@ def freeze(walkable: NDArray[Scalar]) -> NDArray[Scalar]:
     """A read-only, C-contiguous copy of `walkable` backed by ``bytes``: same dtype, shape, values.
 
     An array that is frozen already (`is_frozen`) and C-contiguous is returned as it is. The
-    copy costs one pass over the array (about 0.1 ms at 512 x 512); search the returned array
+    copy costs one pass over the array (a few microseconds at 512 x 512); search the returned array
     from then on, and keep it alive while you do (its packed copies are kept while it is).
 
     Args:
