@@ -154,7 +154,11 @@ def test_the_offline_index_and_landmarks_take_a_frozen_array() -> None:
     landmarks.forget()
     before = checked_chunks()
     answers = [find_path(walkable, divmod(start, 256), divmod(goal, 256)) for _ in range(8)]
-    assert landmarks.landmarks_of(walkable) is not None  # the mazes pay for fields
+    marks = landmarks.landmarks_of(walkable)
+    assert marks is not None  # the mazes pay for fields
+    # A view of its own bytes as the snapshot: no comparison a query, and no hold on the array.
+    assert np.shares_memory(marks.snapshot, walkable)
+    assert marks.snapshot.base is not walkable
     assert all(a.cost == pytest.approx(found[2], rel=1e-12) for a in answers)
     assert checked_chunks() == before
     landmarks.forget()
