@@ -22,6 +22,8 @@ stepped like `Search`.
 `NavLink` joins two cells that need not be neighbours (a jump, a ladder, a teleport, a one-way
 drop); `find_path(..., links=)` walks them, `check_links` checks them and `link_hops` tells
 which step of a path takes which.
+`freeze` makes a walkable array that can never change (read-only, backed by ``bytes``), which
+the compiled searches answer without checking it against their packed copies (`is_frozen`).
 `IncrementalSearch` keeps one agent's search and repairs it when cells change (D* Lite).
 `label_regions` numbers the connected regions of a mask and `RegionMap` keeps them current as
 it changes (`find_path` uses them to answer a goal out of reach at once, `region_cache`).
@@ -31,6 +33,7 @@ it changes (`find_path` uses them to answer a goal out of reach at once, `region
 ((0, 0), (1, 1), (2, 2))
 """
 
+from sim.navigation.arrays.frozen import freeze, is_frozen
 from sim.navigation.batch import PathBatch, find_paths
 from sim.navigation.catalogue import SearchKind
 from sim.navigation.clearance import clearance, disc_segment_is_clear, usable_mask
@@ -154,9 +157,11 @@ __all__ = [
     "find_path_with",
     "find_paths",
     "format_table",
+    "freeze",
     "generate_layout",
     "heuristic_scale",
     "is_admissible",
+    "is_frozen",
     "label_regions",
     "link_hops",
     "manhattan",

@@ -178,3 +178,41 @@ def test_offline_targets_say_met_or_missed() -> None:
         .offline_lines()[0]
         .endswith("not measured (no 512x512 map run with jps+)")
     )
+
+
+def online(planner: str, algorithm: str, name: str, mean_us: float) -> gppc.MapFigures:
+    """One map's figures with `mean_us` a query over 100 queries."""
+    return gppc.MapFigures(
+        planner, algorithm, name, 512 * 512, 100, 100, 100, mean_us * 1e-4, 0.0, 0.0, 0.0, None
+    )
+
+
+def test_the_frozen_map_is_its_own_row_and_its_setup_counts_the_freeze() -> None:
+    map_path = MAPS / "den312d.map"
+    (figures,) = gppc.run_ours("jps-frozen", [map_path], sample=10, seed=0, passes=1)
+    assert (figures.planner, figures.algorithm, figures.queries) == ("ours", "jps-frozen", 10)
+    assert figures.optimally_solved == 10
+    assert figures.setup_s > 0  # the frozen copy, never inside a query's time
+    (row,) = gppc.set_rows([figures])
+    assert row.algorithm == "jps-frozen"
+
+
+def test_targets_are_said_apart_for_the_frozen_map() -> None:
+    figures = (
+        online("warthog", "jps2", "a", 10.0),
+        online("ours", "auto", "a", 15.0),
+        online("ours", "jps", "a", 12.0),
+        online("ours", "auto-frozen", "a", 9.0),
+        online("ours", "jps-frozen", "a", 8.0),
+    )
+    report = gppc.GppcReport(figures, (), None)
+    lines = report.target_lines()
+    every = "on every map of 256x256 or more: worst a"
+    assert f"- ours (auto) <= 1.0x warthog JPS2 {every} 1.50x, missed" in lines
+    assert f"- ours (auto, frozen) <= 1.0x warthog JPS2 {every} 0.90x, met" in lines
+    plain = "<= 1.0x warthog JPS2 like for like (geomean over 1 maps)"
+    assert f"- our plain JPS, frozen {plain}: 0.80x, met" in lines
+    (row,) = [line for line in report.lines() if line.startswith("| a |")]
+    assert row.endswith("| 9.0 | 8.0 | 0.90x | 0.80x |")
+    unfrozen = gppc.GppcReport(figures[:3], (), None).target_lines()
+    assert not any("frozen" in line for line in unfrozen)

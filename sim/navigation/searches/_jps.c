@@ -594,7 +594,7 @@ static PyObject *run_search(PyObject *walkable_obj, Py_ssize_t height, Py_ssize_
         PyBuffer_Release(&view);
         Py_RETURN_NONE;
     }
-    Packed *grid = packed_take(walkable, (long)height, (long)width);
+    Packed *grid = packed_take(walkable_obj, view.readonly, walkable, (long)height, (long)width);
     if (grid == NULL) {
         PyBuffer_Release(&view);
         return PyErr_NoMemory();
@@ -802,7 +802,9 @@ static PyObject *run_batch(PyObject *args, int arrays) {
         }
     }
     outcomes = PyMem_RawCalloc(count > 0 ? (size_t)count : 1, sizeof(Outcome));
-    grid = outcomes == NULL ? NULL : packed_take(walkable, (long)height, (long)width);
+    grid = outcomes == NULL ? NULL
+                            : packed_take(walkable_obj, view.readonly, walkable, (long)height,
+                                          (long)width);
     ws = grid == NULL ? NULL : workspace_take(size);
     if (ws == NULL) {
         PyErr_NoMemory();
@@ -867,7 +869,19 @@ static PyObject *jps_batch_arrays(PyObject *module, PyObject *args) {
     return run_batch(args, 1);
 }
 
+PyDoc_STRVAR(checked_chunks_doc,
+             "checked_chunks() -> int\n\n"
+             "Chunks of rows the searches have compared with their packed copies' snapshot since\n"
+             "the module was loaded (_jps_blocks.h); a frozen array's searches add none.");
+
+static PyObject *jps_checked_chunks(PyObject *module, PyObject *unused) {
+    (void)module;
+    (void)unused;
+    return PyLong_FromUnsignedLongLong(packed_chunks_checked);
+}
+
 static PyMethodDef jps_methods[] = {
+    {"checked_chunks", jps_checked_chunks, METH_NOARGS, checked_chunks_doc},
     {"search", jps_search, METH_VARARGS, search_doc},
     {"batch", jps_batch, METH_VARARGS, batch_doc},
     {"batch_arrays", jps_batch_arrays, METH_VARARGS, batch_arrays_doc},

@@ -39,6 +39,7 @@ def batch_arrays(
     heuristic: int,
     /,
 ) -> tuple[bytes, bytes, bytes, bytes, bytes, bytes, bytes]: ...
+def checked_chunks() -> int: ...
 
 plain: Any
 """A capsule: the plain search behind ``_kernel.call``."""

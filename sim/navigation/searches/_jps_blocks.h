@@ -29,6 +29,14 @@
  * one that a search without the GIL is reading is never repaired or freed, and its stamps are
  * that search's: a second search of the same array meanwhile gets a private copy.
  *
+ * Frozen arrays: an array no one can write (sim/navigation/frozen.py: read-only, its `.base`
+ * chain ending in an immutable bytes object whose memory holds its cells) needs none of this.
+ * Its entry holds a reference to that bytes object, so the memory at its key can neither
+ * change nor be freed and reused while the entry lives: any array of that address and shape
+ * is a view of those very bytes. Such an entry is stamped once, when built, and its stamp
+ * never moves, so every check passes at its first comparison (packed_take), and searches may
+ * share it without the GIL, since nothing ever rewrites it.
+ *
  * Layout: a grid of `count` lines of `length` cells keeps `count + 2` lines of `words` 64-bit
  * words, line -1 first, all 0 (blocked) but the walkable cells; cell i of a line is bit 64 + i,
  * so cells -1 and `length` of every line, and lines -1 and `count`, are blocked: the scans and
@@ -77,11 +85,15 @@ typedef struct {
     uint32_t *word_stamp; /* col_words: the rows word w of a column covers, checked, at [w] */
     int users;            /* searches reading it now */
     int cached;           /* in packed_cache, else freed when given back */
+    PyObject *owner;      /* frozen (see above): the bytes object holding the cells, else NULL */
     uint64_t used;        /* packed_clock when last taken */
 } Packed;
 
 static Packed *packed_cache[PACKED_MAX];
 static uint64_t packed_clock = 0;
+/* Chunks of rows compared with their snapshot since the module was loaded (tests read it:
+ * `_jps.checked_chunks`); counted in the checks' cold path, so free. */
+static uint64_t packed_chunks_checked = 0;
 
 static inline long words_for(long length) { return ((64 + length) >> 6) + 2; }
 
@@ -156,6 +168,7 @@ static void stops_of_cells(Packed *p, long first, long last, long left, long rig
 
 static void packed_free(Packed *p) {
     if (p == NULL) return;
+    Py_XDECREF(p->owner); /* under the GIL, as every caller is */
     PyMem_RawFree(p->snapshot);
     PyMem_RawFree(p->rows);
     PyMem_RawFree(p->cols);
@@ -239,6 +252,7 @@ static COLD void packed_check_chunk_slow(Packed *p, long chunk) {
     const uint8_t *now = p->cells + first * width;
     uint8_t *was = p->snapshot + first * width;
     const size_t size = (size_t)(end - first) * (size_t)width;
+    packed_chunks_checked++;
     if (memcmp(now, was, size) == 0) return;
     long top = end, bottom = first, left = width, right = 0;
     for (size_t i = 0; i < size; i++) {
@@ -273,15 +287,68 @@ static HOT_INLINE void packed_check_word(Packed *p, long w) {
     if (p->word_stamp[w] != p->stamp) packed_check_word_slow(p, w);
 }
 
-/* The packed copies of `cells` (height x width bytes of 0 or 1) for one search or batch, to be
- * checked row by row as it reads them (above); NULL when out of memory. Under the GIL; give it
- * back with packed_give_back. */
-static Packed *packed_take(const uint8_t *cells, long height, long width) {
+/* The bytes object `array`'s `height` x `width` cells at `cells` lie in, when `array` is
+ * frozen (see above: its buffer `readonly`, `.base` after `.base` down to that exact bytes
+ * object), as a new reference; else NULL, with no exception set. Under the GIL. A writeable
+ * array costs nothing here; a read-only one that is not frozen, a few attribute reads. */
+static PyObject *frozen_owner(PyObject *array, int readonly, const uint8_t *cells, long height,
+                              long width) {
+    if (!readonly) return NULL;
+    PyObject *obj = array;
+    Py_INCREF(obj);
+    /* numpy collapses a view's chain to the array owning the memory: a frozen one is 2 deep. */
+    for (int depth = 0; depth < 8 && obj != Py_None; depth++) {
+        if (PyBytes_CheckExact(obj)) {
+            const uint8_t *first = (const uint8_t *)PyBytes_AS_STRING(obj);
+            const size_t size = (size_t)height * (size_t)width;
+            if (cells >= first && size <= (size_t)PyBytes_GET_SIZE(obj) &&
+                (size_t)(cells - first) <= (size_t)PyBytes_GET_SIZE(obj) - size)
+                return obj;
+            break;
+        }
+        PyObject *base = PyObject_GetAttrString(obj, "base");
+        Py_DECREF(obj);
+        if (base == NULL) {
+            PyErr_Clear();
+            return NULL;
+        }
+        obj = base;
+    }
+    Py_DECREF(obj);
+    return NULL;
+}
+
+/* The packed copies of `cells` (height x width bytes of 0 or 1, the buffer of `array`,
+ * `readonly` as its view says) for one search or batch, to be checked row by row as it reads them (above) unless frozen; NULL
+ * when out of memory. Under the GIL; give it back with packed_give_back. */
+static Packed *packed_take(PyObject *array, int readonly, const uint8_t *cells, long height,
+                           long width) {
     packed_clock++;
     for (int i = 0; i < PACKED_MAX; i++) {
         Packed *p = packed_cache[i];
         if (p == NULL || p->key != cells || p->height != height || p->width != width) continue;
+        if (p->owner != NULL) { /* frozen: never rewritten, so shared, its stamp left alone */
+            p->users++;
+            p->used = packed_clock;
+            return p;
+        }
         if (p->users > 0) return packed_build(cells, height, width); /* see above */
+        PyObject *owner = frozen_owner(array, readonly, cells, height, width);
+        if (owner != NULL) {
+            /* A frozen array where an array that was not sat: its copies built afresh. */
+            Packed *fresh = packed_build(cells, height, width);
+            if (fresh == NULL) {
+                Py_DECREF(owner);
+                return NULL;
+            }
+            fresh->owner = owner;
+            fresh->cached = 1;
+            fresh->users = 1;
+            fresh->used = packed_clock;
+            packed_free(p);
+            packed_cache[i] = fresh;
+            return fresh;
+        }
         p->cells = cells;
         if (++p->stamp == 0) {
             /* Wrapped: no row may look checked by a search 2**32 searches ago. */
@@ -301,7 +368,9 @@ static Packed *packed_take(const uint8_t *cells, long height, long width) {
             slot = i;
     }
     Packed *p = packed_build(cells, height, width);
-    if (p == NULL || slot < 0) return p;
+    if (p == NULL) return NULL;
+    p->owner = frozen_owner(array, readonly, cells, height, width);
+    if (slot < 0) return p;
     packed_free(packed_cache[slot]);
     packed_cache[slot] = p;
     p->cached = 1;

@@ -25,6 +25,7 @@
  * The GIL is released during the search; the input buffers stay pinned by their Py_buffer views.
  */
 #include "_grid_search.h"
+#include "_plain_lane.h"
 #include <structmember.h> /* PyMemberDef, T_OBJECT_EX, READONLY */
 
 /* The diagonal rules of sim/navigation/diagonal.py, by `DiagonalRule.code`. */
@@ -1512,6 +1513,66 @@ static const int32_t *labels_of(PyObject *walkable, Py_ssize_t height, Py_ssize_
 
 #define NOT_KNOWN() return Py_NewRef(Py_NotImplemented)
 
+/* The default call on `lane`'s array (_plain_lane.h): the plain search, counted in the lane,
+ * its counts settled when due; answered as the landmark path answers (missed when not found). */
+static PyObject *lane_call(Lane *lane, PyObject *walkable_obj, PyObject *start_obj,
+                           PyObject *goal_obj, Py_ssize_t height, Py_ssize_t width,
+                           Py_ssize_t start, Py_ssize_t goal) {
+    const uint64_t generation = lane->generation;
+    lane->busy = 1;
+    PyObject *answer = plain_jps(walkable_obj, height, width, start, goal, H_OCTILE);
+    const int same = lane->generation == generation; /* not dropped while the GIL was gone */
+    if (same) lane->busy = 0;
+    if (answer == NULL) return NULL;
+    const int found = PyTuple_GET_ITEM(answer, 0) == Py_True;
+    const Py_ssize_t expanded = PyLong_AsSsize_t(PyTuple_GET_ITEM(answer, 3));
+    if (same && lane_count(lane, found, expanded) < 0) {
+        Py_DECREF(answer);
+        return PyErr_NoMemory();
+    }
+    if (same && lane_due(lane, found) && lane_close(lane, start) < 0) {
+        Py_DECREF(answer);
+        return NULL;
+    }
+    PyObject *result;
+    if (found) {
+        result = kernel_result(NULL, answer);
+    } else {
+        PyObject *argv[4] = {walkable_obj, start_obj, goal_obj, answer};
+        result = PyObject_Vectorcall(landmark_missed, argv, 4, NULL);
+    }
+    Py_DECREF(answer);
+    return result;
+}
+
+PyDoc_STRVAR(lane_setup_doc,
+             "lane_setup(offer, settle) -> None\n\n"
+             "The callables that open plain lanes and take their counts; see _plain_lane.h and\n"
+             "call_cache.py.");
+
+static PyObject *kernel_lane_setup(PyObject *module, PyObject *args) {
+    (void)module;
+    PyObject *offer, *settle;
+    if (!PyArg_ParseTuple(args, "OO:lane_setup", &offer, &settle)) return NULL;
+    if (!PyCallable_Check(offer) || !PyCallable_Check(settle)) {
+        PyErr_SetString(PyExc_TypeError, "lane_setup takes two callables");
+        return NULL;
+    }
+    Py_XSETREF(lane_offer, Py_NewRef(offer));
+    Py_XSETREF(lane_settle, Py_NewRef(settle));
+    Py_RETURN_NONE;
+}
+
+PyDoc_STRVAR(lane_drop_doc,
+             "lane_drop(key) -> None\n\n"
+             "Drop the plain lane of the array whose id() is `key`, or every lane for None.");
+
+static PyObject *kernel_lane_drop(PyObject *module, PyObject *key) {
+    (void)module;
+    lane_drop(key);
+    Py_RETURN_NONE;
+}
+
 PyDoc_STRVAR(call_doc,
              "call(walkable, start, goal, algorithm, diagonal, heuristic, weight, implementation)\n"
              "    -> PathResult | None | NotImplemented\n\n"
@@ -1579,6 +1640,9 @@ static PyObject *kernel_call(PyObject *module, PyObject *const *args, Py_ssize_t
         if (labels[start] != labels[goal] || labels[start] < 0) Py_RETURN_NONE;
     }
     PyObject *answer;
+    Lane *lane = landmark_sized ? lane_of(walkable_obj, height, width) : NULL;
+    if (lane != NULL)
+        return lane_call(lane, walkable_obj, args[1], args[2], height, width, start, goal);
     if (landmark_sized) {
         /* landmarks.search, as hot_path.plan calls it once its checks pass (they have: the
          * same array, cells and region labels): its probing, fields and jump tables are its
@@ -1610,6 +1674,7 @@ static PyObject *kernel_call(PyObject *module, PyObject *const *args, Py_ssize_t
             result = PyObject_Vectorcall(landmark_missed, argv, 4, NULL);
         }
         Py_DECREF(answer);
+        if (result != NULL && lane_open(walkable_obj, height, width) < 0) Py_CLEAR(result);
         return result;
     }
     if (entry.kind == KIND_KERNEL) {
@@ -1636,6 +1701,7 @@ static void kernel_free(void *module) {
     grid_search_free(module);
     cheap_call_free();
     call_free();
+    lanes_free();
 }
 
 static PyMethodDef kernel_methods[] = {
@@ -1656,6 +1722,8 @@ static PyMethodDef kernel_methods[] = {
     {"call_setup", kernel_call_setup, METH_VARARGS, call_setup_doc},
     {"call_learn", kernel_call_learn, METH_VARARGS, call_learn_doc},
     {"remember_labels", kernel_remember_labels, METH_VARARGS, remember_labels_doc},
+    {"lane_setup", kernel_lane_setup, METH_VARARGS, lane_setup_doc},
+    {"lane_drop", kernel_lane_drop, METH_O, lane_drop_doc},
     {NULL, NULL, 0, NULL},
 };
 

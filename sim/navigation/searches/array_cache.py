@@ -28,6 +28,10 @@ from numpy.typing import NDArray
 
 Entry = TypeVar("Entry")
 
+dropped: list[Callable[[int | None], object]] = []
+"""Told the ``id`` of an array whose entry a cache drops before the array dies (None: every
+entry): `sim.navigation.searches.call_cache`'s plain lanes count for entries, and go with them."""
+
 
 @dataclass(eq=False, slots=True)
 class _Slot(Generic[Entry]):
@@ -65,6 +69,8 @@ class ArrayCache(Generic[Entry]):
             if len(self._slots) >= self._max_arrays:
                 oldest = min(list(self._slots.items()), key=lambda item: item[1].used)[0]
                 self._slots.pop(oldest, None)
+                for hook in dropped:
+                    hook(oldest)
             slot = _Slot(weakref.ref(array, lambda dead: self._drop(key, dead)), 0, self._make())
             self._slots[key] = slot
         slot.used = self._clock
@@ -84,6 +90,8 @@ class ArrayCache(Generic[Entry]):
     def clear(self) -> None:
         """Drop every entry. Under the lock."""
         self._slots.clear()
+        for hook in dropped:
+            hook(None)
 
     def _drop(self, key: int, dead: weakref.ref[NDArray[Any]]) -> None:
         """Free a dead array's entry at once.

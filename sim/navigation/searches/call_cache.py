@@ -49,13 +49,15 @@ from sim.navigation.diagonal import DiagonalRule
 from sim.navigation.heuristics import Heuristic
 from sim.navigation.query import PathResult, Query, SearchSettings
 from sim.navigation.regions import cache as region_cache
-from sim.navigation.searches import kernel, landmarks
+from sim.navigation.searches import array_cache, jump_cache, kernel, landmarks
 
 KIND_DEFAULTS, KIND_JPS, KIND_KERNEL, KIND_PYTHON = 0, 1, 2, 3
 """How `call` answers a kept set of options (``_kernel.c``'s ``KIND_*``): the default call,
 jump point search, the compiled best-first loop, or never (the Python path answers)."""
 
 COMPILED = kernel.KERNEL_AVAILABLE and kernel.JPS_AVAILABLE
+LANE_RETRY = 64
+"""The queries a declined lane waits before `offer` is asked again (``_plain_lane.h`` caps it)."""
 """Whether `call` runs in C: both searches are built."""
 
 
@@ -74,6 +76,34 @@ def missed(walkable: Any, start: Any, goal: Any, answer: kernel.FlatAnswer) -> P
     return result
 
 
+def offer(walkable: NDArray[np.bool_]) -> tuple[int, float, float, float] | int:
+    """A plain lane for `walkable`'s default queries (``_plain_lane.h``), or queries to wait.
+
+    Offered once fields have been judged not to pay on it and while no offline index is built
+    or building: ``(found queries until landmarks' next decision or -1, rent left in ns, rent
+    of a query, rent of a jump point)``, jump_cache's figures. Otherwise the queries after
+    which asking again may find one (while probing, those before its decision; else
+    ``LANE_RETRY``, C's cap).
+    """
+    probes = landmarks.probes_left(walkable)
+    rent = None if probes is None else jump_cache.rent_left(walkable)
+    if probes is None or rent is None:
+        return landmarks.probing_left(walkable) or LANE_RETRY
+    return probes, rent, jump_cache.RENT_NS_PER_QUERY, jump_cache.RENT_NS_PER_EXPANSION
+
+
+def settle(
+    walkable: NDArray[np.bool_], expanded: bytes, queries: int, rent_ns: float, seed: int
+) -> None:
+    """A lane's counts into jump_cache's and landmarks' notes, in the order `search` adds them.
+
+    `expanded` holds the found queries' jump points (int64 each), `queries` every query, found
+    or not, and `rent_ns` their rent; `seed` is the last query's start.
+    """
+    jump_cache.settle(walkable, queries, rent_ns)
+    landmarks.settle(walkable, np.frombuffer(expanded, dtype=np.int64).tolist(), seed)
+
+
 call: Callable[..., Any] = _never
 """``call(walkable, start, goal, algorithm, diagonal, heuristic, weight, implementation)``:
 a `PathResult`, None or NotImplemented (see the module)."""
@@ -89,6 +119,8 @@ if COMPILED:
         landmarks.search,
         missed,
     )
+    _kernel.lane_setup(offer, settle)
+    array_cache.dropped.append(_kernel.lane_drop)
     call = _kernel.call
 
 

@@ -33,6 +33,7 @@ Build and repair times are not hidden in the queries' times: `preprocessing_s` s
 
 from __future__ import annotations
 
+import math
 import threading
 from dataclasses import dataclass, field
 
@@ -100,18 +101,52 @@ def search(walkable: NDArray[np.bool_], height: int, width: int, start: int, goa
         entry.table = None  # none yet, or the array was reshaped in place
     found = kernel.jps_search(walkable, height, width, start, goal)
     with _lock:
-        entry.rent_ns += RENT_NS_PER_QUERY + RENT_NS_PER_EXPANSION * found[3]
-        if (
-            entry.rent_ns < BUILD_NS_PER_CELL * height * width
-            or entry.table is not None
-            or entry.building is not None
-            or entry.failed
-        ):
-            return found
-        _start_build(entry, walkable)
-        if entry.queries >= entry.switch_at:
-            _take_over(entry)
+        _pay(entry, walkable, RENT_NS_PER_QUERY + RENT_NS_PER_EXPANSION * found[3])
     return found
+
+
+def _pay(entry: _Entry, walkable: NDArray[np.bool_], rent_ns: float) -> None:
+    """Add `rent_ns` to `entry`'s rent; start the build once it is paid. Under the lock."""
+    entry.rent_ns += rent_ns
+    if (
+        entry.rent_ns < BUILD_NS_PER_CELL * walkable.size
+        or entry.table is not None
+        or entry.building is not None
+        or entry.failed
+    ):
+        return
+    _start_build(entry, walkable)
+    if entry.queries >= entry.switch_at:
+        _take_over(entry)
+
+
+def rent_left(walkable: NDArray[np.bool_]) -> float | None:
+    """The rent `walkable`'s plain queries still pay before its build starts, in ns.
+
+    None unless `search` answers it with the plain search now (no table, none building) and
+    will count its rent: the plain lanes of `sim.navigation.searches.call_cache` count it in C
+    meanwhile, and hand it to `settle`.
+    """
+    if not JUMP_TABLE_AVAILABLE:
+        return math.inf  # nothing is ever built: the rent is never due
+    with _lock:
+        entry = _entries.get(walkable)
+        if entry is None:  # no plain query yet: the whole price is still to pay
+            return BUILD_NS_PER_CELL * walkable.size or None
+        if entry.table is not None or entry.building is not None or entry.failed:
+            return None
+        left = BUILD_NS_PER_CELL * walkable.size - entry.rent_ns
+        return left if left > 0 else None
+
+
+def settle(walkable: NDArray[np.bool_], queries: int, rent_ns: float) -> None:
+    """Count `queries` plain queries of `walkable` that paid `rent_ns`, as `search` counts."""
+    if not JUMP_TABLE_AVAILABLE:
+        return
+    with _lock:
+        entry = _entries.entry_of(walkable)
+        entry.queries += queries
+        _pay(entry, walkable, rent_ns)
 
 
 def _start_build(entry: _Entry, walkable: NDArray[np.bool_]) -> None:

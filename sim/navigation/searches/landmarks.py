@@ -60,6 +60,7 @@ from typing import Protocol
 import numpy as np
 from numpy.typing import NDArray
 
+from sim.navigation.arrays.frozen import is_frozen
 from sim.navigation.diagonal import DiagonalRule
 from sim.navigation.heuristics import octile
 from sim.navigation.searches import jump_cache, kernel
@@ -188,8 +189,14 @@ def build(walkable: NDArray[np.bool_], seed: int, count: int = LANDMARKS) -> Lan
         raise ValueError(f"count must be 1 to 32 landmarks, got {count!r}")
     began = time.perf_counter()
     # Built from a copy, so that the fields are those of the snapshot even if the caller's
-    # array changes meanwhile (another thread).
-    snapshot = np.array(walkable, dtype=np.bool_, order="C", copy=True)
+    # array changes meanwhile (another thread). A frozen array cannot change: a view of it is
+    # the snapshot, and the compiled search, given the same buffer twice, compares nothing. A
+    # view, not the array: numpy hangs it on the array's base, so the fields kept for the array
+    # do not keep the array itself alive (its cache entry goes when it dies).
+    frozen = is_frozen(walkable) and walkable.dtype == np.bool_ and walkable.flags.c_contiguous
+    snapshot = (
+        walkable.view() if frozen else np.array(walkable, dtype=np.bool_, order="C", copy=True)
+    )
     if snapshot.ndim != 2 or not 0 <= seed < snapshot.size or not snapshot.flat[seed]:
         raise ValueError(f"seed {seed} is not a walkable cell of a 2-D grid")
     nearest = kernel.field_flat(snapshot, None, seed, diagonal=DiagonalRule.NO_CORNER_CUTTING)
@@ -261,6 +268,46 @@ def search(walkable: NDArray[np.bool_], height: int, width: int, start: int, goa
         if len(entry.expanded) >= entry.probes:
             _decide(walkable, entry, start)
     return found
+
+
+def probes_left(walkable: NDArray[np.bool_]) -> int | None:
+    """The found queries of `walkable` `search` counts before its next decision on fields.
+
+    -1 when none is to come (an edited array); None unless `search` answers the array with
+    the plain search now, fields judged not to pay (the plain lanes of
+    `sim.navigation.searches.call_cache` count for it meanwhile, and hand the counts to
+    `settle`).
+    """
+    with _lock:
+        entry = _entries.get(walkable)
+        if entry is None or entry.landmarks is not None or not entry.open_map:
+            return None
+        return -1 if entry.edited else max(entry.probes - len(entry.expanded), 1)
+
+
+def probing_left(walkable: NDArray[np.bool_]) -> int | None:
+    """The found queries of `walkable` before its first decision on fields; None if made."""
+    with _lock:
+        entry = _entries.get(walkable)
+        if entry is None or entry.landmarks is not None or entry.open_map:
+            return None
+        return max(entry.probes - len(entry.expanded), 1)
+
+
+def settle(walkable: NDArray[np.bool_], expanded: list[int], seed: int) -> None:
+    """Count found queries of `walkable` that expanded `expanded` jump points, as `search` does.
+
+    The decision their count makes due is made as `search` makes it (`seed`: the last one's
+    start).
+    """
+    with _lock:
+        entry = _entries.entry_of(walkable)
+        if entry.edited:
+            return
+        entry.expanded.extend(expanded)
+        due = len(entry.expanded) >= entry.probes
+    if due:
+        _decide(walkable, entry, seed)
 
 
 def _near(start: int, goal: int, width: int) -> bool:
