@@ -351,7 +351,18 @@ static HOT_INLINE int walk_diagonal(Frontier *f, const Jps *j, int32_t current, 
      * relax writes through pointers, so the compiler would otherwise read the fields of `j`
      * and of the copies again at every step. */
     Packed *grid = j->grid;
-    const long width = j->width, row_words = grid->row_words, col_words = grid->col_words;
+    const long row_words = grid->row_words;
+    const uint64_t *here = line_of(grid->rows, row_words, row);
+    /* The first step's test before anything is held: on the 1- and 2-wide mazes most walks
+     * end there, and holding the lines cost more than their steps. */
+    {
+        const uint64_t *next = here + d_row * row_words;
+        const long ahead = 64 + col, beside = ahead + d_col;
+        if (!((next[ahead >> 6] >> (ahead & 63)) & (here[beside >> 6] >> (beside & 63)) &
+              (next[beside >> 6] >> (beside & 63)) & 1))
+            return 1;
+    }
+    const long width = j->width, col_words = grid->col_words;
     const long goal_row = j->goal_row, goal_col = j->goal_col, goal = j->goal;
     const long vertical = d_row * width, line_step = d_row * row_words;
     const long column_step = d_col * col_words;
@@ -359,7 +370,6 @@ static HOT_INLINE int walk_diagonal(Frontier *f, const Jps *j, int32_t current, 
     const uint32_t *chunk_stamp = grid->chunk_stamp, *word_stamp = grid->word_stamp;
     const int shift = grid->shift;
     const long chunk_base = 1L << shift;
-    const uint64_t *here = line_of(grid->rows, row_words, row);
     const uint64_t *row_stops = line_of(d_col > 0 ? grid->east : grid->west, row_words, row);
     const uint64_t *column = line_of(grid->cols, col_words, col);
     const uint64_t *column_stops = line_of(d_row > 0 ? grid->south : grid->north, col_words, col);
@@ -369,12 +379,14 @@ static HOT_INLINE int walk_diagonal(Frontier *f, const Jps *j, int32_t current, 
      * are checked on entry (see expand); each step checks the one row it brings in reach, and
      * a column scan every word it reads (as packed_check_row and packed_check_word do). */
     for (long steps = 1;; steps++) {
-        const uint64_t *next = here + line_step;
-        const long ahead = 64 + col, beside = ahead + d_col;
-        if (!((next[ahead >> 6] >> (ahead & 63)) & (here[beside >> 6] >> (beside & 63)) &
-              (next[beside >> 6] >> (beside & 63)) & 1))
-            return 1;
-        here = next;
+        if (steps > 1) {
+            const uint64_t *next = here + line_step;
+            const long ahead = 64 + col, beside = ahead + d_col;
+            if (!((next[ahead >> 6] >> (ahead & 63)) & (here[beside >> 6] >> (beside & 63)) &
+                  (next[beside >> 6] >> (beside & 63)) & 1))
+                return 1;
+        }
+        here += line_step;
         row_stops += line_step;
         column += column_step;
         column_stops += column_step;
