@@ -120,17 +120,17 @@ def test_a_goal_on_a_diagonal_walks_scan_line_is_found_where_the_reference_finds
     if start is None:
         return
     row, col = divmod(start, width)
-    goals = []
+    goals: list[int] = []
     for d_row, d_col in ((1, 1), (1, -1), (-1, 1), (-1, -1)):
         steps = int(rng.integers(1, 12))
         walk_row, walk_col = row + steps * d_row, col + steps * d_col
         along = int(rng.integers(1, 6))
-        for goal in (
+        for goal_row, goal_col in (
             (walk_row, walk_col + along * d_col),
             (walk_row + along * d_row, walk_col),
         ):
-            if 0 <= goal[0] < height and 0 <= goal[1] < width and walkable[goal]:
-                goals.append(goal[0] * width + goal[1])
+            if 0 <= goal_row < height and 0 <= goal_col < width and walkable[goal_row, goal_col]:
+                goals.append(goal_row * width + goal_col)
     for goal in goals:
         assert_same_search(walkable, start, goal, dijkstra=False)
 
