@@ -39,7 +39,7 @@
  *     locals (relax writes through pointers, which made the compiler read the fields of the
  *     problem and of the copies again every step), tests for the goal only on the goal's row
  *     and column, and queues its jump points (a scan in thirty finds one) out of line:
- *     0.90x the time on maze512-32-9, 0.93x AR0011SR, 0.97x over the 18 Moving AI maps.
+ *     0.90x the time on maze512-32-9, 0.93x AR0011SR, 0.975x over the 18 Moving AI maps.
  *   - Once the goal is queued, a diagonal walk stops at its first cell whose g + h passes the
  *     goal's cost (see walk_diagonal): nothing beyond it could leave the frontier before the
  *     goal. On arena (49 x 49), where most queries end after the start's expansion, a search
