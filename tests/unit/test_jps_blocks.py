@@ -103,6 +103,40 @@ def test_block_scans_find_the_reference_jump_points(
 
 @PROPERTY_SETTINGS
 @given(
+    height=st.sampled_from((9, 64, 65, 130)),
+    width=st.sampled_from((9, 63, 64, 65, 130)),
+    density=st.sampled_from((0.05, 0.2, 0.35)),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_a_goal_on_a_diagonal_walks_scan_line_is_found_where_the_reference_finds_it(
+    height: int, width: int, density: float, seed: int
+) -> None:
+    # The walk tests for the goal apart from its scans, on the goal's row and column only: a
+    # goal before, on, or just past a scan's first stop (a wall or a forced neighbour), in each
+    # of the four diagonals from the start, is found as the cell-by-cell scans find it.
+    rng = np.random.default_rng(seed)
+    walkable = rng.random((height, width)) >= density
+    start = walkable_cell(walkable, rng)
+    if start is None:
+        return
+    row, col = divmod(start, width)
+    goals: list[int] = []
+    for d_row, d_col in ((1, 1), (1, -1), (-1, 1), (-1, -1)):
+        steps = int(rng.integers(1, 12))
+        walk_row, walk_col = row + steps * d_row, col + steps * d_col
+        along = int(rng.integers(1, 6))
+        for goal_row, goal_col in (
+            (walk_row, walk_col + along * d_col),
+            (walk_row + along * d_row, walk_col),
+        ):
+            if 0 <= goal_row < height and 0 <= goal_col < width and walkable[goal_row, goal_col]:
+                goals.append(goal_row * width + goal_col)
+    for goal in goals:
+        assert_same_search(walkable, start, goal, dijkstra=False)
+
+
+@PROPERTY_SETTINGS
+@given(
     height=st.sampled_from((1, 5, 64, 65, 70)),
     width=st.sampled_from((1, 63, 64, 65, 129)),
     seed=st.integers(0, 2**32 - 1),
