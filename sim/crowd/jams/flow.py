@@ -128,7 +128,7 @@ def follow_plan(
     if end + 1 < len(paths[0]):
         parts.append((False, [path[end:] for path in paths]))
 
-    def follower(lock: bool, part: list[list[int]], at: NDArray[np.float64]) -> Follower:
+    def follower(lock: bool, part: Sequence[Sequence[int]], at: NDArray[np.float64]) -> Follower:
         if lock:
             return JointFollower(
                 part, [path[-1] for path in part], centres, at, step_s, turn_lag=turn_lag,
@@ -174,8 +174,8 @@ class SplitFollower:
     def __init__(
         self,
         head: Follower,
-        parts: Sequence[tuple[bool, list[list[int]]]],
-        follower: Callable[[bool, list[list[int]], NDArray[np.float64]], Follower],
+        parts: Sequence[tuple[bool, Sequence[Sequence[int]]]],
+        follower: Callable[[bool, Sequence[Sequence[int]], NDArray[np.float64]], Follower],
     ) -> None:
         self._followers = [head]
         self._parts = list(parts)
