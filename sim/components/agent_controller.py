@@ -402,7 +402,9 @@ class AgentController(Component):
         self._route_checked = self._grid.mask_version
         end = waypoints[-1]  # the goal itself, or the free cell nearest it
         far = self._distance_to(end) > stop_radius(self.config)
-        if self.state is not AgentState.ARRIVED or far:
+        # Arrived against its cluster, it stays so for the same goal (`Crowd.joins_cluster`).
+        stays = cause is not ReplanCause.GOAL_MOVED and self._joins_cluster(goal)
+        if self.state is not AgentState.ARRIVED or (far and not stays):
             self.state = AgentState.MOVING
         self._advance_waypoints()
 

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from sim.crowd.jams.detect import JamSettings
-from sim.crowd.jams.flow import FlowFollower, compress, follow_plan
+from sim.crowd.jams.flow import FlowFollower, SplitFollower, compress, follow_plan, unrotated
 from sim.crowd.jams.local import TURN_OVERLAP, joint_paths, turn_lag
-from sim.crowd.joint import JointFollower, step_seconds
+from sim.crowd.joint import JointFollower, rotations, step_seconds
 from sim.mapf import MapfProblem
 
 DT = 1.0 / 60.0
@@ -171,3 +171,46 @@ def test_a_corner_is_cut_within_its_cell(fraction: float) -> None:
     assert 1.0 - 1e-9 <= point[0] <= 2.0 + 1e-9
     assert 0.0 - 1e-9 <= point[1] <= 1.0 + 1e-9
     assert np.hypot(*(point - centres[1])) <= 0.5 + 1e-9
+
+
+def test_a_rotation_within_one_group_is_undone_and_the_cells_held_stay_the_same() -> None:
+    # Four agents turn round the 2 x 2 block of a 2 x 3 grid (cells 0, 1, 4, 3), then the
+    # one that came to cell 1 goes on to 2.
+    paths = [[0, 1, 2], [1, 4, 4], [4, 3, 3], [3, 0, 0]]
+    undone = unrotated(paths, [5, 5, 5, 5])
+    assert not any(rotations(np.array(undone).T))
+    for before, after in zip(np.array(paths).T, np.array(undone).T, strict=True):
+        assert sorted(before) == sorted(after)  # every step holds the same cells
+    assert undone == [[0, 0, 0], [1, 1, 2], [4, 4, 4], [3, 3, 3]]
+    # Of two groups, no agent may take over another group's way: the rotation stays.
+    assert unrotated(paths, [5, 5, 6, 6]) == paths
+
+
+def test_a_plan_is_followed_continuously_around_a_rotation_in_its_middle() -> None:
+    # A row of four walks a cell east (continuously); two of it and two below then turn
+    # round the 2 x 2 block of cells 2, 3, 9, 8 (lock step); then some walk on.
+    width = 6
+    centres = np.array([[c + 0.5, r + 0.5] for r in range(2) for c in range(width)])
+    row = [[0, 1, 1, 1], [1, 2, 3, 4], [2, 3, 9, 10], [3, 4, 4, 5]]
+    below = [[8, 8, 2, 2], [9, 9, 8, 8]]
+    paths = row + below
+    assert rotations(np.array(paths).T) == [[], [(1, 2, 4, 5)], []]
+    follower = follow_plan(
+        paths,
+        [path[-1] for path in paths],
+        centres,
+        centres[[path[0] for path in paths]],
+        np.full(len(paths), SPEED),
+        np.full(len(paths), 0.25),
+        1.0,
+        turn_lag=0.0,
+        open_cells=np.ones((2, width), dtype=bool),
+        groups=list(range(len(paths))),  # all apart: nothing is undone
+    )
+    assert isinstance(follower, SplitFollower)
+    for _ in range(600):
+        if follower.finished:
+            break
+        follower.advance(DT)
+    assert follower.finished
+    assert np.allclose(follower.positions(), centres[[path[-1] for path in paths]])

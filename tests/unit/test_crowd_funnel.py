@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from sim.crowd.jams.funnel import funnel_groups, narrow_cells
+from sim.crowd.jams.funnel import PINCH, funnel_groups, narrow_cells
 from sim.crowd.jams.window import local_goals
 from sim.navigation.field import distance_field
 
@@ -73,3 +73,49 @@ def test_the_first_through_fills_the_goal_cells_from_the_back() -> None:
         lambda goal: field,
     )
     assert goals == [5, 6, 7]
+
+
+# Doorway variant 18's door: two cells of the wall down column 4 (rows 2 and 3), with a wall
+# east of its row 2 (columns 5-6). The way through is one cell wide and bends inside the door,
+# and no cell of it has both neighbours along one axis walled.
+BENT = np.ones((6, 9), dtype=bool)
+BENT[:, 4] = False
+BENT[2:4, 4] = True
+BENT[2, 5:7] = False
+BENT_WEST, BENT_EAST = 3 * 9 + 0, 3 * 9 + 8
+BENT_FIELDS = {
+    goal: distance_field(BENT, divmod(goal, 9), diagonal=False).ravel()
+    for goal in (BENT_WEST, BENT_EAST)
+}
+
+
+def _bent_funnels(cells: list[int], goals: list[int]) -> list[tuple[int, list[int]]]:
+    distance = np.array([BENT_FIELDS[goal][cell] for cell, goal in zip(cells, goals, strict=True)])
+    found = funnel_groups(
+        np.array(cells, dtype=np.intp),
+        np.ones(len(cells), dtype=bool),
+        distance,
+        np.array(goals),
+        BENT_FIELDS.__getitem__,
+        narrow_cells(BENT),
+        3,
+    )
+    return [(cell, group.tolist()) for cell, group in found]
+
+
+def test_a_door_bent_by_a_wall_beside_it_pinches_the_way_through() -> None:
+    codes = narrow_cells(BENT)
+    # (3, 4) in the door and (3, 5) past it: each joins its two sides only through itself.
+    assert np.argwhere(codes).tolist() == [[3, 4], [3, 5]]
+    assert (codes[3, 4:6] >= PINCH).all()
+    # Beside a straight door its mouths pinch too, but the narrow door is the passage.
+    assert np.flatnonzero(narrow_cells(WALKABLE)).tolist() == [2 * 9 + 4]
+
+
+def test_groups_heading_through_a_bent_door_from_both_sides_make_a_funnel() -> None:
+    west, east = [3 * 9 + 2, 2 * 9 + 3], [3 * 9 + 6, 4 * 9 + 5]
+    goals = [BENT_EAST] * 2 + [BENT_WEST] * 2
+    assert _bent_funnels(west + east, goals) == [(31, [0, 1, 2, 3]), (32, [0, 1, 2, 3])]
+    # One side alone converges on nothing: it passes in single file.
+    assert _bent_funnels(west, goals[:2]) == []
+    assert _bent_funnels(east, goals[2:]) == []

@@ -162,6 +162,27 @@ def test_variants_that_failed_now_arrive_apart_and_off_the_walls(case, index) ->
     assert not {"jam", "overlap", "wall"} & set(run.why), describe(run)
 
 
+@pytest.mark.parametrize(
+    ("case", "index"),
+    [
+        # Five a side, each steering itself: after the plan brought all ten to their goal
+        # cells, arrived agents set off again at their replans (3.36x free flow).
+        ("doorway", 12),
+        # Four a side in a corridor 7 long, each steering itself: the same (3.32x).
+        ("corridor", 18),
+        # A door two cells wide with a wall beside one: a one-cell way with a bend in the
+        # door, no narrow cell, so the jam was handed off only as it stalled, at 1.55 s, and
+        # its plan, full of rotations, went in lock step till it was held and made again
+        # (3.01-3.13x; `sim.crowd.jams.funnel`'s pinches, `sim.crowd.jams.flow.unrotated`).
+        ("doorway", 18),
+    ],
+    ids=["doorway-self-steered", "corridor-self-steered", "doorway-bent"],
+)
+def test_variants_that_were_slow_are_within_3x_free_flow(case, index) -> None:
+    run = run_variant(make_variant(case, index))
+    assert not run.why, describe(run)
+
+
 def test_variants_without_the_suite_is_one_line_and_exit_2(capsys) -> None:
     assert main(["bench", "--variants", "3"]) == 2
     assert capsys.readouterr().err.strip() == "sim: bench: --variants goes with --crowd-suite"

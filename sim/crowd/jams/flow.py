@@ -31,7 +31,7 @@ runs of one plan move alike: deterministic, frame by frame.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from itertools import pairwise
 
 import numpy as np
@@ -58,6 +58,31 @@ def compress(path: Sequence[int]) -> tuple[list[int], list[int]]:
     return cells, steps
 
 
+def unrotated(paths: Sequence[Sequence[int]], groups: Sequence[int]) -> list[list[int]]:
+    """`paths` with each rotation among agents of one group undone (`groups`: each one's).
+
+    A rotation moves its agents round the same cells, so they may as well all wait, each
+    taking over the rest of the way of the agent that would have entered its cell: the cells
+    held at every step stay the same, and agents of one group end on that group's cells,
+    whoever ends where. LaCAM* turns agents round a 2 x 2 block in a packed room, and a
+    rotation can only be followed in lock step. A rotation of two groups is left.
+
+    >>> # Four agents of group 7 turn round a 2 x 2 block (cells 0, 1, 3, 2), then one moves.
+    >>> unrotated([[0, 1, 1], [1, 3, 5], [3, 2, 2], [2, 0, 0]], [7, 7, 7, 7])
+    [[0, 0, 0], [1, 1, 1], [3, 3, 5], [2, 2, 2]]
+    """
+    cells = np.array(paths, dtype=np.intp).T.copy()  # [t, agent]
+    for t in range(len(cells) - 1):
+        for cycle in rotations(cells[t : t + 2])[0]:
+            if len({groups[agent] for agent in cycle}) > 1:
+                continue
+            into = {int(cells[t + 1, agent]): agent for agent in cycle}  # cell -> who enters it
+            rest = {agent: cells[t + 1 :, agent].copy() for agent in cycle}
+            for agent in cycle:
+                cells[t + 1 :, agent] = rest[into[int(cells[t, agent])]]
+    return [[int(cell) for cell in path] for path in cells.T]
+
+
 def follow_plan(
     paths: Sequence[Sequence[int]],
     goals: Sequence[int],
@@ -69,7 +94,8 @@ def follow_plan(
     *,
     turn_lag: float,
     open_cells: NDArray[np.bool_],
-) -> JointFollower | FlowFollower:
+    groups: Sequence[int] | None = None,
+) -> Follower:
     """The follower of a jam's plan: continuous (`FlowFollower`), in lock step round a rotation.
 
     Either way everyone first glides from where it stands (`first`) to its start cell's
@@ -78,29 +104,114 @@ def follow_plan(
     (from off its cell's centre to a cell beside it, or traded further), as long as the
     slowest glide at its own agent's speed: nobody glides faster than its speed. `paths`,
     `goals` and `open_cells` (the window's walkable mask) are in the window's flat cells,
-    `centres` their world centres.
+    `centres` their world centres. With `groups` (each agent's group: its goal beyond the
+    window) rotations within a group are undone first (`unrotated`; the agents of a group
+    may end on one another's `goals`).
     """
+    if groups is not None:
+        paths = unrotated(paths, groups)
+        goals = [path[-1] for path in paths]
     step_s = step_seconds(cell_size, [float(speed) for speed in speeds])
     starts = centres[[path[0] for path in paths]]
     glides = np.hypot(*(starts - first).T) / speeds
     gather_s = max(step_s, float(glides.max(initial=0.0)))
     waits = gather_waits(first, starts, radii) * gather_s
-    if not any(rotations(np.array(paths, dtype=np.intp).T)):
+    turning = [t for t, cycles in enumerate(rotations(np.array(paths, dtype=np.intp).T)) if cycles]
+    if not turning:
         return FlowFollower(
             paths, centres, first, speeds.tolist(), radii, cell_size, gather_s, first_waits=waits
         )
-    return JointFollower(
-        [(path[0], *path) for path in paths],  # the gathering step: a wait on the plan's cells
-        goals,
-        centres,
-        first,
-        step_s,
-        turn_lag=turn_lag,
-        width=open_cells.shape[1],
-        first_waits=waits,
-        open_cells=open_cells.ravel(),
-        first_step_s=gather_s,
-    )
+    # Continuously up to the first rotation, in lock step through the last, continuously on.
+    begin, end = turning[0], turning[-1] + 1
+    parts = [(False, [path[: begin + 1] for path in paths])] if begin > 0 else []
+    parts.append((True, [path[begin : end + 1] for path in paths]))
+    if end + 1 < len(paths[0]):
+        parts.append((False, [path[end:] for path in paths]))
+
+    def follower(lock: bool, part: Sequence[Sequence[int]], at: NDArray[np.float64]) -> Follower:
+        if lock:
+            return JointFollower(
+                part, [path[-1] for path in part], centres, at, step_s, turn_lag=turn_lag,
+                width=open_cells.shape[1], open_cells=open_cells.ravel(),
+            )  # fmt: skip
+        # On its cells already: no glide.
+        return FlowFollower(part, centres, at, speeds.tolist(), radii, cell_size, 0.0)
+
+    if begin > 0:
+        head: Follower = FlowFollower(
+            parts[0][1], centres, first, speeds.tolist(), radii, cell_size, gather_s,
+            first_waits=waits,
+        )  # fmt: skip
+    else:
+        head = JointFollower(
+            [(path[0], *path) for path in parts[0][1]],  # the gathering step: a wait
+            goals if len(parts) == 1 else [path[-1] for path in parts[0][1]],
+            centres, first, step_s, turn_lag=turn_lag, width=open_cells.shape[1],
+            first_waits=waits, open_cells=open_cells.ravel(), first_step_s=gather_s,
+        )  # fmt: skip
+    if len(parts) == 1:
+        return head
+    return SplitFollower(head, parts[1:], follower)
+
+
+class SplitFollower:
+    """A plan with rotations: continuously up to the first, in lock step through the last.
+
+    A rotation can only be followed in lock step (see the module), but in a jam's plan they
+    come where the members stood packed as it was made, in a few of its steps: doorway variant
+    10's plan of 44 steps has one rotation of two groups, at its 14th. Followed in lock step
+    throughout, each of its 30 agents waited every step for the slowest and for the longest
+    turn lag of the step; here the steps before the first rotation and those after the last
+    are followed by a `FlowFollower` each, every part from where the one before left them.
+
+    Args:
+        head: The follower of the plan's first part (it gathers the agents).
+        parts: The parts after it: whether in lock step, and ``[agent][t]`` its cells (the
+            first the last of the part before).
+        follower: Makes a part's follower from the part and where the agents stand.
+    """
+
+    def __init__(
+        self,
+        head: Follower,
+        parts: Sequence[tuple[bool, Sequence[Sequence[int]]]],
+        follower: Callable[[bool, Sequence[Sequence[int]], NDArray[np.float64]], Follower],
+    ) -> None:
+        self._followers = [head]
+        self._parts = list(parts)
+        self._follower = follower
+        self._moved_on = False  # the last `advance` ended a part and began the next
+
+    @property
+    def finished(self) -> bool:
+        """Whether every agent stands on its last cell."""
+        return len(self._followers) > len(self._parts) and self._followers[-1].finished
+
+    def advance(self, dt: float) -> None:
+        """Let `dt` seconds pass (the frame that ends a part goes no further)."""
+        current = self._followers[-1]
+        current.advance(dt)
+        self._moved_on = current.finished and len(self._followers) <= len(self._parts)
+        if self._moved_on:
+            lock, part = self._parts[len(self._followers) - 1]
+            self._followers.append(self._follower(lock, part, current.positions()))
+
+    def hold(self, agents: NDArray[np.bool_]) -> NDArray[np.bool_]:
+        """Undo the last `advance` for `agents` (see `JointFollower.hold`, `FlowFollower.hold`).
+
+        Held in the frame that ended a part, the part is not over after all.
+        """
+        if not self._moved_on:
+            return self._followers[-1].hold(agents)
+        held = self._followers[-2].hold(agents)
+        if held.any():
+            self._followers.pop()
+            self._moved_on = False
+        return held
+
+    def positions(self) -> NDArray[np.float64]:
+        """``(agents, 2)`` where each agent stands now."""
+        return self._followers[-1].positions()
 
 
 class FlowFollower:
@@ -344,3 +455,7 @@ def _on_corner(
     """
     angle = fraction * math.pi / 2.0
     return np.asarray(corner - half_out * math.cos(angle) + half_in * math.sin(angle))
+
+
+Follower = JointFollower | FlowFollower | SplitFollower
+"""Whatever follows a jam's plan (`follow_plan`)."""

@@ -55,13 +55,12 @@ from sim.crowd.jams.detect import (
     jam_groups,
     member_limit,
 )
-from sim.crowd.jams.flow import FlowFollower, follow_plan
+from sim.crowd.jams.flow import Follower, follow_plan
 from sim.crowd.jams.funnel import funnel_groups, narrow_cells
 from sim.crowd.jams.local import joint_paths, start_cells, turn_lag
 from sim.crowd.jams.log import JamEventKind, JamLog
-from sim.crowd.jams.moves import OFF_POINT, WallCache, capped, held_apart, into_others
+from sim.crowd.jams.moves import WallCache, move_members
 from sim.crowd.jams.window import local_goals, window_union, windows_overlap, with_goals
-from sim.crowd.joint import JointFollower
 from sim.crowd.rows import AgentRows
 from sim.crowd.state import AgentState, ReplanCause
 from sim.crowd.steering import heading_quat
@@ -70,7 +69,6 @@ from sim.mapf import MapfProblem
 MOVING = tuple(AgentState).index(AgentState.MOVING)
 ARRIVED = tuple(AgentState).index(AgentState.ARRIVED)
 INTERVAL = tuple(ReplanCause).index(ReplanCause.INTERVAL)
-TURNING_SPEED = 1e-3  # world units per second: slower agents keep their heading
 NEWCOMER_CELLS = 2.0  # an agent this near a member (past their radii) joins its plan
 CLUSTER_REACH = 2.5  # radii past the arrived cluster within which an agent is arriving
 MAX_GROWTH = 4  # a jam's window grows to at most this many times its first margin
@@ -111,7 +109,7 @@ class LocalPlan:
 
     members: NDArray[np.int64]
     window: tuple[int, int, int, int]  # first row, last row, first column, last column
-    follower: JointFollower | FlowFollower
+    follower: Follower
     settles: NDArray[np.bool_]  # its goal lies in the window: at the plan's end it has arrived
     joining: NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, np.int64))
     """Agents of a jam this plan took in (`MERGED`): they join it at once, however far."""
@@ -343,44 +341,10 @@ class Jams:
                 if fresh is not None:
                     changed += self._take(rows, fresh, time_s)
                     plan, member_rows = fresh, members
-            before = rows.positions[member_rows].copy()
-            plan.follower.advance(dt)
-            radii = rows.radii[member_rows]
-            reach = rows.speeds[member_rows] * dt
-            target = self._walls.settled(plan.follower.positions(), radii)
-            after = self._walls.clear_of_walls(capped(before, target, reach), radii)
-            checked = np.ones(len(rows), dtype=bool)  # members on their points: the plan's own
-            points = before
-            if plan.targets is not None and len(plan.targets) == len(member_rows):
-                points = plan.targets
-                on_point = np.hypot(*(before - points).T) <= OFF_POINT
-                checked[member_rows[on_point]] = False
-            else:
-                checked[member_rows] = False
-            held = plan.follower.hold(
-                held_apart(
-                    before,
-                    after,
-                    radii,
-                    into_others(
-                        before, after, radii, rows.positions, rows.radii, member_rows, checked
-                    ),
-                )
+            plan.targets, still = move_members(
+                rows, member_rows, plan.follower, self._walls, plan.targets, dt
             )
-            after[held] = before[held]
-            # A plan held as a whole (lock step) keeps its points: taking the frame's new ones
-            # left every member off its point, and each then held the others (doorway variant
-            # 18 lost its first plan so). A member held alone may lag its point.
-            plan.targets = points if held.all() else target
-            still = held.any() and not (after != before).any()
             plan.held_s = plan.held_s + dt if still else 0.0
-            rows.positions[member_rows] = after
-            velocity = (after - before) / dt
-            rows.velocities[member_rows] = rows.preferred[member_rows] = velocity
-            speed = np.hypot(velocity[:, 0], velocity[:, 1])
-            heading = np.degrees(np.arctan2(-velocity[:, 0], velocity[:, 1])) % 360.0
-            turning = speed > TURNING_SPEED
-            rows.headings[member_rows] = np.where(turning, heading, rows.headings[member_rows])
             if plan.follower.finished or plan.held_s >= HELD_S:
                 self._hand_back(rows, plan, member_rows, present, time_s, changed)
             else:
@@ -542,6 +506,7 @@ class Jams:
             size,
             turn_lag=lag,
             open_cells=walkable,
+            groups=goal_of[members].tolist(),
         )
         goal_rows, goal_cols = goal_of[members] // width, goal_of[members] % width
         settles = (goal_rows >= r0) & (goal_rows <= r1) & (goal_cols >= c0) & (goal_cols <= c1)

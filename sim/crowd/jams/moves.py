@@ -35,12 +35,15 @@ from numpy.typing import NDArray
 
 from sim.crowd.disc_walls import Walls
 from sim.crowd.grid import CrowdGrid
+from sim.crowd.jams.flow import Follower
 from sim.crowd.jams.local import TURN_OVERLAP, kept_apart
+from sim.crowd.rows import AgentRows
 
 SETTLE_ROUNDS = 4  # times a frame's plan positions are kept apart, then clear of walls
 CLOSING = 1e-9  # world units: a move that shortens a gap by less does not close in
 OFF_POINT = 1e-6  # world units: a member this far from its last plan point is off it
 SPEED_SLACK = 1e-9  # a move this much past its reach is rounding, not a jump: left as it is
+TURNING_SPEED = 1e-3  # world units per second: slower agents keep their heading
 
 
 class WallCache:
@@ -80,6 +83,51 @@ class WallCache:
         for _ in range(SETTLE_ROUNDS):
             after = self.clear_of_walls(kept_apart(after, radii), radii)
         return after
+
+
+def move_members(
+    rows: AgentRows,
+    member_rows: NDArray[np.intp],
+    follower: Follower,
+    walls: WallCache,
+    points: NDArray[np.float64] | None,
+    dt: float,
+) -> tuple[NDArray[np.float64], bool]:
+    """Advance `follower` by `dt` and move its members (`member_rows`) under the four rules.
+
+    `points` are where the plan put its members last frame (None: not yet). Writes the
+    members' positions, velocities and headings; returns the plan's points now and whether
+    the plan stood still, held (`HELD_S` counts those frames).
+    """
+    before = rows.positions[member_rows].copy()
+    follower.advance(dt)
+    radii = rows.radii[member_rows]
+    reach = rows.speeds[member_rows] * dt
+    target = walls.settled(follower.positions(), radii)
+    after = walls.clear_of_walls(capped(before, target, reach), radii)
+    checked = np.ones(len(rows), dtype=bool)  # members on their points: the plan's own
+    if points is not None and len(points) == len(member_rows):
+        on_point = np.hypot(*(before - points).T) <= OFF_POINT
+        checked[member_rows[on_point]] = False
+    else:
+        points = before
+        checked[member_rows] = False
+    into = into_others(before, after, radii, rows.positions, rows.radii, member_rows, checked)
+    held = follower.hold(held_apart(before, after, radii, into))
+    after[held] = before[held]
+    # A plan held as a whole (lock step) keeps its points: taking the frame's new ones left
+    # every member off its point, and each then held the others (doorway variant 18 lost its
+    # first plan so). A member held alone may lag its point.
+    if held.all():
+        target = points
+    rows.positions[member_rows] = after
+    velocity = (after - before) / dt
+    rows.velocities[member_rows] = rows.preferred[member_rows] = velocity
+    speed = np.hypot(velocity[:, 0], velocity[:, 1])
+    heading = np.degrees(np.arctan2(-velocity[:, 0], velocity[:, 1])) % 360.0
+    turning = speed > TURNING_SPEED
+    rows.headings[member_rows] = np.where(turning, heading, rows.headings[member_rows])
+    return target, bool(held.any() and not (after != before).any())
 
 
 def capped(
