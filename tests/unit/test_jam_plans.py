@@ -11,7 +11,7 @@ import pytest
 
 from sim.crowd.jams import local, window
 from sim.crowd.jams.detect import JamSettings
-from sim.mapf import MapfProblem
+from sim.mapf import MapfProblem, native
 from sim.mapf.checker import check_plan, flat_to_pairs
 
 
@@ -31,7 +31,7 @@ def test_a_member_walled_off_from_its_goal_gets_no_plan_and_no_search(
 ) -> None:
     # Agent 0 stands left of the wall, its goal right of it; agent 1 stays on its side.
     problem = MapfProblem(_split_row(), (0, 5), (3, 6))
-    monkeypatch.setattr(local.native, "lacam_configs", _no_search)
+    monkeypatch.setattr(native, "lacam_configs", _no_search)
     monkeypatch.setattr(local, "lacam", _no_search)
     assert local.joint_paths(problem, JamSettings(), [1, 2]) == ()
 
