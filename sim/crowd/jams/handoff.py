@@ -341,8 +341,10 @@ class Jams:
             joining = np.isin(rows.index, plan.joining)
             newcomers = inside & movable & (self._near(rows, member_rows) | joining)
             members = sorted_union(member_rows, np.flatnonzero(newcomers), len(rows))
-            roomy = len(members) <= member_limit(self.settings, goal_of[members])
-            if newcomers.any() and roomy:
+            roomy = newcomers.any() and len(members) <= member_limit(
+                self.settings, goal_of[members]
+            )
+            if roomy:
                 blocked = inside & ~movable
                 blocked[member_rows] = False
                 fresh = self._solve(rows, members, blocked, cells, goal_of, plan.window)
