@@ -60,7 +60,14 @@ from sim.crowd.jams.funnel import funnel_groups, narrow_cells
 from sim.crowd.jams.local import joint_paths, start_cells, turn_lag
 from sim.crowd.jams.log import JamEventKind, JamLog
 from sim.crowd.jams.moves import WallCache, move_members
-from sim.crowd.jams.window import local_goals, window_union, windows_overlap, with_goals
+from sim.crowd.jams.window import (
+    local_goals,
+    near_points,
+    sorted_union,
+    window_union,
+    windows_overlap,
+    with_goals,
+)
 from sim.crowd.rows import AgentRows
 from sim.crowd.state import AgentState, ReplanCause
 from sim.crowd.steering import heading_quat
@@ -331,9 +338,11 @@ class Jams:
             movable = self._movable(rows, candidates, goal_of)
             joining = np.isin(rows.index, plan.joining)
             newcomers = inside & movable & (self._near(rows, member_rows) | joining)
-            members = np.union1d(member_rows, np.flatnonzero(newcomers))
-            roomy = len(members) <= member_limit(self.settings, goal_of[members])
-            if newcomers.any() and roomy:
+            members = sorted_union(member_rows, np.flatnonzero(newcomers), len(rows))
+            roomy = newcomers.any() and len(members) <= member_limit(
+                self.settings, goal_of[members]
+            )
+            if roomy:
                 blocked = inside & ~movable
                 blocked[member_rows] = False
                 fresh = self._solve(rows, members, blocked, cells, goal_of, plan.window)
@@ -419,7 +428,7 @@ class Jams:
             if busy is not None:
                 # The plan next door takes this jam in.
                 busy.window = window_union(busy.window, window)
-                busy.joining = np.union1d(busy.joining, rows.index[group])
+                busy.joining = sorted_union(busy.joining, rows.index[group], len(self._under))
                 return MERGED
             r0, r1, c0, c1 = window
             inside = (grid_rows >= r0) & (grid_rows <= r1) & (grid_cols >= c0) & (grid_cols <= c1)
@@ -435,11 +444,7 @@ class Jams:
     def _near(self, rows: AgentRows, members: NDArray[np.intp]) -> NDArray[np.bool_]:
         """Which rows come within `NEWCOMER_CELLS` cells (plus two radii) of a member."""
         reach = NEWCOMER_CELLS * self._grid.grid_cell_size + 2.0 * float(rows.radii.max())
-        near = np.zeros(len(rows), dtype=bool)
-        for point in rows.positions[members]:
-            gap = rows.positions - point
-            near |= gap[:, 0] * gap[:, 0] + gap[:, 1] * gap[:, 1] <= reach * reach
-        return near
+        return near_points(rows.positions, rows.positions[members], reach)
 
     def _movable(
         self, rows: AgentRows, candidates: NDArray[np.bool_], goal_of: NDArray[np.int64]
