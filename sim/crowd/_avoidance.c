@@ -17,7 +17,9 @@
  * own outward, over the cells that cover [x - d, x + d] (computed with the same monotone
  * arithmetic as every agent's own cell, so no agent closer than d is ever missed); once it
  * holds k neighbours it narrows each row to the cells nearer than its k-th, and stops at the
- * first row beyond it.
+ * first row beyond it. In a dense crowd it first looks only as far as its block's density
+ * says `max_neighbours` stand (and again over the whole range when that finds fewer): each
+ * agent sorted into the list costs more than finding it.
  * It keeps the nearest `max_neighbours` by (squared distance, index), a total order, so the
  * scan order never shows in the result.
  *
@@ -294,7 +296,7 @@ static void avoid_share(const Share *sh) {
                     s->seen[i * s->keep + k] = k == 0 ? NOT_SEARCHED : -1;
                 continue;
             }
-            Py_ssize_t count = grid_query(sh->grid, i, s->keep, near);
+            Py_ssize_t count = query_slot(sh->grid, slot, s->keep, near);
             if (s->seen != NULL) {
                 for (Py_ssize_t k = 0; k < s->keep; k++)
                     s->seen[i * s->keep + k] = k < count ? (int64_t)near[k].index : -1;
