@@ -1526,6 +1526,7 @@ static PyObject *lane_call(Lane *lane, PyObject *walkable_obj, PyObject *start_o
     if (answer == NULL) return NULL;
     const int found = PyTuple_GET_ITEM(answer, 0) == Py_True;
     const Py_ssize_t expanded = PyLong_AsSsize_t(PyTuple_GET_ITEM(answer, 3));
+    if (same) lane->seed = start;
     if (same && lane_count(lane, found, expanded) < 0) {
         Py_DECREF(answer);
         return PyErr_NoMemory();
@@ -1586,6 +1587,7 @@ static PyObject *kernel_call(PyObject *module, PyObject *const *args, Py_ssize_t
         return NULL;
     }
     if (plain_jps == NULL) Py_RETURN_NONE;
+    if (lane_orphans && lanes_settle_orphans() < 0) return NULL; /* before anything counts */
     for (int j = 0; j < CALL_OPTIONS; j++) {
         /* Options of other types (numpy numbers, enums) are left to the Python path. */
         PyTypeObject *type = Py_TYPE(args[3 + j]);

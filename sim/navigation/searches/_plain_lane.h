@@ -18,9 +18,11 @@
  * so the build starts at the same query. The answers are the plain search's, as jump_cache's
  * were (it had no table yet).
  *
- * A lane holds its array weakly; it is dropped when the array dies, changes shape, or when
+ * A lane holds its array weakly; it is dropped when the array dies or changes shape. When
  * landmarks' or jump_cache's notes on it are dropped (ArrayCache tells call_cache, which calls
- * `lane_drop`): the notes its counts belong to are gone then. A query the Python path answers
+ * `lane_drop`, under that cache's lock) only those notes are gone: the other cache's notes
+ * would have kept the lane's counts, so the lane is left as an orphan, answering nothing, and
+ * the next `call` settles it (`settle` adds its counts to the notes that remain). A query the Python path answers
  * meanwhile (labels not yet kept for the array) is counted there, beside the lane's own. Under
  * the GIL throughout; a lane's search runs without it, and a lane dropped or reopened meanwhile
  * (its `generation` moved) takes no count from it.
@@ -51,10 +53,13 @@ typedef struct {
     int busy;            /* a search of it runs without the GIL */
     Py_ssize_t declined; /* > 0: no lane was offered; `offer` is asked again after this many */
     uint64_t generation; /* moved whenever the lane is dropped */
+    Py_ssize_t seed;     /* the last query's start */
+    int orphan;          /* one cache dropped its notes: settled at the next call, never used */
 } Lane;
 
 static Lane lanes[LANES];
 static uint64_t lane_generations = 0;
+static int lane_orphans = 0; /* some lane may be an orphan: `call` settles them first */
 static PyObject *lane_offer = NULL, *lane_settle = NULL;
 
 static void lane_clear(Lane *lane) {
@@ -62,6 +67,7 @@ static void lane_clear(Lane *lane) {
     lane->count = 0;
     lane->busy = 0;
     lane->declined = 0;
+    lane->orphan = 0;
     lane->generation = ++lane_generations;
 }
 
@@ -76,6 +82,7 @@ static Lane *lane_of(PyObject *array, Py_ssize_t height, Py_ssize_t width) {
             continue;
         }
         if (held != array) continue;
+        if (lane->orphan) return NULL;
         if (lane->height != height || lane->width != width) {
             lane_clear(lane);
             return NULL;
@@ -174,15 +181,38 @@ static int lane_close(Lane *lane, Py_ssize_t seed) {
     return 0;
 }
 
-/* Drop the lane of the array whose id is `key` (every lane when `key` is None). */
+/* Drop the lane of the array whose id is `key` (every lane when `key` is None): one cache
+ * dropped its notes, so a lane with counts becomes an orphan (see the top). No Python call:
+ * the dropping cache holds its lock. */
 static void lane_drop(PyObject *key) {
-    for (int i = 0; i < LANES; i++) {
-        if (lanes[i].array == NULL) continue;
-        PyObject *held = PyWeakref_GetObject(lanes[i].array);
-        if (key == Py_None || held == Py_None || (void *)held == PyLong_AsVoidPtr(key))
-            lane_clear(&lanes[i]);
+    void *address = key == Py_None ? NULL : PyLong_AsVoidPtr(key);
+    if (PyErr_Occurred()) {
+        PyErr_Clear();
+        return;
     }
-    if (PyErr_Occurred()) PyErr_Clear();
+    for (int i = 0; i < LANES; i++) {
+        Lane *lane = &lanes[i];
+        if (lane->array == NULL) continue;
+        PyObject *held = PyWeakref_GetObject(lane->array);
+        if (held != Py_None && key != Py_None && (void *)held != address) continue;
+        if (held == Py_None || lane->declined > 0 || lane->queries == 0) {
+            lane_clear(lane);
+            continue;
+        }
+        lane->orphan = 1;
+        lane->busy = 0; /* a search running now counts nowhere: its generation is gone */
+        lane->generation = ++lane_generations;
+        lane_orphans = 1;
+    }
+}
+
+/* Settle every orphan's counts (lane_drop); -1 with an exception set. */
+static int lanes_settle_orphans(void) {
+    lane_orphans = 0;
+    for (int i = 0; i < LANES; i++)
+        if (lanes[i].array != NULL && lanes[i].orphan && lane_close(&lanes[i], lanes[i].seed) < 0)
+            return -1;
+    return 0;
 }
 
 static void lanes_free(void) {

@@ -298,11 +298,11 @@ def settle(walkable: NDArray[np.bool_], expanded: list[int], seed: int) -> None:
     """Count found queries of `walkable` that expanded `expanded` jump points, as `search` does.
 
     The decision their count makes due is made as `search` makes it (`seed`: the last one's
-    start).
+    start). Nothing when the array's notes were dropped meanwhile (evicted or forgotten).
     """
     with _lock:
-        entry = _entries.entry_of(walkable)
-        if entry.edited:
+        entry = _entries.get(walkable)
+        if entry is None or entry.edited:
             return
         entry.expanded.extend(expanded)
         due = len(entry.expanded) >= entry.probes
