@@ -1638,11 +1638,17 @@ static PyObject *kernel_call(PyObject *module, PyObject *const *args, Py_ssize_t
     }
     if (entry.labelled) {
         const int32_t *labels = labels_of(walkable_obj, height, width);
-        if (labels == NULL) NOT_KNOWN();
+        if (labels == NULL) {
+            /* The Python path answers and counts this query (an edited or reshaped array):
+             * the counts of its lane go first, so that it decides as without lanes. */
+            if (landmark_sized && lane_settle_for(walkable_obj) < 0) return NULL;
+            NOT_KNOWN();
+        }
         if (labels[start] != labels[goal] || labels[start] < 0) Py_RETURN_NONE;
     }
     PyObject *answer;
     Lane *lane = landmark_sized ? lane_of(walkable_obj, height, width) : NULL;
+    if (lane == NULL && lane_orphans && lanes_settle_orphans() < 0) return NULL; /* lane_of */
     if (lane != NULL)
         return lane_call(lane, walkable_obj, args[1], args[2], height, width, start, goal);
     if (landmark_sized) {

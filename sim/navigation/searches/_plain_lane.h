@@ -18,12 +18,14 @@
  * so the build starts at the same query. The answers are the plain search's, as jump_cache's
  * were (it had no table yet).
  *
- * A lane holds its array weakly; it is dropped when the array dies or changes shape. When
+ * A lane holds its array weakly; it is dropped when the array dies. When the array changes
+ * shape in place, or when
  * landmarks' or jump_cache's notes on it are dropped (ArrayCache tells call_cache, which calls
  * `lane_drop`, under that cache's lock) only those notes are gone: the other cache's notes
  * would have kept the lane's counts, so the lane is left as an orphan, answering nothing, and
- * the next `call` settles it (`settle` adds its counts to the notes that remain). A query the Python path answers
- * meanwhile (labels not yet kept for the array) is counted there, beside the lane's own. Under
+ * the next `call` settles it (`settle` adds its counts to the notes that remain). A query the
+ * Python path is to answer (labels not kept for the array: edited, reshaped) settles the
+ * lane's counts first (lane_settle_for), so that Python counts and decides on all of them. Under
  * the GIL throughout; a lane's search runs without it, and a lane dropped or reopened meanwhile
  * (its `generation` moved) takes no count from it.
  */
@@ -71,7 +73,8 @@ static void lane_clear(Lane *lane) {
     lane->generation = ++lane_generations;
 }
 
-/* The open lane of `array` (height x width), NULL when none or its search is running. */
+/* The open lane of `array` (height x width), NULL when none or its search is running; a lane
+ * of another shape becomes an orphan, which the caller settles at once (lanes_settle_orphans). */
 static Lane *lane_of(PyObject *array, Py_ssize_t height, Py_ssize_t width) {
     for (int i = 0; i < LANES; i++) {
         Lane *lane = &lanes[i];
@@ -84,7 +87,14 @@ static Lane *lane_of(PyObject *array, Py_ssize_t height, Py_ssize_t width) {
         if (held != array) continue;
         if (lane->orphan) return NULL;
         if (lane->height != height || lane->width != width) {
-            lane_clear(lane);
+            /* Reshaped in place: the same array, whose notes kept counting as it changed
+             * shape; the caller settles the orphan before this query counts. */
+            if (lane->declined > 0 || lane->queries == 0) {
+                lane_clear(lane);
+            } else {
+                lane->orphan = 1;
+                lane_orphans = 1;
+            }
             return NULL;
         }
         if (lane->declined > 0) {
@@ -206,12 +216,27 @@ static void lane_drop(PyObject *key) {
     }
 }
 
+/* Settle the counts of `array`'s lane, if it has any, before the Python path answers and
+ * counts a query of it (labels not kept: edited or reshaped); -1 with an exception set. */
+static int lane_settle_for(PyObject *array) {
+    for (int i = 0; i < LANES; i++) {
+        Lane *lane = &lanes[i];
+        if (lane->array == NULL || lane->busy || lane->declined > 0) continue;
+        if (PyWeakref_GetObject(lane->array) != array) continue;
+        return lane->queries > 0 ? lane_close(lane, lane->seed) : 0;
+    }
+    return 0;
+}
+
 /* Settle every orphan's counts (lane_drop); -1 with an exception set. */
 static int lanes_settle_orphans(void) {
     lane_orphans = 0;
-    for (int i = 0; i < LANES; i++)
-        if (lanes[i].array != NULL && lanes[i].orphan && lane_close(&lanes[i], lanes[i].seed) < 0)
+    for (int i = 0; i < LANES; i++) {
+        if (lanes[i].array != NULL && lanes[i].orphan && lane_close(&lanes[i], lanes[i].seed) < 0) {
+            lane_orphans = 1; /* the others still wait: settled at the next call */
             return -1;
+        }
+    }
     return 0;
 }
 
