@@ -194,3 +194,36 @@ def test_edits_between_queries_leave_answers_and_decisions_as_the_python_paths()
     jump_cache.forget()  # settles what the lane holds into the notes that remain
     both(lane, python, pairs[0])
     assert probes(lane) == probes(python)
+
+
+def evicted_after_lane_queries(lanes: bool) -> list[bool]:
+    """Which of five arrays keep landmarks' notes, lanes on or off, after one order of queries."""
+    from sim.navigation.searches import _kernel
+
+    landmarks.forget()
+    jump_cache.forget()
+    _kernel.lane_setup(
+        call_cache.offer if lanes else lambda _: call_cache.LANE_RETRY, call_cache.settle
+    )
+    try:
+        arrays = [open_map(20 + index) for index in range(landmarks.MAX_ARRAYS + 1)]
+        pairs = far_pairs(arrays[0], 16, seed=21)
+
+        def query(array: NDArray[np.bool_], pair: tuple[int, int]) -> None:
+            find_path(array, divmod(pair[0], SIDE), divmod(pair[1], SIDE))
+
+        for pair in pairs[:12]:  # a lane opens on the first array
+            query(arrays[0], pair)
+        for array in arrays[1:-1]:
+            query(array, pairs[0])
+        for pair in pairs[12:15]:  # the lane answers: the first array is the latest used
+            query(arrays[0], pair)
+        query(arrays[-1], pairs[1])  # one array's notes go: the least recently used one's
+        with landmarks._lock:
+            return [landmarks._entries.get(array) is not None for array in arrays]
+    finally:
+        _kernel.lane_setup(call_cache.offer, call_cache.settle)
+
+
+def test_arrays_lanes_answer_stay_as_recently_used_as_without_lanes() -> None:
+    assert evicted_after_lane_queries(lanes=True) == evicted_after_lane_queries(lanes=False)

@@ -1526,7 +1526,10 @@ static PyObject *lane_call(Lane *lane, PyObject *walkable_obj, PyObject *start_o
     if (answer == NULL) return NULL;
     const int found = PyTuple_GET_ITEM(answer, 0) == Py_True;
     const Py_ssize_t expanded = PyLong_AsSsize_t(PyTuple_GET_ITEM(answer, 3));
-    if (same) lane->seed = start;
+    if (same) {
+        lane->seed = start;
+        lane->touched = ++lane_tick;
+    }
     if (same && lane_count(lane, found, expanded) < 0) {
         Py_DECREF(answer);
         return PyErr_NoMemory();
@@ -1572,6 +1575,28 @@ static PyObject *kernel_lane_drop(PyObject *module, PyObject *key) {
     (void)module;
     lane_drop(key);
     Py_RETURN_NONE;
+}
+
+PyDoc_STRVAR(lane_tick_doc,
+             "lane_tick() -> int\n\n"
+             "The next tick of the clock that plain lanes stamp their queries with; ArrayCache\n"
+             "stamps its entries' uses with it.");
+
+static PyObject *kernel_lane_tick(PyObject *module, PyObject *unused) {
+    (void)module;
+    (void)unused;
+    return PyLong_FromUnsignedLongLong(++lane_tick);
+}
+
+PyDoc_STRVAR(lanes_touched_doc,
+             "lanes_touched() -> dict[int, int]\n\n"
+             "{id(array): the lane_tick of its lane's last query} for the live arrays plain lanes\n"
+             "answered: ArrayCache counts them as used then.");
+
+static PyObject *kernel_lanes_touched(PyObject *module, PyObject *unused) {
+    (void)module;
+    (void)unused;
+    return lanes_touched();
 }
 
 PyDoc_STRVAR(call_doc,
@@ -1732,6 +1757,8 @@ static PyMethodDef kernel_methods[] = {
     {"remember_labels", kernel_remember_labels, METH_VARARGS, remember_labels_doc},
     {"lane_setup", kernel_lane_setup, METH_VARARGS, lane_setup_doc},
     {"lane_drop", kernel_lane_drop, METH_O, lane_drop_doc},
+    {"lane_tick", kernel_lane_tick, METH_NOARGS, lane_tick_doc},
+    {"lanes_touched", kernel_lanes_touched, METH_NOARGS, lanes_touched_doc},
     {NULL, NULL, 0, NULL},
 };
 

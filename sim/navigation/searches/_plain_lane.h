@@ -57,11 +57,15 @@ typedef struct {
     uint64_t generation; /* moved whenever the lane is dropped */
     Py_ssize_t seed;     /* the last query's start */
     int orphan;          /* one cache dropped its notes: settled at the next call, never used */
+    uint64_t touched;    /* lane_tick at its last query: its array's use, for the caches' LRU */
 } Lane;
 
 static Lane lanes[LANES];
 static uint64_t lane_generations = 0;
 static int lane_orphans = 0; /* some lane may be an orphan: `call` settles them first */
+/* One clock for the lanes' queries and ArrayCache's uses (`lane_tick`), so that an array a lane
+ * answers stays as recently used as the queries the caches saw would have made it. */
+static uint64_t lane_tick = 0;
 static PyObject *lane_offer = NULL, *lane_settle = NULL;
 
 static void lane_clear(Lane *lane) {
@@ -70,6 +74,7 @@ static void lane_clear(Lane *lane) {
     lane->busy = 0;
     lane->declined = 0;
     lane->orphan = 0;
+    lane->touched = 0;
     lane->generation = ++lane_generations;
 }
 
@@ -178,10 +183,12 @@ static int lane_close(Lane *lane, Py_ssize_t seed) {
         PyBytes_FromStringAndSize((const char *)lane->expanded, lane->count * 8);
     const Py_ssize_t queries = lane->queries;
     const double spent = lane->spent;
+    const unsigned long long touched = lane->touched;
     lane_clear(lane); /* before settle, which may open lanes or drop them */
     PyObject *done = NULL;
     if (array != NULL && expanded != NULL && array != Py_None && lane_settle != NULL)
-        done = PyObject_CallFunction(lane_settle, "OOndn", array, expanded, queries, spent, seed);
+        done = PyObject_CallFunction(lane_settle, "OOndnK", array, expanded, queries, spent, seed,
+                                     touched);
     else if (expanded != NULL)
         done = Py_NewRef(Py_None);
     Py_XDECREF(array);
@@ -238,6 +245,25 @@ static int lanes_settle_orphans(void) {
         }
     }
     return 0;
+}
+
+/* {id(array): lane_tick of its lane's last query} for the live arrays lanes answered; NULL
+ * with an exception set. */
+static PyObject *lanes_touched(void) {
+    PyObject *touched = PyDict_New();
+    for (int i = 0; i < LANES && touched != NULL; i++) {
+        const Lane *lane = &lanes[i];
+        if (lane->array == NULL || lane->touched == 0) continue;
+        PyObject *held = PyWeakref_GetObject(lane->array);
+        if (held == Py_None) continue;
+        PyObject *key = PyLong_FromVoidPtr(held);
+        PyObject *when = PyLong_FromUnsignedLongLong(lane->touched);
+        if (key == NULL || when == NULL || PyDict_SetItem(touched, key, when) < 0)
+            Py_CLEAR(touched);
+        Py_XDECREF(key);
+        Py_XDECREF(when);
+    }
+    return touched;
 }
 
 static void lanes_free(void) {

@@ -138,16 +138,17 @@ def rent_left(walkable: NDArray[np.bool_]) -> float | None:
         return left if left > 0 else None
 
 
-def settle(walkable: NDArray[np.bool_], queries: int, rent_ns: float) -> None:
+def settle(walkable: NDArray[np.bool_], queries: int, rent_ns: float, touched: int = 0) -> None:
     """Count `queries` plain queries of `walkable` that paid `rent_ns`, as `search` counts.
 
+    The notes count as used at `touched` (``array_cache.clock``'s stamp of the last query).
     Nothing when the array's notes were dropped meanwhile (evicted or forgotten): the queries
     counted for notes that are gone.
     """
     if not JUMP_TABLE_AVAILABLE:
         return
     with _lock:
-        entry = _entries.get(walkable)
+        entry = _entries.touch(walkable, touched)
         if entry is None:
             return
         entry.queries += queries
