@@ -1526,6 +1526,10 @@ static PyObject *lane_call(Lane *lane, PyObject *walkable_obj, PyObject *start_o
     if (answer == NULL) return NULL;
     const int found = PyTuple_GET_ITEM(answer, 0) == Py_True;
     const Py_ssize_t expanded = PyLong_AsSsize_t(PyTuple_GET_ITEM(answer, 3));
+    if (same) {
+        lane->seed = start;
+        lane->touched = ++lane_tick;
+    }
     if (same && lane_count(lane, found, expanded) < 0) {
         Py_DECREF(answer);
         return PyErr_NoMemory();
@@ -1573,6 +1577,28 @@ static PyObject *kernel_lane_drop(PyObject *module, PyObject *key) {
     Py_RETURN_NONE;
 }
 
+PyDoc_STRVAR(lane_tick_doc,
+             "lane_tick() -> int\n\n"
+             "The next tick of the clock that plain lanes stamp their queries with; ArrayCache\n"
+             "stamps its entries' uses with it.");
+
+static PyObject *kernel_lane_tick(PyObject *module, PyObject *unused) {
+    (void)module;
+    (void)unused;
+    return PyLong_FromUnsignedLongLong(++lane_tick);
+}
+
+PyDoc_STRVAR(lanes_touched_doc,
+             "lanes_touched() -> dict[int, int]\n\n"
+             "{id(array): the lane_tick of its lane's last query} for the live arrays plain lanes\n"
+             "answered: ArrayCache counts them as used then.");
+
+static PyObject *kernel_lanes_touched(PyObject *module, PyObject *unused) {
+    (void)module;
+    (void)unused;
+    return lanes_touched();
+}
+
 PyDoc_STRVAR(call_doc,
              "call(walkable, start, goal, algorithm, diagonal, heuristic, weight, implementation)\n"
              "    -> PathResult | None | NotImplemented\n\n"
@@ -1586,6 +1612,7 @@ static PyObject *kernel_call(PyObject *module, PyObject *const *args, Py_ssize_t
         return NULL;
     }
     if (plain_jps == NULL) Py_RETURN_NONE;
+    if (lane_orphans && lanes_settle_orphans() < 0) return NULL; /* before anything counts */
     for (int j = 0; j < CALL_OPTIONS; j++) {
         /* Options of other types (numpy numbers, enums) are left to the Python path. */
         PyTypeObject *type = Py_TYPE(args[3 + j]);
@@ -1636,11 +1663,17 @@ static PyObject *kernel_call(PyObject *module, PyObject *const *args, Py_ssize_t
     }
     if (entry.labelled) {
         const int32_t *labels = labels_of(walkable_obj, height, width);
-        if (labels == NULL) NOT_KNOWN();
+        if (labels == NULL) {
+            /* The Python path answers and counts this query (an edited or reshaped array):
+             * the counts of its lane go first, so that it decides as without lanes. */
+            if (landmark_sized && lane_settle_for(walkable_obj) < 0) return NULL;
+            NOT_KNOWN();
+        }
         if (labels[start] != labels[goal] || labels[start] < 0) Py_RETURN_NONE;
     }
     PyObject *answer;
     Lane *lane = landmark_sized ? lane_of(walkable_obj, height, width) : NULL;
+    if (lane == NULL && lane_orphans && lanes_settle_orphans() < 0) return NULL; /* lane_of */
     if (lane != NULL)
         return lane_call(lane, walkable_obj, args[1], args[2], height, width, start, goal);
     if (landmark_sized) {
@@ -1724,6 +1757,8 @@ static PyMethodDef kernel_methods[] = {
     {"remember_labels", kernel_remember_labels, METH_VARARGS, remember_labels_doc},
     {"lane_setup", kernel_lane_setup, METH_VARARGS, lane_setup_doc},
     {"lane_drop", kernel_lane_drop, METH_O, lane_drop_doc},
+    {"lane_tick", kernel_lane_tick, METH_NOARGS, lane_tick_doc},
+    {"lanes_touched", kernel_lanes_touched, METH_NOARGS, lanes_touched_doc},
     {NULL, NULL, 0, NULL},
 };
 

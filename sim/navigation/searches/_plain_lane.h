@@ -18,10 +18,14 @@
  * so the build starts at the same query. The answers are the plain search's, as jump_cache's
  * were (it had no table yet).
  *
- * A lane holds its array weakly; it is dropped when the array dies, changes shape, or when
+ * A lane holds its array weakly; it is dropped when the array dies. When the array changes
+ * shape in place, or when
  * landmarks' or jump_cache's notes on it are dropped (ArrayCache tells call_cache, which calls
- * `lane_drop`): the notes its counts belong to are gone then. A query the Python path answers
- * meanwhile (labels not yet kept for the array) is counted there, beside the lane's own. Under
+ * `lane_drop`, under that cache's lock) only those notes are gone: the other cache's notes
+ * would have kept the lane's counts, so the lane is left as an orphan, answering nothing, and
+ * the next `call` settles it (`settle` adds its counts to the notes that remain). A query the
+ * Python path is to answer (labels not kept for the array: edited, reshaped) settles the
+ * lane's counts first (lane_settle_for), so that Python counts and decides on all of them. Under
  * the GIL throughout; a lane's search runs without it, and a lane dropped or reopened meanwhile
  * (its `generation` moved) takes no count from it.
  */
@@ -51,10 +55,17 @@ typedef struct {
     int busy;            /* a search of it runs without the GIL */
     Py_ssize_t declined; /* > 0: no lane was offered; `offer` is asked again after this many */
     uint64_t generation; /* moved whenever the lane is dropped */
+    Py_ssize_t seed;     /* the last query's start */
+    int orphan;          /* one cache dropped its notes: settled at the next call, never used */
+    uint64_t touched;    /* lane_tick at its last query: its array's use, for the caches' LRU */
 } Lane;
 
 static Lane lanes[LANES];
 static uint64_t lane_generations = 0;
+static int lane_orphans = 0; /* some lane may be an orphan: `call` settles them first */
+/* One clock for the lanes' queries and ArrayCache's uses (`lane_tick`), so that an array a lane
+ * answers stays as recently used as the queries the caches saw would have made it. */
+static uint64_t lane_tick = 0;
 static PyObject *lane_offer = NULL, *lane_settle = NULL;
 
 static void lane_clear(Lane *lane) {
@@ -62,10 +73,13 @@ static void lane_clear(Lane *lane) {
     lane->count = 0;
     lane->busy = 0;
     lane->declined = 0;
+    lane->orphan = 0;
+    lane->touched = 0;
     lane->generation = ++lane_generations;
 }
 
-/* The open lane of `array` (height x width), NULL when none or its search is running. */
+/* The open lane of `array` (height x width), NULL when none or its search is running; a lane
+ * of another shape becomes an orphan, which the caller settles at once (lanes_settle_orphans). */
 static Lane *lane_of(PyObject *array, Py_ssize_t height, Py_ssize_t width) {
     for (int i = 0; i < LANES; i++) {
         Lane *lane = &lanes[i];
@@ -76,8 +90,16 @@ static Lane *lane_of(PyObject *array, Py_ssize_t height, Py_ssize_t width) {
             continue;
         }
         if (held != array) continue;
+        if (lane->orphan) return NULL;
         if (lane->height != height || lane->width != width) {
-            lane_clear(lane);
+            /* Reshaped in place: the same array, whose notes kept counting as it changed
+             * shape; the caller settles the orphan before this query counts. */
+            if (lane->declined > 0 || lane->queries == 0) {
+                lane_clear(lane);
+            } else {
+                lane->orphan = 1;
+                lane_orphans = 1;
+            }
             return NULL;
         }
         if (lane->declined > 0) {
@@ -161,10 +183,12 @@ static int lane_close(Lane *lane, Py_ssize_t seed) {
         PyBytes_FromStringAndSize((const char *)lane->expanded, lane->count * 8);
     const Py_ssize_t queries = lane->queries;
     const double spent = lane->spent;
+    const unsigned long long touched = lane->touched;
     lane_clear(lane); /* before settle, which may open lanes or drop them */
     PyObject *done = NULL;
     if (array != NULL && expanded != NULL && array != Py_None && lane_settle != NULL)
-        done = PyObject_CallFunction(lane_settle, "OOndn", array, expanded, queries, spent, seed);
+        done = PyObject_CallFunction(lane_settle, "OOndnK", array, expanded, queries, spent, seed,
+                                     touched);
     else if (expanded != NULL)
         done = Py_NewRef(Py_None);
     Py_XDECREF(array);
@@ -174,15 +198,72 @@ static int lane_close(Lane *lane, Py_ssize_t seed) {
     return 0;
 }
 
-/* Drop the lane of the array whose id is `key` (every lane when `key` is None). */
+/* Drop the lane of the array whose id is `key` (every lane when `key` is None): one cache
+ * dropped its notes, so a lane with counts becomes an orphan (see the top). No Python call:
+ * the dropping cache holds its lock. */
 static void lane_drop(PyObject *key) {
-    for (int i = 0; i < LANES; i++) {
-        if (lanes[i].array == NULL) continue;
-        PyObject *held = PyWeakref_GetObject(lanes[i].array);
-        if (key == Py_None || held == Py_None || (void *)held == PyLong_AsVoidPtr(key))
-            lane_clear(&lanes[i]);
+    void *address = key == Py_None ? NULL : PyLong_AsVoidPtr(key);
+    if (PyErr_Occurred()) {
+        PyErr_Clear();
+        return;
     }
-    if (PyErr_Occurred()) PyErr_Clear();
+    for (int i = 0; i < LANES; i++) {
+        Lane *lane = &lanes[i];
+        if (lane->array == NULL) continue;
+        PyObject *held = PyWeakref_GetObject(lane->array);
+        if (held != Py_None && key != Py_None && (void *)held != address) continue;
+        if (held == Py_None || lane->declined > 0 || lane->queries == 0) {
+            lane_clear(lane);
+            continue;
+        }
+        lane->orphan = 1;
+        lane->busy = 0; /* a search running now counts nowhere: its generation is gone */
+        lane->generation = ++lane_generations;
+        lane_orphans = 1;
+    }
+}
+
+/* Settle the counts of `array`'s lane, if it has any, before the Python path answers and
+ * counts a query of it (labels not kept: edited or reshaped); -1 with an exception set. */
+static int lane_settle_for(PyObject *array) {
+    for (int i = 0; i < LANES; i++) {
+        Lane *lane = &lanes[i];
+        if (lane->array == NULL || lane->busy || lane->declined > 0) continue;
+        if (PyWeakref_GetObject(lane->array) != array) continue;
+        return lane->queries > 0 ? lane_close(lane, lane->seed) : 0;
+    }
+    return 0;
+}
+
+/* Settle every orphan's counts (lane_drop); -1 with an exception set. */
+static int lanes_settle_orphans(void) {
+    lane_orphans = 0;
+    for (int i = 0; i < LANES; i++) {
+        if (lanes[i].array != NULL && lanes[i].orphan && lane_close(&lanes[i], lanes[i].seed) < 0) {
+            lane_orphans = 1; /* the others still wait: settled at the next call */
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* {id(array): lane_tick of its lane's last query} for the live arrays lanes answered; NULL
+ * with an exception set. */
+static PyObject *lanes_touched(void) {
+    PyObject *touched = PyDict_New();
+    for (int i = 0; i < LANES && touched != NULL; i++) {
+        const Lane *lane = &lanes[i];
+        if (lane->array == NULL || lane->touched == 0) continue;
+        PyObject *held = PyWeakref_GetObject(lane->array);
+        if (held == Py_None) continue;
+        PyObject *key = PyLong_FromVoidPtr(held);
+        PyObject *when = PyLong_FromUnsignedLongLong(lane->touched);
+        if (key == NULL || when == NULL || PyDict_SetItem(touched, key, when) < 0)
+            Py_CLEAR(touched);
+        Py_XDECREF(key);
+        Py_XDECREF(when);
+    }
+    return touched;
 }
 
 static void lanes_free(void) {

@@ -28,6 +28,14 @@ from numpy.typing import NDArray
 
 Entry = TypeVar("Entry")
 
+clock: list[Callable[[], int]] = []
+"""What entries' uses are stamped with, when set (`sim.navigation.searches.call_cache`: the
+clock its plain lanes stamp the queries they answer with); else each cache's own count."""
+
+touched: list[Callable[[], dict[int, int]]] = []
+"""``{id(array): clock stamp}`` of arrays used without `ArrayCache.entry_of` (the plain lanes'
+queries, counted for the caches in C): eviction counts them as used then."""
+
 dropped: list[Callable[[int | None], object]] = []
 """Told the ``id`` of an array whose entry a cache drops before the array dies (None: every
 entry): `sim.navigation.searches.call_cache`'s plain lanes count for entries, and go with them."""
@@ -62,12 +70,16 @@ class ArrayCache(Generic[Entry]):
 
     def entry_of(self, array: NDArray[Any]) -> Entry:
         """`array`'s entry, made (and the least recently used dropped) if new. Under the lock."""
-        self._clock += 1
+        self._clock = clock[0]() if clock else self._clock + 1
         key = id(array)
         slot = self._slots.get(key)
         if slot is None or slot.ref() is not array:
             if len(self._slots) >= self._max_arrays:
-                oldest = min(list(self._slots.items()), key=lambda item: item[1].used)[0]
+                recent = touched[0]() if touched else {}
+                oldest = min(
+                    list(self._slots.items()),
+                    key=lambda item: max(item[1].used, recent.get(item[0], 0)),
+                )[0]
                 self._slots.pop(oldest, None)
                 for hook in dropped:
                     hook(oldest)
@@ -81,6 +93,17 @@ class ArrayCache(Generic[Entry]):
         slot = self._slots.get(id(array))
         if slot is None or slot.ref() is not array:
             return None
+        return slot.entry
+
+    def touch(self, array: NDArray[Any], stamp: int) -> Entry | None:
+        """`array`'s entry if it has one, marked used at `stamp` (a `clock` tick) if later.
+
+        Under the lock.
+        """
+        slot = self._slots.get(id(array))
+        if slot is None or slot.ref() is not array:
+            return None
+        slot.used = max(slot.used, stamp)
         return slot.entry
 
     def entries(self) -> list[Entry]:

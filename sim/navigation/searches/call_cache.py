@@ -93,15 +93,22 @@ def offer(walkable: NDArray[np.bool_]) -> tuple[int, float, float, float] | int:
 
 
 def settle(
-    walkable: NDArray[np.bool_], expanded: bytes, queries: int, rent_ns: float, seed: int
+    walkable: NDArray[np.bool_],
+    expanded: bytes,
+    queries: int,
+    rent_ns: float,
+    seed: int,
+    touched: int = 0,
 ) -> None:
     """A lane's counts into jump_cache's and landmarks' notes, in the order `search` adds them.
 
     `expanded` holds the found queries' jump points (int64 each), `queries` every query, found
-    or not, and `rent_ns` their rent; `seed` is the last query's start.
+    or not, and `rent_ns` their rent; `seed` is the last query's start, `touched` its
+    ``array_cache.clock`` stamp (the notes count as used then, as that query would have made
+    them).
     """
-    jump_cache.settle(walkable, queries, rent_ns)
-    landmarks.settle(walkable, np.frombuffer(expanded, dtype=np.int64).tolist(), seed)
+    jump_cache.settle(walkable, queries, rent_ns, touched)
+    landmarks.settle(walkable, np.frombuffer(expanded, dtype=np.int64).tolist(), seed, touched)
 
 
 call: Callable[..., Any] = _never
@@ -121,6 +128,8 @@ if COMPILED:
     )
     _kernel.lane_setup(offer, settle)
     array_cache.dropped.append(_kernel.lane_drop)
+    array_cache.clock.append(_kernel.lane_tick)
+    array_cache.touched.append(_kernel.lanes_touched)
     call = _kernel.call
 
 

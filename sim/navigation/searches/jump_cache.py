@@ -125,26 +125,32 @@ def rent_left(walkable: NDArray[np.bool_]) -> float | None:
 
     None unless `search` answers it with the plain search now (no table, none building) and
     will count its rent: the plain lanes of `sim.navigation.searches.call_cache` count it in C
-    meanwhile, and hand it to `settle`.
+    meanwhile, and hand it to `settle`. The array's entry is made now if new, as its next
+    plain query would make it: `settle` adds a lane's counts only to notes that still exist.
     """
     if not JUMP_TABLE_AVAILABLE:
         return math.inf  # nothing is ever built: the rent is never due
     with _lock:
-        entry = _entries.get(walkable)
-        if entry is None:  # no plain query yet: the whole price is still to pay
-            return BUILD_NS_PER_CELL * walkable.size or None
+        entry = _entries.entry_of(walkable)
         if entry.table is not None or entry.building is not None or entry.failed:
             return None
         left = BUILD_NS_PER_CELL * walkable.size - entry.rent_ns
         return left if left > 0 else None
 
 
-def settle(walkable: NDArray[np.bool_], queries: int, rent_ns: float) -> None:
-    """Count `queries` plain queries of `walkable` that paid `rent_ns`, as `search` counts."""
+def settle(walkable: NDArray[np.bool_], queries: int, rent_ns: float, touched: int = 0) -> None:
+    """Count `queries` plain queries of `walkable` that paid `rent_ns`, as `search` counts.
+
+    The notes count as used at `touched` (``array_cache.clock``'s stamp of the last query).
+    Nothing when the array's notes were dropped meanwhile (evicted or forgotten): the queries
+    counted for notes that are gone.
+    """
     if not JUMP_TABLE_AVAILABLE:
         return
     with _lock:
-        entry = _entries.entry_of(walkable)
+        entry = _entries.touch(walkable, touched)
+        if entry is None:
+            return
         entry.queries += queries
         _pay(entry, walkable, rent_ns)
 

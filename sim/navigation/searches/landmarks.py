@@ -294,15 +294,16 @@ def probing_left(walkable: NDArray[np.bool_]) -> int | None:
         return max(entry.probes - len(entry.expanded), 1)
 
 
-def settle(walkable: NDArray[np.bool_], expanded: list[int], seed: int) -> None:
+def settle(walkable: NDArray[np.bool_], expanded: list[int], seed: int, touched: int = 0) -> None:
     """Count found queries of `walkable` that expanded `expanded` jump points, as `search` does.
 
     The decision their count makes due is made as `search` makes it (`seed`: the last one's
-    start).
+    start), the notes used at `touched` (``array_cache.clock``'s stamp of the last one).
+    Nothing when the array's notes were dropped meanwhile (evicted or forgotten).
     """
     with _lock:
-        entry = _entries.entry_of(walkable)
-        if entry.edited:
+        entry = _entries.touch(walkable, touched)
+        if entry is None or entry.edited:
             return
         entry.expanded.extend(expanded)
         due = len(entry.expanded) >= entry.probes
