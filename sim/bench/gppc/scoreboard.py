@@ -18,8 +18,10 @@ peak memory is that planner's.
 With ``--peers warthog`` and ``WARTHOG`` naming warthog's ``warthog-timed``
 (or the folder holding it, as its build script makes it), warthog's online JPS2, offline JPS2+
 and A* answer the same queries, each query timed by warthog's own timer; a run's setup time (the
-map read and, for JPS2+, the jump tables) is the process's wall time less its queries'. Every
-query runs three times and keeps its fastest; ratios compare per-map mean query times.
+map read and, for JPS2+, the jump tables) is the process's wall time less its queries'. Each
+map runs in rounds, one pass of every planner a round, side by side in time
+(`sim.bench.gppc.rounds`); every query keeps its fastest round, and the machine's load at each
+round's start and end is reported. Ratios compare per-map mean query times.
 """
 
 from __future__ import annotations
