@@ -6,6 +6,7 @@ line per query), so reading it, the optimality check and the targets are tested 
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 import sys
@@ -303,6 +304,8 @@ def test_rounds_put_every_planner_side_by_side_map_by_map(
     assert len(theirs) == len(maps) * len(gppc.WARTHOG_ALGORITHMS)
     for figures in theirs:
         assert figures.query_s == pytest.approx(staggered_ns(4, 2) / 1e9)
+        # The stand-in's cpu_ns is its nanos: each query's least CPU time is kept alike.
+        assert figures.query_cpu_s == pytest.approx(staggered_ns(4, 2) / 1e9)
         assert figures.optimally_solved == figures.queries == 4
     # A worker's peak memory is its whole life's, on every map it ran, as before.
     for algorithm in gppc.OUR_ALGORITHMS:
@@ -336,13 +339,16 @@ def test_our_query_keeps_its_fastest_pass() -> None:
         for call_us, cells_us in times:
             began = 1000.0 * (k + 1)
             ticks += [began, began + call_us * 1e-6, began + (call_us + cells_us) * 1e-6]
-    clock = iter(ticks).__next__
-    run = worker.MapRun("jps", MAPS / "den312d.map", 6, 0, clock=clock)
+    # The thread's CPU time: query i ran (i + 1) * (3 - 2k) us in pass k, the least in pass 1.
+    ran = [float(t) for k in range(2) for i in range(6) for t in (0, (i + 1) * (3 - 2 * k) * 1e-6)]
+    clock, cpu_clock = iter(ticks).__next__, iter(ran).__next__
+    run = worker.MapRun("jps", MAPS / "den312d.map", 6, 0, clock=clock, cpu_clock=cpu_clock)
     run.run_pass()
     run.run_pass()
     figures = run.figures()
     assert figures["query_s"] == pytest.approx(sum(range(1, 7)) * 1e-6)
     assert figures["query_with_cells_s"] == pytest.approx(2 * sum(range(1, 7)) * 1e-6)
+    assert figures["query_cpu_s"] == pytest.approx(sum(range(1, 7)) * 1e-6)
     assert figures["queries"] == figures["optimally_solved"] == 6
 
 
@@ -395,8 +401,36 @@ def test_the_json_keeps_every_key_and_adds_the_load(tmp_path: Path) -> None:
     assert document.keys() >= {"sets", "maps", "warthog", "rounds", "load"}
     assert document["rounds"] == 1
     assert all(row.keys() >= FIELDS | {"maps"} for row in document["sets"])
-    assert all(entry.keys() >= MAP_KEYS for entry in document["maps"])
+    assert all(entry.keys() >= MAP_KEYS | {"query_cpu_s"} for entry in document["maps"])
+    assert all(entry["query_cpu_s"] > 0 for entry in document["maps"])
     (load,) = document["load"]
     assert (load["map"], load["round"]) == ("den312d", 1)
     assert len(load["start"]) == len(load["end"]) == 3
     assert all(value >= 0 for value in load["start"] + load["end"])
+
+
+def test_the_targets_are_said_again_on_cpu_time() -> None:
+    def timed(planner: str, algorithm: str, wall_us: float, cpu_us: float) -> gppc.MapFigures:
+        return dataclasses.replace(
+            online(planner, algorithm, "a", wall_us), query_cpu_s=cpu_us * 1e-4
+        )
+
+    figures = (
+        timed("warthog", "jps2", 10.0, 5.0),
+        timed("ours", "auto", 9.0, 6.0),
+        timed("ours", "jps", 9.5, 4.0),
+    )
+    report = gppc.GppcReport(figures, (), None)
+    lines = report.cpu_lines()
+    assert (
+        "- ours (auto, CPU time) <= 0.8x warthog JPS2 over those maps (geomean): 1.20x, missed"
+        in lines
+    )
+    assert any(
+        line.startswith("- our plain JPS, CPU time <=") and "0.80x, met" in line for line in lines
+    )
+    assert not any("frozen" in line for line in lines)
+    assert set(lines) <= set(report.lines())
+    assert (
+        gppc.GppcReport((figures[0], online("ours", "jps", "a", 9.0)), (), None).cpu_lines() == []
+    )

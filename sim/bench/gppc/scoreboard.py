@@ -171,7 +171,8 @@ class GppcReport:
                 f"| {_megabytes(row.max_ram_bytes)} | {row.mean_path_length:.2f} "
                 f"| {row.mean_suboptimality:.2e} |"
             )
-        out += ["", *self._map_lines(), "", *self.target_lines(), *self.offline_lines()]
+        out += ["", *self._map_lines(), "", *self.target_lines(), *self.cpu_lines()]
+        out += self.offline_lines()
         return out
 
     def mean_with_cells_us(self, algorithm: str) -> dict[str, float]:
@@ -251,7 +252,7 @@ class GppcReport:
         jps2 = self.mean_us("warthog", "jps2")
         if not jps2:
             return ["- targets against warthog: not measured (no warthog run)"]
-        lines = self._targets(jps2, "")
+        lines = self._targets(jps2, "", self.mean_us)
         jps_read = self.mean_with_cells_us("jps")
         read = [jps_read[n] / jps2[n] for n in jps_read if n in jps2]
         if read:
@@ -260,14 +261,45 @@ class GppcReport:
                 f"- the same with every path's cells read: {geo_read:.2f}x, "
                 f"{'met' if geo_read <= 1.0 else 'missed'}"
             )
-        return lines + self._targets(jps2, "-frozen")
+        return lines + self._targets(jps2, "-frozen", self.mean_us)
 
-    def _targets(self, jps2: dict[str, float], suffix: str) -> list[str]:
-        """The three online targets for ours ``auto`` and ``jps`` with `suffix` (none if unrun)."""
-        auto, jps = self.mean_us("ours", "auto" + suffix), self.mean_us("ours", "jps" + suffix)
-        if suffix and not auto and not jps:
+    def cpu_lines(self) -> list[str]:
+        """The online targets again on each query's CPU time, where both sides measured it.
+
+        A query's thread CPU time leaves out its waits for a core, which on a loaded machine
+        stretch a long query's wall time (and its fastest of a few) more than a short one's.
+        """
+        jps2 = self.mean_cpu_us("warthog", "jps2")
+        if not jps2:
             return []
-        frozen = ", frozen" if suffix else ""
+        return self._targets(jps2, "", self.mean_cpu_us, cpu=True) + self._targets(
+            jps2, "-frozen", self.mean_cpu_us, cpu=True
+        )
+
+    def mean_cpu_us(self, planner: str, algorithm: str) -> dict[str, float]:
+        """Each map's mean thread CPU microseconds a query, where measured."""
+        return {
+            m.map: 1e6 * m.query_cpu_s / max(m.queries, 1)
+            for m in self.maps
+            if m.planner == planner and m.algorithm == algorithm and m.query_cpu_s
+        }
+
+    def _targets(
+        self,
+        jps2: dict[str, float],
+        suffix: str,
+        mean: Callable[[str, str], dict[str, float]],
+        *,
+        cpu: bool = False,
+    ) -> list[str]:
+        """The three online targets for ours ``auto`` and ``jps`` with `suffix` (none if unrun).
+
+        `mean` gives a planner's per-map mean query time (wall time, or CPU time if `cpu`).
+        """
+        auto, jps = mean("ours", "auto" + suffix), mean("ours", "jps" + suffix)
+        if (suffix or cpu) and not auto and not jps:
+            return []
+        frozen = (", frozen" if suffix else "") + (", CPU time" if cpu else "")
         cells = {m.map: m.cells for m in self.maps if m.planner == "ours"}
         large = [n for n in auto if cells.get(n, 0) >= 256 * 256 and n in jps2]
         ratios = {n: auto[n] / jps2[n] for n in large}
