@@ -382,8 +382,7 @@ def _bench_gppc(args: argparse.Namespace) -> int:
     maps = map_paths(movingai_dir(), args.maps)
     asked = "warthog" in args.peers
     binary = gppc.warthog_binary(os.environ.get("WARTHOG")) if asked else None
-    runs = len(maps) * (len(gppc.OUR_ALGORITHMS) + (len(gppc.WARTHOG_ALGORITHMS) if binary else 0))
-    progress = Progress(runs, "gppc")
+    progress = Progress(gppc.steps(len(maps), warthog=binary is not None), "gppc")
     try:
         report = gppc.run(
             maps,

@@ -18,34 +18,30 @@ peak memory is that planner's.
 With ``--peers warthog`` and ``WARTHOG`` naming warthog's ``warthog-timed``
 (or the folder holding it, as its build script makes it), warthog's online JPS2, offline JPS2+
 and A* answer the same queries, each query timed by warthog's own timer; a run's setup time (the
-map read and, for JPS2+, the jump tables) is the process's wall time less its queries'. Every
-query runs three times and keeps its fastest; ratios compare per-map mean query times.
+map read and, for JPS2+, the jump tables) is the process's wall time less its queries'. Each
+map runs in rounds, one pass of every planner a round, side by side in time
+(`sim.bench.gppc.rounds`); every query keeps its fastest round, and the machine's load at each
+round's start and end is reported. Ratios compare per-map mean query times.
 """
 
 from __future__ import annotations
 
-import json
 import math
-import os
-import subprocess
-import sys
-import tempfile
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from sim.errors import SimError
-from sim.navigation import read_scenarios
-from sim.navigation.maps.movingai import sample_scenarios
+from sim.bench.gppc import rounds as side_by_side
+from sim.bench.gppc.rounds import RoundLoad
+from sim.bench.gppc.runs import OUR_ALGORITHMS as OUR_ALGORITHMS
+from sim.bench.gppc.runs import PASSES as PASSES
+from sim.bench.gppc.runs import WARTHOG_ALGORITHMS as WARTHOG_ALGORITHMS
+from sim.bench.gppc.runs import MapFigures as MapFigures
+from sim.bench.gppc.runs import run_ours as run_ours
+from sim.bench.gppc.runs import run_warthog as run_warthog
+from sim.bench.gppc.runs import warthog_binary as warthog_binary
 
-OUR_ALGORITHMS = ("auto", "jps", "astar", "jps+", "auto-frozen", "jps-frozen")
-"""Ours: `find_path`'s algorithms, jps+, the offline planner (an offline index per map), and
-auto and jps again on the map frozen (`sim.navigation.freeze`: no checks against edits)."""
-WARTHOG_ALGORITHMS = ("jps2", "jps2+", "astar")
-PASSES = 3
-MEMORY_POLL_S = 0.02
 MAP_SETS = (
     ("rooms", ("8room", "32room")),
     ("mazes", ("maze512",)),
@@ -66,33 +62,6 @@ def map_set(name: str) -> str:
         if name.startswith(prefixes):
             return set_name
     return GAMES
-
-
-@dataclass(frozen=True, slots=True)
-class MapFigures:
-    """One planner on one map (the worker's line, or warthog's read the same way)."""
-
-    planner: str
-    algorithm: str
-    map: str
-    cells: int
-    queries: int
-    solved: int
-    optimally_solved: int
-    query_s: float
-    setup_s: float
-    path_length_sum: float
-    suboptimality_sum: float
-    max_ram_bytes: int | None  # None: the process ended before its memory could be read
-    storage_bytes: int | None = None  # what the preprocessing keeps; None: not reported
-    repair_ms_mean: float | None = None  # jps+: the index's repair after a cube's step
-    repair_ms_max: float | None = None
-    query_with_cells_s: float | None = None  # ours: the call with its cells read (lazy_cells)
-
-    @property
-    def mean_query_us(self) -> float:
-        """Mean query time in microseconds."""
-        return 1e6 * self.query_s / max(self.queries, 1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,155 +118,6 @@ def set_rows(figures: Sequence[MapFigures]) -> list[SetRow]:
     return rows
 
 
-def run_ours(
-    algorithm: str,
-    maps: Sequence[Path],
-    *,
-    sample: int | None,
-    seed: int,
-    passes: int = PASSES,
-) -> list[MapFigures]:
-    """Our `algorithm` on `maps`, in a worker process; each map's figures."""
-    command = [sys.executable, "-m", "sim.bench.gppc.worker", algorithm, *map(str, maps)]
-    command += ["--passes", str(passes), "--seed", str(seed)]
-    if sample is not None:
-        command += ["--sample", str(sample)]
-    lines, ram = _run(command)
-    found = [json.loads(line) for line in lines if line.startswith("{")]
-    return [
-        MapFigures(
-            "ours",
-            algorithm,
-            line["map"],
-            line["cells"],
-            line["queries"],
-            line["solved"],
-            line["optimally_solved"],
-            line["query_s"],
-            line.get("setup_s", 0.0),
-            line["path_length_sum"],
-            line["suboptimality_sum"],
-            ram or None,
-            line.get("storage_bytes"),
-            line.get("repair_ms_mean"),
-            line.get("repair_ms_max"),
-            line.get("query_with_cells_s"),
-        )
-        for line in found
-    ]
-
-
-def warthog_binary(value: str | None) -> Path | None:
-    """``warthog-timed`` from `WARTHOG`'s value: the binary, its folder or the build prefix.
-
-    Raises:
-        SimError: when the value names none of these.
-    """
-    if not value:
-        return None
-    given = Path(value)
-    for candidate in (given, given / "warthog-timed", given / "bin" / "warthog-timed"):
-        if candidate.is_file() and os.access(candidate, os.X_OK):
-            return candidate
-    raise SimError(f"bench: WARTHOG={value} holds no warthog-timed (build it: see --help)")
-
-
-def run_warthog(
-    binary: Path, algorithm: str, map_path: Path, *, sample: int | None, seed: int
-) -> MapFigures:
-    """Warthog's `algorithm` on one map, `PASSES` runs, each query's fastest `nanos`.
-
-    A sample is written to a scenario file of its own, so warthog answers only those queries.
-    """
-    scen = map_path.with_name(map_path.name + ".scen")
-    scenarios = read_scenarios(scen)
-    with tempfile.TemporaryDirectory() as folder:
-        queries = scen
-        if sample is not None and sample < len(scenarios):
-            scenarios = sample_scenarios(scenarios, sample, seed)
-            lines = scen.read_text(encoding="utf-8").split("\n")
-            chosen = [lines[s.line - 1].rstrip("\r") for s in scenarios]
-            queries = Path(folder) / scen.name
-            queries.write_text("\n".join(["version 1", *chosen]) + "\n", encoding="utf-8")
-        best = [math.inf] * len(scenarios)
-        costs = [math.inf] * len(scenarios)
-        setups = []
-        ram = 0
-        command = [str(binary), "--alg", algorithm, "--scen", str(queries), "--map", str(map_path)]
-        for _ in range(PASSES):
-            began = time.perf_counter()
-            answers, peak = _run(command)
-            wall = time.perf_counter() - began
-            ram = max(ram, peak)
-            spent = 0.0
-            for answer in answers[1:]:
-                fields = answer.split("\t")
-                index = int(fields[0])
-                spent += int(fields[4]) / 1e9
-                best[index] = min(best[index], int(fields[3]) / 1e9)
-                costs[index] = float(fields[7])
-            setups.append(max(wall - spent, 0.0))
-    solved = optimal = 0
-    length = worse = 0.0
-    for scenario, cost in zip(scenarios, costs, strict=True):
-        # A path of cost 0 is an answer only where start and goal are one cell.
-        if math.isfinite(cost) and (cost > 0 or scenario.optimal_length == 0):
-            solved += 1
-            length += cost
-            optimal += scenario.accepts(cost)
-            if scenario.optimal_length > 0 and not scenario.accepts(cost):
-                worse += max(cost / scenario.optimal_length - 1.0, 0.0)
-    return MapFigures(
-        "warthog",
-        algorithm,
-        map_path.name.removesuffix(".map"),
-        0,
-        len(scenarios),
-        solved,
-        optimal,
-        sum(value for value in best if math.isfinite(value)),
-        min(setups),
-        length,
-        worse,
-        ram or None,
-    )
-
-
-def _run(command: list[str]) -> tuple[list[str], int]:
-    """Run `command`; its stdout lines and its peak resident memory in bytes.
-
-    The peak is the child's own ``VmHWM`` (/proc/PID/status), read every `MEMORY_POLL_S`
-    while it runs: the operating system's ``ru_maxrss`` of a child started from this process
-    carries this process's own peak over the ``exec``, so it would read as ours.
-    """
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as errors:
-        child = subprocess.Popen(command, stdout=out, stderr=errors)
-        status = Path(f"/proc/{child.pid}/status")
-        peak = 0
-        while child.poll() is None:
-            peak = max(peak, _high_water(status))
-            time.sleep(MEMORY_POLL_S)
-        if child.returncode != 0:
-            errors.seek(0)
-            text = errors.read().decode("utf-8", "replace").strip()
-            last = (text.splitlines() or ["no output"])[-1]
-            raise SimError(f"bench: {Path(command[0]).name} failed: {last}")
-        out.seek(0)
-        return out.read().decode("utf-8").splitlines(), peak
-
-
-def _high_water(status: Path) -> int:
-    """``VmHWM`` of a running process in bytes; 0 once it has gone."""
-    try:
-        text = status.read_text(encoding="ascii")
-    except OSError:
-        return 0
-    for line in text.splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) * 1024
-    return 0
-
-
 @dataclass(frozen=True, slots=True)
 class GppcReport:
     """Every planner's per-map figures, their set rows, and what was said about warthog."""
@@ -305,6 +125,8 @@ class GppcReport:
     maps: tuple[MapFigures, ...]
     notes: tuple[str, ...]
     warthog: str | None
+    loads: tuple[RoundLoad, ...] = ()  # the machine's load at each round's start and end
+    rounds: int = PASSES
 
     @property
     def sets(self) -> list[SetRow]:
@@ -312,11 +134,17 @@ class GppcReport:
         return set_rows(self.maps)
 
     def to_json(self) -> dict[str, Any]:
-        """``{"sets": [...], "maps": [...], "warthog": binary or null}``."""
+        """``{"sets", "maps", "warthog" (binary or null), "rounds", "load"}``.
+
+        ``load`` has one object per map and round: ``map``, ``round`` (from 1), and the load
+        averages over 1, 5 and 15 minutes at its ``start`` and ``end``.
+        """
         return {
             "sets": [asdict(row) for row in self.sets],
             "maps": [{**asdict(m), "mean_query_us": m.mean_query_us} for m in self.maps],
             "warthog": self.warthog,
+            "rounds": self.rounds,
+            "load": side_by_side.loads_json(self.loads),
         }
 
     def mean_us(self, planner: str, algorithm: str) -> dict[str, float]:
@@ -329,7 +157,7 @@ class GppcReport:
 
     def lines(self) -> list[str]:
         """The set table, the per-map times against warthog's JPS2, and the targets."""
-        out = [*self.notes, ""]
+        out = [*self.notes, side_by_side.load_line(self.loads), ""]
         out += [
             "| set | planner | maps | queries | solved | optimal | query s | preprocessing s "
             "| storage MB | max RAM MB | mean length | mean suboptimality |",
@@ -343,7 +171,8 @@ class GppcReport:
                 f"| {_megabytes(row.max_ram_bytes)} | {row.mean_path_length:.2f} "
                 f"| {row.mean_suboptimality:.2e} |"
             )
-        out += ["", *self._map_lines(), "", *self.target_lines(), *self.offline_lines()]
+        out += ["", *self._map_lines(), "", *self.target_lines(), *self.cpu_lines()]
+        out += self.offline_lines()
         return out
 
     def mean_with_cells_us(self, algorithm: str) -> dict[str, float]:
@@ -423,7 +252,7 @@ class GppcReport:
         jps2 = self.mean_us("warthog", "jps2")
         if not jps2:
             return ["- targets against warthog: not measured (no warthog run)"]
-        lines = self._targets(jps2, "")
+        lines = self._targets(jps2, "", self.mean_us)
         jps_read = self.mean_with_cells_us("jps")
         read = [jps_read[n] / jps2[n] for n in jps_read if n in jps2]
         if read:
@@ -432,14 +261,45 @@ class GppcReport:
                 f"- the same with every path's cells read: {geo_read:.2f}x, "
                 f"{'met' if geo_read <= 1.0 else 'missed'}"
             )
-        return lines + self._targets(jps2, "-frozen")
+        return lines + self._targets(jps2, "-frozen", self.mean_us)
 
-    def _targets(self, jps2: dict[str, float], suffix: str) -> list[str]:
-        """The three online targets for ours ``auto`` and ``jps`` with `suffix` (none if unrun)."""
-        auto, jps = self.mean_us("ours", "auto" + suffix), self.mean_us("ours", "jps" + suffix)
-        if suffix and not auto and not jps:
+    def cpu_lines(self) -> list[str]:
+        """The online targets again on each query's CPU time, where both sides measured it.
+
+        A query's thread CPU time leaves out its waits for a core, which on a loaded machine
+        stretch a long query's wall time (and its fastest of a few) more than a short one's.
+        """
+        jps2 = self.mean_cpu_us("warthog", "jps2")
+        if not jps2:
             return []
-        frozen = ", frozen" if suffix else ""
+        return self._targets(jps2, "", self.mean_cpu_us, cpu=True) + self._targets(
+            jps2, "-frozen", self.mean_cpu_us, cpu=True
+        )
+
+    def mean_cpu_us(self, planner: str, algorithm: str) -> dict[str, float]:
+        """Each map's mean thread CPU microseconds a query, where measured."""
+        return {
+            m.map: 1e6 * m.query_cpu_s / max(m.queries, 1)
+            for m in self.maps
+            if m.planner == planner and m.algorithm == algorithm and m.query_cpu_s
+        }
+
+    def _targets(
+        self,
+        jps2: dict[str, float],
+        suffix: str,
+        mean: Callable[[str, str], dict[str, float]],
+        *,
+        cpu: bool = False,
+    ) -> list[str]:
+        """The three online targets for ours ``auto`` and ``jps`` with `suffix` (none if unrun).
+
+        `mean` gives a planner's per-map mean query time (wall time, or CPU time if `cpu`).
+        """
+        auto, jps = mean("ours", "auto" + suffix), mean("ours", "jps" + suffix)
+        if (suffix or cpu) and not auto and not jps:
+            return []
+        frozen = (", frozen" if suffix else "") + (", CPU time" if cpu else "")
         cells = {m.map: m.cells for m in self.maps if m.planner == "ours"}
         large = [n for n in auto if cells.get(n, 0) >= 256 * 256 and n in jps2]
         ratios = {n: auto[n] / jps2[n] for n in large}
@@ -488,6 +348,11 @@ def _geomean(values: Sequence[float]) -> float:
     return math.exp(sum(math.log(v) for v in good) / len(good)) if good else math.nan
 
 
+def steps(maps: int, *, warthog: bool, rounds: int = PASSES) -> int:
+    """How many steps `run` reports to its `on_done` over `maps` maps (one a pass)."""
+    return side_by_side.steps(maps, warthog=warthog, rounds=rounds)
+
+
 def run(
     maps: Sequence[Path],
     *,
@@ -495,28 +360,33 @@ def run(
     warthog_asked: bool,
     sample: int | None,
     seed: int,
+    rounds: int = PASSES,
     on_done: Callable[[int, str], object] | None = None,
 ) -> GppcReport:
-    """Every planner of ours (and warthog's when given) on `maps`; the report."""
+    """Every planner of ours (and warthog's when given) on `maps`, in rounds; the report.
+
+    Each map runs `rounds` rounds of one pass per planner, side by side in time
+    (`sim.bench.gppc.rounds`).
+    """
     notes = []
     if warthog is None:
         why = "WARTHOG is not set" if warthog_asked else "not asked for (--peers warthog)"
         notes.append(f"warthog not run: {why}; ours alone")
     figures: list[MapFigures] = []
+    loads: list[RoundLoad] = []
     for set_name in [name for name, _ in MAP_SETS] + [GAMES]:
         members = [m for m in maps if map_set(m.name.removesuffix(".map")) == set_name]
         if not members:
             continue
-        for algorithm in OUR_ALGORITHMS:
-            figures += run_ours(algorithm, members, sample=sample, seed=seed)
-            if on_done is not None:
-                on_done(len(members), f"ours {algorithm} {set_name}")
-        if warthog is not None:
-            for algorithm in WARTHOG_ALGORITHMS:
-                for member in members:
-                    figures.append(
-                        run_warthog(warthog, algorithm, member, sample=sample, seed=seed)
-                    )
-                if on_done is not None:
-                    on_done(len(members), f"warthog {algorithm} {set_name}")
-    return GppcReport(tuple(figures), tuple(notes), None if warthog is None else str(warthog))
+        found, read = side_by_side.run_set(
+            members, warthog=warthog, sample=sample, seed=seed, rounds=rounds, on_done=on_done
+        )
+        figures += found
+        loads += read
+    return GppcReport(
+        tuple(figures),
+        tuple(notes),
+        None if warthog is None else str(warthog),
+        tuple(loads),
+        rounds,
+    )
