@@ -242,7 +242,8 @@ def write_gppc_section(report: GppcReport, command: str, commit: str) -> Path:
         "(sums over the set's maps; mean length and suboptimality per solved query). Ours: "
         "`find_path` auto, jps and astar, each in a process of its own, a timer around each "
         "call; warthog: its own per-query timer (warthog-timed), its setup time (map read and "
-        "jump tables) as preprocessing. Every query three times, the fastest kept."
+        "jump tables) as preprocessing. Every query in three rounds, map by map, each round one "
+        "pass of every planner back to back, the fastest round kept (wall and thread CPU time)."
     )
     return _write_run_section(GPPC_HEADING, command, commit, how, report.lines())
 
