@@ -1428,6 +1428,8 @@ static int same_option(PyObject *given, PyObject *kept) {
     if (Py_TYPE(given) != Py_TYPE(kept) ||
         !(PyUnicode_CheckExact(given) || PyFloat_CheckExact(given) || PyLong_CheckExact(given)))
         return 0;
+    /* Floats compared as doubles (as float.__eq__ does), without the rich comparison. */
+    if (PyFloat_CheckExact(given)) return PyFloat_AS_DOUBLE(given) == PyFloat_AS_DOUBLE(kept);
     const int equal = PyObject_RichCompareBool(given, kept, Py_EQ);
     if (equal < 0) PyErr_Clear();
     return equal > 0;
