@@ -228,6 +228,57 @@ PyDoc_STRVAR(search_doc,
              "       g_weight, unit) -> (found, cells, cost, expanded)\n\n"
              "One best-first search; see sim/navigation/searches/kernel.py for the contract.");
 
+/* One search on `walkable` (and `costs`, NULL for none), checked by the caller as search_grid
+ * checks them, their views held until it returns: 0 with `out` filled, -1 with an exception
+ * set (out of memory). The GIL is released during the search. */
+static int search_bytes(const uint8_t *walkable, const double *costs, Py_ssize_t height,
+                        Py_ssize_t width, Py_ssize_t start, Py_ssize_t goal, int diagonal,
+                        int heuristic, double h_weight, double g_weight, int unit,
+                        PlainOutcome *out) {
+    const Py_ssize_t size = height * width;
+    Problem problem = {walkable,       costs,          height,    width,   (int32_t)start,
+                       (int32_t)goal,  diagonal,       heuristic, unit,    h_weight,
+                       g_weight};
+    Workspace *ws = workspace_take(size);
+    if (ws == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    Py_ssize_t expanded = 0, path_length = 0;
+    int32_t *path = NULL;
+    double cost = INFINITY;
+    int status;
+    Frontier frontier = frontier_start(ws);
+    Py_BEGIN_ALLOW_THREADS
+    status = run_search(&problem, &frontier, &expanded);
+    if (status == SEARCH_FOUND) {
+        for (int32_t cell = problem.goal;; cell = ws->state[cell].came_from) {
+            path_length++;
+            if (cell == problem.start || path_length > size) break;
+        }
+        path = PyMem_RawMalloc((size_t)path_length * sizeof(int32_t));
+        if (path == NULL) {
+            status = SEARCH_NO_MEMORY;
+        } else {
+            int32_t cell = problem.goal;
+            for (Py_ssize_t i = path_length - 1; i >= 0; i--) {
+                path[i] = cell;
+                cell = ws->state[cell].came_from;
+            }
+            cost = path_cost(path, path_length, width, problem.costs);
+        }
+    }
+    frontier_reset(&frontier);
+    Py_END_ALLOW_THREADS
+    workspace_give_back(ws);
+    if (status == SEARCH_NO_MEMORY) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    *out = (PlainOutcome){status, path, path_length, cost, expanded};
+    return 0;
+}
+
 /* One search, as search() runs it once its arguments are parsed: shared with `call`. */
 static PyObject *search_grid(PyObject *walkable_obj, PyObject *costs_obj, Py_ssize_t height,
                              Py_ssize_t width, Py_ssize_t start, Py_ssize_t goal, int diagonal,
@@ -259,48 +310,13 @@ static PyObject *search_grid(PyObject *walkable_obj, PyObject *costs_obj, Py_ssi
         return NULL;
     }
 
-    Problem problem = {walkable,       have_costs ? costs_view.buf : NULL,
-                       height,         width,
-                       (int32_t)start, (int32_t)goal,
-                       diagonal,       heuristic,
-                       unit,           h_weight,
-                       g_weight};
-    Workspace *ws = workspace_take(size);
-    if (ws == NULL) {
-        if (have_costs) PyBuffer_Release(&costs_view);
-        PyBuffer_Release(&walkable_view);
-        return PyErr_NoMemory();
-    }
-    Py_ssize_t expanded = 0, path_length = 0;
-    int32_t *path = NULL;
-    double cost = INFINITY;
-    int status;
-    Frontier frontier = frontier_start(ws);
-    Py_BEGIN_ALLOW_THREADS
-    status = run_search(&problem, &frontier, &expanded);
-    if (status == SEARCH_FOUND) {
-        for (int32_t cell = problem.goal;; cell = ws->state[cell].came_from) {
-            path_length++;
-            if (cell == problem.start || path_length > size) break;
-        }
-        path = PyMem_RawMalloc((size_t)path_length * sizeof(int32_t));
-        if (path == NULL) {
-            status = SEARCH_NO_MEMORY;
-        } else {
-            int32_t cell = problem.goal;
-            for (Py_ssize_t i = path_length - 1; i >= 0; i--) {
-                path[i] = cell;
-                cell = ws->state[cell].came_from;
-            }
-            cost = path_cost(path, path_length, width, problem.costs);
-        }
-    }
-    frontier_reset(&frontier);
-    Py_END_ALLOW_THREADS
-    workspace_give_back(ws);
+    PlainOutcome out;
+    const int ok = search_bytes(walkable, have_costs ? costs_view.buf : NULL, height, width, start,
+                                goal, diagonal, heuristic, h_weight, g_weight, unit, &out);
     if (have_costs) PyBuffer_Release(&costs_view);
     PyBuffer_Release(&walkable_view);
-    return search_answer(status, path, path_length, width, cost, expanded);
+    if (ok < 0) return NULL;
+    return search_answer(out.status, out.path, out.length, width, out.cost, out.expanded);
 }
 
 static PyObject *kernel_search(PyObject *module, PyObject *args) {
@@ -1688,29 +1704,18 @@ static PyObject *call_on_view(const CallEntry *entry, PyObject *const *args, con
         if (result != NULL && lane_open(walkable_obj, height, width) < 0) Py_CLEAR(result);
         return result;
     }
-    if (entry->kind == KIND_KERNEL) {
-        PyObject *answer = search_grid(walkable_obj, Py_None, height, width, start, goal,
-                                       entry->rule, entry->heuristic, entry->h_factor,
-                                       entry->g_weight, entry->unit_steps);
-        if (answer == NULL) return NULL;
-        const int found = PyTuple_GET_ITEM(answer, 0) == Py_True;
-        if (!found && entry->labelled) {
-            Py_DECREF(answer);
-            Py_RETURN_NONE; /* labels behind the array: the Python path searches and learns */
-        }
-        const double cost = PyFloat_AS_DOUBLE(PyTuple_GET_ITEM(answer, 2));
-        const Py_ssize_t expanded = PyLong_AsSsize_t(PyTuple_GET_ITEM(answer, 3));
-        PyObject *cells = PyTuple_GET_ITEM(answer, 1);
-        Py_INCREF(cells);
-        Py_DECREF(answer);
-        return new_result(found, cells, cost, expanded);
-    }
     PlainOutcome out;
-    if (plain_jps(walkable_obj, view->readonly, walkable, height, width, start, goal,
-                  entry->heuristic, &out) < 0)
-        return NULL;
+    const int ok = entry->kind == KIND_KERNEL
+                       ? search_bytes(walkable, NULL, height, width, start, goal, entry->rule,
+                                      entry->heuristic, entry->h_factor, entry->g_weight,
+                                      entry->unit_steps, &out)
+                       : plain_jps(walkable_obj, view->readonly, walkable, height, width, start,
+                                   goal, entry->heuristic, &out);
+    if (ok < 0) return NULL;
     if (out.status == SEARCH_FOUND) return found_result(&out, width);
-    if (entry->labelled) Py_RETURN_NONE; /* labels behind the array: as above */
+    /* Not found though the labels say one region: labels behind the array, so the Python
+     * path searches and learns. */
+    if (entry->labelled) Py_RETURN_NONE;
     PyObject *none = PyTuple_New(0);
     return none == NULL ? NULL : new_result(0, none, out.cost, out.expanded);
 }

@@ -5,7 +5,8 @@
  * search takes the view's bytes as they are, with none of search()'s argument parsing, checks
  * or buffer request of its own (numpy's buffer export, some 600 instructions, was a quarter of
  * the fixed cost of a call on a 49 x 49 map). It answers in a PlainOutcome rather than a tuple,
- * which `call` builds the PathResult from without the tuple between. */
+ * which `call` builds the PathResult from without the tuple between; _kernel.c's own
+ * best-first search answers `call` in one too. */
 #ifndef SIM_PLAIN_CALL_H
 #define SIM_PLAIN_CALL_H
 #include <Python.h>
