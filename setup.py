@@ -16,7 +16,13 @@ setup(
         Extension(
             "sim.navigation.searches._kernel",
             ["sim/navigation/searches/_kernel.c"],
-            depends=[COMMON, SEARCH_COMMON, FLAT_PATH, GRID_SEARCH],
+            depends=[
+                COMMON,
+                SEARCH_COMMON,
+                FLAT_PATH,
+                GRID_SEARCH,
+                "sim/navigation/searches/_plain_call.h",
+            ],
             optional=True,
             extra_compile_args=["-O3"],
         ),
@@ -78,6 +84,7 @@ setup(
                 FLAT_PATH,
                 GRID_SEARCH,
                 "sim/navigation/searches/_jps_blocks.h",
+                "sim/navigation/searches/_plain_call.h",
             ],
             optional=True,
             extra_compile_args=["-O3"],

@@ -53,6 +53,7 @@
  */
 #include "_grid_search.h"
 #include "_jps_blocks.h"
+#include "_plain_call.h"
 
 enum { LANDMARKS_MAX = 32 };
 
@@ -624,6 +625,84 @@ PyDoc_STRVAR(search_doc,
              "    -> (found, cells, cost, expanded)\n\n"
              "One jump point search; see sim/navigation/searches/kernel.py (jps_flat) for the contract.");
 
+/* One search on `cells`, the buffer of `array` (`readonly` as its view says), checked by the
+ * caller as run_search checks it, with the landmark distances `fields` or `units` (count a cell,
+ * NULL for none): 0 with `out` filled, -1 with an exception set. Under the GIL, the view held. */
+static int search_cells(PyObject *array, int readonly, const uint8_t *walkable, Py_ssize_t height,
+                        Py_ssize_t width, Py_ssize_t start, Py_ssize_t goal, int heuristic,
+                        double h_weight, const double *fields, Py_ssize_t landmarks,
+                        const int32_t *units, double unit, PlainOutcome *out) {
+    const Py_ssize_t size = height * width;
+    Packed *grid = packed_take(array, readonly, walkable, (long)height, (long)width);
+    if (grid == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    /* Field by field: the landmark arrays (some 500 bytes) are read below `count` only, and
+     * zeroing them took a tenth of a small query's fixed cost. */
+    Jps problem;
+    problem.grid = grid;
+    problem.height = (long)height;
+    problem.width = (long)width;
+    problem.start = (int32_t)start;
+    problem.goal = (int32_t)goal;
+    problem.goal_row = (long)(goal / width);
+    problem.goal_col = (long)(goal % width);
+    problem.h_weight = h_weight;
+    problem.kind = heuristic;
+    problem.fields = fields;
+    problem.stride = (long)landmarks;
+    problem.count = 0;
+    for (Py_ssize_t i = 0; fields != NULL && i < landmarks; i++) {
+        const double d = fields[goal * landmarks + i];
+        if (d < INFINITY) {
+            problem.which[problem.count] = (int)i;
+            problem.goal_d[problem.count++] = d;
+        }
+    }
+    for (Py_ssize_t i = 0; units != NULL && i < landmarks; i++) {
+        const int32_t v = units[goal * landmarks + i];
+        if (v != INT32_MAX) {
+            problem.which[problem.count] = (int)i;
+            problem.goal_units[problem.count++] = v;
+        }
+    }
+    problem.units = units;
+    problem.unit = unit;
+    double bound = INFINITY;
+    problem.bound = &bound;
+    problem.prune = problem.count == 0 && h_weight == 1.0;
+    Workspace *ws = workspace_take(size);
+    if (ws == NULL) {
+        packed_give_back(grid);
+        PyErr_NoMemory();
+        return -1;
+    }
+    Py_ssize_t expanded = 0, path_length = 0;
+    int32_t *path = NULL;
+    double cost = INFINITY;
+    int status;
+    Frontier frontier = frontier_start(ws);
+    /* The GIL is let go for the search but on small maps, whose searches are shorter than
+     * letting it go and taking it back (see KEEP_GIL_CELLS). */
+    PyThreadState *saved = size > KEEP_GIL_CELLS ? PyEval_SaveThread() : NULL;
+    status = run_jps(&problem, &frontier, &expanded);
+    if (status == SEARCH_FOUND) {
+        path = lay_out_path(&problem, ws->state, &path_length, &cost);
+        if (path == NULL) status = SEARCH_NO_MEMORY;
+    }
+    for (Py_ssize_t i = 0; i < frontier.touched_count; i++) ws->closed[ws->touched[i]] = UNSEEN;
+    if (saved != NULL) PyEval_RestoreThread(saved);
+    workspace_give_back(ws);
+    packed_give_back(grid);
+    if (status == SEARCH_NO_MEMORY) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    *out = (PlainOutcome){status, path, path_length, cost, expanded};
+    return 0;
+}
+
 /* One search on `walkable_obj` (checked here), with the landmark distances `fields` (count
  * a cell, NULL for none) when given; `snapshot` (NULL for none) must then hold the bytes the
  * fields were built from, or the answer is None: the caller rebuilds or searches without. */
@@ -667,58 +746,12 @@ static PyObject *run_search(PyObject *walkable_obj, Py_ssize_t height, Py_ssize_
         PyBuffer_Release(&view);
         Py_RETURN_NONE;
     }
-    Packed *grid = packed_take(walkable_obj, view.readonly, walkable, (long)height, (long)width);
-    if (grid == NULL) {
-        PyBuffer_Release(&view);
-        return PyErr_NoMemory();
-    }
-    Jps problem = {grid, (long)height, (long)width, (int32_t)start, (int32_t)goal,
-                   (long)(goal / width), (long)(goal % width), h_weight, heuristic, fields,
-                   (long)landmarks, 0, {0}, {0}, NULL, 0.0, {0}, NULL, 0};
-    for (Py_ssize_t i = 0; fields != NULL && i < landmarks; i++) {
-        const double d = fields[goal * landmarks + i];
-        if (d < INFINITY) {
-            problem.which[problem.count] = (int)i;
-            problem.goal_d[problem.count++] = d;
-        }
-    }
-    for (Py_ssize_t i = 0; units != NULL && i < landmarks; i++) {
-        const int32_t v = units[goal * landmarks + i];
-        if (v != INT32_MAX) {
-            problem.which[problem.count] = (int)i;
-            problem.goal_units[problem.count++] = v;
-        }
-    }
-    problem.units = units;
-    problem.unit = unit;
-    double bound = INFINITY;
-    problem.bound = &bound;
-    problem.prune = problem.count == 0 && h_weight == 1.0;
-    Workspace *ws = workspace_take(size);
-    if (ws == NULL) {
-        packed_give_back(grid);
-        PyBuffer_Release(&view);
-        return PyErr_NoMemory();
-    }
-    Py_ssize_t expanded = 0, path_length = 0;
-    int32_t *path = NULL;
-    double cost = INFINITY;
-    int status;
-    Frontier frontier = frontier_start(ws);
-    /* The GIL is let go for the search but on small maps, whose searches are shorter than
-     * letting it go and taking it back (see KEEP_GIL_CELLS). */
-    PyThreadState *saved = size > KEEP_GIL_CELLS ? PyEval_SaveThread() : NULL;
-    status = run_jps(&problem, &frontier, &expanded);
-    if (status == SEARCH_FOUND) {
-        path = lay_out_path(&problem, ws->state, &path_length, &cost);
-        if (path == NULL) status = SEARCH_NO_MEMORY;
-    }
-    for (Py_ssize_t i = 0; i < frontier.touched_count; i++) ws->closed[ws->touched[i]] = UNSEEN;
-    if (saved != NULL) PyEval_RestoreThread(saved);
-    workspace_give_back(ws);
-    packed_give_back(grid);
+    PlainOutcome out;
+    const int ok = search_cells(walkable_obj, view.readonly, walkable, height, width, start, goal,
+                                heuristic, h_weight, fields, landmarks, units, unit, &out);
     PyBuffer_Release(&view);
-    return search_answer(status, path, path_length, width, cost, expanded);
+    if (ok < 0) return NULL;
+    return search_answer(out.status, out.path, out.length, width, out.cost, out.expanded);
 }
 
 static PyObject *jps_search(PyObject *module, PyObject *args) {
@@ -974,18 +1007,19 @@ static struct PyModuleDef jps_module = {
 };
 
 /* The plain search behind _kernel's `call` (find_path in one C call, call_cache.py), handed
- * over in the capsule `plain`: search() without its argument parsing. */
-static PyObject *plain_search(PyObject *walkable, Py_ssize_t height, Py_ssize_t width,
-                              Py_ssize_t start, Py_ssize_t goal, int heuristic) {
-    return run_search(walkable, height, width, start, goal, heuristic, 1.0, NULL, 0, NULL, NULL,
-                      0.0);
+ * over in the capsule `plain` (_plain_call.h): search() on bytes `call` has checked and holds. */
+static int plain_search(PyObject *array, int readonly, const uint8_t *cells, Py_ssize_t height,
+                        Py_ssize_t width, Py_ssize_t start, Py_ssize_t goal, int heuristic,
+                        PlainOutcome *out) {
+    return search_cells(array, readonly, cells, height, width, start, goal, heuristic, 1.0, NULL,
+                        0, NULL, 0.0, out);
 }
 
 PyMODINIT_FUNC PyInit__jps(void) {
     heuristics_init();
     PyObject *module = PyModule_Create(&jps_module);
     if (module == NULL) return NULL;
-    PyObject *plain = PyCapsule_New((void *)plain_search, "sim.navigation.searches._jps.plain", NULL);
+    PyObject *plain = PyCapsule_New((void *)plain_search, PLAIN_CAPSULE, NULL);
     if (plain == NULL || PyModule_AddObject(module, "plain", plain) < 0) {
         Py_XDECREF(plain);
         Py_DECREF(module);

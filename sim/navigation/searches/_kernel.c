@@ -26,6 +26,7 @@
  */
 #include "_grid_search.h"
 #include "_plain_lane.h"
+#include "_plain_call.h"
 #include <structmember.h> /* PyMemberDef, T_OBJECT_EX, READONLY */
 
 /* The diagonal rules of sim/navigation/diagonal.py, by `DiagonalRule.code`. */
@@ -227,6 +228,57 @@ PyDoc_STRVAR(search_doc,
              "       g_weight, unit) -> (found, cells, cost, expanded)\n\n"
              "One best-first search; see sim/navigation/searches/kernel.py for the contract.");
 
+/* One search on `walkable` (and `costs`, NULL for none), checked by the caller as search_grid
+ * checks them, their views held until it returns: 0 with `out` filled, -1 with an exception
+ * set (out of memory). The GIL is released during the search. */
+static int search_bytes(const uint8_t *walkable, const double *costs, Py_ssize_t height,
+                        Py_ssize_t width, Py_ssize_t start, Py_ssize_t goal, int diagonal,
+                        int heuristic, double h_weight, double g_weight, int unit,
+                        PlainOutcome *out) {
+    const Py_ssize_t size = height * width;
+    Problem problem = {walkable,       costs,          height,    width,   (int32_t)start,
+                       (int32_t)goal,  diagonal,       heuristic, unit,    h_weight,
+                       g_weight};
+    Workspace *ws = workspace_take(size);
+    if (ws == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    Py_ssize_t expanded = 0, path_length = 0;
+    int32_t *path = NULL;
+    double cost = INFINITY;
+    int status;
+    Frontier frontier = frontier_start(ws);
+    Py_BEGIN_ALLOW_THREADS
+    status = run_search(&problem, &frontier, &expanded);
+    if (status == SEARCH_FOUND) {
+        for (int32_t cell = problem.goal;; cell = ws->state[cell].came_from) {
+            path_length++;
+            if (cell == problem.start || path_length > size) break;
+        }
+        path = PyMem_RawMalloc((size_t)path_length * sizeof(int32_t));
+        if (path == NULL) {
+            status = SEARCH_NO_MEMORY;
+        } else {
+            int32_t cell = problem.goal;
+            for (Py_ssize_t i = path_length - 1; i >= 0; i--) {
+                path[i] = cell;
+                cell = ws->state[cell].came_from;
+            }
+            cost = path_cost(path, path_length, width, problem.costs);
+        }
+    }
+    frontier_reset(&frontier);
+    Py_END_ALLOW_THREADS
+    workspace_give_back(ws);
+    if (status == SEARCH_NO_MEMORY) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    *out = (PlainOutcome){status, path, path_length, cost, expanded};
+    return 0;
+}
+
 /* One search, as search() runs it once its arguments are parsed: shared with `call`. */
 static PyObject *search_grid(PyObject *walkable_obj, PyObject *costs_obj, Py_ssize_t height,
                              Py_ssize_t width, Py_ssize_t start, Py_ssize_t goal, int diagonal,
@@ -258,48 +310,13 @@ static PyObject *search_grid(PyObject *walkable_obj, PyObject *costs_obj, Py_ssi
         return NULL;
     }
 
-    Problem problem = {walkable,       have_costs ? costs_view.buf : NULL,
-                       height,         width,
-                       (int32_t)start, (int32_t)goal,
-                       diagonal,       heuristic,
-                       unit,           h_weight,
-                       g_weight};
-    Workspace *ws = workspace_take(size);
-    if (ws == NULL) {
-        if (have_costs) PyBuffer_Release(&costs_view);
-        PyBuffer_Release(&walkable_view);
-        return PyErr_NoMemory();
-    }
-    Py_ssize_t expanded = 0, path_length = 0;
-    int32_t *path = NULL;
-    double cost = INFINITY;
-    int status;
-    Frontier frontier = frontier_start(ws);
-    Py_BEGIN_ALLOW_THREADS
-    status = run_search(&problem, &frontier, &expanded);
-    if (status == SEARCH_FOUND) {
-        for (int32_t cell = problem.goal;; cell = ws->state[cell].came_from) {
-            path_length++;
-            if (cell == problem.start || path_length > size) break;
-        }
-        path = PyMem_RawMalloc((size_t)path_length * sizeof(int32_t));
-        if (path == NULL) {
-            status = SEARCH_NO_MEMORY;
-        } else {
-            int32_t cell = problem.goal;
-            for (Py_ssize_t i = path_length - 1; i >= 0; i--) {
-                path[i] = cell;
-                cell = ws->state[cell].came_from;
-            }
-            cost = path_cost(path, path_length, width, problem.costs);
-        }
-    }
-    frontier_reset(&frontier);
-    Py_END_ALLOW_THREADS
-    workspace_give_back(ws);
+    PlainOutcome out;
+    const int ok = search_bytes(walkable, have_costs ? costs_view.buf : NULL, height, width, start,
+                                goal, diagonal, heuristic, h_weight, g_weight, unit, &out);
     if (have_costs) PyBuffer_Release(&costs_view);
     PyBuffer_Release(&walkable_view);
-    return search_answer(status, path, path_length, width, cost, expanded);
+    if (ok < 0) return NULL;
+    return search_answer(out.status, out.path, out.length, width, out.cost, out.expanded);
 }
 
 static PyObject *kernel_search(PyObject *module, PyObject *args) {
@@ -647,6 +664,12 @@ static PyObject *reason_found = NULL, *reason_unreachable = NULL;
  * dataclass's fields through them is what its generated __init__ does, without the calls. */
 #define RESULT_FIELDS 5
 static PyObject *result_fields[RESULT_FIELDS];
+/* Where each field's slot lies in a PathResult, or -1 (set through its descriptor): a slot's
+ * member descriptor (LazyCells' own slot for `cells`) stores the value at an offset, which a
+ * new result's fields are written to directly, five descriptor calls fewer a call. */
+static Py_ssize_t result_offsets[RESULT_FIELDS];
+static PyTypeObject LazyCellsType;
+static PyObject *lazy_cells_slot(PyObject *self);
 static const char *const RESULT_NAMES[RESULT_FIELDS] = {"found", "cells", "cost", "expanded",
                                                         "reason"};
 
@@ -656,6 +679,25 @@ static void cheap_call_free(void) {
     Py_CLEAR(reason_found);
     Py_CLEAR(reason_unreachable);
     for (int i = 0; i < RESULT_FIELDS; i++) Py_CLEAR(result_fields[i]);
+}
+
+/* The offset a writable object slot's descriptor `field` stores at (through a LazyCells, its
+ * slot's), else -1. */
+static Py_ssize_t slot_offset(PyObject *field) {
+    if (Py_TYPE(field) == &LazyCellsType) field = lazy_cells_slot(field);
+    if (Py_TYPE(field) != &PyMemberDescr_Type) return -1;
+    const PyMemberDef *member = ((PyMemberDescrObject *)field)->d_member;
+    return member->type == T_OBJECT_EX && !(member->flags & READONLY) ? member->offset : -1;
+}
+
+/* Field `i` of a new `result` set to `value` (not stolen), as the field's descriptor sets it:
+ * 0, or -1 with an exception set. */
+static inline int result_store(PyObject *result, int i, PyObject *value) {
+    if (result_offsets[i] < 0)
+        return Py_TYPE(result_fields[i])->tp_descr_set(result_fields[i], result, value);
+    PyObject **slot = (PyObject **)((char *)result + result_offsets[i]);
+    Py_XSETREF(*slot, Py_NewRef(value));
+    return 0;
 }
 
 PyDoc_STRVAR(configure_doc,
@@ -680,7 +722,10 @@ static PyObject *kernel_configure(PyObject *module, PyObject *args) {
         }
     }
     cheap_call_free();
-    for (int i = 0; i < RESULT_FIELDS; i++) result_fields[i] = fields[i];
+    for (int i = 0; i < RESULT_FIELDS; i++) {
+        result_fields[i] = fields[i];
+        result_offsets[i] = slot_offset(fields[i]);
+    }
     Py_INCREF(arrays);
     array_type = (PyTypeObject *)arrays;
     Py_INCREF(results);
@@ -709,9 +754,7 @@ static PyObject *new_result(int found, PyObject *cells, double cost, Py_ssize_t 
     if (values[2] != NULL && values[3] != NULL)
         result = result_type->tp_alloc(result_type, 0);
     for (int i = 0; i < RESULT_FIELDS; i++) {
-        if (result != NULL &&
-            Py_TYPE(result_fields[i])->tp_descr_set(result_fields[i], result, values[i]) < 0)
-            Py_CLEAR(result);
+        if (result != NULL && result_store(result, i, values[i]) < 0) Py_CLEAR(result);
         Py_XDECREF(values[i]);
     }
     return result;
@@ -767,8 +810,7 @@ static PyObject *kernel_found_results(PyObject *module, PyObject *answers) {
                                            PyTuple_GET_ITEM(answer, 3), reason_found};
         PyObject *result = result_type->tp_alloc(result_type, 0);
         for (int f = 0; result != NULL && f < RESULT_FIELDS; f++)
-            if (Py_TYPE(result_fields[f])->tp_descr_set(result_fields[f], result, values[f]) < 0)
-                Py_CLEAR(result);
+            if (result_store(result, f, values[f]) < 0) Py_CLEAR(result);
         if (result == NULL) Py_CLEAR(results);
         else PyList_SET_ITEM(results, i, result);
     }
@@ -1254,6 +1296,9 @@ static int lazy_cells_set(PyObject *self, PyObject *instance, PyObject *value) {
     return Py_TYPE(slot)->tp_descr_set(slot, instance, value);
 }
 
+/* The slot descriptor a LazyCells reads and writes through (borrowed). */
+static PyObject *lazy_cells_slot(PyObject *self) { return ((LazyCells *)self)->slot; }
+
 static PyMemberDef lazy_cells_members[] = {
     {"slot", T_OBJECT_EX, offsetof(LazyCells, slot), READONLY, "The slot's own descriptor."},
     {NULL, 0, 0, 0, NULL},
@@ -1310,8 +1355,7 @@ static PyObject *kernel_cells_of(PyObject *module, PyObject *flat) {
  *     is left to the Python path, which learns from it (region_cache.learn).
  * The GIL is held throughout but in the search, and nothing kept here is read after it. */
 
-typedef PyObject *(*PlainJps)(PyObject *, Py_ssize_t, Py_ssize_t, Py_ssize_t, Py_ssize_t, int);
-static PlainJps plain_jps = NULL;
+static PlainSearch plain_jps = NULL;
 /* landmarks.search, which the default call on an array landmarks.py may serve is handed to
  * (NULL: that call goes the Python way), and call_cache.missed, which answers its not-found
  * answers as hot_path.plan does (learning from them). */
@@ -1382,7 +1426,7 @@ static PyObject *kernel_call_setup(PyObject *module, PyObject *args) {
                         "call_setup: landmark_search and landmark_missed: both callables or None");
         return NULL;
     }
-    PlainJps search = PyCapsule_GetPointer(capsule, "sim.navigation.searches._jps.plain");
+    PlainSearch search = PyCapsule_GetPointer(capsule, PLAIN_CAPSULE);
     if (search == NULL) return NULL;
     if (version_key == NULL && (version_key = PyUnicode_InternFromString("version")) == NULL)
         return NULL;
@@ -1400,6 +1444,8 @@ static int same_option(PyObject *given, PyObject *kept) {
     if (Py_TYPE(given) != Py_TYPE(kept) ||
         !(PyUnicode_CheckExact(given) || PyFloat_CheckExact(given) || PyLong_CheckExact(given)))
         return 0;
+    /* Floats compared as doubles (as float.__eq__ does), without the rich comparison. */
+    if (PyFloat_CheckExact(given)) return PyFloat_AS_DOUBLE(given) == PyFloat_AS_DOUBLE(kept);
     const int equal = PyObject_RichCompareBool(given, kept, Py_EQ);
     if (equal < 0) PyErr_Clear();
     return equal > 0;
@@ -1513,38 +1559,48 @@ static const int32_t *labels_of(PyObject *walkable, Py_ssize_t height, Py_ssize_
 
 #define NOT_KNOWN() return Py_NewRef(Py_NotImplemented)
 
-/* The default call on `lane`'s array (_plain_lane.h): the plain search, counted in the lane,
- * its counts settled when due; answered as the landmark path answers (missed when not found). */
-static PyObject *lane_call(Lane *lane, PyObject *walkable_obj, PyObject *start_obj,
-                           PyObject *goal_obj, Py_ssize_t height, Py_ssize_t width,
-                           Py_ssize_t start, Py_ssize_t goal) {
+/* The PathResult of a found plain search's `out` (its path taken) on a grid `width` wide. */
+static PyObject *found_result(PlainOutcome *out, Py_ssize_t width) {
+    PyObject *cells = flat_path(out->path, out->length, width);
+    PyMem_RawFree(out->path);
+    out->path = NULL;
+    if (cells == NULL) return NULL;
+    return new_result(1, cells, out->cost, out->expanded);
+}
+
+/* The default call on `lane`'s array (_plain_lane.h), `walkable` its checked bytes: the plain
+ * search, counted in the lane, its counts settled when due; answered as the landmark path
+ * answers (missed when not found). */
+static PyObject *lane_call(Lane *lane, PyObject *walkable_obj, int readonly,
+                           const uint8_t *walkable, PyObject *start_obj, PyObject *goal_obj,
+                           Py_ssize_t height, Py_ssize_t width, Py_ssize_t start,
+                           Py_ssize_t goal) {
     const uint64_t generation = lane->generation;
     lane->busy = 1;
-    PyObject *answer = plain_jps(walkable_obj, height, width, start, goal, H_OCTILE);
+    PlainOutcome out;
+    const int ok = plain_jps(walkable_obj, readonly, walkable, height, width, start, goal,
+                             H_OCTILE, &out);
     const int same = lane->generation == generation; /* not dropped while the GIL was gone */
     if (same) lane->busy = 0;
-    if (answer == NULL) return NULL;
-    const int found = PyTuple_GET_ITEM(answer, 0) == Py_True;
-    const Py_ssize_t expanded = PyLong_AsSsize_t(PyTuple_GET_ITEM(answer, 3));
+    if (ok < 0) return NULL;
+    const int found = out.status == SEARCH_FOUND;
     if (same) {
         lane->seed = start;
         lane->touched = ++lane_tick;
     }
-    if (same && lane_count(lane, found, expanded) < 0) {
-        Py_DECREF(answer);
+    if (same && lane_count(lane, found, out.expanded) < 0) {
+        PyMem_RawFree(out.path);
         return PyErr_NoMemory();
     }
     if (same && lane_due(lane, found) && lane_close(lane, start) < 0) {
-        Py_DECREF(answer);
+        PyMem_RawFree(out.path);
         return NULL;
     }
-    PyObject *result;
-    if (found) {
-        result = kernel_result(NULL, answer);
-    } else {
-        PyObject *argv[4] = {walkable_obj, start_obj, goal_obj, answer};
-        result = PyObject_Vectorcall(landmark_missed, argv, 4, NULL);
-    }
+    if (found) return found_result(&out, width);
+    PyObject *answer = flat_answer(0, NULL, 0, width, out.cost, out.expanded);
+    if (answer == NULL) return NULL;
+    PyObject *argv[4] = {walkable_obj, start_obj, goal_obj, answer};
+    PyObject *result = PyObject_Vectorcall(landmark_missed, argv, 4, NULL);
     Py_DECREF(answer);
     return result;
 }
@@ -1605,55 +1661,25 @@ PyDoc_STRVAR(call_doc,
              "find_path's answer, or None (the Python path answers), or NotImplemented (the\n"
              "Python path answers, then call_cache.learn); see call_cache.py.");
 
-static PyObject *kernel_call(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
-    (void)module;
-    if (nargs != 3 + CALL_OPTIONS) {
-        PyErr_SetString(PyExc_TypeError, "call takes walkable, start, goal and five options");
-        return NULL;
-    }
-    if (plain_jps == NULL) Py_RETURN_NONE;
-    if (lane_orphans && lanes_settle_orphans() < 0) return NULL; /* before anything counts */
-    for (int j = 0; j < CALL_OPTIONS; j++) {
-        /* Options of other types (numpy numbers, enums) are left to the Python path. */
-        PyTypeObject *type = Py_TYPE(args[3 + j]);
-        if (type != &PyUnicode_Type && type != &PyBool_Type && type != &PyLong_Type &&
-            type != &PyFloat_Type)
-            Py_RETURN_NONE;
-    }
-    const CallEntry *found_entry = NULL;
-    for (int i = 0; i < call_count && found_entry == NULL; i++) {
-        const CallEntry *entry = &call_entries[i];
-        int same = 1;
-        for (int j = 0; j < CALL_OPTIONS && same; j++)
-            same = same_option(args[3 + j], entry->options[j]);
-        if (same) found_entry = entry;
-    }
-    if (found_entry == NULL) NOT_KNOWN();
-    const CallEntry entry = *found_entry; /* the table may change while the GIL is released */
-    if (entry.kind == KIND_PYTHON) Py_RETURN_NONE;
+/* `call` once the options matched `entry` and `view` holds the array's buffer (kept by the
+ * caller until this returns, so that the plain search reads the bytes checked here). */
+static PyObject *call_on_view(const CallEntry *entry, PyObject *const *args, const Py_buffer *view) {
     PyObject *walkable_obj = args[0];
-    if (array_type == NULL || Py_TYPE(walkable_obj) != array_type) Py_RETURN_NONE;
-    Py_buffer view;
-    if (PyObject_GetBuffer(walkable_obj, &view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
-        PyErr_Clear();
-        Py_RETURN_NONE;
-    }
     Py_ssize_t start = -1, goal = -1, height = 0, width = 0;
-    if (view.ndim == 2 && view.itemsize == 1 && format_is(&view, '?')) {
-        height = view.shape[0];
-        width = view.shape[1];
+    const uint8_t *walkable = view->buf;
+    if (view->ndim == 2 && view->itemsize == 1 && format_is(view, '?')) {
+        height = view->shape[0];
+        width = view->shape[1];
         if (height > 0 && width > 0 && height <= INT32_MAX / width) {
-            const uint8_t *walkable = view.buf;
             start = flat_cell(args[1], height, width);
             goal = flat_cell(args[2], height, width);
             if (start >= 0 && !walkable[start]) start = -1;
             if (goal >= 0 && !walkable[goal]) goal = -1;
         }
     }
-    PyBuffer_Release(&view);
     if (start < 0 || goal < 0) Py_RETURN_NONE;
     int landmark_sized = 0;
-    if (entry.kind == KIND_DEFAULTS) {
+    if (entry->kind == KIND_DEFAULTS) {
         const Py_ssize_t size = height * width;
         const Py_ssize_t rows = start / width - goal / width, cols = start % width - goal % width;
         const int near = rows >= -near_cells && rows <= near_cells && cols >= -near_cells &&
@@ -1661,7 +1687,7 @@ static PyObject *kernel_call(PyObject *module, PyObject *const *args, Py_ssize_t
         landmark_sized = size >= landmark_min && size <= landmark_max && !near;
         if (landmark_sized && landmark_search == NULL) Py_RETURN_NONE;
     }
-    if (entry.labelled) {
+    if (entry->labelled) {
         const int32_t *labels = labels_of(walkable_obj, height, width);
         if (labels == NULL) {
             /* The Python path answers and counts this query (an edited or reshaped array):
@@ -1671,11 +1697,11 @@ static PyObject *kernel_call(PyObject *module, PyObject *const *args, Py_ssize_t
         }
         if (labels[start] != labels[goal] || labels[start] < 0) Py_RETURN_NONE;
     }
-    PyObject *answer;
     Lane *lane = landmark_sized ? lane_of(walkable_obj, height, width) : NULL;
     if (lane == NULL && lane_orphans && lanes_settle_orphans() < 0) return NULL; /* lane_of */
     if (lane != NULL)
-        return lane_call(lane, walkable_obj, args[1], args[2], height, width, start, goal);
+        return lane_call(lane, walkable_obj, view->readonly, walkable, args[1], args[2], height,
+                         width, start, goal);
     if (landmark_sized) {
         /* landmarks.search, as hot_path.plan calls it once its checks pass (they have: the
          * same array, cells and region labels): its probing, fields and jump tables are its
@@ -1683,7 +1709,7 @@ static PyObject *kernel_call(PyObject *module, PyObject *const *args, Py_ssize_t
          * Python path's. Only its answer's tuple is read here, through kernel_result. */
         PyObject *numbers[4] = {PyLong_FromSsize_t(height), PyLong_FromSsize_t(width),
                                 PyLong_FromSsize_t(start), PyLong_FromSsize_t(goal)};
-        answer = NULL;
+        PyObject *answer = NULL;
         if (numbers[0] != NULL && numbers[1] != NULL && numbers[2] != NULL && numbers[3] != NULL) {
             PyObject *argv[5] = {walkable_obj, numbers[0], numbers[1], numbers[2], numbers[3]};
             answer = PyObject_Vectorcall(landmark_search, argv, 5, NULL);
@@ -1710,24 +1736,59 @@ static PyObject *kernel_call(PyObject *module, PyObject *const *args, Py_ssize_t
         if (result != NULL && lane_open(walkable_obj, height, width) < 0) Py_CLEAR(result);
         return result;
     }
-    if (entry.kind == KIND_KERNEL) {
-        answer = search_grid(walkable_obj, Py_None, height, width, start, goal, entry.rule,
-                             entry.heuristic, entry.h_factor, entry.g_weight, entry.unit_steps);
-    } else {
-        answer = plain_jps(walkable_obj, height, width, start, goal, entry.heuristic);
+    PlainOutcome out;
+    const int ok = entry->kind == KIND_KERNEL
+                       ? search_bytes(walkable, NULL, height, width, start, goal, entry->rule,
+                                      entry->heuristic, entry->h_factor, entry->g_weight,
+                                      entry->unit_steps, &out)
+                       : plain_jps(walkable_obj, view->readonly, walkable, height, width, start,
+                                   goal, entry->heuristic, &out);
+    if (ok < 0) return NULL;
+    if (out.status == SEARCH_FOUND) return found_result(&out, width);
+    /* Not found though the labels say one region: labels behind the array, so the Python
+     * path searches and learns. */
+    if (entry->labelled) Py_RETURN_NONE;
+    PyObject *none = PyTuple_New(0);
+    return none == NULL ? NULL : new_result(0, none, out.cost, out.expanded);
+}
+
+static PyObject *kernel_call(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    (void)module;
+    if (nargs != 3 + CALL_OPTIONS) {
+        PyErr_SetString(PyExc_TypeError, "call takes walkable, start, goal and five options");
+        return NULL;
     }
-    if (answer == NULL) return NULL;
-    const int found = PyTuple_GET_ITEM(answer, 0) == Py_True;
-    if (!found && entry.labelled) {
-        Py_DECREF(answer);
-        Py_RETURN_NONE; /* labels behind the array: the Python path searches and learns */
+    if (plain_jps == NULL) Py_RETURN_NONE;
+    if (lane_orphans && lanes_settle_orphans() < 0) return NULL; /* before anything counts */
+    for (int j = 0; j < CALL_OPTIONS; j++) {
+        /* Options of other types (numpy numbers, enums) are left to the Python path. */
+        PyTypeObject *type = Py_TYPE(args[3 + j]);
+        if (type != &PyUnicode_Type && type != &PyBool_Type && type != &PyLong_Type &&
+            type != &PyFloat_Type)
+            Py_RETURN_NONE;
     }
-    const double cost = PyFloat_AS_DOUBLE(PyTuple_GET_ITEM(answer, 2));
-    const Py_ssize_t expanded = PyLong_AsSsize_t(PyTuple_GET_ITEM(answer, 3));
-    PyObject *cells = PyTuple_GET_ITEM(answer, 1);
-    Py_INCREF(cells);
-    Py_DECREF(answer);
-    return new_result(found, cells, cost, expanded);
+    const CallEntry *found_entry = NULL;
+    for (int i = 0; i < call_count && found_entry == NULL; i++) {
+        const CallEntry *entry = &call_entries[i];
+        int same = 1;
+        for (int j = 0; j < CALL_OPTIONS && same; j++)
+            same = same_option(args[3 + j], entry->options[j]);
+        if (same) found_entry = entry;
+    }
+    if (found_entry == NULL) NOT_KNOWN();
+    const CallEntry entry = *found_entry; /* the table may change while the GIL is released */
+    if (entry.kind == KIND_PYTHON) Py_RETURN_NONE;
+    if (array_type == NULL || Py_TYPE(args[0]) != array_type) Py_RETURN_NONE;
+    /* One buffer request a call: held until the answer is built, so that the search reads
+     * the very bytes checked here and nothing resizes the array meanwhile. */
+    Py_buffer view;
+    if (PyObject_GetBuffer(args[0], &view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    PyObject *result = call_on_view(&entry, args, &view);
+    PyBuffer_Release(&view);
+    return result;
 }
 
 static void kernel_free(void *module) {
