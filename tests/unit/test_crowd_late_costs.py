@@ -1,6 +1,6 @@
 """What a crowd gathered at its goal costs: the shortcuts must answer as the full scans did.
 
-The jam rule's opposed check buckets the crowd (`sim.crowd.jams.detect._opposed`) and arrival
+The jam rule's opposed check buckets the crowd (`sim.crowd.jams.detect.opposed_near`) and arrival
 searches only the cluster's rim for touching agents when one target is chased
 (`DrivenStep._touching_cluster`); both are checked against the scans they replace.
 """
@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from sim.crowd.avoidance import find_neighbours
-from sim.crowd.jams.detect import _opposed
+from sim.crowd.jams.detect import opposed_near
 from sim.crowd.settings import StepSettings
 from sim.crowd.step import DrivenStep
 
@@ -45,7 +45,10 @@ def test_the_bucketed_opposed_check_answers_as_the_scan(seed: int) -> None:
         members = sorted(rng.choice(n, int(rng.integers(0, n + 1)), replace=False).tolist())
         reach = float(rng.choice([0.5, 1.0, 2.0, 3.0, 7.3]))
         expected = scan_opposed(positions, members, bound, goals, reach)
-        assert _opposed(positions, members, bound, goals, reach) == expected
+        held = np.array(members, dtype=np.intp)
+        near = opposed_near(positions, held, bound, goals, reach)
+        assert [scan_opposed(positions, [m], bound, goals, reach) for m in members] == near.tolist()
+        assert near.any() == expected
         answers.add(expected)
     assert answers == {True, False}
 

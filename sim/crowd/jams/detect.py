@@ -155,6 +155,17 @@ class ProgressWatch:
         self._since[indices] = time_s
 
 
+def touch_neighbours(
+    positions: NDArray[np.float64], radii: NDArray[np.float64], contact: float
+) -> NDArray[np.intp]:
+    """Each row's nearest rows (up to 8) that may touch it, for `jam_groups` and `closing_up`.
+
+    One search of the crowd's spatial hash serves both (each made the same table before).
+    """
+    reach = 2.0 * float(radii.max()) + contact
+    return find_neighbours(positions, neighbour_dist=reach, max_neighbours=8)
+
+
 def jam_groups(
     positions: NDArray[np.float64],
     radii: NDArray[np.float64],
@@ -166,10 +177,13 @@ def jam_groups(
     contact: float,
     opposed: float,
     others: NDArray[np.bool_] | None = None,
+    neighbours: NDArray[np.intp] | None = None,
 ) -> list[NDArray[np.intp]]:
     """The jams: stalled rows and the `eligible` rows touching them, chained through stalled ones.
 
-    Two discs touch closer than their radii's sum plus `contact` (world units). A group more
+    Two discs touch closer than their radii's sum plus `contact` (world units); a row looks
+    for them among its `neighbours` (`touch_neighbours`, made here when not given), and a
+    group grows from its lowest stalled row through the stalled rows it reaches. A group more
     than `MAKING_WAY_SHARE` of whose agents are `progressing` (moving toward their goals
     lately; in a group of up to 3, any one) is a queue, not a jam: its front still moves, so it
     is left to the crowd; so is a group with no agent of `others`
@@ -177,6 +191,10 @@ def jam_groups(
     within `opposed` of it (world units): agents all bound for one goal drain as those in
     front arrive. Each group is sorted rows; groups come in the order of their lowest stalled
     row, so the same crowd gives the same groups.
+
+    Thousands stall at once in a dense crowd of many goal groups: the stalled rows' contacts
+    are measured in one pass, the walk through them runs on plain lists, and one opposed
+    search (`opposed_near`) serves every group.
 
     >>> points = np.array([[0.0, 0.0], [0.8, 0.0], [1.6, 0.0], [9.0, 0.0], [9.8, 0.0]])
     >>> stalled = np.array([1, 0, 0, 1, 0], bool)
@@ -189,85 +207,113 @@ def jam_groups(
     seeds = np.flatnonzero(stalled & eligible)
     if not len(seeds):
         return []
-    reach = 2.0 * float(radii.max()) + contact
-    neighbours = find_neighbours(positions, neighbour_dist=reach, max_neighbours=8)
-    taken = np.zeros(len(positions), dtype=bool)
-    groups: list[NDArray[np.intp]] = []
-    for seed in seeds:
+    if neighbours is None:
+        neighbours = touch_neighbours(positions, radii, contact)
+    contacts = _contacts(positions, radii, seeds, eligible, neighbours, contact)
+    slot_of = np.full(len(positions), -1, dtype=np.intp)
+    slot_of[seeds] = np.arange(len(seeds))
+    slots = slot_of.tolist()
+    taken = bytearray(len(positions))
+    queues = progressing.tolist()
+    found: list[list[int]] = []
+    for seed in seeds.tolist():
         if taken[seed]:
             continue
-        taken[seed] = True
-        members, frontier = [int(seed)], [int(seed)]
+        taken[seed] = 1
+        members, frontier = [seed], [seed]
         while frontier:
-            current = frontier.pop()
-            for other in neighbours[current]:
-                if other < 0 or taken[other] or not eligible[other]:
+            for other in contacts[slots[frontier.pop()]]:
+                if other < 0 or taken[other]:
                     continue
-                gap = float(np.hypot(*(positions[other] - positions[current])))
-                if gap > radii[current] + radii[other] + contact:
-                    continue
-                taken[other] = True
-                members.append(int(other))
-                if stalled[other]:
-                    frontier.append(int(other))
-        bound = eligible if others is None else others
-        if progressing[members].sum() > int(MAKING_WAY_SHARE * len(members)):
-            continue
-        if _opposed(positions, members, bound, goals, opposed):
-            groups.append(np.array(sorted(members), dtype=np.intp))
-    return groups
+                taken[other] = 1
+                members.append(other)
+                if slots[other] >= 0:
+                    frontier.append(other)
+        if sum(queues[row] for row in members) <= int(MAKING_WAY_SHARE * len(members)):
+            found.append(members)
+    if not found:
+        return []
+    held = np.concatenate([np.asarray(members, dtype=np.intp) for members in found])
+    near = opposed_near(positions, held, eligible if others is None else others, goals, opposed)
+    firsts = np.cumsum([0] + [len(members) for members in found[:-1]])
+    hits = np.logical_or.reduceat(near, firsts)
+    return [
+        np.array(sorted(members), dtype=np.intp)
+        for members, hit in zip(found, hits.tolist(), strict=True)
+        if hit
+    ]
 
 
-def _opposed(
+def _contacts(
     positions: NDArray[np.float64],
-    members: list[int],
+    radii: NDArray[np.float64],
+    seeds: NDArray[np.intp],
+    eligible: NDArray[np.bool_],
+    neighbours: NDArray[np.intp],
+    contact: float,
+) -> list[list[int]]:
+    """Per seed row: its `eligible` neighbours touching it, nearest first, the rest -1."""
+    if not neighbours.shape[1]:
+        return [[] for _ in seeds]
+    found = neighbours[seeds]
+    valid = found >= 0
+    other = np.where(valid, found, 0)
+    gap = np.hypot(*(positions[other] - positions[seeds, None, :]).transpose(2, 0, 1))
+    touching = valid & eligible[other] & (gap <= radii[seeds, None] + radii[other] + contact)
+    listed: list[list[int]] = np.where(touching, other, -1).tolist()
+    return listed
+
+
+def opposed_near(
+    positions: NDArray[np.float64],
+    held: NDArray[np.intp],
     bound: NDArray[np.bool_],
     goals: NDArray[np.int64],
     reach: float,
-) -> bool:
-    """Whether a `bound` agent chasing another goal than a member's is within `reach` of it.
+) -> NDArray[np.bool_]:
+    """Per `held` row: whether a `bound` row chasing another goal lies within `reach` of it.
 
     Only agents in neighbouring squares of side `reach` can be that near, so the others are
-    bucketed by square and each member tests those of the nine round its own: a jam of the
-    thousands standing at one goal scanned every agent once per member (a tenth of a second
-    a check at 10,000 agents).
+    bucketed by square once and each held row tests those of the nine round its own: a jam
+    of the thousands standing at one goal scanned every agent once per member (a tenth of a
+    second a check at 10,000 agents), and bucketing again for each jam cost a check 20 ms.
 
     >>> points = np.array([[0.0, 0.0], [2.5, 0.0], [9.0, 0.0]])
     >>> bound = np.ones(3, bool)
-    >>> _opposed(points, [0], bound, np.array([1, 2, 2]), 2.0)
-    False
-    >>> _opposed(points, [0], bound, np.array([1, 2, 2]), 3.0)
-    True
+    >>> opposed_near(points, np.array([0, 2]), bound, np.array([1, 2, 2]), 2.0).tolist()
+    [False, False]
+    >>> opposed_near(points, np.array([0, 2]), bound, np.array([1, 2, 2]), 3.0).tolist()
+    [True, False]
     """
+    near = np.zeros(len(held), dtype=bool)
     others = np.flatnonzero(bound)
-    if not len(others) or not members:
-        return False
-    held = np.asarray(members, dtype=np.intp)
+    if not len(others) or not len(held):
+        return near
     size = reach if reach > 0.0 else 1.0
     other_squares = np.floor(positions[others] / size).astype(np.int64)
-    member_squares = np.floor(positions[held] / size).astype(np.int64)
-    low = np.minimum(other_squares.min(axis=0), member_squares.min(axis=0)) - 1
-    span = int(max(other_squares[:, 1].max(), member_squares[:, 1].max()) - low[1]) + 2
+    held_squares = np.floor(positions[held] / size).astype(np.int64)
+    low = np.minimum(other_squares.min(axis=0), held_squares.min(axis=0)) - 1
+    span = int(max(other_squares[:, 1].max(), held_squares[:, 1].max()) - low[1]) + 2
     keys = (other_squares[:, 0] - low[0]) * span + (other_squares[:, 1] - low[1])
     order = np.argsort(keys, kind="stable")
     sorted_keys = keys[order]
-    member_keys = (member_squares[:, 0] - low[0]) * span + (member_squares[:, 1] - low[1])
+    held_keys = (held_squares[:, 0] - low[0]) * span + (held_squares[:, 1] - low[1])
+    slots = np.arange(len(held))
     for dx in (-1, 0, 1):
         for dy in (-1, 0, 1):
-            wanted = member_keys + dx * span + dy
+            wanted = held_keys + dx * span + dy
             starts = np.searchsorted(sorted_keys, wanted, side="left")
             counts = np.searchsorted(sorted_keys, wanted, side="right") - starts
             total = int(counts.sum())
             if not total:
                 continue
             firsts = np.repeat(np.cumsum(counts) - counts, counts)
-            near = others[order[np.arange(total) - firsts + np.repeat(starts, counts)]]
-            member = np.repeat(held, counts)
-            gap = positions[near] - positions[member]
+            other = others[order[np.arange(total) - firsts + np.repeat(starts, counts)]]
+            slot = np.repeat(slots, counts)
+            gap = positions[other] - positions[held[slot]]
             close = gap[:, 0] * gap[:, 0] + gap[:, 1] * gap[:, 1] <= reach * reach
-            if (close & (goals[near] != goals[member])).any():
-                return True
-    return False
+            near[slot[close & (goals[other] != goals[held[slot]])]] = True
+    return near
 
 
 def closing_up(
@@ -277,12 +323,14 @@ def closing_up(
     goals: NDArray[np.int64],
     distance: NDArray[np.float64],
     contact: float,
+    neighbours: NDArray[np.intp] | None = None,
 ) -> NDArray[np.bool_]:
     """Which rows only close up behind a stalled one: the tail of a queue whose front stands.
 
-    A row touching (as `jam_groups` says) a `stalled` row bound for the same goal (`goals`)
-    and nearer it (`distance`, along the grid) makes way only into the gap behind that front:
-    its progress does not make the group a moving queue.
+    A row touching (as `jam_groups` says, among its `neighbours`: `touch_neighbours`, made
+    here when not given) a `stalled` row bound for the same goal (`goals`) and nearer it
+    (`distance`, along the grid) makes way only into the gap behind that front: its progress
+    does not make the group a moving queue. Only rows with a stalled neighbour are measured.
 
     >>> points = np.array([[0.0, 0.0], [1.2, 0.0], [5.0, 0.0]])
     >>> closing_up(points, np.full(3, 0.4), np.array([1, 0, 0], bool), np.zeros(3, np.int64),
@@ -292,14 +340,16 @@ def closing_up(
     found = np.zeros(len(positions), dtype=bool)
     if not stalled.any():
         return found
-    reach = 2.0 * float(radii.max()) + contact
-    neighbours = find_neighbours(positions, neighbour_dist=reach, max_neighbours=8)
+    if neighbours is None:
+        neighbours = touch_neighbours(positions, radii, contact)
     if not neighbours.shape[1]:
         return found
     valid = neighbours >= 0
     other = np.where(valid, neighbours, 0)
-    gap = np.hypot(*(positions[other] - positions[:, None, :]).transpose(2, 0, 1))
-    touching = valid & (gap <= radii[:, None] + radii[other] + contact)
-    ahead = (goals[other] == goals[:, None]) & (distance[other] < distance[:, None])
-    behind: NDArray[np.bool_] = (touching & ahead & stalled[other]).any(axis=1) & ~stalled
-    return behind
+    rows = np.flatnonzero((valid & stalled[other]).any(axis=1) & ~stalled)
+    valid, other = valid[rows], other[rows]
+    gap = np.hypot(*(positions[other] - positions[rows, None, :]).transpose(2, 0, 1))
+    touching = valid & (gap <= radii[rows, None] + radii[other] + contact)
+    ahead = (goals[other] == goals[rows, None]) & (distance[other] < distance[rows, None])
+    found[rows] = (touching & ahead & stalled[other]).any(axis=1)
+    return found

@@ -54,6 +54,7 @@ from sim.crowd.jams.detect import (
     closing_up,
     jam_groups,
     member_limit,
+    touch_neighbours,
 )
 from sim.crowd.jams.flow import Follower, follow_plan
 from sim.crowd.jams.funnel import funnel_groups, narrow_cells
@@ -213,7 +214,10 @@ class Jams:
             return sorted(changed)
         eligible = candidates & ~self._under[rows.index]
         contact = self.settings.contact_cells * self._grid.grid_cell_size
-        progressing &= ~closing_up(rows.positions, rows.radii, stalled, goal_of, distance, contact)
+        near = touch_neighbours(rows.positions, rows.radii, contact)
+        progressing &= ~closing_up(
+            rows.positions, rows.radii, stalled, goal_of, distance, contact, near
+        )
         found = jam_groups(
             rows.positions,
             rows.radii,
@@ -224,6 +228,7 @@ class Jams:
             contact=contact,
             opposed=self.settings.opposed_cells * self._grid.grid_cell_size,
             others=candidates,  # agents in a plan bound elsewhere hold others up too
+            neighbours=near,
         )
         for group in found:
             plan = self._hand_off(rows, group, cells, goal_of, candidates, time_s, changed)
