@@ -303,8 +303,8 @@ class AgentController(Component):
                 self._steer(dt)
             if self.state is AgentState.MOVING and self._joins_cluster(goal):
                 self._arrive()
-        if self.state is not AgentState.MOVING:
-            self._make_room(dt)
+        if self.state is not AgentState.MOVING and (self._x, self._y) == before:
+            self._make_room(dt)  # not in the frame it arrived in: one move a frame
         if self._grid.is_blocked_at(self._x, self._y):
             self.blocked_cell_frames += 1
         self._write_node()
